@@ -1,0 +1,307 @@
+"""Core data types: pull requests, week windows, collected weeks and the Digest (versioned)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DIGEST_SCHEMA_VERSION = 1
+
+
+class Model(BaseModel):
+    """Base: immutable-by-convention, strict about unknown fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- pull requests -------------------------------------------------------------------------
+
+
+class FileStatus(StrEnum):
+    ADDED = "added"
+    REMOVED = "removed"
+    MODIFIED = "modified"
+    RENAMED = "renamed"
+    COPIED = "copied"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+
+
+class FileChange(Model):
+    path: str
+    status: FileStatus = FileStatus.MODIFIED
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+    previous_path: str | None = None
+
+
+class ReviewState(StrEnum):
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+    COMMENTED = "COMMENTED"
+    DISMISSED = "DISMISSED"
+    PENDING = "PENDING"
+
+
+class Review(Model):
+    state: ReviewState
+    author: str | None = None
+
+
+class ReviewThread(Model):
+    """An unresolved review thread at merge time, with its first comment."""
+
+    path: str | None = None
+    line: int | None = None
+    author: str | None = None
+    body: str = ""
+    url: str | None = None
+
+
+class CheckState(StrEnum):
+    SUCCESS = "SUCCESS"
+    FAILURE = "FAILURE"
+    PENDING = "PENDING"
+    ERROR = "ERROR"
+    EXPECTED = "EXPECTED"
+
+
+class Check(Model):
+    """One check run or status context that did not succeed."""
+
+    name: str
+    state: str
+    url: str | None = None
+
+
+class PullRequest(Model):
+    """A merged pull request. `None` means GitHub data did not tell (e.g. the git-history sample)."""
+
+    number: int
+    title: str
+    body: str = ""
+    url: str = ""
+    author: str | None = None
+    author_association: str | None = None
+    created_at: datetime
+    merged_at: datetime
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    files: list[FileChange] = Field(default_factory=list)
+    patches_fetched: bool = False
+    labels: list[str] | None = None
+    reviews: list[Review] | None = None
+    comments: int | None = None
+    review_comments: int | None = None
+    review_threads_total: int | None = None
+    review_threads_unresolved: int | None = None
+    unresolved_threads: list[ReviewThread] = Field(default_factory=list)
+    review_decision: str | None = None
+    check_state: CheckState | None = None
+    failing_checks: list[Check] = Field(default_factory=list)
+    merge_commit: str | None = None
+
+
+# --- weeks and collection ----------------------------------------------------------------
+
+
+class WeekWindow(Model):
+    """ISO week `year`-W`week` in `timezone`: [start, end) with Monday 00:00 local boundaries."""
+
+    year: int
+    week: int
+    timezone: str
+    start: datetime
+    end: datetime
+
+    @property
+    def label(self) -> str:
+        return f"{self.year}-W{self.week:02d}"
+
+    @property
+    def first_day(self) -> date:
+        return self.start.date()
+
+    @property
+    def last_day(self) -> date:
+        return date.fromordinal(self.end.date().toordinal() - 1)
+
+
+class MissingItem(Model):
+    """Something the collector could not get: a PR (number) or a whole page (number None)."""
+
+    number: int | None = None
+    what: str
+    reason: str
+
+
+class Completeness(Model):
+    complete: bool = True
+    missing: list[MissingItem] = Field(default_factory=list)
+
+
+class CollectedWeek(Model):
+    """What the collector returns: every merged PR of the window, and what (if anything) is missing."""
+
+    repo: str
+    window: WeekWindow
+    prs: list[PullRequest]
+    completeness: Completeness = Field(default_factory=Completeness)
+    source: str = "github"
+    references_checked: bool = False
+    remaining_references: dict[str, list[str]] = Field(default_factory=dict)
+
+
+# --- digest --------------------------------------------------------------------------------
+
+
+class Severity(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class RiskKind(StrEnum):
+    CORE_WITHOUT_TESTS = "core_without_tests"
+    BREAKING = "breaking"
+    MIGRATION = "migration"
+    DANGEROUS_COMMAND = "dangerous_command"
+    ABSOLUTE_PATH = "absolute_path"
+    UNSET_SHELL_VAR = "unset_shell_var"
+    FOLLOWUP = "followup"
+    PRECISION = "precision"
+    OPEN_CONCERNS = "open_concerns"
+    SECRET = "secret"
+
+
+class Factor(Model):
+    """One term of an importance score: `points` with a one-line English `reason` key params."""
+
+    name: str
+    points: float
+    reason: str
+    params: dict[str, str | int | float] = Field(default_factory=dict)
+
+
+class Evidence(Model):
+    path: str | None = None
+    line: int | None = None
+    snippet: str = Field("", max_length=200)
+
+
+class Risk(Model):
+    """A risk: wording comes from the catalogs by `kind` (+ `rule`), filled from `params`."""
+
+    kind: RiskKind
+    rule: str = ""
+    severity: Severity
+    prs: list[int]
+    evidence: list[Evidence] = Field(default_factory=list)
+    params: dict[str, str | int | float] = Field(default_factory=dict)
+    verified: bool | None = None
+
+
+class ScoredPR(Model):
+    number: int
+    title: str
+    url: str
+    author: str | None = None
+    merged_at: datetime
+    modules: list[str] = Field(default_factory=list)
+    change_type: str = "other"
+    breaking: bool = False
+    category: str = "other"
+    gist: str = ""
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    files_removed: int = 0
+    score: float = 0.0
+    factors: list[Factor] = Field(default_factory=list)
+    risk_count: int = 0
+
+
+class TrendBucket(Model):
+    key: str
+    count: int
+    prs: list[int]
+    previous: int | None = None
+
+    @property
+    def delta(self) -> int | None:
+        return None if self.previous is None else self.count - self.previous
+
+
+class Contributor(Model):
+    login: str
+    prs: list[int]
+    first_time: bool = False
+
+
+class Trends(Model):
+    modules: list[TrendBucket] = Field(default_factory=list)
+    types: list[TrendBucket] = Field(default_factory=list)
+    labels: list[TrendBucket] = Field(default_factory=list)
+    categories: list[TrendBucket] = Field(default_factory=list)
+    contributors: list[Contributor] = Field(default_factory=list)
+    previous_week: str | None = None
+
+
+class Statement(Model):
+    """One sentence of narrative: a catalog key and its parameters (no words in core)."""
+
+    key: str
+    params: dict[str, str | int | float | list[int] | list[str]] = Field(default_factory=dict)
+    prs: list[int] = Field(default_factory=list)
+
+
+class KeyChangeGroup(Model):
+    category: str
+    items: list[Statement]
+
+
+class Narrative(Model):
+    summary: list[Statement] = Field(default_factory=list)
+    key_changes: list[KeyChangeGroup] = Field(default_factory=list)
+    trends: list[Statement] = Field(default_factory=list)
+    recommendations: list[Statement] = Field(default_factory=list)
+
+
+class Stats(Model):
+    prs: int = 0
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    contributors: int = 0
+    first_time_contributors: int = 0
+    risks_high: int = 0
+    risks_medium: int = 0
+    risks_low: int = 0
+
+
+class Digest(Model):
+    """The weekly digest: everything a renderer needs, JSON round-trippable."""
+
+    schema_version: int = DIGEST_SCHEMA_VERSION
+    repo: str
+    week: str
+    timezone: str
+    start: datetime
+    end: datetime
+    language: str = "zh"
+    generated_at: datetime
+    source: str = "github"
+    stats: Stats = Field(default_factory=Stats)
+    prs: list[ScoredPR] = Field(default_factory=list)
+    risks: list[Risk] = Field(default_factory=list)
+    trends: Trends = Field(default_factory=Trends)
+    narrative: Narrative = Field(default_factory=Narrative)
+    completeness: Completeness = Field(default_factory=Completeness)
+    discussion_url: str = ""
+
+    def pr(self, number: int) -> ScoredPR | None:
+        return next((p for p in self.prs if p.number == number), None)

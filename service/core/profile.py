@@ -1,0 +1,182 @@
+"""RepoProfile: core paths, path→module map, weights, categories and path patterns, from TOML."""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from service.errors import ConfigError
+
+GENERIC = "generic"
+
+
+class ModulePath(BaseModel):
+    """`pattern` → `module`; `{N}` in module is the N-th path segment (1-based)."""
+
+    model_config = ConfigDict(extra="forbid")
+    pattern: str
+    module: str
+
+
+class CategoryRule(BaseModel):
+    """A key-change category; a PR matches when any of its conditions hold (first rule wins)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    types: list[str] = Field(default_factory=list)
+    modules: list[str] = Field(default_factory=list)
+    title_keywords: list[str] = Field(default_factory=list)
+    min_deleted_files: int | None = None
+
+
+class PathPatterns(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tests: list[str] = Field(default_factory=list)
+    docs: list[str] = Field(default_factory=list)
+    scripts: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+    ci: list[str] = Field(default_factory=list)
+    configs: list[str] = Field(default_factory=list)
+
+
+class RepoProfile(BaseModel):
+    """What the analysis knows about one repository; verl's ships as the default."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    repos: list[str] = Field(default_factory=list)
+    title_modules: list[str] = Field(default_factory=list)
+    title_types: list[str] = Field(default_factory=list)
+    module_aliases: dict[str, str] = Field(default_factory=dict)
+    core_paths: list[str] = Field(default_factory=list)
+    patterns: PathPatterns = Field(default_factory=PathPatterns)
+    module_paths: list[ModulePath] = Field(default_factory=list)
+    module_weights: dict[str, float] = Field(default_factory=dict)
+    type_weights: dict[str, float] = Field(default_factory=dict)
+    categories: list[CategoryRule] = Field(default_factory=list)
+
+    def is_core(self, path: str) -> bool:
+        return matches_any(path, self.core_paths)
+
+    def is_test(self, path: str) -> bool:
+        return matches_any(path, self.patterns.tests)
+
+    def is_doc(self, path: str) -> bool:
+        return matches_any(path, self.patterns.docs)
+
+    def is_script(self, path: str) -> bool:
+        return matches_any(path, self.patterns.scripts)
+
+    def is_example(self, path: str) -> bool:
+        return matches_any(path, self.patterns.examples)
+
+    def is_ci(self, path: str) -> bool:
+        return matches_any(path, self.patterns.ci)
+
+    def is_config(self, path: str) -> bool:
+        return matches_any(path, self.patterns.configs)
+
+    def needs_patch(self, path: str) -> bool:
+        """Whether a content detector reads this path (so the collector fetches its patch)."""
+        return (
+            self.is_core(path)
+            or self.is_doc(path)
+            or self.is_script(path)
+            or self.is_example(path)
+            or self.is_ci(path)
+            or self.is_config(path)
+        )
+
+    def module_for_path(self, path: str) -> str:
+        for rule in self.module_paths:
+            if path_matches(path, rule.pattern):
+                return _fill_segments(rule.module, path)
+        return "misc"
+
+    def module_weight(self, module: str) -> float:
+        return self.module_weights.get(module, self.module_weights.get("misc", 0.3))
+
+    def canonical_module(self, module: str) -> str:
+        name = module.strip().lower().replace("-", "_").replace(" ", "_")
+        return self.module_aliases.get(name, name)
+
+
+def _fill_segments(template: str, path: str) -> str:
+    parts = path.split("/")
+
+    def segment(match: re.Match[str]) -> str:
+        index = int(match.group(1)) - 1
+        return parts[index] if 0 <= index < len(parts) - 1 else "misc"
+
+    return re.sub(r"\{(\d+)\}", segment, template)
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    """Glob match where `*` stays within a segment and `**` spans segments."""
+    return _glob_regex(pattern).match(path) is not None
+
+
+def matches_any(path: str, patterns: list[str]) -> bool:
+    return any(path_matches(path, pattern) for pattern in patterns)
+
+
+def parse_profile(text: str, source: str) -> RepoProfile:
+    """Parse and validate one profile TOML; errors name the source."""
+    try:
+        return RepoProfile.model_validate(tomllib.loads(text))
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"invalid repo profile {source}: {first}") from None
+
+
+@functools.lru_cache(maxsize=8)
+def builtin_profiles() -> tuple[RepoProfile, ...]:
+    """The profiles shipped in service/data/profiles."""
+    folder = resources.files("service.data").joinpath("profiles")
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            found.append(parse_profile(entry.read_text(encoding="utf-8"), entry.name))
+    return tuple(found)
+
+
+def load_profile(repo: str, extra_dirs: tuple[Path, ...] = ()) -> RepoProfile:
+    """The profile for `repo`: a TOML in `extra_dirs` naming it, else a shipped one, else generic."""
+    candidates: list[RepoProfile] = []
+    for folder in extra_dirs:
+        for path in sorted(folder.glob("*.toml")):
+            candidates.append(parse_profile(path.read_text(encoding="utf-8"), str(path)))
+    candidates.extend(builtin_profiles())
+    lowered = repo.lower()
+    for profile in candidates:
+        if lowered in (r.lower() for r in profile.repos):
+            return profile
+    return next(p for p in candidates if p.name == GENERIC)

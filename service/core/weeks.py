@@ -1,0 +1,73 @@
+"""ISO weeks: parse and format `2026-W18`, `last` and `this`, local Monday-to-Monday windows."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from service.core.models import WeekWindow
+from service.errors import InputError
+
+WEEK_RE = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
+
+
+def window_for(year: int, week: int, timezone: str) -> WeekWindow:
+    """The window of ISO week `year`-W`week`: Monday 00:00 to next Monday 00:00 in `timezone`."""
+    try:
+        monday = date.fromisocalendar(year, week, 1)
+    except ValueError as exc:
+        raise InputError(f"{year}-W{week:02d} is not an ISO week (weeks run W01..W52 or W53)") from exc
+    tz = ZoneInfo(timezone)
+    start = datetime.combine(monday, time(0), tzinfo=tz)
+    end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=tz)
+    return WeekWindow(year=year, week=week, timezone=timezone, start=start, end=end)
+
+
+def window_containing(moment: datetime, timezone: str) -> WeekWindow:
+    """The week window that contains `moment` (an aware datetime)."""
+    local = moment.astimezone(ZoneInfo(timezone))
+    year, week, _ = local.isocalendar()
+    return window_for(year, week, timezone)
+
+
+def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
+    """`2026-W18`, `last` (last complete week) or `this`, relative to `now`, in `timezone`."""
+    value = text.strip()
+    lowered = value.lower()
+    if lowered == "this":
+        return window_containing(now, timezone)
+    if lowered == "last":
+        return previous_window(window_containing(now, timezone))
+    match = WEEK_RE.match(value)
+    if not match:
+        raise InputError(f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'")
+    return window_for(int(match.group(1)), int(match.group(2)), timezone)
+
+
+def previous_window(window: WeekWindow) -> WeekWindow:
+    """The week before `window`."""
+    return window_containing(window.start - timedelta(days=1), window.timezone)
+
+
+def next_window(window: WeekWindow) -> WeekWindow:
+    """The week after `window`."""
+    return window_containing(window.end + timedelta(hours=1), window.timezone)
+
+
+def is_week_label(text: str) -> bool:
+    """True when `text` looks like an ISO week label (syntax only)."""
+    return WEEK_RE.match(text.strip()) is not None
+
+
+def format_week(year: int, week: int) -> str:
+    return f"{year}-W{week:02d}"
+
+
+def owed_week(last_done: str | None, now: datetime, timezone: str) -> WeekWindow | None:
+    """The week a start-up catch-up owes: `last` if it was not done yet, else None.
+
+    Only the newest complete week is owed, never one run per missed tick.
+    """
+    due = parse_week("last", timezone, now)
+    return None if last_done == due.label else due

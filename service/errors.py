@@ -1,0 +1,74 @@
+"""The exception tree of verl-week and the exit code each kind maps to.
+
+ServiceError                        base; carries a one-line, user-facing message
+├── InputError                      exit 2: bad --week, bad repo syntax, bad command text
+├── ConfigError                     exit 2: a setting is invalid (named in the message)
+└── UpstreamError                   exit 1: the user can't fix it by retyping
+    ├── RateLimitError(reset_at)    GitHub primary/secondary limit, Slack 429, Feishu limit code
+    ├── AuthRefusedError            401/403 token refused, Feishu token invalid
+    ├── NotFoundError               404 repo / PR
+    ├── UnreachableError            DNS, connect, timeout after bounded retries
+    └── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+
+
+class ServiceError(Exception):
+    """Base of every error we raise on purpose; `str(err)` is fit to show a user."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InputError(ServiceError):
+    """The user typed something we can't use."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class ConfigError(ServiceError):
+    """A setting is invalid; the message names it and what is expected."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class UpstreamError(ServiceError):
+    """GitHub, Slack, Feishu or the database failed in a way retyping won't fix."""
+
+
+class RateLimitError(UpstreamError):
+    """An API rate limit; `reset_at` is when it lifts, if the API said."""
+
+    def __init__(self, message: str, reset_at: datetime | None = None) -> None:
+        super().__init__(message)
+        self.reset_at = reset_at
+
+
+class AuthRefusedError(UpstreamError):
+    """A token or signature was refused."""
+
+
+class NotFoundError(UpstreamError):
+    """A repository, pull request or message does not exist."""
+
+
+class UnreachableError(UpstreamError):
+    """The network failed after the bounded retries."""
+
+
+class PlatformRejectedError(UpstreamError):
+    """A platform answered with an error code (Slack `ok: false`, Feishu `code != 0`)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code

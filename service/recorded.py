@@ -1,0 +1,72 @@
+"""Recorded weeks (git-history JSON, as in the bundled sample) → CollectedWeek, no network."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest
+from service.core.weeks import parse_week
+from service.errors import InputError
+
+SAMPLE_REPO = "volcengine/verl"
+SAMPLE_FILE = "verl-2026-W04.json"
+
+
+def _file_from_recorded(raw: dict[str, Any]) -> FileChange:
+    status = raw.get("status", "modified")
+    return FileChange(
+        path=raw["filename"],
+        status=FileStatus(status) if status in FileStatus.__members__.values() else FileStatus.CHANGED,
+        additions=int(raw.get("additions", 0)),
+        deletions=int(raw.get("deletions", 0)),
+        patch=raw.get("patch"),
+        previous_path=raw.get("previous_filename"),
+    )
+
+
+def pr_from_recorded(raw: dict[str, Any], repo: str) -> PullRequest:
+    """One recorded PR. Labels, reviews, comments and checks are unknown in git history: None."""
+    files = [_file_from_recorded(f) for f in raw.get("files", [])]
+    author = raw.get("author") or {}
+    return PullRequest(
+        number=int(raw["number"]),
+        title=raw.get("title", ""),
+        body=raw.get("body") or "",
+        url=f"https://github.com/{repo}/pull/{raw['number']}",
+        author=author.get("login"),
+        created_at=datetime.fromisoformat(raw["created_at"]),
+        merged_at=datetime.fromisoformat(raw["merged_at"]),
+        additions=int(raw.get("additions", 0)),
+        deletions=int(raw.get("deletions", 0)),
+        changed_files=int(raw.get("changed_files", len(files))),
+        files=files,
+        patches_fetched=any(f.patch is not None for f in files),
+        merge_commit=raw.get("merge_commit_sha"),
+    )
+
+
+def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedWeek:
+    """A recorded week file's content → CollectedWeek (source `sample`)."""
+    repo = data["repo"]
+    window = parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)
+    prs = [pr_from_recorded(raw, repo) for raw in data["pulls"]]
+    return CollectedWeek(repo=repo, window=window, prs=prs, source="sample")
+
+
+def load_recorded(path: Path, now: datetime) -> CollectedWeek:
+    """Read a recorded week file; a missing or malformed file is an InputError."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read recorded week {path}: {exc}") from None
+    return week_from_recorded(data, now)
+
+
+def load_sample(now: datetime) -> CollectedWeek:
+    """The real verl week bundled inside the package."""
+    text = resources.files("service.data").joinpath("sample", SAMPLE_FILE).read_text("utf-8")
+    return week_from_recorded(json.loads(text), now)

@@ -1,0 +1,1 @@
+"""Pure rendering: Digest and answers → Markdown, HTML, JSON, Slack blocks, Feishu cards."""

@@ -1,0 +1,143 @@
+"""Settings: the only reader of the environment and `.env` (names fixed by design.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from service.errors import ConfigError
+
+REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+CommaList = Annotated[list[str], NoDecode]
+
+
+def _split_commas(value: Any) -> Any:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _check_url(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if not re.match(r"^https?://[^\s/?#]+[^\s]*$", value):
+        raise ValueError("expected an http(s) URL such as https://example.com/path")
+    return value
+
+
+class Settings(BaseSettings):
+    """Every setting of the service; environment variables are the field names in upper case."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
+
+    github_token: SecretStr | None = Field(None, description="GitHub token; without it REST only")
+    github_api_url: str = Field("https://api.github.com", description="GitHub REST base URL")
+    github_graphql_url: str | None = Field(None, description="GraphQL URL; derived if unset")
+    digest_repos: CommaList = Field(["volcengine/verl"], description="owner/name list")
+    digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
+    digest_language: Literal["zh", "en"] = Field("zh", description="language of the digest")
+    digest_schedule: str = Field("0 10 * * MON", description="cron of the weekly run")
+    database_url: str = Field("sqlite:///./data/verl-week.db", description="SQLAlchemy URL")
+    public_base_url: str = Field("http://localhost:8080", description="base URL of report pages")
+    slack_bot_token: SecretStr | None = Field(None, description="Slack bot token xoxb-…")
+    slack_signing_secret: SecretStr | None = Field(None, description="Slack signing secret")
+    slack_app_token: SecretStr | None = Field(None, description="Slack app token, Socket Mode")
+    slack_api_url: str = Field("https://slack.com/api/", description="Slack Web API base URL")
+    slack_channels: CommaList = Field([], description="channels that get the weekly post")
+    slack_command: str = Field("/verl-week", description="slash command name")
+    feishu_app_id: str | None = Field(None, description="Feishu app id cli_…")
+    feishu_app_secret: SecretStr | None = Field(None, description="Feishu app secret")
+    feishu_verification_token: SecretStr | None = Field(None, description="event token")
+    feishu_encrypt_key: SecretStr | None = Field(None, description="event encrypt key")
+    feishu_base_url: str = Field("https://open.feishu.cn", description="Feishu or Lark base URL")
+    feishu_chat_ids: CommaList = Field([], description="group chats that get the weekly post")
+    feishu_webhook_url: str | None = Field(None, description="custom group bot webhook URL")
+    feishu_webhook_secret: SecretStr | None = Field(None, description="custom bot sign secret")
+    admin_users: CommaList = Field([], description="Slack user ids / Feishu open_ids of admins")
+    github_max_wait_seconds: int = Field(300, ge=0, description="longest rate-limit wait")
+    github_patch_concurrency: int = Field(4, ge=1, le=32, description="parallel patch fetches")
+    log_format: Literal["text", "json"] = Field("text", description="log line format")
+    log_level: str = Field("INFO", description="log level")
+
+    @field_validator("digest_repos", "slack_channels", "feishu_chat_ids", "admin_users",
+                     mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        return _split_commas(value)
+
+    @field_validator("digest_repos")
+    @classmethod
+    def _repos(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("expected at least one owner/name")
+        for repo in value:
+            if not REPO_RE.match(repo):
+                raise ValueError(f"expected owner/name, got {repo!r}")
+        return value
+
+    @field_validator("digest_timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"expected an IANA timezone such as Asia/Shanghai, got {value!r}") from exc
+        return value
+
+    @field_validator("digest_schedule")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        from apscheduler.triggers.cron import CronTrigger
+
+        try:
+            CronTrigger.from_crontab(value)
+        except ValueError as exc:
+            raise ValueError(f"expected a 5-field cron such as '0 10 * * MON', got {value!r}") from exc
+        return value
+
+    @field_validator("github_api_url", "github_graphql_url", "public_base_url", "slack_api_url",
+                     "feishu_base_url", "feishu_webhook_url")
+    @classmethod
+    def _urls(cls, value: str | None) -> str | None:
+        return _check_url(value)
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        if "://" not in value:
+            raise ValueError("expected a SQLAlchemy URL such as sqlite:///./data/verl-week.db")
+        return value
+
+    @model_validator(mode="after")
+    def _derive_graphql(self) -> Settings:
+        if not self.github_graphql_url:
+            self.github_graphql_url = derive_graphql_url(self.github_api_url)
+        return self
+
+    @property
+    def graphql_url(self) -> str:
+        """The GraphQL endpoint, explicit or derived from the REST base."""
+        return self.github_graphql_url or derive_graphql_url(self.github_api_url)
+
+
+def derive_graphql_url(api_url: str) -> str:
+    """`https://api.github.com` → `…/graphql`; Enterprise `https://H/api/v3` → `https://H/api/graphql`."""
+    base = api_url.rstrip("/")
+    if base.endswith("/api/v3"):
+        return base[: -len("/v3")] + "/graphql"
+    return base + "/graphql"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]).upper() if first["loc"] else "settings"
+        reason = str(first["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"invalid setting {name}: {reason}") from None
