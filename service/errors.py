@@ -8,7 +8,8 @@ ServiceError                        base; carries a one-line, user-facing messag
     ├── AuthRefusedError            401/403 token refused, Feishu token invalid
     ├── NotFoundError               404 repo / PR
     ├── UnreachableError            DNS, connect, timeout after bounded retries
-    └── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
+    ├── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
+    └── StoreUnavailableError       the database is missing, unreadable or locked
 """
 
 from __future__ import annotations
@@ -72,3 +73,7 @@ class PlatformRejectedError(UpstreamError):
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class StoreUnavailableError(UpstreamError):
+    """The database can't be opened or is locked beyond the busy timeout."""

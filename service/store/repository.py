@@ -1,0 +1,505 @@
+"""Store: PR snapshots, HTTP cache, digests, deliveries, subscriptions, locks, runs, events."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+
+from service.core.models import Digest, PullRequest
+from service.errors import StoreUnavailableError
+from service.store import tables as t
+
+logger = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+SQLITE_BUSY_MS = 5000
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    # SQLite hands back naive datetimes even for timezone=True columns; we only store UTC.
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _translated(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn a database failure into StoreUnavailableError (one line, no SQL, no URL)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except OperationalError as exc:
+            reason = str(exc.orig).splitlines()[0] if exc.orig else "operational error"
+            raise StoreUnavailableError(f"database unavailable: {reason}") from exc
+
+    return wrapper
+
+
+@dataclass(frozen=True)
+class DeliveryRecord:
+    id: int
+    repo: str
+    week: str
+    destination: str
+    status: str
+    message_id: str | None
+    idempotency_key: str
+    attempts: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    repo: str
+    week: str
+    trigger: str
+    started_at: datetime
+    finished_at: datetime | None
+    outcome: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ReportEntry:
+    repo: str
+    week: str
+    language: str
+    generated_at: datetime
+    complete: bool
+
+
+def _prepare_sqlite(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def create_store_engine(url: str) -> Engine:
+    """An Engine on `url`; for SQLite the folder is created and WAL is switched on."""
+    if url.startswith("sqlite"):
+        _prepare_sqlite(url)
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+class Store:
+    """All persistent state; one instance per process, safe to share between threads."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    @_translated
+    def open(cls, url: str) -> Store:
+        """Open (and create or migrate) the database at `url`."""
+        try:
+            engine = create_store_engine(url)
+        except (SQLAlchemyError, ValueError) as exc:
+            raise StoreUnavailableError(f"cannot open database: {exc}") from None
+        store = cls(engine)
+        store.migrate()
+        return store
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    @_translated
+    def migrate(self) -> int:
+        """Create missing tables and apply pending MIGRATIONS; returns the schema version."""
+        t.metadata.create_all(self.engine)
+        with self._tx() as conn:
+            row = conn.execute(select(t.schema_version.c.version)).first()
+            if row is None:
+                conn.execute(insert(t.schema_version).values(id=1, version=t.SCHEMA_VERSION))
+                return t.SCHEMA_VERSION
+            version = int(row[0])
+            for target in range(version + 1, t.SCHEMA_VERSION + 1):
+                for statement in t.MIGRATIONS.get(target, ()):
+                    conn.exec_driver_sql(statement)
+                version = target
+            conn.execute(update(t.schema_version).values(version=version))
+            return version
+
+    @_translated
+    def ping(self) -> bool:
+        """Whether the database answers a trivial query."""
+        with self.engine.connect() as conn:
+            conn.execute(select(t.schema_version.c.version)).first()
+        return True
+
+    # --- PR snapshots ---------------------------------------------------------------------
+
+    @_translated
+    def save_prs(self, repo: str, week: str, prs: list[PullRequest]) -> None:
+        """Upsert the snapshot of each PR (the newest fetch wins)."""
+        now = _now()
+        with self._tx() as conn:
+            for pr in prs:
+                values = {
+                    "week": week,
+                    "merged_at": pr.merged_at,
+                    "data": pr.model_dump(mode="json"),
+                    "fetched_at": now,
+                }
+                key = (t.pr_snapshots.c.repo == repo) & (t.pr_snapshots.c.number == pr.number)
+                if conn.execute(update(t.pr_snapshots).where(key).values(**values)).rowcount:
+                    continue
+                conn.execute(insert(t.pr_snapshots).values(repo=repo, number=pr.number, **values))
+
+    @_translated
+    def load_prs(self, repo: str, week: str) -> list[PullRequest]:
+        """The stored PRs of `week`, by merge time."""
+        query = (
+            select(t.pr_snapshots.c.data)
+            .where(t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.week == week)
+            .order_by(t.pr_snapshots.c.merged_at, t.pr_snapshots.c.number)
+        )
+        with self.engine.connect() as conn:
+            return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
+
+    @_translated
+    def load_pr(self, repo: str, number: int) -> PullRequest | None:
+        query = select(t.pr_snapshots.c.data).where(
+            t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.number == number
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return PullRequest.model_validate(row[0]) if row else None
+
+    # --- HTTP cache (satisfies github.http.HttpCache) ----------------------------------------
+
+    @_translated
+    def cache_get(self, key: str) -> tuple[str, str] | None:
+        """(etag, body) stored for `key`, if any."""
+        query = select(t.http_cache.c.etag, t.http_cache.c.body).where(t.http_cache.c.key == key)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return (row[0], row[1]) if row else None
+
+    @_translated
+    def cache_put(self, key: str, etag: str, body: str) -> None:
+        values = {"etag": etag, "body": body, "updated_at": _now()}
+        with self._tx() as conn:
+            where = t.http_cache.c.key == key
+            if not conn.execute(update(t.http_cache).where(where).values(**values)).rowcount:
+                conn.execute(insert(t.http_cache).values(key=key, **values))
+
+    # --- digests (satisfies commands.answer.DigestReader) -----------------------------------
+
+    @_translated
+    def save_digest(self, digest: Digest) -> None:
+        """Store (or replace) the digest of (repo, week, language)."""
+        values = {
+            "schema_version": digest.schema_version,
+            "data": digest.model_dump(mode="json"),
+            "generated_at": digest.generated_at,
+            "complete": digest.completeness.complete,
+            "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
+        }
+        key = (
+            (t.digests.c.repo == digest.repo)
+            & (t.digests.c.week == digest.week)
+            & (t.digests.c.language == digest.language)
+        )
+        with self._tx() as conn:
+            if not conn.execute(update(t.digests).where(key).values(**values)).rowcount:
+                conn.execute(
+                    insert(t.digests).values(
+                        repo=digest.repo, week=digest.week, language=digest.language, **values
+                    )
+                )
+
+    @_translated
+    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
+        query = select(t.digests.c.data).where(
+            t.digests.c.repo == repo, t.digests.c.week == week, t.digests.c.language == language
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return Digest.model_validate(row[0]) if row else None
+
+    @_translated
+    def latest_digest(self, repo: str, language: str) -> Digest | None:
+        """The digest of the newest stored week of `repo`."""
+        weeks = self.list_weeks(repo, language)
+        return self.get_digest(repo, weeks[0], language) if weeks else None
+
+    @_translated
+    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
+        """Stored weeks of `repo`, newest first."""
+        query = select(t.digests.c.week).where(t.digests.c.repo == repo).distinct()
+        if language:
+            query = query.where(t.digests.c.language == language)
+        with self.engine.connect() as conn:
+            return sorted((row[0] for row in conn.execute(query)), reverse=True)
+
+    @_translated
+    def list_reports(self) -> list[ReportEntry]:
+        """Every stored digest, newest week first, then repo and language."""
+        cols = t.digests.c
+        query = select(cols.repo, cols.week, cols.language, cols.generated_at, cols.complete)
+        with self.engine.connect() as conn:
+            rows = [
+                ReportEntry(r[0], r[1], r[2], _aware(r[3]), bool(r[4])) for r in conn.execute(query)
+            ]
+        return sorted(rows, key=lambda e: (e.week, e.repo, e.language), reverse=True)
+
+    # --- deliveries (satisfies delivery.DeliveryLog) ----------------------------------------
+
+    @staticmethod
+    def _delivery(row: Any) -> DeliveryRecord:
+        m = row._mapping
+        return DeliveryRecord(
+            m["id"],
+            m["repo"],
+            m["week"],
+            m["destination"],
+            m["status"],
+            m["message_id"],
+            m["idempotency_key"],
+            m["attempts"],
+            m["error"],
+        )
+
+    @_translated
+    def get_delivery(self, repo: str, week: str, destination: str) -> DeliveryRecord | None:
+        c = t.deliveries.c
+        query = select(t.deliveries).where(
+            c.repo == repo, c.week == week, c.destination == destination
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return self._delivery(row) if row else None
+
+    @_translated
+    def record_intent(self, repo: str, week: str, destination: str, key: str) -> DeliveryRecord:
+        """Record that we are about to post; returns the existing record if there is one."""
+        now = _now()
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    insert(t.deliveries).values(
+                        repo=repo,
+                        week=week,
+                        destination=destination,
+                        status="intent",
+                        idempotency_key=key,
+                        attempts=0,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+        except IntegrityError:
+            pass  # another process or an earlier run recorded it first
+        record = self.get_delivery(repo, week, destination)
+        assert record is not None  # noqa: S101 - inserted or already present just above
+        return record
+
+    @_translated
+    def mark_attempt(self, delivery_id: int) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(t.deliveries)
+                .where(t.deliveries.c.id == delivery_id)
+                .values(attempts=t.deliveries.c.attempts + 1, updated_at=_now())
+            )
+
+    @_translated
+    def record_sent(self, delivery_id: int, message_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(t.deliveries)
+                .where(t.deliveries.c.id == delivery_id)
+                .values(status="sent", message_id=message_id, error=None, updated_at=_now())
+            )
+
+    @_translated
+    def record_failed(self, delivery_id: int, error: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(t.deliveries)
+                .where(t.deliveries.c.id == delivery_id)
+                .values(status="failed", error=error[:2000], updated_at=_now())
+            )
+
+    @_translated
+    def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
+        c = t.deliveries.c
+        query = select(t.deliveries).where(c.repo == repo, c.week == week).order_by(c.id)
+        with self.engine.connect() as conn:
+            return [self._delivery(row) for row in conn.execute(query)]
+
+    # --- subscriptions --------------------------------------------------------------------
+
+    @_translated
+    def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool:
+        """Add a channel to the weekly post; False when it was already subscribed."""
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    insert(t.subscriptions).values(
+                        platform=platform,
+                        channel=channel,
+                        repo=repo,
+                        added_by=added_by,
+                        created_at=_now(),
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    @_translated
+    def unsubscribe(self, platform: str, channel: str, repo: str) -> bool:
+        """Remove a channel; False when it was not subscribed."""
+        c = t.subscriptions.c
+        with self._tx() as conn:
+            result = conn.execute(
+                delete(t.subscriptions).where(
+                    c.platform == platform, c.channel == channel, c.repo == repo
+                )
+            )
+        return bool(result.rowcount)
+
+    @_translated
+    def subscriptions(self, repo: str, platform: str | None = None) -> list[tuple[str, str]]:
+        """(platform, channel) pairs subscribed to `repo`."""
+        c = t.subscriptions.c
+        query = select(c.platform, c.channel).where(c.repo == repo).order_by(c.id)
+        if platform:
+            query = query.where(c.platform == platform)
+        with self.engine.connect() as conn:
+            return [(row[0], row[1]) for row in conn.execute(query)]
+
+    # --- locks ----------------------------------------------------------------------------
+
+    @_translated
+    def acquire_lock(self, name: str, owner: str, ttl: timedelta) -> bool:
+        """Take the named lock unless another owner holds an unexpired one."""
+        now = _now()
+        with self._tx() as conn:
+            conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.expires_at < now))
+        try:
+            with self._tx() as conn:
+                conn.execute(insert(t.locks).values(name=name, owner=owner, expires_at=now + ttl))
+        except IntegrityError:
+            return False
+        return True
+
+    @_translated
+    def release_lock(self, name: str, owner: str) -> None:
+        with self._tx() as conn:
+            conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == owner))
+
+    @contextmanager
+    def lock(self, name: str, owner: str, ttl: timedelta) -> Iterator[bool]:
+        """`with store.lock(...) as held:` — held is False when someone else has it."""
+        held = self.acquire_lock(name, owner, ttl)
+        try:
+            yield held
+        finally:
+            if held:
+                self.release_lock(name, owner)
+
+    # --- runs -----------------------------------------------------------------------------
+
+    @_translated
+    def start_run(self, repo: str, week: str, trigger: str) -> int:
+        with self._tx() as conn:
+            result = conn.execute(
+                insert(t.runs).values(
+                    repo=repo,
+                    week=week,
+                    trigger=trigger,
+                    started_at=_now(),
+                    outcome="running",
+                    detail={},
+                )
+            )
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    @_translated
+    def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(t.runs)
+                .where(t.runs.c.id == run_id)
+                .values(outcome=outcome, detail=detail, finished_at=_now())
+            )
+
+    @_translated
+    def interrupt_running(self) -> int:
+        """Mark runs left `running` by a process that died as `interrupted`; returns how many."""
+        with self._tx() as conn:
+            result = conn.execute(
+                update(t.runs)
+                .where(t.runs.c.outcome == "running")
+                .values(outcome="interrupted", finished_at=_now())
+            )
+        return int(result.rowcount)
+
+    @_translated
+    def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
+        query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
+        if repo:
+            query = query.where(t.runs.c.repo == repo)
+        if done_only:
+            query = query.where(t.runs.c.outcome.in_(("ok", "partial")))
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if not row:
+            return None
+        m = row._mapping
+        finished = _aware(m["finished_at"]) if m["finished_at"] else None
+        return RunRecord(
+            m["id"],
+            m["repo"],
+            m["week"],
+            m["trigger"],
+            _aware(m["started_at"]),
+            finished,
+            m["outcome"],
+            m["detail"],
+        )
+
+    # --- inbound event de-duplication -------------------------------------------------------
+
+    @_translated
+    def remember_event(self, event_id: str, platform: str) -> bool:
+        """True the first time `event_id` is seen; False for a retry of a handled event."""
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    insert(t.processed_events).values(
+                        event_id=event_id, platform=platform, received_at=_now()
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
