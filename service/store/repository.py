@@ -13,7 +13,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
@@ -41,7 +41,9 @@ def _translated(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except OperationalError as exc:
+        except DatabaseError as exc:
+            if isinstance(exc, IntegrityError):
+                raise
             reason = str(exc.orig).splitlines()[0] if exc.orig else "operational error"
             raise StoreUnavailableError(f"database unavailable: {reason}") from exc
 
@@ -118,8 +120,9 @@ class Store:
         """Open (and create or migrate) the database at `url`."""
         try:
             engine = create_store_engine(url)
-        except (SQLAlchemyError, ValueError) as exc:
-            raise StoreUnavailableError(f"cannot open database: {exc}") from None
+        except (SQLAlchemyError, ValueError, OSError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise StoreUnavailableError(f"cannot open database: {reason}") from None
         store = cls(engine)
         store.migrate()
         return store

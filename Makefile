@@ -1,0 +1,33 @@
+# Developer tasks; .ci/run calls `make ci`. The README's test command is `make test`.
+PY := .venv/bin/python
+.PHONY: install sample fmt lint typecheck test ci wheel-check
+
+install:
+	python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'
+
+sample:
+	.venv/bin/verl-week digest --sample
+
+fmt:
+	$(PY) -m ruff format service tests benchmarks && $(PY) -m ruff check --fix service tests benchmarks
+
+lint:
+	$(PY) -m ruff check service tests benchmarks
+	$(PY) -m ruff format --check service tests benchmarks
+	.venv/bin/lint-imports
+
+typecheck:
+	$(PY) -m mypy service
+
+test:
+	$(PY) -m pytest
+
+# The wheel carries templates/ as service/templates: check that a wheel install renders.
+wheel-check:
+	rm -rf dist build/wheel-check
+	$(PY) -m pip wheel -q --no-deps -w dist .
+	$(PY) -m pip install -q --no-deps --target build/wheel-check dist/*.whl
+	cd build && PYTHONPATH=wheel-check ../$(PY) -m service digest --sample --format html --output wheel-check.html
+	grep -q '</html>' build/wheel-check.html
+
+ci: lint typecheck wheel-check test

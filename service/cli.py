@@ -1,0 +1,194 @@
+"""The `verl-week` command line (design.md): digest, post, risks, pr, serve, scheduler.
+Every error becomes one line on stderr and an exit code (0 ok, 2 bad input, 1 failure)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from service import __version__, wiring
+from service.core.models import WeekWindow
+from service.core.weeks import parse_week
+from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
+from service.jobs import Pipeline, build_week
+from service.recorded import SAMPLE_REPO, load_sample
+from service.settings import REPO_RE, Settings, load_settings
+
+logger = logging.getLogger(__name__)
+FORMATS = ("markdown", "html", "json", "slack", "feishu")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", help="owner/name (default: the first of DIGEST_REPOS)")
+    parser.add_argument("--week", default=None, help="ISO week like 2026-W18, 'last' or 'this'")
+    parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="verl-week", description="Weekly digest of a repository's merged PRs.")
+    parser.add_argument("--version", action="version", version=f"verl-week {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    digest = sub.add_parser("digest", help="build the week's digest and print it")
+    _common(digest)
+    digest.add_argument("--format", choices=FORMATS, default="markdown")
+    digest.add_argument("--lang", choices=("zh", "en"), default=None)
+    digest.add_argument("--output", type=Path, default=None, help="write to FILE instead")
+    post = sub.add_parser("post", help="build the week and post it to chat, once")
+    _common(post)
+    post.add_argument("--to", default=None, help="slack:CHANNEL,feishu:oc_xxx,webhook:feishu")
+    post.add_argument("--dry-run", action="store_true", help="show what would be posted")
+    post.add_argument("--force", action="store_true", help="edit cards already posted")
+    risks = sub.add_parser("risks", help="the week's risks, as the chat command answers")
+    _common(risks)
+    risks.add_argument("--severity", choices=("high", "medium", "low"), default=None)
+    risks.add_argument("--lang", choices=("zh", "en"), default=None)
+    pr = sub.add_parser("pr", help="one PR of the digest, as the chat command answers")
+    _common(pr)
+    pr.add_argument("number", help="PR number, e.g. 6091")
+    pr.add_argument("--lang", choices=("zh", "en"), default=None)
+    serve = sub.add_parser("serve", help="web app + scheduler in one process")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default="0.0.0.0")  # noqa: S104 - a server listens on all interfaces
+    serve.add_argument("--no-scheduler", action="store_true", help="web app only")
+    sub.add_parser("scheduler", help="the weekly scheduler alone")
+    return parser
+
+
+def _repo(args: argparse.Namespace, settings: Settings) -> str:
+    repo = args.repo or (SAMPLE_REPO if args.sample else settings.digest_repos[0])
+    if not REPO_RE.match(repo):
+        raise InputError(f"bad --repo {repo!r}: expected owner/name such as volcengine/verl")
+    return str(repo)
+
+
+def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
+    now = wiring.utc_now()
+    if args.week is None and args.sample:
+        return load_sample(now).window
+    return parse_week(args.week or "last", settings.digest_timezone, now)
+
+
+def _progress() -> Callable[[int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\rcollecting [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
+    return wiring.build_pipeline(
+        settings, sample=args.sample, progress=_progress(), with_senders=senders
+    )
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror}") from None
+
+
+def cmd_digest(args: argparse.Namespace, settings: Settings) -> int:
+    pipeline = _pipeline(args, settings, senders=False)
+    lang = args.lang or settings.digest_language
+    pipeline.language = lang
+    digest = build_week(pipeline, _repo(args, settings), _window(args, settings))
+    from service.render.formats import render_format
+
+    url = wiring.report_link(settings, digest.repo, digest.week)
+    _emit(render_format(digest, args.format, lang, report_url=url), args.output)
+    return EXIT_OK
+
+
+def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
+    from service.jobs import run_week
+
+    pipeline = _pipeline(args, settings, senders=not args.dry_run)
+    repo, window = _repo(args, settings), _window(args, settings)
+    targets = wiring.parse_destinations(args.to) if args.to else None
+    if args.dry_run:
+        digest = build_week(pipeline, repo, window)
+        for line in wiring.dry_run_lines(settings, pipeline, digest, targets):
+            sys.stdout.write(line + "\n")
+        return EXIT_OK
+    result = run_week(pipeline, repo, window, trigger="cli", force=args.force, destinations=targets)
+    for outcome in result.outcomes:
+        detail = outcome.error or outcome.message_id or ""
+        sys.stdout.write(f"{outcome.destination}\t{outcome.action}\t{detail}\n")
+    if result.error:
+        raise ServiceError(result.error)
+    failed = any(o.action == "failed" for o in result.outcomes)
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
+    """`risks` and `pr`: the same answers as the chat commands, as plain text."""
+    pipeline = _pipeline(args, settings, senders=False)
+    lang = args.lang or settings.digest_language
+    pipeline.language = lang
+    text = wiring.answer_text(
+        args, settings, pipeline, _repo(args, settings), _window(args, settings), lang
+    )
+    _emit(text, None)
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    wiring.serve(settings, host=args.host, port=args.port, scheduler=not args.no_scheduler)
+    return EXIT_OK
+
+
+def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
+    wiring.run_scheduler_forever(settings)
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
+    "digest": cmd_digest,
+    "post": cmd_post,
+    "risks": cmd_answer,
+    "pr": cmd_answer,
+    "serve": cmd_serve,
+    "scheduler": cmd_scheduler,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `verl-week` and `python -m service`."""
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+        wiring.configure_logging(settings)
+        return COMMANDS[args.command](args, settings)
+    except ServiceError as exc:
+        sys.stderr.write(f"verl-week: error: {exc.message}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("verl-week: interrupted\n")
+        return EXIT_FAILURE
+    except Exception:
+        incident = uuid.uuid4().hex[:8]
+        logger.exception("internal error", extra={"incident": incident})
+        sys.stderr.write(f"verl-week: internal error (id {incident}); see the log\n")
+        return EXIT_FAILURE

@@ -1,0 +1,159 @@
+"""The one pipeline: collect → store → build digest → store → deliver, used by the CLI, the
+scheduler and regenerate. Every run takes a database lock per (repo, week) and leaves a run row."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from service.core.digest import build_digest
+from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
+from service.core.profile import RepoProfile
+from service.core.weeks import parse_week, previous_window
+from service.delivery import Outcome, Sender, deliver
+from service.errors import InputError, ServiceError
+from service.store.repository import Store
+
+logger = logging.getLogger(__name__)
+LOCK_TTL = timedelta(minutes=30)
+
+
+@dataclass
+class Pipeline:
+    """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
+
+    store: Store
+    collect: Callable[[str, WeekWindow], CollectedWeek]
+    profile_for: Callable[[str], RepoProfile]
+    repos: list[str]
+    language: str
+    timezone: str
+    public_base_url: str
+    clock: Callable[[], datetime]
+    senders: dict[str, Sender] = field(default_factory=dict)
+    destinations_for: Callable[[str], list[str]] = lambda _repo: []
+    fetch_pr: Callable[[str, int], PullRequest] | None = None
+
+
+@dataclass
+class RunResult:
+    repo: str
+    week: str
+    outcome: str  # ok | partial | locked | failed
+    digest: Digest | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def report_url(public_base_url: str, repo: str, week: str) -> str:
+    """Where the full report of (repo, week) is served."""
+    return f"{public_base_url.rstrip('/')}/reports/{repo}/{week}"
+
+
+def _owner_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _previous(
+    p: Pipeline, repo: str, window: WeekWindow
+) -> tuple[Digest | None, list[PullRequest]]:
+    before = previous_window(window).label
+    return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
+
+
+def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
+    """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
+    collected = p.collect(repo, window)
+    p.store.save_prs(repo, window.label, collected.prs)
+    previous, earlier = _previous(p, repo, window)
+    digest = build_digest(
+        collected,
+        p.profile_for(repo),
+        language=p.language,
+        now=p.clock(),
+        previous=previous,
+        earlier=earlier,
+        discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
+    )
+    p.store.save_digest(digest)
+    return digest
+
+
+def _summary(result: RunResult) -> dict[str, object]:
+    digest = result.digest
+    return {
+        "prs": digest.stats.prs if digest else 0,
+        "risks": len(digest.risks) if digest else 0,
+        "complete": digest.completeness.complete if digest else None,
+        "deliveries": {o.destination: o.action for o in result.outcomes},
+        "error": result.error,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def _outcome_of(digest: Digest, outcomes: list[Outcome]) -> str:
+    if any(o.action == "failed" for o in outcomes) or not digest.completeness.complete:
+        return "partial"
+    return "ok"
+
+
+def run_week(
+    p: Pipeline,
+    repo: str,
+    window: WeekWindow,
+    *,
+    trigger: str,
+    post: bool = True,
+    force: bool = False,
+    destinations: list[str] | None = None,
+) -> RunResult:
+    """Build and (optionally) deliver one week under the (repo, week) lock."""
+    started = time.monotonic()
+    result = RunResult(repo, window.label, "failed")
+    with p.store.lock(f"week:{repo}:{window.label}", _owner_id(), LOCK_TTL) as held:
+        if not held:
+            result.outcome = "locked"
+            result.error = f"{repo} {window.label} is being built by another run"
+            return result
+        run_id = p.store.start_run(repo, window.label, trigger)
+        try:
+            result.digest = build_week(p, repo, window)
+            if post:
+                targets = destinations if destinations is not None else p.destinations_for(repo)
+                result.outcomes = deliver(result.digest, targets, p.senders, p.store, force=force)
+            result.outcome = _outcome_of(result.digest, result.outcomes)
+        except ServiceError as exc:
+            result.error = exc.message
+        finally:
+            result.seconds = time.monotonic() - started
+            p.store.finish_run(run_id, result.outcome, _summary(result))
+    logger.info("run finished", extra={"repo": repo, "week": window.label, **_summary(result)})
+    return result
+
+
+def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) -> RunResult:
+    """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
+    if repo not in p.repos:
+        raise InputError(f"unknown repository {repo}: this service reports on {', '.join(p.repos)}")
+    window = parse_week(week_label, p.timezone, p.clock())
+    posted = [d.destination for d in p.store.list_deliveries(repo, window.label)]
+    logger.info("regenerate", extra={"repo": repo, "week": window.label, "by": requested_by})
+    return run_week(
+        p, repo, window, trigger=f"regenerate:{requested_by}", force=True, destinations=posted
+    )
+
+
+def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
+    """The weekly job: every repo's `last` week, built and posted everywhere once."""
+    window_now = p.clock()
+    results = []
+    for repo in p.repos:
+        window = parse_week("last", p.timezone, window_now)
+        results.append(run_week(p, repo, window, trigger=trigger))
+    return results

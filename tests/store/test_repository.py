@@ -1,0 +1,126 @@
+"""Store on a real SQLite file: snapshots, digests, deliveries, locks, runs, events, errors."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from service.core.models import Completeness, Digest, MissingItem
+from service.errors import StoreUnavailableError
+from service.store import tables
+from service.store.repository import Store
+from tests.conftest import load_week
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(f"sqlite:///{tmp_path}/nested/folder/verl-week.db")
+
+
+def _digest(week: str = "2026-W04", lang: str = "zh") -> Digest:
+    now = datetime(2026, 1, 26, tzinfo=UTC)
+    return Digest(
+        repo="volcengine/verl", week=week, timezone="Asia/Shanghai", start=now, end=now,
+        language=lang, generated_at=now,
+        completeness=Completeness(complete=False, missing=[MissingItem(number=1, what="files", reason="502")]),
+    )
+
+
+def test_open_creates_folder_file_and_wal(tmp_path: Path) -> None:
+    Store.open(f"sqlite:///{tmp_path}/a/b/db.sqlite")
+    path = tmp_path / "a" / "b" / "db.sqlite"
+    assert path.exists()
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_schema_version_recorded_and_reopen_is_idempotent(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/db.sqlite"
+    assert Store.open(url).migrate() == tables.SCHEMA_VERSION
+    assert Store.open(url).migrate() == tables.SCHEMA_VERSION
+
+
+def test_pr_snapshots_upsert(store: Store) -> None:
+    week = load_week("2026-W04")
+    store.save_prs(week.repo, "2026-W04", week.prs)
+    store.save_prs(week.repo, "2026-W04", week.prs[:3])
+    loaded = store.load_prs(week.repo, "2026-W04")
+    assert {p.number for p in loaded} == {p.number for p in week.prs}
+    first = week.prs[0]
+    assert store.load_pr(week.repo, first.number) == first
+    assert store.load_pr(week.repo, 1) is None
+
+
+def test_digest_round_trip_and_listing(store: Store) -> None:
+    store.save_digest(_digest("2026-W03"))
+    store.save_digest(_digest("2026-W04"))
+    store.save_digest(_digest("2026-W04", "en"))
+    store.save_digest(_digest("2026-W04"))  # replace, not duplicate
+    assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest("2026-W04")
+    assert store.list_weeks("volcengine/verl") == ["2026-W04", "2026-W03"]
+    latest = store.latest_digest("volcengine/verl", "en")
+    assert latest is not None
+    assert latest.week == "2026-W04"
+    assert len(store.list_reports()) == 3
+    assert store.list_reports()[0].complete is False
+
+
+def test_delivery_intent_is_unique(store: Store) -> None:
+    first = store.record_intent("o/r", "2026-W04", "slack:C1", "k1")
+    again = store.record_intent("o/r", "2026-W04", "slack:C1", "k2")
+    assert first.id == again.id
+    assert again.idempotency_key == "k1"
+    store.record_sent(first.id, "C1:1700.1")
+    sent = store.get_delivery("o/r", "2026-W04", "slack:C1")
+    assert sent is not None
+    assert (sent.status, sent.message_id) == ("sent", "C1:1700.1")
+
+
+def test_lock_excludes_second_owner_until_expiry(store: Store) -> None:
+    assert store.acquire_lock("week:o/r:2026-W04", "a", timedelta(minutes=5))
+    assert not store.acquire_lock("week:o/r:2026-W04", "b", timedelta(minutes=5))
+    store.release_lock("week:o/r:2026-W04", "a")
+    assert store.acquire_lock("week:o/r:2026-W04", "b", timedelta(seconds=-1))
+    assert store.acquire_lock("week:o/r:2026-W04", "c", timedelta(minutes=5))  # b's expired
+
+
+def test_runs_and_interrupted(store: Store) -> None:
+    done = store.start_run("o/r", "2026-W03", "schedule")
+    store.finish_run(done, "ok", {"prs": 3})
+    store.start_run("o/r", "2026-W04", "schedule")
+    assert store.interrupt_running() == 1
+    last = store.last_run("o/r")
+    assert last is not None
+    assert last.outcome == "interrupted"
+    finished = store.last_run("o/r", done_only=True)
+    assert finished is not None
+    assert finished.week == "2026-W03"
+
+
+def test_subscriptions_and_events(store: Store) -> None:
+    assert store.subscribe("slack", "C9", "o/r", "U1")
+    assert not store.subscribe("slack", "C9", "o/r", "U1")
+    assert store.subscriptions("o/r") == [("slack", "C9")]
+    assert store.unsubscribe("slack", "C9", "o/r")
+    assert not store.unsubscribe("slack", "C9", "o/r")
+    assert store.remember_event("ev1", "feishu")
+    assert not store.remember_event("ev1", "feishu")
+
+
+def test_unopenable_database_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreUnavailableError) as info:
+        Store.open(f"sqlite:///{blocker}/db.sqlite")
+    assert "\n" not in str(info.value)
+
+
+def test_corrupt_database_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreUnavailableError) as info:
+        Store.open(f"sqlite:///{path}")
+    assert "database unavailable" in str(info.value)

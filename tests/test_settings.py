@@ -1,0 +1,86 @@
+"""Settings: names of design.md, .env reading, one-line errors that name the setting."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from service.errors import ConfigError
+from service.settings import Settings, derive_graphql_url, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_defaults_follow_design() -> None:
+    s = load_settings(_env_file=None)
+    assert s.github_api_url == "https://api.github.com"
+    assert s.graphql_url == "https://api.github.com/graphql"
+    assert s.digest_repos == ["volcengine/verl"]
+    assert s.digest_timezone == "Asia/Shanghai"
+    assert s.digest_language == "zh"
+    assert s.digest_schedule == "0 10 * * MON"
+    assert s.database_url == "sqlite:///./data/verl-week.db"
+    assert s.slack_api_url == "https://slack.com/api/"
+    assert s.feishu_base_url == "https://open.feishu.cn"
+
+
+def test_comma_lists_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIGEST_REPOS", "volcengine/verl, a/b")
+    monkeypatch.setenv("SLACK_CHANNELS", "C1,C2")
+    monkeypatch.setenv("ADMIN_USERS", "U1, ou_2")
+    s = load_settings(_env_file=None)
+    assert s.digest_repos == ["volcengine/verl", "a/b"]
+    assert s.slack_channels == ["C1", "C2"]
+    assert s.admin_users == ["U1", "ou_2"]
+
+
+def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".env").write_text("DIGEST_LANGUAGE=en\nGITHUB_TOKEN=ghp_dotenv\n")
+    monkeypatch.chdir(tmp_path)
+    s = load_settings()
+    assert s.digest_language == "en"
+    assert s.github_token is not None
+    assert "ghp_dotenv" not in repr(s)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("DIGEST_REPOS", "foo", "owner/name"),
+        ("DIGEST_TIMEZONE", "Mars/Olympus", "IANA timezone"),
+        ("DIGEST_SCHEDULE", "every monday", "cron"),
+        ("GITHUB_API_URL", "not a url", "http(s) URL"),
+        ("SLACK_API_URL", "ftp://x", "http(s) URL"),
+        ("DIGEST_LANGUAGE", "fr", "'zh' or 'en'"),
+        ("DATABASE_URL", "data.db", "SQLAlchemy URL"),
+    ],
+)
+def test_bad_value_is_one_line_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, expected: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=None)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"invalid setting {name}:")
+    assert expected in message
+
+
+def test_enterprise_graphql_url_is_derived() -> None:
+    assert derive_graphql_url("https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql"
+    assert derive_graphql_url("https://api.github.com/") == "https://api.github.com/graphql"
+    s = load_settings(_env_file=None, github_api_url="https://ghe.example.com/api/v3")
+    assert s.graphql_url == "https://ghe.example.com/api/graphql"
+
+
+def test_env_example_lists_every_setting_with_a_comment() -> None:
+    text = (ROOT / ".env.example").read_text()
+    names = re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE)
+    assert names == [name.upper() for name in Settings.model_fields]
+    lines = text.splitlines()
+    for name in names:
+        index = next(i for i, line in enumerate(lines) if re.match(rf"^#?\s*{name}=", line))
+        assert lines[index - 1].startswith("# "), name
