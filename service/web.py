@@ -1,0 +1,341 @@
+"""HTTP app of `verl-week serve`: Slack and Feishu event endpoints, report pages, /healthz.
+
+Everything it talks to (the store, the platform endpoints, the scheduler) is passed in.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.core.models import Digest
+from service.logs import bound_request_id, new_request_id
+from service.render.environment import render
+from service.render.report import render_html, render_json, render_markdown
+from service.render.strings import LANGUAGES
+from service.store.repository import Store
+
+logger = logging.getLogger(__name__)
+access_logger = logging.getLogger("service.web.access")
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+HTTP_OK = 200
+HTTP_NOT_FOUND = 404
+HTTP_TOO_LARGE = 413
+HTTP_UNAVAILABLE = 503
+
+# GitHub's own rules: owner 1-39 of [A-Za-z0-9-], repo names of [A-Za-z0-9._-] (never "." or
+# ".."); weeks are ISO labels. Anything else (encoded dots, slashes, odd characters) is a 404.
+OWNER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+REPO_RE = re.compile(r"^(?!\.)[A-Za-z0-9._-]{1,100}$")
+WEEK_RE = re.compile(r"^(?P<week>\d{4}-W\d{2})(?:\.(?P<fmt>html|md|json))?$")
+REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+REQUEST_ID_HEADER = "x-request-id"
+
+_MEDIA = {
+    "html": "text/html; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "json": "application/json",
+}
+
+
+@dataclass(frozen=True)
+class HealthStatus:
+    """What /healthz reports; `healthy` decides between 200 and 503."""
+
+    database: bool
+    scheduler: bool | None  # None: no scheduler in this process (a web-only replica)
+    last_run_at: datetime | None
+    last_run_outcome: str | None
+    last_run_week: str | None
+    last_run_repo: str | None
+    checked_at: datetime
+
+    @property
+    def healthy(self) -> bool:
+        return self.database and self.scheduler is not False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "status": "ok" if self.healthy else "unhealthy",
+            "database": "ok" if self.database else "unreachable",
+            "scheduler": {None: "absent", True: "alive", False: "dead"}[self.scheduler],
+            "last_run": {
+                "repo": self.last_run_repo,
+                "week": self.last_run_week,
+                "at": self.last_run_at.isoformat() if self.last_run_at else None,
+                "outcome": self.last_run_outcome,
+            },
+            "time": self.checked_at.isoformat(),
+        }
+
+
+def check_health(store: Store, scheduler_alive: Callable[[], bool] | None) -> HealthStatus:
+    """Ping the database, ask the scheduler, read the last run (never raises)."""
+    database = True
+    last = None
+    try:
+        database = bool(store.ping())
+        last = store.last_run()
+    except Exception:  # a health probe reports, it never crashes the endpoint
+        logger.warning("health check: database unreachable", exc_info=True)
+        database = False
+    alive = None if scheduler_alive is None else bool(scheduler_alive())
+    return HealthStatus(
+        database=database,
+        scheduler=alive,
+        last_run_at=(last.finished_at or last.started_at) if last else None,
+        last_run_outcome=last.outcome if last else None,
+        last_run_week=last.week if last else None,
+        last_run_repo=last.repo if last else None,
+        checked_at=datetime.now(UTC),
+    )
+
+
+# --- middleware (pure ASGI, so streaming bodies and lifespan pass through untouched) ---------
+
+
+class RequestIdMiddleware:
+    """X-Request-ID in (if sane) or a fresh one; echoed in the response; one access log line."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = _header(scope, REQUEST_ID_HEADER)
+        request_id = incoming if incoming and REQUEST_ID_RE.match(incoming) else new_request_id()
+        status = {"code": 500}
+        started = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((REQUEST_ID_HEADER.encode(), request_id.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        with bound_request_id(request_id):
+            try:
+                await self.app(scope, receive, send_with_id)
+            finally:
+                access_logger.info(
+                    "%s %s %s",
+                    scope["method"],
+                    scope["path"],
+                    status["code"],
+                    extra={"status": status["code"], "ms": _elapsed_ms(started)},
+                )
+
+
+class BodyLimitMiddleware:
+    """413 for bodies over `max_bytes`, declared or streamed, before the handler sees a byte."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _header(scope, "content-length")
+        if declared and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _too_large(scope, receive, send)
+            return
+        body = await self._read(receive)
+        if body is None:
+            await _too_large(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return b"".join(chunks)
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
+    response = JSONResponse({"error": "request body too large"}, status_code=HTTP_TOO_LARGE)
+    await response(scope, receive, send)
+
+
+def _header(scope: Scope, name: str) -> str | None:
+    wanted = name.encode()
+    for key, value in scope.get("headers", []):
+        if key.lower() == wanted:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+# --- report pages --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Reports:
+    store: Store
+    language: str
+
+    def page_lang(self, request: Request) -> str:
+        wanted = request.query_params.get("lang", "")
+        return wanted if wanted in LANGUAGES else self.language
+
+    def not_found(self, request: Request, repo: str | None = None) -> HTMLResponse:
+        lang = self.page_lang(request)
+        weeks = self.store.list_weeks(repo) if repo else []
+        html = render("web/not_found.html.j2", lang, repo=repo, weeks=weeks, repos=self.repos())
+        return HTMLResponse(html, status_code=HTTP_NOT_FOUND)
+
+    def repos(self) -> list[str]:
+        return sorted({entry.repo for entry in self.store.list_reports()})
+
+    async def index(self, request: Request) -> Response:
+        lang = self.page_lang(request)
+        entries = await anyio.to_thread.run_sync(self.store.list_reports)
+        by_repo: dict[str, dict[str, list[str]]] = {}
+        for entry in entries:
+            by_repo.setdefault(entry.repo, {}).setdefault(entry.week, []).append(entry.language)
+        listing = [
+            {"repo": repo, "weeks": [{"week": w, "languages": ls} for w, ls in weeks.items()]}
+            for repo, weeks in sorted(by_repo.items())
+        ]
+        return HTMLResponse(render("web/reports.html.j2", lang, listing=listing))
+
+    async def report(self, request: Request) -> Response:
+        owner, name = request.path_params["owner"], request.path_params["repo"]
+        match = WEEK_RE.match(request.path_params["week"])
+        if not (OWNER_RE.match(owner) and REPO_RE.match(name) and match):
+            return await anyio.to_thread.run_sync(self.not_found, request)
+        repo = f"{owner}/{name}"
+        return await anyio.to_thread.run_sync(
+            self._report, request, repo, match["week"], match["fmt"] or "html"
+        )
+
+    def _report(self, request: Request, repo: str, week: str, fmt: str) -> Response:
+        if repo not in self.repos():
+            return self.not_found(request)
+        digest = self._digest(request, repo, week)
+        if digest is None:
+            return self.not_found(request, repo)
+        return Response(_render(digest, fmt), media_type=_MEDIA[fmt])
+
+    def _digest(self, request: Request, repo: str, week: str) -> Digest | None:
+        wanted = request.query_params.get("lang")
+        if wanted is not None:
+            return self.store.get_digest(repo, week, wanted) if wanted in LANGUAGES else None
+        stored = [e.language for e in self.store.list_reports() if (e.repo, e.week) == (repo, week)]
+        if not stored:
+            return None
+        lang = self.language if self.language in stored else sorted(stored)[0]
+        return self.store.get_digest(repo, week, lang)
+
+
+def _render(digest: Digest, fmt: str) -> str:
+    if fmt == "md":
+        return render_markdown(digest, digest.language)
+    if fmt == "json":
+        return render_json(digest)
+    return render_html(digest, digest.language)
+
+
+# --- the app ----------------------------------------------------------------------------------
+
+
+def _platform_route(path: str, endpoint: Endpoint | None, platform: str) -> Route:
+    async def not_configured(_request: Request) -> Response:
+        return JSONResponse(
+            {"error": f"{platform} is not configured on this server"},
+            status_code=HTTP_UNAVAILABLE,
+        )
+
+    return Route(path, endpoint or not_configured, methods=["POST"])
+
+
+def build_web_app(
+    *,
+    store: Store,
+    slack_endpoint: Endpoint | None = None,
+    feishu_endpoint: Endpoint | None = None,
+    scheduler_alive: Callable[[], bool] | None = None,
+    on_shutdown: Callable[[], None] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    language: str = "zh",
+) -> Starlette:
+    """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end."""
+    reports = _Reports(store, language)
+
+    async def healthz(_request: Request) -> Response:
+        status = await anyio.to_thread.run_sync(check_health, store, scheduler_alive)
+        code = HTTP_OK if status.healthy else HTTP_UNAVAILABLE
+        return JSONResponse(status.as_json(), status_code=code)
+
+    async def not_found(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(reports.not_found, request)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        if on_shutdown is not None:
+            logger.info("shutting down: waiting for in-flight work")
+            await anyio.to_thread.run_sync(on_shutdown)
+
+    routes = [
+        _platform_route("/slack/events", slack_endpoint, "slack"),
+        _platform_route("/feishu/events", feishu_endpoint, "feishu"),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/reports", reports.index, methods=["GET"]),
+        Route("/reports/", reports.index, methods=["GET"]),
+        Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
+        Route("/reports/{rest:path}", not_found, methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
+    app.add_middleware(RequestIdMiddleware)
+    return app
+
+
+__all__ = ["Endpoint", "HealthStatus", "build_web_app", "check_health"]
