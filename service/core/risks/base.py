@@ -33,10 +33,12 @@ SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a patch: `number` is in the new file (added/context) or old file (removed)."""
+    """One line of a patch: `number` is in the new file (added/context) or old file (removed);
+    for a removed line `at` is the new-file line where the removal sits."""
 
     number: int
     text: str
+    at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def parse_patch(patch: str | None) -> ParsedPatch:
             added.append(Line(new, raw[1:]))
             new += 1
         elif raw.startswith("-"):
-            removed.append(Line(old, raw[1:]))
+            removed.append(Line(old, raw[1:], at=new))
             old += 1
         elif raw.startswith("\\"):
             continue  # "\ No newline at end of file"
@@ -130,9 +132,7 @@ def visible_new_lines(change: FileChange) -> tuple[Line, ...]:
     return tuple(sorted((*parsed.added, *parsed.context), key=lambda line: line.number))
 
 
-def iter_added(
-    pr: PullRequest, wanted: Callable[[str], bool]
-) -> Iterator[tuple[FileChange, Line]]:
+def iter_added(pr: PullRequest, wanted: Callable[[str], bool]) -> Iterator[tuple[FileChange, Line]]:
     """Added lines of the PR's files whose path `wanted` accepts."""
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not wanted(change.path):
@@ -158,7 +158,7 @@ def make_risk(
     rule: str,
     severity: Severity,
     prs: list[int],
-    found: Sequence[Evidence],
+    proof: Sequence[Evidence],
     **params: str | int | float,
 ) -> Risk:
     """A Risk with at most MAX_EVIDENCE pieces of evidence."""
@@ -167,7 +167,7 @@ def make_risk(
         rule=rule,
         severity=severity,
         prs=prs,
-        evidence=list(found[:MAX_EVIDENCE]),
+        evidence=list(proof[:MAX_EVIDENCE]),
         params=dict(params),
     )
 

@@ -1,0 +1,62 @@
+"""The ten risk detectors and `detect_risks`, their one entry point.
+
+Each family module documents its rules and severities. Only what a PR adds counts, except for
+the breaking and migration detectors, which are about what it removes. Wording lives in the
+catalogs `templates/strings/{zh,en}/risks.toml`, keyed by kind and rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.core.models import PullRequest, Risk
+from service.core.profile import RepoProfile
+from service.core.risks import (
+    abs_paths,
+    breaking,
+    commands,
+    followups,
+    migration,
+    precision,
+    review,
+    secrets,
+    shell_vars,
+    tests_missing,
+)
+from service.core.risks.base import Context, Detector, sort_risks
+
+DETECTORS: tuple[Detector, ...] = (
+    tests_missing.DETECTOR,
+    breaking.DETECTOR,
+    migration.DETECTOR,
+    commands.DETECTOR,
+    abs_paths.DETECTOR,
+    shell_vars.DETECTOR,
+    followups.DETECTOR,
+    precision.DETECTOR,
+    review.DETECTOR,
+    secrets.DETECTOR,
+)
+
+__all__ = ["DETECTORS", "Detector", "detect_risks", "removal_targets"]
+
+removal_targets = migration.removal_targets
+
+
+def detect_risks(
+    prs: Sequence[PullRequest],
+    profile: RepoProfile,
+    *,
+    earlier: Sequence[PullRequest] = (),
+    references: dict[str, list[str]] | None = None,
+) -> list[Risk]:
+    """Every risk of the week's merged PRs, high severity first, then by PR number.
+
+    `earlier` are the previous week's PRs (reverts and follow-ups reach back to them);
+    `references` maps each removed path of a migration to the files that still name it
+    (None: not searched, so migration risks say "unverified").
+    """
+    context = Context(
+        profile=profile, week=tuple(prs), earlier=tuple(earlier), references=references
+    )
+    return sort_risks(risk for detector in DETECTORS for risk in detector.detect(prs, context))

