@@ -1,0 +1,1 @@
+"""GitHub adapter: REST and GraphQL over requests, turned into core models."""

@@ -1,0 +1,198 @@
+"""Collect one week of merged PRs: GraphQL search plus REST patches with a token, REST alone
+without; per-PR failures are recorded in Completeness, never silently dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from service.core.models import (
+    CollectedWeek,
+    Completeness,
+    MissingItem,
+    PullRequest,
+    WeekWindow,
+)
+from service.errors import AuthRefusedError, NotFoundError, RateLimitError, UpstreamError
+from service.github import convert, graphql, references, rest
+
+if TYPE_CHECKING:
+    from service.core.profile import RepoProfile
+    from service.github.http import GitHubHttp
+
+Progress = Callable[[int, int], None]
+T = TypeVar("T")
+# errors that end the whole run: every further request would meet them too
+FATAL = (RateLimitError, AuthRefusedError)
+SOURCE = "github"
+
+
+def _repo_not_found(repo: str) -> NotFoundError:
+    return NotFoundError(f"repository {repo} not found (or the token can't see it)")
+
+
+def _check_repo(http: GitHubHttp, repo: str) -> None:
+    try:
+        rest.repository(http, repo)
+    except NotFoundError:
+        raise _repo_not_found(repo) from None
+
+
+def _in_window(moment: datetime | None, window: WeekWindow) -> bool:
+    return moment is not None and window.start <= moment < window.end
+
+
+def _unique(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[int, dict[str, Any]] = {}
+    for item in items:
+        seen.setdefault(int(item["number"]), item)
+    return list(seen.values())
+
+
+def _run_each(
+    items: list[T],
+    work: Callable[[T], PullRequest],
+    concurrency: int,
+    progress: Progress | None,
+) -> list[PullRequest]:
+    """`work` on every item with bounded concurrency, results in input order."""
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures: list[Future[PullRequest]] = [pool.submit(work, item) for item in items]
+        results = []
+        for done, future in enumerate(futures, start=1):
+            try:
+                results.append(future.result())
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            if progress is not None:
+                progress(done, len(items))
+        return results
+
+
+class _Run:
+    """State of one collection: where it goes, and what could not be fetched."""
+
+    def __init__(self, http: GitHubHttp, repo: str) -> None:
+        self.http = http
+        self.repo = repo
+        self.missing: list[MissingItem] = []
+
+    def miss(self, number: int, what: str, exc: UpstreamError) -> None:
+        if isinstance(exc, FATAL):
+            raise exc
+        self.missing.append(MissingItem(number=number, what=what, reason=str(exc)))
+
+    # --- with a token: GraphQL ---------------------------------------------------------
+
+    def graphql_pr(self, node: dict[str, Any]) -> PullRequest:
+        try:
+            files = graphql.all_files(self.http, self.repo, node)
+        except UpstreamError as exc:
+            self.miss(int(node["number"]), "files", exc)
+            files = None
+        return convert.pr_from_graphql(node, files)
+
+    def patched(self, pr: PullRequest) -> PullRequest:
+        try:
+            return convert.with_patches(pr, rest.pull_files(self.http, self.repo, pr.number))
+        except UpstreamError as exc:
+            self.miss(pr.number, "patches", exc)
+            return pr
+
+    # --- without a token: REST ---------------------------------------------------------
+
+    def rest_pr(self, item: dict[str, Any]) -> PullRequest:
+        number = int(item["number"])
+        try:
+            pull = rest.pull(self.http, self.repo, number)
+        except UpstreamError as exc:
+            self.miss(number, "pull", exc)
+            return convert.pr_from_search_item(item)
+        try:
+            files: list[dict[str, Any]] | None = rest.pull_files(self.http, self.repo, number)
+        except UpstreamError as exc:
+            self.miss(number, "files", exc)
+            files = None
+        return convert.pr_from_rest(pull, files)
+
+
+def _collect_graphql(
+    run: _Run, window: WeekWindow, profile: RepoProfile, concurrency: int, progress: Progress | None
+) -> list[PullRequest]:
+    nodes = graphql.search_nodes(run.http, run.repo, window.start, window.end)
+    nodes = _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
+    prs = [run.graphql_pr(node) for node in nodes]
+    wanted = [pr for pr in prs if any(profile.needs_patch(f.path) for f in pr.files)]
+    patched = {pr.number: pr for pr in _run_each(wanted, run.patched, concurrency, progress)}
+    return [patched.get(pr.number, pr) for pr in prs]
+
+
+def _collect_rest(
+    run: _Run, window: WeekWindow, concurrency: int, progress: Progress | None
+) -> list[PullRequest]:
+    items = rest.search_items(run.http, run.repo, window.start, window.end)
+    items = _unique(i for i in items if _in_window(convert.merged_at_of_item(i), window))
+    return _run_each(items, run.rest_pr, concurrency, progress)
+
+
+def collect_week(
+    http: GitHubHttp,
+    repo: str,
+    window: WeekWindow,
+    profile: RepoProfile,
+    *,
+    patch_concurrency: int = 4,
+    check_references: bool = True,
+    progress: Progress | None = None,
+) -> CollectedWeek:
+    """Every PR merged in `window` (start inclusive, end exclusive), oldest merge first.
+
+    A failed search page raises (the PR set would be unknown); a PR whose files, patches or
+    details fail after the retries is kept as far as known and listed in `completeness`.
+    """
+    _check_repo(http, repo)
+    run = _Run(http, repo)
+    if http.has_token:
+        prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
+    else:
+        prs = _collect_rest(run, window, patch_concurrency, progress)
+    prs.sort(key=lambda p: (p.merged_at, p.number))
+    refs: dict[str, list[str]] = {}
+    checked = check_references and http.has_token
+    if checked:
+        refs = references.remaining_references(http, repo, prs)
+    missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
+    return CollectedWeek(
+        repo=repo,
+        window=window,
+        prs=prs,
+        completeness=Completeness(complete=not missing, missing=missing),
+        source=SOURCE,
+        references_checked=checked,
+        remaining_references=refs,
+    )
+
+
+def _not_merged(repo: str, number: int) -> NotFoundError:
+    return NotFoundError(f"pull request #{number} of {repo} not found or not merged")
+
+
+def fetch_pr(http: GitHubHttp, repo: str, number: int) -> PullRequest:
+    """One merged PR, live, with patches; NotFoundError when the repo or PR isn't there."""
+    _check_repo(http, repo)
+    try:
+        if http.has_token:
+            node = graphql.pull_request_node(http, repo, number)
+            if node is None or not node.get("mergedAt"):
+                raise _not_merged(repo, number)
+            pr = convert.pr_from_graphql(node, graphql.all_files(http, repo, node))
+            return convert.with_patches(pr, rest.pull_files(http, repo, number))
+        pull = rest.pull(http, repo, number)
+        if not pull.get("merged_at"):
+            raise _not_merged(repo, number)
+        return convert.pr_from_rest(pull, rest.pull_files(http, repo, number))
+    except NotFoundError:
+        raise _not_merged(repo, number) from None

@@ -1,0 +1,82 @@
+"""GraphQL side of the collector: the merged-PR search of a window (cursors to the end, split
+windows over 1,000 results), the rest of a PR's files past 100, and one PR by number."""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from service.errors import UpstreamError
+from service.github.search import halves, merged_query, needs_split
+
+if TYPE_CHECKING:
+    from service.github.http import GitHubHttp
+
+PAGE_SIZE = 50  # ~28 points a page with the nested connections; well under the 10 s query limit
+FRAGMENT = "pull_request_fields.graphql"
+
+
+@functools.cache
+def load_query(name: str) -> str:
+    """A query document from service/github/queries, with the PR fragment when it uses it."""
+    folder = resources.files("service.github").joinpath("queries")
+    text = folder.joinpath(f"{name}.graphql").read_text(encoding="utf-8")
+    if "...PullRequestFields" in text:
+        text += "\n" + folder.joinpath(FRAGMENT).read_text(encoding="utf-8")
+    return text
+
+
+def _owner_name(repo: str) -> dict[str, str]:
+    owner, name = repo.split("/", 1)
+    return {"owner": owner, "name": name}
+
+
+def _search_page(http: GitHubHttp, q: str, first: int, cursor: str | None) -> dict[str, Any]:
+    data = http.graphql(load_query("search_merged"), {"q": q, "first": first, "cursor": cursor})
+    search = data.get("search")
+    if not isinstance(search, dict):
+        raise UpstreamError("GitHub GraphQL search answered without a result")
+    return search
+
+
+def search_nodes(
+    http: GitHubHttp, repo: str, start: datetime, end: datetime, *, page_size: int = PAGE_SIZE
+) -> list[dict[str, Any]]:
+    """Every PR node the search finds for [start, end), page after page; split when capped."""
+    q = merged_query(repo, start, end)
+    page = _search_page(http, q, page_size, None)
+    if needs_split(int(page.get("issueCount") or 0), start, end):
+        found: list[dict[str, Any]] = []
+        for lo, hi in halves(start, end):
+            found.extend(search_nodes(http, repo, lo, hi, page_size=page_size))
+        return found
+    nodes = list(page.get("nodes") or [])
+    while page["pageInfo"]["hasNextPage"]:
+        page = _search_page(http, q, page_size, page["pageInfo"]["endCursor"])
+        nodes.extend(page.get("nodes") or [])
+    # nodes of other result types come back as {} through the `... on PullRequest` spread
+    return [n for n in nodes if n and "number" in n]
+
+
+def all_files(http: GitHubHttp, repo: str, node: dict[str, Any]) -> list[dict[str, Any]]:
+    """A PR's file nodes: the search's first page and, past 100 files, the follow-up pages."""
+    connection = node.get("files") or {}
+    files = [f for f in connection.get("nodes") or [] if f]
+    info = connection.get("pageInfo") or {}
+    variables: dict[str, Any] = {**_owner_name(repo), "number": int(node["number"])}
+    while info.get("hasNextPage"):
+        variables["cursor"] = info.get("endCursor")
+        data = http.graphql(load_query("more_files"), variables)
+        page = ((data.get("repository") or {}).get("pullRequest") or {}).get("files") or {}
+        files.extend(f for f in page.get("nodes") or [] if f)
+        info = page.get("pageInfo") or {}
+    return files
+
+
+def pull_request_node(http: GitHubHttp, repo: str, number: int) -> dict[str, Any] | None:
+    """One PR's node by number (None when GitHub answers null)."""
+    data = http.graphql(load_query("pull_request"), {**_owner_name(repo), "number": number})
+    node = (data.get("repository") or {}).get("pullRequest")
+    return node if isinstance(node, dict) else None

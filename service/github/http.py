@@ -1,0 +1,329 @@
+"""HTTP to GitHub (REST and GraphQL) over one requests.Session: auth, timeouts, bounded retries
+with full-jitter backoff, Retry-After and x-ratelimit-* handling, ETag caching, request counts.
+
+Every requests exception and every error status stops here and leaves as a ServiceError.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+from urllib.parse import urlencode, urlsplit
+
+import requests
+
+from service.errors import (
+    AuthRefusedError,
+    NotFoundError,
+    RateLimitError,
+    UnreachableError,
+    UpstreamError,
+)
+
+logger = logging.getLogger(__name__)
+
+# X-GitHub-Api-Version: supported until March 2028 (platform-facts §1.2)
+API_VERSION = "2022-11-28"
+NOT_MODIFIED = 304
+UNAUTHORIZED = 401
+FORBIDDEN = 403
+NOT_FOUND = 404
+TOO_MANY_REQUESTS = 429
+SERVER_ERROR = 500
+LIMIT_STATUSES = (FORBIDDEN, TOO_MANY_REQUESTS)
+# secondary limit without Retry-After: "wait at least one minute" (platform-facts §1.5)
+MIN_SECONDARY_WAIT = 60.0
+# a second of slack after x-ratelimit-reset, whose resolution is one second
+RESET_SLACK = 1.0
+MESSAGE_CHARS = 200
+GRAPHQL_RATE_LIMITED = "RATE_LIMITED"
+GRAPHQL_NOT_FOUND = "NOT_FOUND"
+GRAPHQL_FORBIDDEN = "FORBIDDEN"
+
+TOKEN_REFUSED = "GitHub refused the token (401): check GITHUB_TOKEN"  # noqa: S105 - a message
+
+
+class HttpCache(Protocol):
+    """Where ETags and bodies of REST GETs are kept (the store implements it)."""
+
+    def cache_get(self, key: str) -> tuple[str, str] | None: ...  # (etag, body text)
+
+    def cache_put(self, key: str, etag: str, body: str) -> None: ...
+
+
+@dataclass
+class RequestStats:
+    """What the collector cost: requests sent (retries included), 304s, bytes, rate-limit cost."""
+
+    requests: int = 0
+    rest_requests: int = 0
+    graphql_requests: int = 0
+    not_modified: int = 0
+    bytes_downloaded: int = 0
+    retries: int = 0
+    rate_limit_cost: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **counts: int) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "requests": self.requests,
+                "rest_requests": self.rest_requests,
+                "graphql_requests": self.graphql_requests,
+                "not_modified": self.not_modified,
+                "bytes_downloaded": self.bytes_downloaded,
+                "retries": self.retries,
+                "rate_limit_cost": self.rate_limit_cost,
+            }
+
+
+@dataclass(frozen=True)
+class RestPage:
+    """One REST answer: its JSON, the `rel="next"` URL if any, and whether a 304 served it."""
+
+    data: Any
+    next_url: str | None
+    cached: bool = False
+
+
+def _message(resp: requests.Response) -> str:
+    try:
+        payload = resp.json()
+    except ValueError:
+        return resp.text[:MESSAGE_CHARS]
+    if isinstance(payload, dict):
+        return str(payload.get("message", ""))[:MESSAGE_CHARS]
+    return ""
+
+
+def _graphql_errors(resp: requests.Response) -> list[dict[str, Any]]:
+    try:
+        payload = resp.json()
+    except ValueError:
+        return []
+    errors = payload.get("errors") if isinstance(payload, dict) else None
+    return [e for e in errors or [] if isinstance(e, dict)]
+
+
+def _reset_at(resp: requests.Response) -> datetime | None:
+    value = resp.headers.get("x-ratelimit-reset")
+    if value and value.isdigit():
+        return datetime.fromtimestamp(int(value), tz=UTC)
+    return None
+
+
+def limit_message(reset_at: datetime | None) -> str:
+    """The one line a user sees for a GitHub rate limit."""
+    if reset_at is None:
+        return "GitHub rate limit reached; try again later"
+    return f"GitHub rate limit reached; it resets at {reset_at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+class GitHubHttp:
+    """The one door to GitHub: `get` (REST, ETag-cached) and `graphql` (POST), both retried."""
+
+    def __init__(
+        self,
+        *,
+        api_url: str,
+        graphql_url: str,
+        token: str | None,
+        cache: HttpCache | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        backoff_base: float = 1.0,
+        backoff_cap: float = 30.0,
+        max_wait: float = 300.0,
+        user_agent: str = "verl-week",
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.graphql_url = graphql_url
+        self.has_token = bool(token)
+        self.cache = cache
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.max_wait = max_wait
+        self.stats = RequestStats()
+        self._sleep = sleep
+        self._random = random.SystemRandom()
+        self._session = requests.Session()
+        self._session.headers.update(
+            {
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": user_agent,
+            }
+        )
+        if token:
+            self._session.headers["Authorization"] = f"Bearer {token}"
+
+    def close(self) -> None:
+        self._session.close()
+
+    # --- public calls -----------------------------------------------------------------
+
+    def url_for(self, path: str, params: dict[str, str | int] | None = None) -> str:
+        """The full URL of a REST `path` (or an absolute URL) with `params` encoded."""
+        url = path if path.startswith(("http://", "https://")) else f"{self.api_url}{path}"
+        return f"{url}?{urlencode(params)}" if params else url
+
+    def get(self, path: str, params: dict[str, str | int] | None = None) -> RestPage:
+        """GET a REST resource; a cached ETag makes it conditional and a 304 reuses the body."""
+        url = self.url_for(path, params)
+        cached = self.cache.cache_get(url) if self.cache is not None else None
+        headers = {"If-None-Match": cached[0]} if cached else {}
+        resp = self._send("GET", url, headers=headers)
+        if resp.status_code == NOT_MODIFIED and cached:
+            self.stats.add(not_modified=1)
+            envelope = json.loads(cached[1])
+            return RestPage(envelope["data"], envelope.get("next"), cached=True)
+        self._raise_for_status(resp)
+        self.stats.add(rate_limit_cost=1)
+        data = resp.json()
+        next_url = resp.links.get("next", {}).get("url")
+        etag = resp.headers.get("etag")
+        if self.cache is not None and etag:
+            self.cache.cache_put(url, etag, json.dumps({"data": data, "next": next_url}))
+        return RestPage(data, next_url)
+
+    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """POST one GraphQL query; `data` back, or the first error translated."""
+        resp = self._send("POST", self.graphql_url, body={"query": query, "variables": variables})
+        self._raise_for_status(resp)
+        payload = resp.json()
+        data = payload.get("data") or {}
+        cost = (data.get("rateLimit") or {}).get("cost")
+        if isinstance(cost, int):
+            self.stats.add(rate_limit_cost=cost)
+        errors = payload.get("errors") or []
+        if errors:
+            raise _graphql_error(errors[0], _reset_at(resp))
+        return dict(data)
+
+    # --- the retry loop -----------------------------------------------------------------
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> requests.Response:
+        host = urlsplit(url).netloc
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.stats.add(retries=1)
+            try:
+                resp = self._session.request(
+                    method, url, headers=headers, json=body, timeout=self.timeout
+                )
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                if attempt == self.max_retries:
+                    raise UnreachableError(
+                        f"cannot reach GitHub at {host} ({type(exc).__name__}) "
+                        f"after {attempt + 1} attempts"
+                    ) from None
+                self._pause(self._backoff(attempt))
+                continue
+            self._record(resp, graphql=body is not None)
+            delay = self._retry_delay(resp, attempt, graphql=body is not None)
+            if delay is None:
+                return resp
+            if attempt == self.max_retries:
+                raise self._exhausted(resp, host, attempt + 1)
+            logger.info("github retry", extra={"status": resp.status_code, "delay": delay})
+            self._pause(delay)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _record(self, resp: requests.Response, *, graphql: bool) -> None:
+        kind = "graphql_requests" if graphql else "rest_requests"
+        self.stats.add(requests=1, bytes_downloaded=len(resp.content), **{kind: 1})
+
+    def _backoff(self, attempt: int) -> float:
+        # full jitter: uniform in [0, min(cap, base * 2^attempt)]
+        return self._random.uniform(0, min(self.backoff_cap, self.backoff_base * 2**attempt))
+
+    def _pause(self, seconds: float) -> None:
+        if seconds > 0:
+            self._sleep(seconds)
+
+    def _retry_delay(self, resp: requests.Response, attempt: int, *, graphql: bool) -> float | None:
+        """Seconds to wait before retrying, None when the answer is final (good or bad)."""
+        if resp.status_code >= SERVER_ERROR:
+            return self._backoff(attempt)
+        limited = resp.status_code in LIMIT_STATUSES or (
+            graphql
+            and resp.ok
+            and any(e.get("type") == GRAPHQL_RATE_LIMITED for e in _graphql_errors(resp))
+        )
+        if not limited:
+            return None
+        wait = self._limit_wait(resp, attempt)
+        if wait is None:
+            return None
+        if wait > self.max_wait:
+            reset_at = _reset_at(resp) or datetime.now(UTC) + timedelta(seconds=wait)
+            raise RateLimitError(limit_message(reset_at), reset_at)
+        return wait
+
+    def _limit_wait(self, resp: requests.Response, attempt: int) -> float | None:
+        """Seconds a rate-limited answer asks us to wait (platform-facts §1.5), else None."""
+        retry_after = resp.headers.get("retry-after", "")
+        if retry_after.isdigit():
+            return float(retry_after)
+        if resp.headers.get("x-ratelimit-remaining") == "0":
+            reset_at = _reset_at(resp)
+            if reset_at is None:
+                return MIN_SECONDARY_WAIT
+            return max(0.0, reset_at.timestamp() - time.time()) + RESET_SLACK
+        if resp.status_code == TOO_MANY_REQUESTS or "rate limit" in _message(resp).lower():
+            return max(MIN_SECONDARY_WAIT, self._backoff(attempt))
+        return None
+
+    def _exhausted(self, resp: requests.Response, host: str, attempts: int) -> Exception:
+        if resp.status_code >= SERVER_ERROR:
+            return UnreachableError(
+                f"GitHub at {host} kept answering {resp.status_code} after {attempts} attempts"
+            )
+        return RateLimitError(limit_message(_reset_at(resp)), _reset_at(resp))
+
+    def _raise_for_status(self, resp: requests.Response) -> None:
+        status = resp.status_code
+        if status < requests.codes.bad_request:
+            return
+        path = urlsplit(resp.url).path
+        if status == UNAUTHORIZED:
+            raise AuthRefusedError(TOKEN_REFUSED)
+        if status == FORBIDDEN:
+            raise AuthRefusedError(f"GitHub refused access to {path} (403): {_message(resp)}")
+        if status == NOT_FOUND:
+            raise NotFoundError(f"GitHub has no {path} (404)")
+        raise UpstreamError(f"GitHub answered {status} for {path}: {_message(resp)}")
+
+
+def _graphql_error(error: dict[str, Any], reset_at: datetime | None) -> Exception:
+    kind = error.get("type")
+    message = str(error.get("message", ""))[:MESSAGE_CHARS]
+    if kind == GRAPHQL_RATE_LIMITED:
+        return RateLimitError(limit_message(reset_at), reset_at)
+    if kind == GRAPHQL_NOT_FOUND:
+        return NotFoundError(f"GitHub: {message}")
+    if kind == GRAPHQL_FORBIDDEN:
+        return AuthRefusedError(f"GitHub refused the query: {message}")
+    return UpstreamError(f"GitHub GraphQL error: {message}")
