@@ -1,0 +1,452 @@
+"""Answer a parsed Command from the stored digests: admin rule, regenerate gate, subscriptions.
+
+Platform-neutral: the answer is an `Answer` model (kind + data + catalog keys) that each
+platform's renderer turns into blocks or a card. No words here; every sentence is a catalog key.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
+from service.core.models import Digest, PullRequest, Risk, ScoredPR, Severity, Trends
+from service.core.weeks import parse_week
+from service.errors import InputError, NotFoundError, UpstreamError
+
+REGENERATE_INTERVAL = timedelta(seconds=60)
+RELATIVE_WEEKS = ("last", "this")
+SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
+
+
+class AnswerKind(StrEnum):
+    HELP = "help"
+    USAGE_ERROR = "usage_error"
+    RISKS = "risks"
+    PR = "pr"
+    TOP = "top"
+    SUMMARY = "summary"
+    TRENDS = "trends"
+    WEEK = "week"
+    NO_DIGEST = "no_digest"
+    NOT_FOUND = "not_found"
+    DENIED = "denied"
+    RATE_LIMITED = "rate_limited"
+    REGENERATE_STARTED = "regenerate_started"
+    REGENERATE_BUSY = "regenerate_busy"
+    REGENERATE_DONE = "regenerate_done"
+    REGENERATE_FAILED = "regenerate_failed"
+    SUBSCRIBED = "subscribed"
+    ALREADY_SUBSCRIBED = "already_subscribed"
+    UNSUBSCRIBED = "unsubscribed"
+    NOT_SUBSCRIBED = "not_subscribed"
+    ERROR = "error"
+
+
+class Answer(BaseModel):
+    """What to tell the caller. Renderers pick the fields their kind uses; `key`/`params` are
+    the catalog sentence for kinds that are one sentence (errors, denials, confirmations)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: AnswerKind
+    public: bool = False
+    repo: str = ""
+    week: str = ""
+    report_url: str = ""
+    digest: Digest | None = None
+    risks: list[Risk] = Field(default_factory=list)
+    severity: Severity | None = None
+    prs: list[ScoredPR] = Field(default_factory=list)
+    pr: ScoredPR | None = None
+    live_pr: PullRequest | None = None
+    number: int | None = None
+    trends: Trends | None = None
+    weeks: list[str] = Field(default_factory=list)
+    key: str = ""
+    params: dict[str, str | int] = Field(default_factory=dict)
+    usage: list[str] = Field(default_factory=list)
+    verb: str = ""
+    incident: str = ""
+
+
+class DigestReader(Protocol):
+    """Read access to stored digests (service.store.repository.Store satisfies it)."""
+
+    def get_digest(self, repo: str, week: str, language: str) -> Digest | None: ...
+    def latest_digest(self, repo: str, language: str) -> Digest | None: ...
+    def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
+
+
+class Subscriptions(Protocol):
+    """Channels that get the weekly post (Store satisfies it)."""
+
+    def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool: ...
+    def unsubscribe(self, platform: str, channel: str, repo: str) -> bool: ...
+
+
+class RunResultLike(Protocol):
+    """What service.jobs.RunResult offers the engine (outcome: ok | partial | locked | failed)."""
+
+    repo: str
+    week: str
+    outcome: str
+    digest: Digest | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asked, and where: the platform's user id and channel (chat) id."""
+
+    user_id: str
+    platform: str
+    channel: str = ""
+
+
+@dataclass
+class Regenerations:
+    """Regenerate's in-process gate: one run per (repo, week) at a time, and a per-user rate."""
+
+    interval: timedelta = REGENERATE_INTERVAL
+    _running: set[tuple[str, str]] = field(default_factory=set)
+    _last: dict[str, datetime] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_seconds(self, user: str, now: datetime) -> int:
+        """Seconds `user` must still wait before another regenerate (0: may go)."""
+        with self._lock:
+            last = self._last.get(user)
+        if last is None or now - last >= self.interval:
+            return 0
+        return max(math.ceil((self.interval - (now - last)).total_seconds()), 1)
+
+    def try_start(self, user: str, repo: str, week: str, now: datetime) -> bool:
+        """Claim (repo, week); False when a regenerate of it is already running."""
+        with self._lock:
+            if (repo, week) in self._running:
+                return False
+            self._running.add((repo, week))
+            self._last[user] = now
+            return True
+
+    def finish(self, repo: str, week: str) -> None:
+        """Release (repo, week) once the rebuild ended, however it ended."""
+        with self._lock:
+            self._running.discard((repo, week))
+
+    def is_running(self, repo: str, week: str) -> bool:
+        with self._lock:
+            return (repo, week) in self._running
+
+
+@dataclass
+class EngineContext:
+    """Everything answer() needs, passed in by the adapter (wiring builds it once)."""
+
+    reader: DigestReader
+    repos: list[str]
+    language: str
+    timezone: str
+    clock: Callable[[], datetime]
+    admins: frozenset[str] = frozenset()
+    fetch_pr: Callable[[str, int], PullRequest] | None = None
+    subscriptions: Subscriptions | None = None
+    report_url: Callable[[str, str], str] | None = None
+    regenerations: Regenerations = field(default_factory=Regenerations)
+
+    def is_admin(self, caller: Caller) -> bool:
+        return caller.user_id in self.admins
+
+
+def usage_keys(verb: Verb | None) -> list[str]:
+    """Catalog keys of the usage lines to show: one verb's, or every verb's."""
+    verbs = [verb] if verb is not None else list(Verb)
+    return [f"cmd.usage.{v.value}" for v in verbs]
+
+
+def answer_text(text: str, caller: Caller, ctx: EngineContext) -> Answer:
+    """Parse and answer in one go; bad text becomes a usage answer, never an exception."""
+    try:
+        command = parse_command(text)
+    except CommandError as exc:
+        return usage_error(exc)
+    return answer(command, caller, ctx)
+
+
+def usage_error(exc: CommandError) -> Answer:
+    """A CommandError as an answer carrying the usage of the verb concerned (or all verbs)."""
+    return Answer(
+        kind=AnswerKind.USAGE_ERROR,
+        key=exc.key,
+        params=exc.params,
+        usage=usage_keys(exc.usage),
+        verb=exc.usage.value if exc.usage else "",
+    )
+
+
+def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
+    """The answer to `command` asked by `caller`."""
+    try:
+        repo = _repo(command, ctx)
+        if command.verb is Verb.HELP:
+            return Answer(kind=AnswerKind.HELP, repo=repo, usage=usage_keys(None))
+        if command.verb in (Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE):
+            return _admin_answer(command, caller, ctx, repo)
+        if command.verb is Verb.PR:
+            return _pr_answer(command, ctx, repo)
+        return _digest_answer(command, ctx, repo)
+    except CommandError as exc:
+        return usage_error(exc)
+    except InputError as exc:
+        return Answer(
+            kind=AnswerKind.USAGE_ERROR,
+            key="cmd.error.input",
+            params={"reason": exc.message},
+            usage=usage_keys(command.verb),
+        )
+
+
+def _repo(command: Command, ctx: EngineContext) -> str:
+    if command.repo is None:
+        return ctx.repos[0]
+    if command.repo not in ctx.repos:
+        raise CommandError(
+            "cmd.error.unknown_repo", command.verb, repo=command.repo, repos=", ".join(ctx.repos)
+        )
+    return command.repo
+
+
+def resolve_week(week: str | None, ctx: EngineContext) -> str | None:
+    """`last`/`this` → an ISO label in the context's timezone; a label or None as is."""
+    if week in RELATIVE_WEEKS:
+        return parse_week(week, ctx.timezone, ctx.clock()).label
+    return week
+
+
+def _url(ctx: EngineContext, repo: str, week: str) -> str:
+    return ctx.report_url(repo, week) if ctx.report_url and week else ""
+
+
+def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
+    week = resolve_week(command.week, ctx)
+    if week is None:
+        digest = ctx.reader.latest_digest(repo, ctx.language)
+    else:
+        digest = ctx.reader.get_digest(repo, week, ctx.language)
+    if digest is not None:
+        return digest
+    weeks = ctx.reader.list_weeks(repo, ctx.language)
+    return Answer(
+        kind=AnswerKind.NO_DIGEST,
+        repo=repo,
+        week=week or "",
+        weeks=weeks[:5],
+        key="cmd.answer.no_digest_week" if week else "cmd.answer.no_digest",
+        params={"repo": repo, "week": week or ""},
+        public=command.public,
+    )
+
+
+def sorted_risks(risks: list[Risk]) -> list[Risk]:
+    """High first, then medium, then low; stable within a severity."""
+    return sorted(risks, key=lambda r: SEVERITY_ORDER.get(r.severity, len(SEVERITY_ORDER)))
+
+
+def top_prs(digest: Digest, limit: int) -> list[ScoredPR]:
+    """The `limit` highest-scored PRs (ties: lower number first)."""
+    return sorted(digest.prs, key=lambda p: (-p.score, p.number))[:limit]
+
+
+def _digest_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
+    loaded = _load(command, ctx, repo)
+    if isinstance(loaded, Answer):
+        return loaded
+    digest = loaded
+    base = {
+        "repo": repo,
+        "week": digest.week,
+        "public": command.public,
+        "report_url": _url(ctx, repo, digest.week),
+    }
+    if command.verb is Verb.RISKS:
+        risks = [r for r in digest.risks if command.severity in (None, r.severity)]
+        return Answer(
+            kind=AnswerKind.RISKS,
+            risks=sorted_risks(risks),
+            severity=command.severity,
+            prs=_prs_of(digest, risks),
+            **base,
+        )
+    if command.verb is Verb.TOP:
+        return Answer(
+            kind=AnswerKind.TOP, prs=top_prs(digest, command.limit or DEFAULT_TOP), **base
+        )
+    if command.verb is Verb.TRENDS:
+        return Answer(kind=AnswerKind.TRENDS, trends=digest.trends, digest=digest, **base)
+    kind = AnswerKind.SUMMARY if command.verb is Verb.SUMMARY else AnswerKind.WEEK
+    return Answer(kind=kind, digest=digest, risks=sorted_risks(digest.risks), **base)
+
+
+def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
+    wanted = {n for r in risks for n in r.prs}
+    return [p for p in digest.prs if p.number in wanted]
+
+
+def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
+    number = command.number
+    assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
+    week = resolve_week(command.week, ctx)
+    weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
+    for label in weeks:
+        digest = ctx.reader.get_digest(repo, label, ctx.language)
+        found = digest.pr(number) if digest else None
+        if digest is not None and found is not None:
+            risks = [r for r in digest.risks if number in r.prs]
+            return Answer(
+                kind=AnswerKind.PR,
+                repo=repo,
+                week=digest.week,
+                pr=found,
+                number=number,
+                risks=sorted_risks(risks),
+                public=command.public,
+                report_url=_url(ctx, repo, digest.week),
+            )
+    return _live_pr(command, ctx, repo, number)
+
+
+def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> Answer:
+    not_found = Answer(
+        kind=AnswerKind.NOT_FOUND,
+        repo=repo,
+        number=number,
+        public=command.public,
+        key="cmd.answer.pr_not_found",
+        params={"repo": repo, "number": number},
+    )
+    if ctx.fetch_pr is None:
+        return not_found
+    try:
+        live = ctx.fetch_pr(repo, number)
+    except NotFoundError:
+        return not_found
+    except UpstreamError as exc:
+        return Answer(
+            kind=AnswerKind.ERROR,
+            repo=repo,
+            number=number,
+            key="cmd.error.upstream",
+            params={"reason": exc.message},
+        )
+    return Answer(kind=AnswerKind.PR, repo=repo, number=number, live_pr=live, public=command.public)
+
+
+def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
+    if not ctx.is_admin(caller):
+        return Answer(
+            kind=AnswerKind.DENIED,
+            repo=repo,
+            verb=command.verb.value,
+            key="cmd.answer.denied",
+            params={"command": command.verb.value},
+        )
+    if command.verb is Verb.REGENERATE:
+        return _regenerate_answer(command, caller, ctx, repo)
+    return _subscription_answer(command, caller, ctx, repo)
+
+
+def _regenerate_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
+    week = resolve_week(command.week or "last", ctx) or ""
+    now = ctx.clock()
+    wait = ctx.regenerations.wait_seconds(caller.user_id, now)
+    if wait:
+        return Answer(
+            kind=AnswerKind.RATE_LIMITED,
+            repo=repo,
+            week=week,
+            key="cmd.answer.rate_limited",
+            params={"seconds": wait},
+        )
+    if not ctx.regenerations.try_start(caller.user_id, repo, week, now):
+        return Answer(
+            kind=AnswerKind.REGENERATE_BUSY,
+            repo=repo,
+            week=week,
+            key="cmd.answer.regenerate_busy",
+            params={"repo": repo, "week": week},
+        )
+    return Answer(
+        kind=AnswerKind.REGENERATE_STARTED,
+        repo=repo,
+        week=week,
+        key="cmd.answer.regenerate_started",
+        params={"repo": repo, "week": week},
+        report_url=_url(ctx, repo, week),
+    )
+
+
+def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> Answer:
+    """The answer sent after the rebuild (through response_url or a reply)."""
+    params: dict[str, str | int] = {"repo": result.repo, "week": result.week}
+    url = _url(ctx, result.repo, result.week)
+    if result.outcome in ("ok", "partial") and result.digest is not None:
+        params["prs"] = result.digest.stats.prs
+        params["risks"] = len(result.digest.risks)
+        key = "cmd.answer.regenerate_done" + ("_partial" if result.outcome == "partial" else "")
+        return Answer(
+            kind=AnswerKind.REGENERATE_DONE,
+            repo=result.repo,
+            week=result.week,
+            digest=result.digest,
+            key=key,
+            params=params,
+            report_url=url,
+        )
+    if result.outcome == "locked":
+        return Answer(
+            kind=AnswerKind.REGENERATE_BUSY,
+            repo=result.repo,
+            week=result.week,
+            key="cmd.answer.regenerate_busy",
+            params=params,
+        )
+    params["reason"] = result.error or result.outcome
+    return Answer(
+        kind=AnswerKind.REGENERATE_FAILED,
+        repo=result.repo,
+        week=result.week,
+        key="cmd.answer.regenerate_failed",
+        params=params,
+    )
+
+
+def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
+    params: dict[str, str | int] = {"repo": repo, "channel": caller.channel}
+    if ctx.subscriptions is None or not caller.channel:
+        return Answer(
+            kind=AnswerKind.ERROR, repo=repo, key="cmd.error.no_subscriptions", params=params
+        )
+    if command.verb is Verb.SUBSCRIBE:
+        added = ctx.subscriptions.subscribe(caller.platform, caller.channel, repo, caller.user_id)
+        kind = AnswerKind.SUBSCRIBED if added else AnswerKind.ALREADY_SUBSCRIBED
+    else:
+        removed = ctx.subscriptions.unsubscribe(caller.platform, caller.channel, repo)
+        kind = AnswerKind.UNSUBSCRIBED if removed else AnswerKind.NOT_SUBSCRIBED
+    return Answer(kind=kind, repo=repo, key=f"cmd.answer.{kind.value}", params=params)
+
+
+def answer_failure(incident: str) -> Answer:
+    """An unexpected failure, told with the incident id the log carries with the traceback."""
+    return Answer(
+        kind=AnswerKind.ERROR,
+        key="cmd.error.internal",
+        params={"incident": incident},
+        incident=incident,
+    )

@@ -1,0 +1,183 @@
+"""Parse command text (`risks 2026-W18 high public`, `pr #6091`, `top 5`, …) into a Command.
+
+Tolerant of case, extra spaces, a leading bot mention (`<@U123>`, `@_user_1`, `@bot`) and a
+leading `/verl-week`. Bad text raises CommandError: a message key, its params and the usage of
+the verb concerned, so every adapter answers with the usage and never with a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from service.core.models import Severity
+from service.core.weeks import WEEK_RE, format_week
+from service.errors import InputError
+
+MAX_TOP = 10
+DEFAULT_TOP = 5
+RELATIVE_WEEKS = ("last", "this")
+PUBLIC_WORD = "public"
+
+_MENTION = re.compile(r"^(?:<@[A-Z0-9]+(?:\|[^>]*)?>|<at [^>]*>[^<]*</at>|@\S+)\s*", re.IGNORECASE)
+_SLASH = re.compile(r"^/[\w-]+\s*")
+_PR_NUMBER = re.compile(r"^#?(\d{1,9})$")
+_PR_URL = re.compile(
+    r"^<?https?://[^\s/]+/[^\s/]+/[^\s/]+/pull/(\d{1,9})(?:[/?#][^\s|>]*)?(?:\|[^>]*)?>?$"
+)
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class Verb(StrEnum):
+    HELP = "help"
+    RISKS = "risks"
+    PR = "pr"
+    TOP = "top"
+    SUMMARY = "summary"
+    TRENDS = "trends"
+    WEEK = "week"
+    REGENERATE = "regenerate"
+    SUBSCRIBE = "subscribe"
+    UNSUBSCRIBE = "unsubscribe"
+
+
+READ_VERBS = frozenset({Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK})
+ADMIN_VERBS = frozenset({Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
+WEEK_VERBS = frozenset(
+    {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.REGENERATE}
+)
+_ALIASES = {"risk": Verb.RISKS, "?": Verb.HELP, "trend": Verb.TRENDS, "regen": Verb.REGENERATE}
+
+
+class Command(BaseModel):
+    """One parsed command. `week` is an ISO label (`2026-W18`), `last`, `this` or None (newest)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    verb: Verb
+    week: str | None = None
+    severity: Severity | None = None
+    number: int | None = None
+    limit: int | None = None
+    public: bool = False
+    repo: str | None = None
+
+
+class CommandError(InputError):
+    """Bad command text: `key`/`params` name the problem (catalog), `usage` the verb to explain."""
+
+    def __init__(self, key: str, usage: Verb | None = None, **params: str | int) -> None:
+        super().__init__(f"{key} {params}" if params else key)
+        self.key = key
+        self.params: dict[str, str | int] = dict(params)
+        self.usage = usage
+
+
+def strip_prefix(text: str) -> str:
+    """Drop leading bot mentions and a leading slash command name."""
+    rest = text.strip()
+    while True:
+        cut = _MENTION.sub("", rest, count=1)
+        cut = _SLASH.sub("", cut, count=1)
+        if cut == rest:
+            return rest
+        rest = cut
+
+
+def normalize_week(token: str) -> str | None:
+    """`2026-w18` / `2026W18` → `2026-W18`; `last`/`this` as is; None when not a week at all."""
+    lowered = token.lower()
+    if lowered in RELATIVE_WEEKS:
+        return lowered
+    match = WEEK_RE.match(token)
+    if not match:
+        return None
+    year, week = int(match.group(1)), int(match.group(2))
+    try:
+        date.fromisocalendar(year, week, 1)
+    except ValueError:
+        raise CommandError("cmd.error.bad_week", None, value=token) from None
+    return format_week(year, week)
+
+
+def _verb(word: str) -> Verb:
+    lowered = word.lower()
+    if lowered in _ALIASES:
+        return _ALIASES[lowered]
+    try:
+        return Verb(lowered)
+    except ValueError:
+        raise CommandError("cmd.error.unknown_command", None, word=word) from None
+
+
+def _pr_number(token: str) -> int | None:
+    match = _PR_NUMBER.match(token) or _PR_URL.match(token)
+    return int(match.group(1)) if match else None
+
+
+def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
+    """Consume one argument token into `fields`; False when it means nothing for `verb`."""
+    lowered = token.lower()
+    if verb in READ_VERBS and lowered == PUBLIC_WORD and "public" not in fields:
+        fields["public"] = True
+        return True
+    if verb in WEEK_VERBS and "week" not in fields:
+        week = normalize_week(token)
+        if week is not None:
+            fields["week"] = week
+            return True
+    if verb is Verb.RISKS and lowered in Severity.__members__.values() and "severity" not in fields:
+        fields["severity"] = Severity(lowered)
+        return True
+    if verb is Verb.PR and "number" not in fields:
+        number = _pr_number(token)
+        if number is not None:
+            fields["number"] = number
+            return True
+    if verb is Verb.TOP and token.isdigit() and "limit" not in fields:
+        fields["limit"] = _top_limit(token)
+        return True
+    if _REPO.match(token) and "repo" not in fields and verb is not Verb.HELP:
+        fields["repo"] = token
+        return True
+    return False
+
+
+def _top_limit(token: str) -> int:
+    value = int(token)
+    if not 1 <= value <= MAX_TOP:
+        raise CommandError("cmd.error.bad_limit", Verb.TOP, value=token, max=MAX_TOP)
+    return value
+
+
+def _check_required(verb: Verb, fields: dict[str, object]) -> None:
+    if verb is Verb.PR and "number" not in fields:
+        raise CommandError("cmd.error.missing_number", Verb.PR)
+    if verb is Verb.WEEK and fields.get("week") is None:
+        raise CommandError("cmd.error.missing_week", Verb.WEEK)
+
+
+def parse_command(text: str) -> Command:
+    """Text after the slash command (or a bot message) → Command; CommandError when unusable."""
+    tokens = strip_prefix(text).split()
+    if not tokens:
+        return Command(verb=Verb.HELP)
+    verb = _verb(tokens[0])
+    fields: dict[str, object] = {}
+    for token in tokens[1:]:
+        if verb is Verb.HELP:
+            break
+        if not _take(verb, token, fields):
+            raise CommandError(_bad_argument_key(verb, token), verb, value=token)
+    _check_required(verb, fields)
+    return Command(verb=verb, **fields)
+
+
+def _bad_argument_key(verb: Verb, token: str) -> str:
+    if verb is Verb.PR:
+        return "cmd.error.bad_number"
+    if WEEK_RE.match(token) is None and re.match(r"^\d{4}-", token):
+        return "cmd.error.bad_week"
+    return "cmd.error.bad_argument"

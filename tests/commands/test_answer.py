@@ -1,0 +1,238 @@
+"""Answering commands from the real store: reads, admin rule, regenerate gate, subscriptions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+
+from service.commands.answer import (
+    REGENERATE_INTERVAL,
+    AnswerKind,
+    Caller,
+    EngineContext,
+    answer_failure,
+    answer_regenerated,
+    answer_text,
+    usage_keys,
+)
+from service.commands.parse import Verb
+from service.core.models import Digest, PullRequest, Severity
+from service.errors import NotFoundError, UnreachableError
+from service.store.repository import Store
+from tests.commands.conftest import ADMIN, REPO, Clock
+from tests.conftest import load_week
+
+USER = Caller(user_id="UPLAIN", platform="slack", channel="C1")
+ADMIN_CALLER = Caller(user_id=ADMIN, platform="slack", channel="C1")
+Ctx = Callable[..., EngineContext]
+
+
+def test_risks_without_week_answer_from_the_newest_digest(
+    make_ctx: Ctx, digests: dict[str, Digest]
+) -> None:
+    reply = answer_text("risks", USER, make_ctx())
+    newest = digests["2026-W04"]
+    assert reply.kind is AnswerKind.RISKS
+    assert reply.week == "2026-W04"
+    assert len(reply.risks) == len(newest.risks)
+    assert reply.public is False
+    assert reply.report_url.endswith("/reports/volcengine/verl/2026-W04")
+    order = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
+    assert [order[r.severity] for r in reply.risks] == sorted(
+        order[r.severity] for r in reply.risks
+    )
+
+
+def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
+    for label, digest in digests.items():
+        for severity in Severity:
+            reply = answer_text(f"risks {label} {severity.value} public", USER, make_ctx())
+            assert reply.week == label
+            assert reply.public is True
+            assert all(r.severity is severity for r in reply.risks)
+            assert len(reply.risks) == sum(r.severity is severity for r in digest.risks)
+
+
+def test_relative_week_resolves_in_the_timezone(make_ctx: Ctx, clock: Clock) -> None:
+    clock.now = clock.now.replace(year=2026, month=1, day=28)  # inside 2026-W05
+    assert answer_text("summary last", USER, make_ctx()).week == "2026-W04"
+    reply = answer_text("summary this", USER, make_ctx())
+    assert reply.kind is AnswerKind.NO_DIGEST
+    assert reply.week == "2026-W05"
+    assert reply.weeks[0] == "2026-W04"
+
+
+def test_pr_comes_from_the_digest_that_contains_it(
+    make_ctx: Ctx, digests: dict[str, Digest]
+) -> None:
+    for label, digest in digests.items():
+        pr = digest.prs[-1]
+        reply = answer_text(f"pr #{pr.number}", USER, make_ctx())
+        assert reply.kind is AnswerKind.PR
+        assert reply.week == label
+        assert reply.pr == pr
+        assert {r.kind for r in reply.risks} == {r.kind for r in digest.risks if pr.number in r.prs}
+
+
+def test_pr_with_a_week_that_does_not_hold_it_is_fetched_live(
+    make_ctx: Ctx, digests: dict[str, Digest]
+) -> None:
+    number = digests["2025-W47"].prs[0].number
+    live = load_week("2025-W47").prs[0]
+    asked: list[tuple[str, int]] = []
+
+    def fetch(repo: str, n: int) -> PullRequest:
+        asked.append((repo, n))
+        return live
+
+    reply = answer_text(f"pr {number} 2026-W04", USER, make_ctx(fetch_pr=fetch))
+    assert reply.kind is AnswerKind.PR
+    assert reply.live_pr == live
+    assert reply.pr is None
+    assert asked == [(REPO, number)]
+
+
+def test_pr_nowhere_is_not_found(make_ctx: Ctx) -> None:
+    def missing(repo: str, n: int) -> PullRequest:
+        raise NotFoundError(f"{repo}#{n} not found")
+
+    for ctx in (make_ctx(), make_ctx(fetch_pr=missing)):
+        reply = answer_text("pr 1", USER, ctx)
+        assert reply.kind is AnswerKind.NOT_FOUND
+        assert reply.params == {"repo": REPO, "number": 1}
+
+
+def test_pr_when_github_is_down_says_so(make_ctx: Ctx) -> None:
+    def down(repo: str, n: int) -> PullRequest:
+        raise UnreachableError("connection refused")
+
+    reply = answer_text("pr 1", USER, make_ctx(fetch_pr=down))
+    assert reply.kind is AnswerKind.ERROR
+    assert reply.params["reason"] == "connection refused"
+
+
+def test_top_is_ordered_by_score(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
+    reply = answer_text("top 3 2026-W03", USER, make_ctx())
+    scores = sorted((p.score for p in digests["2026-W03"].prs), reverse=True)[:3]
+    assert [p.score for p in reply.prs] == scores
+    assert len(answer_text("top", USER, make_ctx()).prs) == min(5, len(digests["2026-W04"].prs))
+
+
+def test_summary_trends_and_week_carry_the_digest(
+    make_ctx: Ctx, digests: dict[str, Digest]
+) -> None:
+    assert answer_text("summary", USER, make_ctx()).digest == digests["2026-W04"]
+    trends = answer_text("trends 2025-W48", USER, make_ctx())
+    assert trends.kind is AnswerKind.TRENDS
+    assert trends.trends == digests["2025-W48"].trends
+    week = answer_text("week 2025-W47 public", USER, make_ctx())
+    assert week.kind is AnswerKind.WEEK
+    assert week.public
+    assert week.digest == digests["2025-W47"]
+
+
+def test_empty_store_says_there_is_no_digest(tmp_path: object, make_ctx: Ctx) -> None:
+    empty = Store.open(f"sqlite:///{tmp_path}/empty.db")
+    reply = answer_text("risks", USER, make_ctx(reader=empty))
+    assert reply.kind is AnswerKind.NO_DIGEST
+    assert reply.key == "cmd.answer.no_digest"
+
+
+def test_bad_text_answers_with_usage(make_ctx: Ctx) -> None:
+    reply = answer_text("pr abc", USER, make_ctx())
+    assert reply.kind is AnswerKind.USAGE_ERROR
+    assert reply.key == "cmd.error.bad_number"
+    assert reply.usage == ["cmd.usage.pr"]
+    general = answer_text("launch", USER, make_ctx())
+    assert general.usage == usage_keys(None)
+    assert len(general.usage) == len(Verb)
+
+
+def test_unknown_repo_is_a_usage_error(make_ctx: Ctx) -> None:
+    reply = answer_text("risks other/repo", USER, make_ctx())
+    assert reply.kind is AnswerKind.USAGE_ERROR
+    assert reply.key == "cmd.error.unknown_repo"
+
+
+def test_help_lists_every_verb(make_ctx: Ctx) -> None:
+    reply = answer_text("help", USER, make_ctx())
+    assert reply.kind is AnswerKind.HELP
+    assert reply.usage == [f"cmd.usage.{v.value}" for v in Verb]
+
+
+@pytest.mark.parametrize("text", ["regenerate", "subscribe", "unsubscribe", "regenerate 2026-W04"])
+def test_admin_commands_are_denied_to_others(make_ctx: Ctx, store: Store, text: str) -> None:
+    ctx = make_ctx()
+    reply = answer_text(text, USER, ctx)
+    assert reply.kind is AnswerKind.DENIED
+    assert reply.params == {"command": text.split()[0]}
+    assert store.subscriptions(REPO) == []
+    assert not ctx.regenerations.is_running(REPO, "2026-W04")
+
+
+def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clock) -> None:
+    ctx = make_ctx()
+    started = answer_text("regenerate", ADMIN_CALLER, ctx)
+    assert started.kind is AnswerKind.REGENERATE_STARTED
+    assert started.week == "2026-W48"  # NOW is 2026-12-02, in W49
+    assert ctx.regenerations.is_running(REPO, "2026-W48")
+    again = answer_text("regenerate", ADMIN_CALLER, ctx)
+    assert again.kind is AnswerKind.RATE_LIMITED
+    assert 0 < int(again.params["seconds"]) <= REGENERATE_INTERVAL.total_seconds()
+    other = Caller(user_id="UADMIN2", platform="slack", channel="C1")
+    ctx.admins = frozenset({ADMIN, other.user_id})
+    assert answer_text("regenerate last", other, ctx).kind is AnswerKind.REGENERATE_BUSY
+    ctx.regenerations.finish(REPO, "2026-W48")
+    clock.now += REGENERATE_INTERVAL + timedelta(seconds=1)
+    assert answer_text("regenerate", ADMIN_CALLER, ctx).kind is AnswerKind.REGENERATE_STARTED
+
+
+@dataclass
+class Result:
+    repo: str
+    week: str
+    outcome: str
+    digest: Digest | None = None
+    error: str | None = None
+
+
+def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
+    ctx = make_ctx()
+    digest = digests["2026-W04"]
+    done = answer_regenerated(Result(REPO, "2026-W04", "ok", digest), ctx)
+    assert done.kind is AnswerKind.REGENERATE_DONE
+    assert done.params["prs"] == digest.stats.prs
+    partial = answer_regenerated(Result(REPO, "2026-W04", "partial", digest), ctx)
+    assert partial.key == "cmd.answer.regenerate_done_partial"
+    locked = answer_regenerated(Result(REPO, "2026-W04", "locked"), ctx)
+    assert locked.kind is AnswerKind.REGENERATE_BUSY
+    failed = answer_regenerated(Result(REPO, "2026-W04", "failed", error="GitHub down"), ctx)
+    assert failed.kind is AnswerKind.REGENERATE_FAILED
+    assert failed.params["reason"] == "GitHub down"
+
+
+def test_subscribe_and_unsubscribe_keep_the_channel_in_the_store(
+    make_ctx: Ctx, store: Store
+) -> None:
+    ctx = make_ctx()
+    assert answer_text("subscribe", ADMIN_CALLER, ctx).kind is AnswerKind.SUBSCRIBED
+    assert store.subscriptions(REPO, "slack") == [("slack", "C1")]
+    assert answer_text("subscribe", ADMIN_CALLER, ctx).kind is AnswerKind.ALREADY_SUBSCRIBED
+    assert answer_text("unsubscribe", ADMIN_CALLER, ctx).kind is AnswerKind.UNSUBSCRIBED
+    assert store.subscriptions(REPO) == []
+    assert answer_text("unsubscribe", ADMIN_CALLER, ctx).kind is AnswerKind.NOT_SUBSCRIBED
+
+
+def test_subscribe_outside_a_channel_is_explained(make_ctx: Ctx) -> None:
+    nowhere = Caller(user_id=ADMIN, platform="slack", channel="")
+    reply = answer_text("subscribe", nowhere, make_ctx())
+    assert reply.key == "cmd.error.no_subscriptions"
+
+
+def test_failure_answer_carries_the_incident() -> None:
+    reply = answer_failure("abc123")
+    assert reply.kind is AnswerKind.ERROR
+    assert reply.params == {"incident": "abc123"}
