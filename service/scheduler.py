@@ -1,0 +1,272 @@
+"""The weekly scheduler: APScheduler 3 cron in DIGEST_TIMEZONE, SQLAlchemy job store, catch-up.
+
+APScheduler's SQLAlchemy job store pickles a *reference* to the job function, so the job is the
+module-level `_run_registered(job_id)`; the callable it runs is registered here at start-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+
+from service.core.models import WeekWindow
+from service.core.weeks import owed_week
+from service.store.repository import Store
+
+logger = logging.getLogger(__name__)
+
+JOB_ID = "weekly-digest"
+JOBS_TABLE = "apscheduler_jobs"
+CATCH_UP_LOCK = "scheduler:catch-up"
+# A late tick (machine asleep, pool busy) still runs if within 6 h of its time; a tick missed
+# while the process was down is the catch-up's business (one run, not one per missed tick).
+MISFIRE_GRACE = timedelta(hours=6)
+CATCH_UP_LOCK_TTL = timedelta(hours=2)
+SHUTDOWN_WAIT_SECONDS = 120.0
+Job = Callable[[], object]
+
+_REGISTRY: dict[str, WeeklyScheduler] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def _run_registered(job_id: str) -> None:
+    """The job function APScheduler stores: run the callable registered for `job_id`."""
+    with _REGISTRY_LOCK:
+        target = _REGISTRY.get(job_id)
+    if target is None:
+        logger.warning("scheduled job has no runner in this process", extra={"job": job_id})
+        return
+    target.tick()
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
+    """The trigger of DIGEST_SCHEDULE (5-field cron) read in DIGEST_TIMEZONE."""
+    return CronTrigger.from_crontab(schedule, timezone=ZoneInfo(timezone))
+
+
+def catch_up_due(
+    last_done: str | None, now: datetime, timezone: str, trigger: BaseTrigger
+) -> WeekWindow | None:
+    """The week to catch up: `last` when it was not done and its tick has already passed."""
+    due = owed_week(last_done, now, timezone)
+    if due is None:
+        return None
+    first_tick = trigger.get_next_fire_time(None, due.end)
+    if first_tick is None or first_tick > now:
+        return None  # its own tick is still ahead: the schedule will do it
+    return due
+
+
+class WeeklyScheduler:
+    """One weekly job on a BackgroundScheduler, with start-up catch-up and bounded shutdown."""
+
+    def __init__(
+        self,
+        *,
+        scheduler: BackgroundScheduler,
+        trigger: BaseTrigger,
+        run_job: Job,
+        catch_up_job: Job,
+        store: Store,
+        timezone: str,
+        repos: Sequence[str],
+        clock: Callable[[], datetime],
+        job_id: str = JOB_ID,
+    ) -> None:
+        self.scheduler = scheduler
+        self.trigger = trigger
+        self.run_job = run_job
+        self.catch_up_job = catch_up_job
+        self.store = store
+        self.timezone = timezone
+        self.repos = list(repos)
+        self.clock = clock
+        self.job_id = job_id
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._work = threading.Lock()  # a tick and the catch-up never overlap in one process
+        self._in_flight = 0
+        self._idle = threading.Condition()
+        self._catch_up_thread: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self, *, catch_up: bool = True, paused: bool = False) -> None:
+        """Register the job (replacing a stored one), start ticking, catch up in the background."""
+        with _REGISTRY_LOCK:
+            _REGISTRY[self.job_id] = self
+        # replace_existing recomputes next_run_time from now: a tick missed while we were down
+        # is not replayed by APScheduler, the catch-up below decides about it once.
+        self.scheduler.add_job(
+            _run_registered,
+            trigger=self.trigger,
+            args=[self.job_id],
+            id=self.job_id,
+            name="verl-week weekly digest",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
+        )
+        self.scheduler.start(paused=paused)
+        logger.info("scheduler started", extra={"next_run": str(self.next_run_time)})
+        if catch_up:
+            self._catch_up_thread = threading.Thread(
+                target=self._catch_up_logged, name="verl-week-catch-up", daemon=True
+            )
+            self._catch_up_thread.start()
+
+    def shutdown(self, wait: bool = True, timeout: float = SHUTDOWN_WAIT_SECONDS) -> None:
+        """Stop ticking; wait up to `timeout` for in-flight work, else record it as interrupted."""
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        with _REGISTRY_LOCK:
+            if _REGISTRY.get(self.job_id) is self:
+                del _REGISTRY[self.job_id]
+        finished = self.wait_idle(timeout if wait else 0.0)
+        if not finished:
+            count = self.store.interrupt_running()
+            logger.warning("shutdown with work in flight", extra={"interrupted_runs": count})
+        logger.info("scheduler stopped", extra={"clean": finished})
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no tick or catch-up is running (True), or `timeout` passes (False)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._in_flight:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._idle.wait(remaining)
+        return True
+
+    def pause(self) -> None:
+        self.scheduler.pause()
+
+    def resume(self) -> None:
+        self.scheduler.resume()
+
+    def alive(self) -> bool:
+        """Whether the scheduler thread is running (for /healthz)."""
+        thread = getattr(self.scheduler, "_thread", None)
+        return bool(self.scheduler.running and thread is not None and thread.is_alive())
+
+    @property
+    def next_run_time(self) -> datetime | None:
+        job = self.scheduler.get_job(self.job_id)
+        return getattr(job, "next_run_time", None) if job else None
+
+    # --- work ------------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """One scheduled run (called by APScheduler through `_run_registered`)."""
+        self._run("schedule", self.run_job)
+
+    def _run(self, kind: str, job: Job) -> object:
+        with self._idle:
+            self._in_flight += 1
+        started = time.monotonic()
+        try:
+            with self._work:
+                result = job()
+            logger.info(
+                "scheduled job done",
+                extra={"kind": kind, "seconds": round(time.monotonic() - started, 3)},
+            )
+            return result
+        except Exception:  # the job's boundary: logged with its kind, the next tick tries again
+            logger.exception("scheduled job failed", extra={"kind": kind})
+            return None
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    def owed(self) -> WeekWindow | None:
+        """The week a catch-up would run now, or None (checked for every configured repo)."""
+        now = self.clock()
+        repos: list[str | None] = list(self.repos) or [None]
+        for repo in repos:
+            last = self.store.last_run(repo, done_only=True)
+            due = catch_up_due(last.week if last else None, now, self.timezone, self.trigger)
+            if due is not None:
+                return due
+        return None
+
+    def catch_up(self) -> bool:
+        """Run the owed week once if it was missed; True when this call ran it.
+
+        A database lock makes two schedulers starting together decide (and run) only once;
+        the one that finds the lock taken leaves the work to its holder.
+        """
+        with self.store.lock(CATCH_UP_LOCK, self.owner, CATCH_UP_LOCK_TTL) as held:
+            if not held:
+                logger.info("catch-up: another scheduler is deciding")
+                return False
+            due = self.owed()
+            if due is None:
+                logger.info("catch-up: nothing missed")
+                return False
+            logger.info("catch-up: running the missed week", extra={"week": due.label})
+            self._run("catch-up", self.catch_up_job)
+            return True
+
+    def _catch_up_logged(self) -> None:
+        try:
+            self.catch_up()
+        except Exception:  # the thread's boundary: the next tick will try again
+            logger.exception("catch-up failed")
+
+
+def build_scheduler(
+    *,
+    run_job: Job,
+    database_url: str,
+    schedule: str,
+    timezone: str,
+    store: Store,
+    repos: Sequence[str] = (),
+    catch_up_job: Job | None = None,
+    clock: Callable[[], datetime] = _utc_now,
+    trigger: BaseTrigger | None = None,
+    job_id: str = JOB_ID,
+) -> WeeklyScheduler:
+    """A WeeklyScheduler whose jobs live in DATABASE_URL; `trigger` overrides `schedule` (tests)."""
+    same_database = store.engine.url.render_as_string(hide_password=False) == database_url
+    jobstore = (
+        SQLAlchemyJobStore(engine=store.engine, tablename=JOBS_TABLE)
+        if same_database
+        else SQLAlchemyJobStore(url=database_url, tablename=JOBS_TABLE)
+    )
+    scheduler = BackgroundScheduler(
+        jobstores={"default": jobstore},
+        executors={"default": ThreadPoolExecutor(max_workers=1)},
+        timezone=ZoneInfo(timezone),
+    )
+    return WeeklyScheduler(
+        scheduler=scheduler,
+        trigger=trigger or cron_trigger(schedule, timezone),
+        run_job=run_job,
+        catch_up_job=catch_up_job or run_job,
+        store=store,
+        timezone=timezone,
+        repos=repos,
+        clock=clock,
+        job_id=job_id,
+    )
