@@ -59,6 +59,10 @@ class RepoProfile(BaseModel):
     module_weights: dict[str, float] = Field(default_factory=dict)
     type_weights: dict[str, float] = Field(default_factory=dict)
     categories: list[CategoryRule] = Field(default_factory=list)
+    # change type / label → canonical type (`doc` → `docs`, label `bug` → `fix`)
+    type_aliases: dict[str, str] = Field(default_factory=dict)
+    # type → words of an untyped title that imply it (the earliest word in the title wins)
+    type_keywords: dict[str, list[str]] = Field(default_factory=dict)
 
     def is_core(self, path: str) -> bool:
         return matches_any(path, self.core_paths)

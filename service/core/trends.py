@@ -1,0 +1,95 @@
+"""Trends of a week: counts per module, type, label and category with the PRs behind each count,
+the change from the previous week, and the week's contributors."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from service.core.models import (
+    Contributor,
+    Digest,
+    PullRequest,
+    ScoredPR,
+    TrendBucket,
+    Trends,
+)
+
+# GitHub's author_association values for someone whose first PR this is
+FIRST_TIME_ASSOCIATIONS = frozenset({"FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
+
+
+def _buckets(
+    pairs: Iterable[tuple[str, int]], previous: list[TrendBucket] | None
+) -> list[TrendBucket]:
+    """(key, PR number) pairs → buckets by count desc, then key; `previous` counts when given."""
+    prs: dict[str, list[int]] = defaultdict(list)
+    for key, number in pairs:
+        if number not in prs[key]:
+            prs[key].append(number)
+    before = {b.key: b.count for b in previous} if previous is not None else None
+    buckets = [
+        TrendBucket(
+            key=key,
+            count=len(numbers),
+            prs=sorted(numbers),
+            previous=None if before is None else before.get(key, 0),
+        )
+        for key, numbers in prs.items()
+    ]
+    return sorted(buckets, key=lambda b: (-b.count, b.key))
+
+
+def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool:
+    """GitHub's word when it has one; else absence from `earlier_authors` when that is known."""
+    if pr.author_association is not None:
+        return pr.author_association.upper() in FIRST_TIME_ASSOCIATIONS
+    if earlier_authors is not None and pr.author:
+        return pr.author not in earlier_authors
+    return False
+
+
+def build_contributors(
+    prs: list[PullRequest], earlier_authors: set[str] | None = None
+) -> list[Contributor]:
+    """Authors of the week with their PRs (most PRs first), flagged when first-time."""
+    by_login: dict[str, list[int]] = defaultdict(list)
+    first: dict[str, bool] = {}
+    for pr in sorted(prs, key=lambda p: p.number):
+        if not pr.author:
+            continue
+        by_login[pr.author].append(pr.number)
+        first[pr.author] = first.get(pr.author, False) or is_first_time(pr, earlier_authors)
+    people = [Contributor(login=k, prs=v, first_time=first[k]) for k, v in by_login.items()]
+    return sorted(people, key=lambda c: (-len(c.prs), c.login.lower()))
+
+
+def build_trends(
+    scored: list[ScoredPR],
+    prs: list[PullRequest],
+    *,
+    previous: Digest | None,
+    earlier_authors: set[str] | None = None,
+) -> Trends:
+    """Counts by module, type, label (when GitHub gave labels) and category; contributors."""
+    before = previous.trends if previous is not None else None
+    labelled = [pr for pr in prs if pr.labels is not None]
+    return Trends(
+        modules=_buckets(
+            ((m, s.number) for s in scored for m in s.modules), before.modules if before else None
+        ),
+        types=_buckets(
+            ((s.change_type, s.number) for s in scored), before.types if before else None
+        ),
+        labels=_buckets(
+            ((label, pr.number) for pr in labelled for label in pr.labels or []),
+            before.labels if before and before.labels else None,
+        )
+        if labelled
+        else [],
+        categories=_buckets(
+            ((s.category, s.number) for s in scored), before.categories if before else None
+        ),
+        contributors=build_contributors(prs, earlier_authors),
+        previous_week=previous.week if previous is not None else None,
+    )
