@@ -292,7 +292,15 @@ def _platform_route(path: str, endpoint: Endpoint | None, platform: str) -> Rout
             status_code=HTTP_UNAVAILABLE,
         )
 
-    return Route(path, endpoint or not_configured, methods=["POST"])
+    if endpoint is None:
+        return Route(path, not_configured, methods=["POST"])
+    handler = endpoint
+
+    # A plain function for Starlette: it would treat a callable object as a raw ASGI app.
+    async def call(request: Request) -> Response:
+        return await handler(request)
+
+    return Route(path, call, methods=["POST"])
 
 
 def build_web_app(
