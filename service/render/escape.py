@@ -47,3 +47,18 @@ def md_cell(text: str) -> str:
 def html_text(text: str) -> str:
     """HTML: entity-escape everything, quotes included."""
     return html.escape(clean_text(text), quote=True)
+
+
+# Feishu card markdown (the 2.0 rich-text component): every character that can open Markdown
+# (emphasis, code, links, headings, lists, quotes, tables), an HTML-like tag (<at>, <a>,
+# <font>, <link>), an emoji shortcode (:DONE:) or an autolink is written as a numeric HTML
+# entity, which the card shows as the literal character. `&` comes first in the table so an
+# entity already in the text is shown as typed, not decoded.
+_FEISHU_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "&<>*_~`[]()#+-!|\\$:\"'/{}="}
+_FEISHU_LIST_START = re.compile(r"^(\d+)([.)])")
+
+
+def feishu_text(text: str) -> str:
+    """Feishu card markdown: one line; no mention, link, tag or formatting survives."""
+    line = " ".join(clean_text(text).split()).translate(_FEISHU_ENTITIES)
+    return _FEISHU_LIST_START.sub(lambda m: f"{m.group(1)}&#{ord(m.group(2))};", line)

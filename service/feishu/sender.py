@@ -1,0 +1,57 @@
+"""FeishuSender: the weekly card through the app bot (im/v1 messages create, PATCH on update).
+
+Implements delivery.Sender for platform "feishu"; a target is a chat id (`oc_…`). The store's
+idempotency key is sent as Feishu's `uuid`, so even a lost answer is not posted twice within
+the hour Feishu remembers it (§3.3).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from service.core.models import Digest
+from service.feishu.api import FeishuApi
+from service.render import feishu as render
+from service.render.feishu_limits import feishu_violations
+
+logger = logging.getLogger(__name__)
+
+ReportUrl = Callable[[Digest], str]
+
+
+def check_card(card: dict[str, object], *, via: str, target: str) -> None:
+    """Log (never raise) a limit violation: the fitted card is sent anyway (style B8)."""
+    problems = feishu_violations(card, via="webhook" if via == "webhook" else "app")
+    if problems:
+        logger.error("feishu card breaks limits", extra={"target": target, "problems": problems})
+
+
+class FeishuSender:
+    """Posts and edits the weekly card in Feishu/Lark group chats as the app bot."""
+
+    platform = "feishu"
+
+    def __init__(self, api: FeishuApi, *, report_url: ReportUrl) -> None:
+        self.api = api
+        self.report_url = report_url
+
+    def _card(self, target: str, digest: Digest) -> dict[str, object]:
+        card = render.render_digest(
+            digest, report_url=self.report_url(digest), lang=digest.language, via="app"
+        )
+        check_card(card, via="app", target=target)
+        return card
+
+    def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
+        """Post the card to chat `target`; returns the message id (`om_…`)."""
+        return self.api.create_card(target, self._card(target, digest), uuid=idempotency_key)
+
+    def update(self, target: str, message_id: str, digest: Digest) -> str:
+        """Replace the posted card in place (PATCH); the message id stays."""
+        return self.api.patch_card(message_id, self._card(target, digest))
+
+    def find_posted(self, target: str, idempotency_key: str) -> str | None:
+        """Feishu can't look a message up by uuid; a re-post with the same uuid is dropped by
+        Feishu itself within the hour, so None is safe."""
+        return None

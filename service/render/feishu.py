@@ -1,0 +1,236 @@
+"""Digest and command answers → Feishu card JSON 2.0 dicts (templates/feishu/), already fitted.
+
+Pure: the templates lay the card out, the catalogs give the words, `escape.feishu_text` makes
+untrusted text inert, `feishu_limits.fit_feishu` makes the result fit the request body limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+
+from service.commands.answer import Answer, AnswerKind
+from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
+from service.core.risks import message_keys, message_params
+from service.render import escape
+from service.render.environment import environment, translator
+from service.render.feishu_limits import FEISHU, Via, fit_feishu
+
+if TYPE_CHECKING:
+    from service.render.strings import Translator
+
+TOP_PRS = 8
+TOP_RISKS = 5
+TOP_MODULES = 6
+ANSWER_RISKS = 10
+EVIDENCE_PER_RISK = 2
+TITLE_CHARS = 90
+BUTTON_ACTIONS = ("risks", "regenerate")
+
+# Card header colours (§3.4 `template` values): the week's highest risk, or the answer's mood.
+COLOUR_BY_SEVERITY = {Severity.HIGH: "red", Severity.MEDIUM: "orange", Severity.LOW: "yellow"}
+COLOUR_NO_RISK = "green"
+COLOUR_NEUTRAL = "blue"
+COLOUR_REFUSED = "grey"
+COLOUR_FAILED = "red"
+COLOUR_BY_KIND = {
+    AnswerKind.USAGE_ERROR: COLOUR_REFUSED,
+    AnswerKind.DENIED: COLOUR_REFUSED,
+    AnswerKind.RATE_LIMITED: COLOUR_REFUSED,
+    AnswerKind.NOT_FOUND: COLOUR_REFUSED,
+    AnswerKind.NO_DIGEST: COLOUR_REFUSED,
+    AnswerKind.ERROR: COLOUR_FAILED,
+    AnswerKind.REGENERATE_FAILED: COLOUR_FAILED,
+    AnswerKind.REGENERATE_DONE: COLOUR_NO_RISK,
+}
+TITLED_KINDS = frozenset(
+    {AnswerKind.HELP, AnswerKind.USAGE_ERROR, AnswerKind.TOP, AnswerKind.SUMMARY, AnswerKind.TRENDS}
+)
+SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
+
+
+def _param(value: Any) -> Any:
+    """A catalog parameter made safe for card markdown: strings escaped, lists joined."""
+    if isinstance(value, str):
+        return escape.feishu_text(value)
+    if isinstance(value, list):
+        return ", ".join(
+            f"#{item}" if isinstance(item, int) else escape.feishu_text(str(item)) for item in value
+        )
+    return value
+
+
+def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
+    """A catalog sentence with every untrusted parameter escaped for card markdown."""
+    return tr.t(key, **{name: _param(value) for name, value in params.items()})
+
+
+def risk_say(tr: Translator, risk: Risk, field: str) -> str:
+    """A risk sentence: the rule-specific key when the catalog has it, else the kind's."""
+    specific, general = message_keys(risk, field)
+    return say(tr, specific if tr.has(specific) else general, dict(message_params(risk)))
+
+
+def module_line(tr: Translator, bucket: TrendBucket) -> str:
+    """`module: n PRs`, with the change from the previous week when it is known."""
+    params = {"module": escape.feishu_text(bucket.key), "count": bucket.count}
+    if bucket.delta is None:
+        return tr.t("feishu.digest.module_line", **params)
+    delta = f"{bucket.delta:+d}" if bucket.delta else "±0"
+    return tr.t("feishu.digest.module_line_vs", delta=delta, **params)
+
+
+def worst_severity(risks: list[Risk]) -> Severity | None:
+    if not risks:
+        return None
+    return min(risks, key=lambda r: SEVERITY_ORDER[r.severity]).severity
+
+
+def header_colour(risks: list[Risk]) -> str:
+    """Red/orange/yellow by the highest risk severity; green when there is none."""
+    worst = worst_severity(risks)
+    return COLOUR_NO_RISK if worst is None else COLOUR_BY_SEVERITY[worst]
+
+
+def _prs(numbers: list[int]) -> str:
+    return ", ".join(f"#{n}" for n in numbers)
+
+
+def _title(text: str) -> str:
+    return escape.feishu_text(escape.truncate(escape.one_line(text), TITLE_CHARS))
+
+
+def _url(url: str, fallback: str = "") -> str:
+    return escape.md_url(escape.safe_url(url, fallback))
+
+
+def _where(evidence: Evidence) -> str:
+    where = evidence.path or ""
+    if evidence.line is not None:
+        where = f"{where}:{evidence.line}"
+    return escape.feishu_text(where)
+
+
+@functools.lru_cache(maxsize=1)
+def card_environment() -> jinja2.Environment:
+    """The shared Environment plus the Feishu filters (an overlay: same loader, same cache)."""
+    env = environment().overlay()
+    env.filters.update(
+        feishu_text=escape.feishu_text,
+        feishu_title=_title,
+        feishu_url=_url,
+        feishu_prs=_prs,
+        feishu_where=_where,
+    )
+    return env
+
+
+def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
+    tr = translator(lang)
+    text = (
+        card_environment()
+        .get_template(template)
+        .render(
+            t=tr.t,
+            lang=lang,
+            say=lambda s: say(tr, s.key, s.params),
+            say_key=lambda key, params: say(tr, key, params),
+            risk_say=lambda r, field: risk_say(tr, r, field),
+            module_line=lambda bucket: module_line(tr, bucket),
+            top_modules=TOP_MODULES,
+            evidence_per_risk=EVIDENCE_PER_RISK,
+            **context,
+        )
+    )
+    card: dict[str, Any] = json.loads(text)
+    return card
+
+
+def top_prs(digest: Digest, limit: int = TOP_PRS) -> list[ScoredPR]:
+    return sorted(digest.prs, key=lambda p: (-p.score, p.number))[:limit]
+
+
+def top_risks(risks: list[Risk], limit: int = TOP_RISKS) -> list[Risk]:
+    return sorted(risks, key=lambda r: (SEVERITY_ORDER[r.severity], r.prs[:1]))[:limit]
+
+
+def action_value(action: str, digest: Digest) -> dict[str, str]:
+    """The `value` a card button sends back in card.action.trigger."""
+    return {"action": action, "repo": digest.repo, "week": digest.week}
+
+
+def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
+    more = translator(lang).t("feishu.fit.more")
+    return fit_feishu(card, via=via, more_url=url, more_text=more, limits=FEISHU)
+
+
+def render_digest(
+    digest: Digest, *, report_url: str, lang: str, via: Via = "app"
+) -> dict[str, Any]:
+    """The weekly card for `digest`, fitted to the body limit of `via` (app bot or webhook)."""
+    url = escape.safe_url(report_url)
+    card = _render(
+        "feishu/digest.json.j2",
+        lang,
+        digest=digest,
+        colour=header_colour(digest.risks),
+        prs=top_prs(digest),
+        risks=top_risks(digest.risks),
+        modules=digest.trends.modules[:TOP_MODULES],
+        report_url=url,
+        last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
+        actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
+    )
+    return _fit(card, lang, url, via)
+
+
+def _answer_title(tr: Translator, answer: Answer) -> str:
+    kind = answer.kind if answer.kind in TITLED_KINDS else "default"
+    return tr.t(
+        f"feishu.answer.title.{kind}",
+        repo=answer.repo or "-",
+        week=answer.week or "-",
+        count=len(answer.prs),
+    )
+
+
+def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
+    """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
+    url = escape.safe_url(answer.report_url)
+    if answer.kind is AnswerKind.WEEK and answer.digest is not None:
+        return render_digest(answer.digest, report_url=url, lang=lang, via=via)
+    if answer.kind is AnswerKind.RISKS:
+        shown = answer.risks[:ANSWER_RISKS]
+        card = _render(
+            "feishu/risks.json.j2",
+            lang,
+            answer=answer,
+            colour=header_colour(answer.risks),
+            risks=shown,
+            hidden=len(answer.risks) - len(shown),
+            report_url=url,
+        )
+    elif answer.kind is AnswerKind.PR:
+        card = _render(
+            "feishu/pr.json.j2",
+            lang,
+            answer=answer,
+            pr=answer.pr,
+            live=answer.live_pr,
+            colour=header_colour(answer.risks),
+            report_url=url,
+        )
+    else:
+        card = _render(
+            "feishu/answer.json.j2",
+            lang,
+            answer=answer,
+            report_url=url,
+            colour=COLOUR_BY_KIND.get(answer.kind, COLOUR_NEUTRAL),
+            title=_answer_title(translator(lang), answer),
+        )
+    return _fit(card, lang, url, via)
