@@ -156,6 +156,11 @@ class WeeklyScheduler:
                 self._idle.wait(remaining)
         return True
 
+    def join_catch_up(self, timeout: float | None = None) -> None:
+        """Wait for the start-up catch-up thread (if any) to finish."""
+        if self._catch_up_thread is not None:
+            self._catch_up_thread.join(timeout)
+
     def pause(self) -> None:
         self.scheduler.pause()
 
