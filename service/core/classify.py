@@ -103,7 +103,7 @@ def _pick_modules(
         return title_modules + extra, FROM_TITLE
     if label_modules:
         return label_modules, FROM_LABELS
-    return modules_from_paths(pr, profile), FROM_PATHS
+    return modules_from_paths(pr, profile) or [MISC], FROM_PATHS
 
 
 def _rule_matches(rule: CategoryRule, c_type: str, modules: list[str], pr: PullRequest) -> bool:

@@ -54,6 +54,8 @@ REGRESSION_SCORE = 5.0
 REGRESSION_CORE_POINTS = 0.5
 REGRESSION_PRS = 5
 REMOVED_FILES_NOTABLE = 5
+# the migration detector's rule when files of the repository still name a removed path
+MIGRATION_REFERENCES_REMAIN = "references_remain"
 SEVERITY_RANK = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 KIND_ORDER = tuple(RiskKind)
 
@@ -374,10 +376,18 @@ def _risk_recommendation(kind: RiskKind, risks: list[Risk], digest: Digest) -> S
         "prs_text": prs_text(numbers),
         "paths_text": ", ".join(paths[:MAX_PATHS]) + (", …" if len(paths) > MAX_PATHS else ""),
     }
-    name = kind.value
-    if kind == RiskKind.MIGRATION and any(r.verified is None for r in risks):
-        name = "migration_unverified"
-    return Statement(key=key("recommend", name), params=params, prs=numbers)
+    return Statement(key=key("recommend", _recommend_name(kind, risks)), params=params, prs=numbers)
+
+
+def _recommend_name(kind: RiskKind, risks: list[Risk]) -> str:
+    """The risk kind, and for migrations what is known about references to removed paths."""
+    if kind != RiskKind.MIGRATION:
+        return kind.value
+    if any(r.rule == MIGRATION_REFERENCES_REMAIN for r in risks):
+        return kind.value
+    if all(r.verified for r in risks):
+        return "migration_clean"
+    return "migration_unverified"
 
 
 def _core_regression(digest: Digest) -> list[Statement]:
