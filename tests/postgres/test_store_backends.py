@@ -1,0 +1,180 @@
+"""The Store on SQLite and PostgreSQL alike: digests, PRs, cache, deliveries, subscriptions,
+locks, runs and inbound event de-duplication, with real verl weeks."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+
+from service.core.digest import build_digest
+from service.core.models import Digest
+from service.core.profile import load_profile
+from service.store.repository import Store
+from tests.conftest import NOW, load_week
+
+REPO = "volcengine/verl"
+THREADS = 8
+
+
+@pytest.fixture(scope="module")
+def digest_w04() -> Digest:
+    return build_digest(load_week("2026-W04"), load_profile(REPO), language="zh", now=NOW)
+
+
+@pytest.fixture
+def store(database_url: str) -> Store:
+    return Store.open(database_url)
+
+
+def test_open_twice_migrates_once_and_pings(store: Store, database_url: str) -> None:
+    again = Store.open(database_url)
+    assert again.migrate() == store.migrate()
+    assert again.ping() is True
+
+
+def test_digest_round_trips_and_lists_newest_first(store: Store, digest_w04: Digest) -> None:
+    older = build_digest(load_week("2026-W03"), load_profile(REPO), language="en", now=NOW)
+    store.save_digest(digest_w04)
+    store.save_digest(older)
+    assert store.get_digest(REPO, "2026-W04", "zh") == digest_w04
+    assert store.get_digest(REPO, "2026-W04", "en") is None
+    assert store.list_weeks(REPO) == ["2026-W04", "2026-W03"]
+    assert store.list_weeks(REPO, "en") == ["2026-W03"]
+    assert store.latest_digest(REPO, "zh") == digest_w04
+    entries = store.list_reports()
+    assert [(e.repo, e.week, e.language) for e in entries] == [
+        (REPO, "2026-W04", "zh"),
+        (REPO, "2026-W03", "en"),
+    ]
+    assert entries[0].generated_at.tzinfo is not None
+
+
+def test_saving_a_digest_again_replaces_it(store: Store, digest_w04: Digest) -> None:
+    store.save_digest(digest_w04)
+    edited = digest_w04.model_copy(update={"discussion_url": "https://example.com/d/1"})
+    store.save_digest(edited)
+    stored = store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.discussion_url == "https://example.com/d/1"
+    assert store.list_weeks(REPO) == ["2026-W04"]
+
+
+def test_pr_snapshots_round_trip_with_patches(store: Store) -> None:
+    week = load_week("2026-W04")
+    store.save_prs(REPO, "2026-W04", week.prs)
+    store.save_prs(REPO, "2026-W04", week.prs)  # an upsert, not a duplicate
+    loaded = store.load_prs(REPO, "2026-W04")
+    assert sorted(p.number for p in loaded) == sorted(p.number for p in week.prs)
+    first = week.prs[0]
+    assert store.load_pr(REPO, first.number) == first
+    assert store.load_pr(REPO, 999_999) is None
+
+
+def test_http_cache_put_and_overwrite(store: Store) -> None:
+    assert store.cache_get("GET https://api.github.com/x") is None
+    store.cache_put("GET https://api.github.com/x", '"etag-1"', '{"a": 1}')
+    store.cache_put("GET https://api.github.com/x", '"etag-2"', '{"a": 2}')
+    assert store.cache_get("GET https://api.github.com/x") == ('"etag-2"', '{"a": 2}')
+
+
+def test_delivery_intent_is_unique_and_sent_records_the_message(store: Store) -> None:
+    first = store.record_intent(REPO, "2026-W04", "slack:C1", "key-1")
+    second = store.record_intent(REPO, "2026-W04", "slack:C1", "key-other")
+    assert second.id == first.id
+    assert second.idempotency_key == "key-1"
+    store.mark_attempt(first.id)
+    store.record_sent(first.id, "1700000000.000100")
+    record = store.get_delivery(REPO, "2026-W04", "slack:C1")
+    assert record is not None
+    assert (record.status, record.message_id, record.attempts) == ("sent", "1700000000.000100", 1)
+    failed = store.record_intent(REPO, "2026-W04", "feishu:oc_1", "key-2")
+    store.record_failed(failed.id, "code 230002")
+    assert [d.status for d in store.list_deliveries(REPO, "2026-W04")] == ["sent", "failed"]
+
+
+def test_concurrent_intents_for_one_destination_make_one_record(store: Store) -> None:
+    ids: list[int] = []
+    barrier = threading.Barrier(THREADS)
+
+    def intent() -> None:
+        barrier.wait()
+        ids.append(store.record_intent(REPO, "2026-W05", "feishu:oc_x", "k").id)
+
+    threads = [threading.Thread(target=intent) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(ids)) == 1
+    assert len(store.list_deliveries(REPO, "2026-W05")) == 1
+
+
+def test_subscriptions(store: Store) -> None:
+    assert store.subscribe("slack", "C1", REPO, "U1") is True
+    assert store.subscribe("slack", "C1", REPO, "U2") is False
+    assert store.subscribe("feishu", "oc_1", REPO, None) is True
+    assert store.subscriptions(REPO) == [("slack", "C1"), ("feishu", "oc_1")]
+    assert store.subscriptions(REPO, "feishu") == [("feishu", "oc_1")]
+    assert store.unsubscribe("slack", "C1", REPO) is True
+    assert store.unsubscribe("slack", "C1", REPO) is False
+    assert store.subscriptions(REPO, "slack") == []
+
+
+def test_locks_exclude_other_owners_until_released_or_expired(store: Store) -> None:
+    ttl = timedelta(minutes=5)
+    assert store.acquire_lock("week:r:2026-W04", "a", ttl) is True
+    assert store.acquire_lock("week:r:2026-W04", "b", ttl) is False
+    with store.lock("week:r:2026-W04", "b", ttl) as held:
+        assert held is False
+    store.release_lock("week:r:2026-W04", "b")  # not b's: still held by a
+    assert store.acquire_lock("week:r:2026-W04", "c", ttl) is False
+    store.release_lock("week:r:2026-W04", "a")
+    with store.lock("week:r:2026-W04", "b", ttl) as held:
+        assert held is True
+        assert store.acquire_lock("week:r:2026-W04", "a", ttl) is False
+    assert store.acquire_lock("expiring", "a", timedelta(seconds=-1)) is True
+    assert store.acquire_lock("expiring", "b", ttl) is True  # a's lock had expired
+
+
+def test_concurrent_lock_attempts_have_one_winner(store: Store) -> None:
+    wins: list[str] = []
+    barrier = threading.Barrier(THREADS)
+
+    def attempt(owner: str) -> None:
+        barrier.wait()
+        if store.acquire_lock("scheduler:catch-up", owner, timedelta(minutes=5)):
+            wins.append(owner)
+
+    threads = [threading.Thread(target=attempt, args=(f"o{i}",)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(wins) == 1
+
+
+def test_runs_last_run_and_interrupted(store: Store) -> None:
+    assert store.last_run() is None
+    done = store.start_run(REPO, "2026-W03", "schedule")
+    store.finish_run(done, "ok", {"posted": 2})
+    running = store.start_run(REPO, "2026-W04", "catch-up")
+    last = store.last_run(REPO)
+    assert last is not None
+    assert (last.week, last.outcome, last.finished_at) == ("2026-W04", "running", None)
+    last_done = store.last_run(REPO, done_only=True)
+    assert last_done is not None
+    assert (last_done.week, last_done.detail) == ("2026-W03", {"posted": 2})
+    assert store.interrupt_running() == 1
+    interrupted = store.last_run(REPO)
+    assert interrupted is not None
+    assert (interrupted.id, interrupted.outcome) == (running, "interrupted")
+    assert interrupted.finished_at is not None
+    assert store.last_run("other/repo") is None
+
+
+def test_remember_event_is_true_only_the_first_time(store: Store) -> None:
+    assert store.remember_event("Ev01", "slack") is True
+    assert store.remember_event("Ev01", "slack") is False
+    assert store.remember_event("om_1", "feishu") is True
