@@ -35,15 +35,15 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__)(.*?)\1")
 _SPACE = re.compile(r"\s+")
 _URL = re.compile(r"https?://\S+")
-_LIST_MARK = re.compile(r"^(?:[-*•+]|\[[ xX]\])\s+")
+_LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)]|\[[ xX]\])\s+")
 _BOLD_LINE = re.compile(r"^(\*\*|__)[^*_]+\1:?$")  # `**Summary**` is a heading, not a gist
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
 GIST_MAX_CHARS = 160
 # cut at the first sentence end after this many characters ("1. Fix …" is not a sentence)
 GIST_MIN_SENTENCE = 40
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s")
-# shorter than this ("As title", "N/A") says nothing the title does not
-GIST_MIN_CHARS = 15
+_SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?。])(?<!e\.g\.)(?<!i\.e\.)\s")
+# shorter than this ("As title", "N/A", "To fix the issue") says nothing the title does not
+GIST_MIN_CHARS = 20
 ELLIPSIS = "…"
 
 
@@ -57,20 +57,36 @@ def _section_text(body: str) -> str:
 
 
 def _first_paragraph(text: str) -> str:
+    """The first paragraph that is not the template's hint; list items joined with `; `."""
     text = _URL.sub("", _LINK.sub(r"\1", _IMAGE.sub("", _HTML.sub("", text))))
-    lines: list[str] = []
+    items: list[str] = []
     quoted = False  # a `>` line and its lazy continuation lines are the template's hint
+    fenced = False
     for raw in text.splitlines():
         line = raw.strip()
+        if line.startswith("```"):  # code is no gist: a fence ends the paragraph
+            if items:
+                break
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
         if not line:
             quoted = False
-            if lines:
+            if items:
                 break
             continue
         quoted = quoted or line.startswith(">")
-        if not quoted and not _BOLD_LINE.match(line):
-            lines.append(_LIST_MARK.sub("", line))
-    return _SPACE.sub(" ", _EMPHASIS.sub(r"\2", " ".join(lines))).strip().rstrip(" ,;:(")
+        if quoted or _BOLD_LINE.match(line):
+            continue
+        item = _LIST_MARK.sub("", line)
+        if item != line or not items:
+            items.append(item)
+        else:
+            items[-1] += " " + line
+    heads = [i.strip().rstrip(";.") for i in items[:-1]]
+    joined = "; ".join([*heads, *(i.strip() for i in items[-1:])])
+    return _SPACE.sub(" ", _EMPHASIS.sub(r"\2", joined)).strip().rstrip(" ,;:(")
 
 
 def _shorten(text: str, limit: int = GIST_MAX_CHARS) -> str:

@@ -265,6 +265,7 @@ def pr_statement(pr: ScoredPR, digest: Digest) -> Statement:
         "lines": pr.additions + pr.deletions,
         "removed": pr.files_removed,
         "score": pr.score,
+        "count": pr.changed_files,  # picks the catalog's one-file sentence
     }
     variant = "pr"
     if pr.change_type == "revert":
