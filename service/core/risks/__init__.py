@@ -38,7 +38,14 @@ DETECTORS: tuple[Detector, ...] = (
     secrets.DETECTOR,
 )
 
-__all__ = ["DETECTORS", "Detector", "detect_risks", "removal_targets"]
+__all__ = [
+    "DETECTORS",
+    "Detector",
+    "detect_risks",
+    "message_keys",
+    "message_params",
+    "removal_targets",
+]
 
 removal_targets = migration.removal_targets
 
@@ -60,3 +67,16 @@ def detect_risks(
         profile=profile, week=tuple(prs), earlier=tuple(earlier), references=references
     )
     return sort_risks(risk for detector in DETECTORS for risk in detector.detect(prs, context))
+
+
+def message_keys(risk: Risk, field: str) -> tuple[str, str]:
+    """Catalog keys for one sentence of a risk, most specific first: the renderer uses the first
+    key the catalog has (`risk.<kind>.<rule>.<field>`, then `risk.<kind>.<field>`)."""
+    return (f"risk.{risk.kind}.{risk.rule}.{field}", f"risk.{risk.kind}.{field}")
+
+
+def message_params(risk: Risk) -> dict[str, str | int | float]:
+    """The values a catalog sentence may use: the risk's params plus `pr` and `prs`."""
+    listed = ", ".join(f"#{number}" for number in risk.prs)
+    first = risk.prs[0] if risk.prs else 0
+    return {"pr": first, "prs": listed, **risk.params}

@@ -7,6 +7,7 @@ Removal detectors (breaking, migration) read removed lines through the same pars
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from service.core.profile import RepoProfile
 
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
+PARSED_CACHE = 1024
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _ELLIPSIS = "…"
 
@@ -81,8 +83,11 @@ class RuleSet:
         return [risk for pr in prs for rule in self.rules for risk in rule(pr, context)]
 
 
+@functools.lru_cache(maxsize=PARSED_CACHE)
 def parse_patch(patch: str | None) -> ParsedPatch:
-    """Split a unified-diff patch into added, removed and context lines with their numbers."""
+    """Split a unified-diff patch into added, removed and context lines with their numbers.
+
+    Cached: ten detectors read the same patches, and the result is immutable."""
     if not patch:
         return ParsedPatch()
     added: list[Line] = []

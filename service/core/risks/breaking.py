@@ -1,7 +1,7 @@
 """Breaking changes: declared in the title, or public modules and functions removed.
 
 Rules and severities:
-- ``title`` (high): the title carries ``[BREAKING]`` (or ``type!:``); the evidence also lists
+- ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``); the evidence also lists
   any public API the PR removes.
 - ``removed_module`` (medium): a Python module under the core paths is deleted (a rename is not
   a deletion); importing it now fails.
@@ -9,7 +9,7 @@ Rules and severities:
   module and no file of the PR defines that name again (a move is not a removal). Names starting
   with ``_`` are private and ignored.
 Reverts are skipped: they take back what a recent PR added, which the follow-up detector reports.
-A PR declared breaking is reported once, by the title rule.
+A PR declared breaking is reported once, by the declared rule.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def breaking_title(pr: PullRequest, context: Context) -> Iterator[Risk]:
     found, names = _removal_evidence(pr, context)
     yield make_risk(
         RiskKind.BREAKING,
-        "title",
+        "declared",
         Severity.HIGH,
         [pr.number],
         [evidence(None, None, pr.title), *found],

@@ -4,9 +4,10 @@ Rule ids name what is known about references to the removed paths, since the wor
 - ``unverified``: nobody searched the repository (``references`` is None);
 - ``references_remain``: files of the repository still name a removed path (listed in evidence);
 - ``no_references``: searched, nothing refers to the removed paths any more.
-A PR qualifies with 10 or more removed files, or a directory of 3 or more files all of which the
-PR removes or renames away. Severity: high from 20 removed files or 2,000 removed lines, or when
-references remain; low when verified clean; medium otherwise.
+A PR qualifies with 10 or more removed files, or a directory it empties: 3 or more files removed
+or renamed away, including the directory's ``__init__.py`` or README. Severity: high from 20
+removed files or 2,000 removed lines, or when references remain; low when verified clean;
+medium otherwise.
 
 `removal_targets(pr)` is what the collector should search for: each removed directory, plus
 each removed file outside those directories.
@@ -26,6 +27,9 @@ DIRECTORY_FILES = 3
 HIGH_FILES = 20
 HIGH_LINES = 2000
 MAX_TARGETS = 3
+MARKERS = frozenset(
+    {"__init__.py", "README.md", "README.rst", "README", "setup.py", "pyproject.toml"}
+)
 
 
 def _removed_paths(pr: PullRequest) -> list[str]:
@@ -39,18 +43,24 @@ def _gone_from(pr: PullRequest) -> list[str]:
 
 
 def removed_directories(pr: PullRequest) -> list[str]:
-    """Top-most directories whose every file in the PR is gone, with at least 3 of them."""
+    """Directories the PR empties: 3+ files gone, its marker file (``__init__.py``, README…)
+    gone too, and no file of the PR left in it. Only the outermost such directory is named.
+
+    The marker matters: a PR lists only the files it touches, so "every listed file of
+    verl/utils is deleted" says nothing about the 40 files it does not list."""
     gone = _gone_from(pr)
     alive = [c.path for c in pr.files if c.status != FileStatus.REMOVED]
     counts: dict[str, int] = defaultdict(int)
     for path in gone:
         for parent in PurePosixPath(path).parents:
-            if str(parent) != ".":
-                counts[str(parent)] += 1
+            counts[str(parent)] += 1
+    marked = {str(PurePosixPath(p).parent) for p in gone if PurePosixPath(p).name in MARKERS}
     whole = [
         folder
         for folder, count in counts.items()
-        if count >= DIRECTORY_FILES and not any(p.startswith(folder + "/") for p in alive)
+        if count >= DIRECTORY_FILES
+        and folder in marked
+        and not any(p.startswith(folder + "/") for p in alive)
     ]
     return sorted(f for f in whole if not any(f.startswith(o + "/") for o in whole if o != f))
 

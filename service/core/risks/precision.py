@@ -15,7 +15,7 @@ from service.core.models import PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import Context, RuleSet, evidence, iter_added, make_risk
 
 TERMS = re.compile(
-    r"(?<![A-Za-z])(fp16|float16|bf16|bfloat16|fp8|float8|autocast|GradScaler|"
+    r"(?<![A-Za-z])(?:Sharded)?(fp16|float16|bf16|bfloat16|fp8|float8|autocast|GradScaler|"
     r"mixed[_ ]precision|param_dtype)",
     re.IGNORECASE,
 )

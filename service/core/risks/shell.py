@@ -25,7 +25,7 @@ _GETOPTS = re.compile(rf"\bgetopts\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+({_NAME})")
 _MAPFILE = re.compile(rf"\b(?:mapfile|readarray)(?:\s+-\w+(?:\s+\S+)?)*\s+({_NAME})\b")
 _PRINTF_V = re.compile(rf"\bprintf\s+-v\s+({_NAME})")
 _DEFAULT_ASSIGN = re.compile(rf"\$\{{({_NAME}):?=")
-_SOURCE = re.compile(r"(?:^|[\s;&|])(?:source|\.)\s+[\"']?([^\s\"';&|]+)")
+_SOURCE = re.compile(r"(?:^|[\s;&|])(?:source|\.)\s+([^;&|]+)")
 _EXPANSION = re.compile(rf"(?<!\\)\$(?:\{{(#?)({_NAME})([^}}]*)\}}|({_NAME}))")
 _TEST_EMPTY = re.compile(rf"-[zn]\s+\"?\$\{{?({_NAME})")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
@@ -145,8 +145,13 @@ def assigned_names(lines: Iterable[Line]) -> set[str]:
 
 
 def sourced_files(lines: Iterable[Line]) -> list[str]:
-    """The paths named by `source X` / `. X`, as written."""
-    return [m.group(1) for line in lines for m in _SOURCE.finditer(line.text)]
+    """The file names (last path component) of `source X` / `. X`."""
+    names = []
+    for line in lines:
+        for match in _SOURCE.finditer(line.text):
+            argument = match.group(1).split()[-1] if "/" not in match.group(1) else match.group(1)
+            names.append(argument.replace('"', "").replace("'", "").rstrip(")").rsplit("/", 1)[-1])
+    return names
 
 
 def _is_plain_use(operator: str) -> bool:

@@ -4,8 +4,10 @@ Rules (one risk per script):
 - ``unset_var``: a script the PR adds (its whole content is in the patch) expands a variable on
   an added line that nothing assigns: no assignment, ``export``, ``read``, loop, ``local`` or
   ``declare``, no ``${VAR:-default}`` style default, not set by a ``source``d file of the same PR,
-  not a shell or CI environment variable. shellcheck (SC2154) judges lower-case names when it is
-  installed; upper-case names, which shellcheck leaves alone as "environment", are judged here.
+  not a shell or CI environment variable. When shellcheck is installed it has the last word on
+  lower-case candidates (SC2154, its data flow sees more than this reader); upper-case names,
+  which shellcheck leaves alone as "environment", are judged here. It runs only when there is a
+  lower-case candidate, so a week without one costs no subprocess.
 - ``assignment_removed``: in a partially shown script the PR removes the assignment of a
   variable that an added line still expands (only then is a partial patch conclusive).
 
@@ -93,9 +95,8 @@ def _sourced_assignments(change: FileChange, pr: PullRequest) -> set[str]:
     """Names assigned by files this script sources, when those files are part of the PR."""
     names: set[str] = set()
     for target in shell.sourced_files(visible_new_lines(change)):
-        base = PurePosixPath(target.replace("${", "").replace("}", "")).name
         for other in pr.files:
-            if other is not change and PurePosixPath(other.path).name == base:
+            if other is not change and PurePosixPath(other.path).name == target:
                 names |= shell.assigned_names(shell.code_lines(visible_new_lines(other)))
     return names
 
@@ -118,15 +119,11 @@ def _unset_in_full_file(change: FileChange, pr: PullRequest, content: str) -> di
     code = list(shell.code_lines(lines))
     known = _known_names(code, change, pr)
     uses = _first_uses(lines, known)
-    checked = shellcheck_unassigned(content)
+    lower = [name for name in uses if not shell.is_upper(name)]
+    checked = shellcheck_unassigned(content) if lower else None
     if checked is None:
         return uses
-    by_number = {line.number: line for line in lines}
-    kept = {name: line for name, line in uses.items() if shell.is_upper(name)}
-    for name, number in checked.items():
-        if name not in known and not shell.is_environment(name) and number in by_number:
-            kept.setdefault(name, by_number[number])
-    return kept
+    return {name: line for name, line in uses.items() if shell.is_upper(name) or name in checked}
 
 
 def _unset_after_removal(change: FileChange, pr: PullRequest) -> dict[str, Line]:

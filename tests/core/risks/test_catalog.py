@@ -1,0 +1,126 @@
+"""The risk catalogs: same keys and placeholders in zh and en, a sentence for every rule."""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.core.models import CollectedWeek, Risk, RiskKind
+from service.core.profile import RepoProfile
+from service.core.risks import detect_risks, message_keys, message_params
+from service.render.environment import templates_dir
+from service.render.strings import LANGUAGES, Translator, load_catalog
+from tests.core.risks.helpers import LABELS, earlier_of
+from tests.core.risks.zoo import zoo_risks
+
+FIELDS = ("title", "summary", "recommendation")
+
+
+def flat(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(flat(value, name))
+        else:
+            out[name] = str(value)
+    return out
+
+
+def risks_catalog(lang: str) -> dict[str, str]:
+    path = templates_dir() / "strings" / lang / "risks.toml"
+    return flat(tomllib.loads(path.read_text(encoding="utf-8")))
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def sentence(catalog: dict[str, str], risk: Risk, field: str) -> str:
+    key = next(k for k in message_keys(risk, field) if k in catalog)
+    return catalog[key].format(**message_params(risk))
+
+
+def test_languages_have_the_same_keys_and_placeholders() -> None:
+    zh, en = risks_catalog("zh"), risks_catalog("en")
+    assert sorted(zh) == sorted(en)
+    for key in zh:
+        assert placeholders(zh[key]) == placeholders(en[key]), key
+
+
+def test_every_kind_has_title_summary_and_recommendation() -> None:
+    catalog = risks_catalog("en")
+    for kind in RiskKind:
+        for field in FIELDS:
+            assert f"risk.{kind}.{field}" in catalog
+
+
+def test_all_keys_are_risk_kind_or_rule_fields() -> None:
+    kinds = {str(kind) for kind in RiskKind}
+    for key in risks_catalog("en"):
+        parts = key.split(".")
+        assert parts[0] == "risk", key
+        assert parts[1] in kinds, key
+        assert parts[-1] in FIELDS, key
+        assert len(parts) in (3, 4), key
+
+
+def test_catalogs_load_through_the_shared_loader() -> None:
+    for lang in LANGUAGES:
+        loaded = load_catalog(str(templates_dir() / "strings"), lang)
+        assert risks_catalog(lang).items() <= loaded.items()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_rule_of_every_detector_renders(lang: str, verl_profile: RepoProfile) -> None:
+    catalog = risks_catalog(lang)
+    translator = Translator(lang, catalog)
+    risks = zoo_risks(verl_profile)
+    rules = {(r.kind, r.rule) for r in risks}
+    assert {kind for kind, _ in rules} == set(RiskKind)
+    for risk in risks:
+        for field in FIELDS:
+            key = next(k for k in message_keys(risk, field) if translator.has(k))
+            text = translator.t(key, **message_params(risk))
+            assert text
+            assert "{" not in text.replace("${", "")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_real_risk_renders(
+    lang: str, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    catalog = risks_catalog(lang)
+    for label in LABELS:
+        for risk in detect_risks(weeks[label].prs, verl_profile, earlier=earlier_of(weeks, label)):
+            summary = sentence(catalog, risk, "summary")
+            assert f"#{risk.prs[0]}" in summary
+
+
+def test_followup_summary_names_both_prs(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    risks = detect_risks(weeks["2025-W47"].prs, verl_profile)
+    revert = next(r for r in risks if r.rule == "revert")
+    assert sentence(risks_catalog("en"), revert, "summary") == (
+        "PR #4234 reverts #4221 ([megatron] fix: BF16 mode should use PAO as well), "
+        "merged 0 day(s) earlier."
+    )
+    assert sentence(risks_catalog("zh"), revert, "summary") == (
+        "PR #4234 回滚了 0 天前合入的 #4221（[megatron] fix: BF16 mode should use PAO as well）。"
+    )
+
+
+def test_shell_default_syntax_survives_formatting(verl_profile: RepoProfile) -> None:
+    risk = next(r for r in zoo_risks(verl_profile) if r.rule == "rm_rf_unset_var")
+    text = sentence(risks_catalog("en"), risk, "recommendation")
+    assert "${CKPT_DIR:?}" in text
+
+
+def test_catalog_files_exist_for_both_languages() -> None:
+    for lang in LANGUAGES:
+        assert Path(templates_dir(), "strings", lang, "risks.toml").is_file()

@@ -1,0 +1,125 @@
+"""detect_risks over whole weeks: the public entry point, its order and its totals."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from service.core.models import CollectedWeek, RiskKind, Severity
+from service.core.profile import RepoProfile
+from service.core.risks import (
+    DETECTORS,
+    abs_paths,
+    commands,
+    detect_risks,
+    message_keys,
+    message_params,
+    secrets,
+)
+from service.core.risks.base import SEVERITY_ORDER, SNIPPET_MAX
+from tests.core.risks.helpers import LABELS, earlier_of
+from tests.core.risks.zoo import zoo_risks
+
+EXPECTED_COUNTS = {
+    "2025-W47": {
+        "breaking": 1,
+        "core_without_tests": 3,
+        "followup": 2,
+        "precision": 2,
+        "unset_shell_var": 1,
+    },
+    "2025-W48": {
+        "breaking": 2,
+        "core_without_tests": 1,
+        "followup": 6,
+        "migration": 2,
+        "precision": 1,
+        "unset_shell_var": 1,
+    },
+    "2026-W03": {"core_without_tests": 4, "followup": 1},
+    "2026-W04": {"breaking": 1, "core_without_tests": 3, "followup": 1, "precision": 3},
+}
+
+
+def test_one_detector_per_kind_in_catalog_order() -> None:
+    assert [d.kind for d in DETECTORS] == list(RiskKind)
+
+
+def test_real_weeks_totals_by_kind(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    for label in LABELS:
+        risks = detect_risks(weeks[label].prs, verl_profile, earlier=earlier_of(weeks, label))
+        assert dict(Counter(str(r.kind) for r in risks)) == EXPECTED_COUNTS[label], label
+
+
+def test_risks_come_high_first_then_by_pr(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    risks = detect_risks(weeks["2025-W48"].prs, verl_profile, earlier=earlier_of(weeks, "2025-W48"))
+    keys = [(SEVERITY_ORDER[r.severity], r.prs[0]) for r in risks]
+    assert keys == sorted(keys)
+    assert risks[0].severity == Severity.HIGH
+    assert risks[0].prs == [4283]
+
+
+def test_evidence_is_bounded_and_points_into_the_pr(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    for label in LABELS:
+        prs = {pr.number: pr for pr in weeks[label].prs}
+        for risk in detect_risks(weeks[label].prs, verl_profile, earlier=earlier_of(weeks, label)):
+            assert risk.prs[0] in prs
+            paths = {f.path for f in prs[risk.prs[0]].files}
+            for found in risk.evidence:
+                assert len(found.snippet) <= SNIPPET_MAX
+                if found.line is not None:
+                    assert found.path in paths or risk.kind == RiskKind.FOLLOWUP
+
+
+def test_migration_references_switch_verification(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    prs = weeks["2025-W48"].prs
+    unverified = [r for r in detect_risks(prs, verl_profile) if r.kind == RiskKind.MIGRATION]
+    verified = [
+        r for r in detect_risks(prs, verl_profile, references={}) if r.kind == RiskKind.MIGRATION
+    ]
+    assert {r.verified for r in unverified} == {False}
+    assert {(r.verified, r.rule) for r in verified} == {(True, "no_references")}
+
+
+def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:
+    rules = {(str(r.kind), r.rule) for r in zoo_risks(verl_profile)}
+    expected = {
+        ("core_without_tests", "core_without_tests"),
+        ("breaking", "declared"),
+        ("breaking", "removed_module"),
+        ("breaking", "removed_symbol"),
+        ("migration", "unverified"),
+        *(("dangerous_command", rule) for rule in commands.SEVERITY),
+        *(("absolute_path", rule) for rule in abs_paths.SEVERITY),
+        ("unset_shell_var", "unset_var"),
+        ("unset_shell_var", "assignment_removed"),
+        ("followup", "revert"),
+        ("followup", "fix_reference"),
+        ("followup", "fix_same_code"),
+        ("precision", "dtype_change"),
+        ("open_concerns", "changes_requested"),
+        ("open_concerns", "failing_checks"),
+        ("open_concerns", "no_approval"),
+        ("open_concerns", "unresolved_threads"),
+        ("open_concerns", "pending_checks"),
+        *(("secret", rule) for rule in secrets.PATTERNS),
+    }
+    assert rules == expected
+
+
+def test_message_keys_and_params(verl_profile: RepoProfile) -> None:
+    risk = zoo_risks(verl_profile)[0]
+    assert message_keys(risk, "summary") == (
+        f"risk.{risk.kind}.{risk.rule}.summary",
+        f"risk.{risk.kind}.summary",
+    )
+    params = message_params(risk)
+    assert params["pr"] == risk.prs[0]
+    assert params["prs"] == ", ".join(f"#{n}" for n in risk.prs)

@@ -1,0 +1,133 @@
+"""Reverts and follow-up fixes of PRs merged the same or the previous week."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from service.core.models import CollectedWeek, Risk, Severity
+from service.core.profile import RepoProfile
+from service.core.risks import followups
+from service.core.risks.base import Context
+from tests.core.risks.helpers import LABELS, MERGED, change, make_pr, week_context
+
+
+def week_risks(weeks: dict[str, CollectedWeek], label: str, profile: RepoProfile) -> list[Risk]:
+    return followups.DETECTOR.detect(weeks[label].prs, week_context(weeks, label, profile))
+
+
+def test_same_week_revert_4234_of_4221(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    reverts = [r for r in week_risks(weeks, "2025-W47", verl_profile) if r.rule == "revert"]
+    (risk,) = reverts
+    assert risk.prs == [4234, 4221]
+    assert risk.severity == Severity.MEDIUM
+    assert risk.params["earlier_title"] == "[megatron] fix: BF16 mode should use PAO as well"
+    assert [e.snippet for e in risk.evidence[:2]] == [
+        'Revert "[megatron] fix: BF16 mode should use PAO as well"',
+        "[megatron] fix: BF16 mode should use PAO as well",
+    ]
+
+
+def test_reverts_reach_into_the_previous_week(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    reverts = [r.prs for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "revert"]
+    # #4251 is of the same week; #4233 and #4226 were merged in 2025-W47
+    assert reverts == [[4258, 4251], [4259, 4233], [4260, 4226]]
+
+
+def test_revert_without_the_previous_week_finds_only_same_week(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    context = Context(profile=verl_profile, week=tuple(weeks["2025-W48"].prs))
+    found = followups.DETECTOR.detect(weeks["2025-W48"].prs, context)
+    assert [r.prs for r in found if r.rule == "revert"] == [[4258, 4251]]
+
+
+def test_fix_naming_an_earlier_pr_4267(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # "As #4254 planned, ..." in the body of the [ci] fix #4267
+    found = [r for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "fix_reference"]
+    assert [(r.prs, r.severity) for r in found] == [([4267, 4254], Severity.LOW)]
+
+
+def test_feature_naming_an_earlier_pr_is_not_a_followup_fix(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # #4222 (feat) says "This is a follow-up to #3519" (same week): an extension, not a fix
+    assert all(4222 not in r.prs for r in week_risks(weeks, "2025-W47", verl_profile))
+
+
+def test_fix_reworking_lines_an_earlier_pr_added(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    found = [r for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "fix_same_code"]
+    assert [r.prs for r in found] == [[4265, 4254], [4293, 4224]]
+    first = found[0]
+    assert first.evidence[2].path == "docker/ascend/Dockerfile.ascend_8.3.rc1_a2"
+    assert first.evidence[2].snippet == "pip uninstall -y triton triton-ascend \\"
+
+
+def test_same_file_alone_is_not_a_followup(verl_profile: RepoProfile) -> None:
+    base = (
+        "@@ -1,1 +1,3 @@\n ctx\n+    value = compute_something(alpha)\n"
+        "+    other = compute_more(beta)"
+    )
+    earlier = make_pr(
+        1,
+        "[trainer] feat: a",
+        [change("verl/trainer/ppo/ray_trainer.py", base)],
+        merged_at=MERGED - timedelta(days=1),
+    )
+    unrelated = "@@ -90,1 +92,1 @@\n-    logger.info(f'step {step} done')\n+    logger.debug('x')"
+    later = make_pr(2, "[trainer] fix: b", [change("verl/trainer/ppo/ray_trainer.py", unrelated)])
+    context = Context(profile=verl_profile, week=(earlier, later))
+    assert followups.DETECTOR.detect([earlier, later], context) == []
+
+
+def test_fix_after_the_window_is_not_linked(verl_profile: RepoProfile) -> None:
+    added = (
+        "@@ -1,0 +1,2 @@\n+    value = compute_something(alpha)\n+    other = compute_more(beta)"
+    )
+    removed = (
+        "@@ -1,2 +1,0 @@\n-    value = compute_something(alpha)\n-    other = compute_more(beta)"
+    )
+    path = "verl/trainer/ppo/ray_trainer.py"
+    earlier = make_pr(
+        1, "[trainer] feat: a", [change(path, added)], merged_at=MERGED - timedelta(days=6)
+    )
+    later = make_pr(2, "[trainer] fix: b", [change(path, removed)])
+    context = Context(profile=verl_profile, week=(earlier, later))
+    assert followups.DETECTOR.detect([later], context) == []
+    near = earlier.model_copy(update={"merged_at": MERGED - timedelta(days=2)})
+    context = Context(profile=verl_profile, week=(near, later))
+    assert [r.prs for r in followups.DETECTOR.detect([later], context)] == [[2, 1]]
+
+
+def test_revert_of_an_unknown_pr_is_not_reported(verl_profile: RepoProfile) -> None:
+    revert = make_pr(3, 'Revert "[doc] fix: something long ago"', [])
+    context = Context(profile=verl_profile, week=(revert,))
+    assert followups.DETECTOR.detect([revert], context) == []
+
+
+def test_real_weeks_flag_these_pairs(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    pairs = {
+        label: [(r.rule, r.prs) for r in week_risks(weeks, label, verl_profile)] for label in LABELS
+    }
+    assert pairs == {
+        "2025-W47": [("fix_same_code", [4183, 3427]), ("revert", [4234, 4221])],
+        "2025-W48": [
+            ("revert", [4258, 4251]),
+            ("revert", [4259, 4233]),
+            ("revert", [4260, 4226]),
+            ("fix_same_code", [4265, 4254]),
+            ("fix_reference", [4267, 4254]),
+            ("fix_same_code", [4293, 4224]),
+        ],
+        "2026-W03": [("revert", [4937, 4929])],
+        "2026-W04": [("fix_same_code", [4976, 4956])],
+    }
