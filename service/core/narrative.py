@@ -22,7 +22,7 @@ from service.core.titles import parse_title
 
 Params = dict[str, str | int | float | list[int] | list[str]]
 PREFIX = "narrative"
-# categories shown in this order; any other category follows, heaviest first
+# how categories rank when their most important PRs score the same
 CATEGORY_ORDER = (
     "migration",
     "refactor",
@@ -47,6 +47,7 @@ MAX_NOTABLE_PER_GROUP = 4
 # PR lists in sentences stop after this many numbers
 MAX_LISTED = 8
 TOP_MODULES = 5
+TOP_SUMMARY_MODULES = 3
 TOP_CONTRIBUTORS = 5
 MAX_PATHS = 4
 # core-path regression tests are advised for PRs this important with this many core points
@@ -89,12 +90,15 @@ def _by_category(digest: Digest) -> dict[str, list[ScoredPR]]:
 
 
 def _ordered_categories(groups: dict[str, list[ScoredPR]]) -> list[str]:
-    known = [c for c in CATEGORY_ORDER if c in groups]
-    rest = sorted(
-        (c for c in groups if c not in CATEGORY_ORDER),
-        key=lambda c: (-sum(p.score for p in groups[c]), c),
-    )
-    return known + rest
+    """Groups with the most important PR first; ties in CATEGORY_ORDER, then by name."""
+
+    def rank(category: str) -> tuple[float, int, str]:
+        position = (
+            CATEGORY_ORDER.index(category) if category in CATEGORY_ORDER else len(CATEGORY_ORDER)
+        )
+        return (-max(p.score for p in groups[category]), position, category)
+
+    return sorted(groups, key=rank)
 
 
 def _risk_kinds(risks: list[Risk]) -> list[tuple[RiskKind, list[Risk]]]:
@@ -230,9 +234,16 @@ def build_summary(digest: Digest) -> list[Statement]:
         params={"number": top.number, "score": top.score, "gist": top.gist, "title": top.title},
         prs=[top.number],
     )
+    modules = digest.trends.modules[:TOP_SUMMARY_MODULES]
+    busiest = Statement(
+        key=key("summary", "modules"),
+        params={"count": len(modules), "modules_text": _counts_text(modules)},
+        prs=sorted({n for b in modules for n in b.prs}),
+    )
     return [
         _overview(digest),
         *_themes(digest),
+        busiest,
         highest,
         *_flagged(digest),
         *_risk_headline(digest),

@@ -15,7 +15,7 @@ from service.core.models import (
     RiskKind,
     Statement,
 )
-from service.core.narrative import CATEGORY_ORDER, THEMES, build_narrative, prs_text, signed
+from service.core.narrative import THEMES, build_narrative, prs_text, signed
 from service.core.profile import RepoProfile
 from service.render.environment import templates_dir, translator
 from tests.conftest import NOW, load_week
@@ -99,6 +99,9 @@ def test_summary_states_counts_themes_and_risk_headline(
         category = theme.key.rsplit(".", 1)[1]
         assert theme.prs == [p.number for p in digest.prs if p.category == category]
     assert summary["narrative.summary.top_pr"].prs == [digest.prs[0].number]
+    busiest = digest.trends.modules[0]
+    text = summary["narrative.summary.modules"].params["modules_text"]
+    assert str(text).startswith(f"{busiest.key} {busiest.count}")
     assert summary["narrative.summary.risks"].params["total"] == len(digest.risks)
     top_risk = next(s for s in digest.narrative.summary if ".risk_top." in s.key)
     assert top_risk.prs
@@ -130,8 +133,8 @@ def test_key_changes_cover_every_pr_once_in_category_order(
             for number in statement.prs:
                 assert digest.pr(number).category == group.category  # type: ignore[union-attr]
     assert sorted(seen) == sorted(p.number for p in digest.prs)
-    order = [g.category for g in digest.narrative.key_changes]
-    assert order == [c for c in CATEGORY_ORDER if c in order]
+    best = [max(digest.pr(s.prs[0]).score for s in g.items) for g in digest.narrative.key_changes]  # type: ignore[union-attr]
+    assert best == sorted(best, reverse=True)  # the group of the most important PR comes first
 
 
 def test_notable_pr_statements_carry_gist_size_and_files(digests: dict[str, Digest]) -> None:
