@@ -106,7 +106,8 @@ def gist_of(pr: PullRequest) -> str:
     gist = _first_paragraph(_section_text(pr.body or ""))
     if len(gist) < GIST_MIN_CHARS:
         gist = parse_title(pr.title).description or pr.title.strip()
-    return _shorten(_SPACE.sub(" ", gist).strip())
+    # no closing full stop: sentences of the catalogs punctuate around the gist
+    return _shorten(_SPACE.sub(" ", gist).strip()).rstrip("。.")
 
 
 def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]) -> set[int]:

@@ -238,7 +238,6 @@ def build_summary(digest: Digest) -> list[Statement]:
     busiest = Statement(
         key=key("summary", "modules"),
         params={"count": len(modules), "modules_text": _counts_text(modules)},
-        prs=sorted({n for b in modules for n in b.prs}),
     )
     return [
         _overview(digest),

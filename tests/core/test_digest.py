@@ -173,7 +173,7 @@ def test_gist_skips_the_template_hint() -> None:
 
 def test_gist_drops_images_and_html() -> None:
     gist = gist_of(_real("2026-W04", 4944))
-    assert gist.startswith("fix user_trainer_do_validate=True run megatron+VLLM process error.")
+    assert gist.startswith("fix user_trainer_do_validate=True run megatron+VLLM process error")
     assert "<img" not in gist
     assert "http" not in gist
 
@@ -197,7 +197,7 @@ def test_gist_keeps_the_first_sentence_of_a_long_paragraph() -> None:
     gist = gist_of(_real("2026-W04", 4665))
     assert gist == (
         "TensorRT-LLM has recently added Ray orchestrator and essential features required for "
-        "the RL workflow."
+        "the RL workflow"
     )
 
 
