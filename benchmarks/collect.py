@@ -33,7 +33,7 @@ from tests.fakes.github import FakeGitHub  # noqa: E402
 
 WEEKS = ROOT / "tests" / "data" / "weeks"
 REPO = "volcengine/verl"
-TOKEN = "benchmark-token"
+TOKEN = "benchmark-token"  # noqa: S105 - the fake's, not a secret
 TZ = "Asia/Shanghai"
 REAL_WEEK = "2025-W48"
 
@@ -105,12 +105,14 @@ def _phase(url: str, store: Store, scenario: str, token: str | None) -> dict[str
 
 def run(scenario: str, prs: int, latency: float, token: str | None) -> list[dict[str, Any]]:
     child = subprocess.Popen(
-        [sys.executable, __file__, "--serve", scenario, "--prs", str(prs), "--latency", str(latency)],
+        [sys.executable, __file__, "--serve", scenario, "--prs", str(prs)]
+        + ["--latency", str(latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert child.stdout is not None and child.stdin is not None
+    assert child.stdout is not None
+    assert child.stdin is not None
     url = json.loads(child.stdout.readline())["url"]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -136,7 +138,7 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
             bodies = row["rest_requests"] - row["not_modified"]
             lines.append(f"{name}: REST bodies re-downloaded: {bodies} (target 0): {bodies == 0}")
         if row["scenario"] == "synthetic" and row["phase"] == "cold":
-            ok = row["wall_s"] < 60 and row["peak_rss_mb"] < 300  # noqa: PLR2004
+            ok = row["wall_s"] < 60 and row["peak_rss_mb"] < 300
             lines.append(
                 f"{name}: {row['prs']} PRs in {row['wall_s']} s, peak RSS {row['peak_rss_mb']} MB "
                 f"(targets < 60 s, < 300 MB): {ok}"
