@@ -74,6 +74,17 @@ def catch_up_due(
     return due
 
 
+def _outcome_counts(result: object) -> dict[str, object]:
+    """`runs` and `outcomes` ({"ok": 2, "locked": 1}) when the job returned run results."""
+    if not isinstance(result, list):
+        return {}
+    outcomes: dict[str, int] = {}
+    for item in result:
+        outcome = str(getattr(item, "outcome", "unknown"))
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return {"runs": len(result), "outcomes": outcomes}
+
+
 class WeeklyScheduler:
     """One weekly job on a BackgroundScheduler, with start-up catch-up and bounded shutdown."""
 
@@ -192,7 +203,11 @@ class WeeklyScheduler:
                 result = job()
             logger.info(
                 "scheduled job done",
-                extra={"kind": kind, "seconds": round(time.monotonic() - started, 3)},
+                extra={
+                    "kind": kind,
+                    "seconds": round(time.monotonic() - started, 3),
+                    **_outcome_counts(result),
+                },
             )
             return result
         except Exception:  # the job's boundary: logged with its kind, the next tick tries again

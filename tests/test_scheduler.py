@@ -6,6 +6,9 @@ triggers seconds away stand in for the Monday cron, whose fire times are checked
 
 from __future__ import annotations
 
+import io
+import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +27,7 @@ from service import jobs
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.errors import InputError
+from service.logs import build_handler
 from service.scheduler import (
     JOBS_TABLE,
     WeeklyScheduler,
@@ -371,3 +375,29 @@ def test_healthz_follows_the_scheduler(store: Store, db_url: str) -> None:
         dead = requests.get(f"{url}/healthz", timeout=10)
     assert (alive.status_code, alive.json()["scheduler"]) == (200, "alive")
     assert (dead.status_code, dead.json()["scheduler"]) == (503, "dead")
+
+
+def test_each_run_logs_one_line_with_counts_and_duration(
+    store: Store, db_url: str, running: list[WeeklyScheduler]
+) -> None:
+    stream = io.StringIO()
+    handler = build_handler("json", stream)
+    scheduler_logger = logging.getLogger("service.scheduler")
+    scheduler_logger.addHandler(handler)
+    scheduler_logger.setLevel(logging.INFO)
+    try:
+        job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
+        soon = datetime.now(UTC) + timedelta(seconds=0.2)
+        scheduler = make_scheduler(db_url, job, trigger=DateTrigger(run_date=soon))
+        scheduler.start(catch_up=False)
+        running.append(scheduler)
+        assert job.called.wait(WAIT)
+        assert scheduler.wait_idle(WAIT)
+    finally:
+        scheduler_logger.removeHandler(handler)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    done = [line for line in lines if line["message"] == "scheduled job done"]
+    assert len(done) == 1
+    assert done[0]["kind"] == "schedule"
+    assert (done[0]["runs"], done[0]["outcomes"]) == (1, {"ok": 1})
+    assert done[0]["seconds"] > 0
