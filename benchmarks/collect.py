@@ -104,9 +104,9 @@ def _phase(url: str, store: Store, scenario: str, token: str | None) -> dict[str
 
 
 def run(scenario: str, prs: int, latency: float, token: str | None) -> list[dict[str, Any]]:
+    command = [sys.executable, __file__, "--serve", scenario, "--prs", str(prs)]
     child = subprocess.Popen(
-        [sys.executable, __file__, "--serve", scenario, "--prs", str(prs)]
-        + ["--latency", str(latency)],
+        [*command, "--latency", str(latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
