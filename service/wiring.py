@@ -3,20 +3,22 @@ The only module (with cli.py) that sees both the settings and the adapters."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from service.core.models import CollectedWeek, PullRequest, WeekWindow
+from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender
 from service.errors import InputError
-from service.jobs import Pipeline
+from service.jobs import Pipeline, RunResult
 from service.recorded import SAMPLE_REPO, load_sample
 from service.settings import Settings
 from service.store.repository import Store
 
 if TYPE_CHECKING:
+    from service.commands.answer import EngineContext
     from service.github.http import GitHubHttp
 
 Progress = Callable[[int, int], None]
@@ -184,3 +186,91 @@ def parse_destinations(text: str) -> list[str]:
     if not found:
         raise InputError("--to names no destination")
     return found
+
+
+def configure_logging(settings: Settings) -> None:
+    from service.logs import setup_logging
+
+    setup_logging(settings.log_format, settings.log_level)
+
+
+def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
+    """The command engine's context: the store as reader and subscriptions, admins, live PRs."""
+    from service.commands.answer import EngineContext
+    from service.jobs import report_url
+
+    return EngineContext(
+        reader=pipeline.store,
+        repos=list(pipeline.repos),
+        language=pipeline.language,
+        timezone=pipeline.timezone,
+        clock=pipeline.clock,
+        admins=frozenset(settings.admin_users),
+        fetch_pr=pipeline.fetch_pr,
+        subscriptions=pipeline.store,
+        report_url=lambda repo, week: report_url(settings.public_base_url, repo, week),
+    )
+
+
+def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
+    from service.jobs import regenerate
+
+    def run(repo: str, week: str, requested_by: str) -> RunResult:
+        return regenerate(pipeline, repo, week, requested_by=requested_by)
+
+    return run
+
+
+def dry_run_lines(
+    settings: Settings, pipeline: Pipeline, digest: Digest, targets: list[str] | None
+) -> list[str]:
+    """What `post --dry-run` shows: each destination, what it already has, the card size."""
+    from service.render.formats import render_format
+
+    destinations = targets if targets is not None else pipeline.destinations_for(digest.repo)
+    if not destinations:
+        return [
+            "no destination configured: set SLACK_CHANNELS, FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL"
+        ]
+    url = report_link(settings, digest.repo, digest.week)
+    lines = []
+    for destination in destinations:
+        platform = destination.partition(":")[0]
+        fmt = "slack" if platform == "slack" else "feishu"
+        size = len(render_format(digest, fmt, digest.language, report_url=url).encode())
+        record = pipeline.store.get_delivery(digest.repo, digest.week, destination)
+        state = f"already {record.status}" if record else "new"
+        lines.append(f"{destination}\t{state}\t{fmt} card {size} bytes")
+    return lines
+
+
+def answer_text(
+    args: argparse.Namespace,
+    settings: Settings,
+    pipeline: Pipeline,
+    repo: str,
+    window: WeekWindow,
+    lang: str,
+) -> str:
+    """`verl-week risks|pr`: the chat command's answer for the week, built first if not stored."""
+    from service.commands.answer import Caller, answer
+    from service.commands.parse import Command, Verb
+    from service.core.models import Severity
+    from service.jobs import build_week
+    from service.render.text import render_answer_text
+
+    digest = pipeline.store.get_digest(repo, window.label, lang)
+    if args.sample or digest is None:
+        digest = build_week(pipeline, repo, window)
+    if args.command == "pr":
+        number = str(args.number).lstrip("#")
+        if not number.isdigit():
+            raise InputError(f"bad PR number {args.number!r}: expected a number such as 6091")
+        command = Command(verb=Verb.PR, number=int(number), week=window.label, repo=repo)
+    else:
+        severity = Severity(args.severity) if args.severity else None
+        command = Command(verb=Verb.RISKS, week=window.label, severity=severity, repo=repo)
+    ctx = engine_context(settings, pipeline)
+    ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
+    result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
+    return render_answer_text(result, lang, digest)

@@ -1,0 +1,22 @@
+"""Command answers as Markdown text for the terminal (`verl-week risks`, `verl-week pr N`)."""
+
+from __future__ import annotations
+
+from service.commands.answer import Answer, AnswerKind
+from service.core.models import Digest
+from service.render.environment import environment, translator
+from service.render.report import MARKDOWN, Speaker
+
+TEMPLATE = "text/answer.md.j2"
+
+
+def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) -> str:
+    """The answer the chat would give, as Markdown; `digest` links PRs when the answer has none."""
+    tr = translator(lang)
+    source = answer.digest or digest
+    speaker = Speaker(source, tr, MARKDOWN) if source else None
+    return (
+        environment()
+        .get_template(TEMPLATE)
+        .render(t=tr.t, has=tr.has, lang=lang, a=answer, kinds=AnswerKind, s=speaker)
+    )
