@@ -235,14 +235,16 @@ def build_summary(digest: Digest) -> list[Statement]:
         prs=[top.number],
     )
     modules = digest.trends.modules[:TOP_SUMMARY_MODULES]
-    busiest = Statement(
-        key=key("summary", "modules"),
-        params={"count": len(modules), "modules_text": _counts_text(modules)},
-    )
+    busiest = [
+        Statement(
+            key=key("summary", "modules"),
+            params={"count": len(modules), "modules_text": _counts_text(modules)},
+        )
+    ]
     return [
         _overview(digest),
         *_themes(digest),
-        busiest,
+        *(busiest if modules else []),
         highest,
         *_flagged(digest),
         *_risk_headline(digest),

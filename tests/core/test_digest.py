@@ -14,12 +14,15 @@ from service.core.models import (
     DIGEST_SCHEMA_VERSION,
     Completeness,
     Digest,
+    FileChange,
+    FileStatus,
     MissingItem,
     PullRequest,
     RiskKind,
     Severity,
 )
 from service.core.profile import RepoProfile, load_profile
+from service.render.environment import translator
 from tests.conftest import NOW, load_week
 
 WEEKS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
@@ -218,3 +221,60 @@ def test_gist_of_any_section_is_one_short_line(body: str) -> None:
     assert "\n" not in gist
     assert len(gist) <= GIST_MAX_CHARS
     assert gist
+
+
+_weird_files = st.lists(
+    st.builds(
+        FileChange,
+        path=st.sampled_from(
+            ["verl/trainer/a.py", "docs/x.md", "scripts/run.sh", "examples/a/b.sh", "recipe/x/y.py"]
+        )
+        | st.text(min_size=1, max_size=30),
+        status=st.sampled_from(list(FileStatus)),
+        additions=st.integers(0, 5000),
+        deletions=st.integers(0, 5000),
+        patch=st.none() | st.text(max_size=300).map(lambda s: "@@ -1,1 +1,2 @@\n+" + s),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    prs=st.lists(
+        st.tuples(
+            st.text(max_size=80),
+            st.text(max_size=200),
+            _weird_files,
+            st.none() | st.text(max_size=12),
+        ),
+        max_size=5,
+    )
+)
+def test_any_week_builds_a_round_tripping_digest(
+    verl_profile: RepoProfile, prs: list[tuple[str, str, list[FileChange], str | None]]
+) -> None:
+    pulls = [
+        PullRequest(
+            number=100 + i,
+            title=title,
+            body=body,
+            author=author,
+            created_at=WHEN,
+            merged_at=WHEN,
+            additions=sum(f.additions for f in files),
+            deletions=sum(f.deletions for f in files),
+            files=files,
+        )
+        for i, (title, body, files, author) in enumerate(prs)
+    ]
+    week = load_week("2026-W04").model_copy(update={"prs": pulls})
+    digest = build_digest(week, verl_profile, language="en", now=NOW)
+    assert Digest.model_validate_json(digest.model_dump_json()) == digest
+    assert sorted(p.number for p in digest.prs) == [p.number for p in pulls]
+    t = translator("en").t
+    n = digest.narrative
+    for statement in [*n.summary, *(s for g in n.key_changes for s in g.items), *n.trends]:
+        assert t(statement.key, **statement.params)
+    for statement in n.recommendations:
+        assert t(statement.key, **statement.params)
