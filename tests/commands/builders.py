@@ -1,102 +1,30 @@
-"""Digests for tests, built from the real recorded verl weeks (tests/data/weeks)."""
+"""Digests for tests, built by the real core from the recorded verl weeks (tests/data/weeks)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import functools
+from datetime import timedelta
 
-from service.core.models import (
-    CollectedWeek,
-    Digest,
-    Evidence,
-    PullRequest,
-    Risk,
-    RiskKind,
-    ScoredPR,
-    Severity,
-    Stats,
-    TrendBucket,
-    Trends,
-)
+from service.core.digest import build_digest
+from service.core.models import CollectedWeek, Digest, PullRequest, Risk, ScoredPR, Stats
+from service.core.profile import load_profile
 from tests.conftest import NOW, load_week
 
 WEEK_LABELS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
+HUGE = 2000
+HUGE_BASE = 100_000
 
 
 def digest_from_week(collected: CollectedWeek, *, language: str = "en") -> Digest:
-    """The real pipeline's digest when core.digest is importable, else one built by hand."""
-    try:
-        from service.core.digest import build_digest
-        from service.core.profile import load_profile
-    except ImportError:
-        return hand_digest(collected, language=language)
+    """The real pipeline's digest of a collected week."""
     return build_digest(collected, load_profile(collected.repo), language=language, now=NOW)
-
-
-def _scored(pr: PullRequest) -> ScoredPR:
-    size = pr.additions + pr.deletions
-    return ScoredPR(
-        number=pr.number,
-        title=pr.title,
-        url=pr.url,
-        author=pr.author,
-        merged_at=pr.merged_at,
-        gist=(pr.body.strip().splitlines() or [""])[0][:160],
-        additions=pr.additions,
-        deletions=pr.deletions,
-        changed_files=pr.changed_files,
-        modules=sorted({f.path.split("/")[0] for f in pr.files})[:3],
-        score=round(min(10.0, size / 100), 1),
-    )
-
-
-def hand_digest(collected: CollectedWeek, *, language: str = "en") -> Digest:
-    """A digest from a real week's PRs without the core: sizes as scores, removals as risks."""
-    prs = [_scored(pr) for pr in collected.prs]
-    risks = [
-        Risk(
-            kind=RiskKind.MIGRATION,
-            severity=Severity.HIGH if pr.deletions > 1000 else Severity.MEDIUM,
-            prs=[pr.number],
-            evidence=[Evidence(path=f.path, snippet=f.path) for f in pr.files[:2]],
-            params={"files": pr.changed_files, "deletions": pr.deletions},
-        )
-        for pr in collected.prs
-        if pr.deletions > 300
-    ]
-    modules: dict[str, list[int]] = {}
-    for p in prs:
-        for m in p.modules:
-            modules.setdefault(m, []).append(p.number)
-    return Digest(
-        repo=collected.repo,
-        week=collected.window.label,
-        timezone=collected.window.timezone,
-        start=collected.window.start,
-        end=collected.window.end,
-        language=language,
-        generated_at=NOW,
-        source=collected.source,
-        stats=Stats(
-            prs=len(prs),
-            additions=sum(p.additions for p in prs),
-            deletions=sum(p.deletions for p in prs),
-            contributors=len({p.author for p in prs}),
-            risks_high=sum(r.severity is Severity.HIGH for r in risks),
-            risks_medium=sum(r.severity is Severity.MEDIUM for r in risks),
-        ),
-        prs=prs,
-        risks=risks,
-        trends=Trends(
-            modules=[TrendBucket(key=k, count=len(v), prs=v) for k, v in modules.items()]
-        ),
-    )
 
 
 def real_digest(label: str = "2026-W04", *, language: str = "en") -> Digest:
     return digest_from_week(load_week(label), language=language)
 
 
-def huge_week(count: int = 2000, *, hostile: bool = False) -> CollectedWeek:
+def huge_week(count: int = HUGE, *, hostile: bool = False) -> CollectedWeek:
     """A synthetic week of `count` PRs made by repeating the real W04 PRs under new numbers."""
     base = load_week("2026-W04")
     prs: list[PullRequest] = []
@@ -106,9 +34,9 @@ def huge_week(count: int = 2000, *, hostile: bool = False) -> CollectedWeek:
         prs.append(
             src.model_copy(
                 update={
-                    "number": 100_000 + i,
+                    "number": HUGE_BASE + i,
                     "title": title if hostile else f"{src.title} ({i})",
-                    "url": f"https://github.com/{base.repo}/pull/{100_000 + i}",
+                    "url": f"https://github.com/{base.repo}/pull/{HUGE_BASE + i}",
                     "merged_at": base.window.start + timedelta(seconds=60 + i),
                 }
             )
@@ -116,5 +44,39 @@ def huge_week(count: int = 2000, *, hostile: bool = False) -> CollectedWeek:
     return base.model_copy(update={"prs": prs})
 
 
-def moment(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+def replicate_digest(base: Digest, count: int = HUGE) -> Digest:
+    """`base` (a real digest) with its PRs and their risks repeated up to `count` PRs: what the
+    core builds for a huge week, without paying for the core's analysis of 2,000 PRs."""
+    originals = base.prs
+    prs: list[ScoredPR] = []
+    risks: list[Risk] = []
+    for i in range(count):
+        src = originals[i % len(originals)]
+        number = HUGE_BASE + i
+        url = src.url.rsplit("/", 1)[0] + f"/{number}"
+        prs.append(
+            src.model_copy(update={"number": number, "url": url, "title": f"{src.title} ({i})"})
+        )
+        for risk in base.risks:
+            if risk.prs and risk.prs[0] == src.number:
+                risks.append(risk.model_copy(update={"prs": [number]}))
+    stats = Stats(
+        **{
+            **base.stats.model_dump(),
+            "prs": count,
+            "risks_high": sum(r.severity == "high" for r in risks),
+            "risks_medium": sum(r.severity == "medium" for r in risks),
+            "risks_low": sum(r.severity == "low" for r in risks),
+        }
+    )
+    return base.model_copy(update={"prs": prs, "risks": risks, "stats": stats})
+
+
+@functools.lru_cache(maxsize=4)
+def huge_digest(language: str = "en", *, by_hand: bool = False) -> Digest:
+    """A 2,000-PR digest: through the real core (slow: tens of seconds) or replicated."""
+    if by_hand:
+        return replicate_digest(real_digest(language=language))
+    if language != "en":
+        return huge_digest("en").model_copy(update={"language": language})
+    return digest_from_week(huge_week(HUGE), language=language)

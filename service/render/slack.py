@@ -1,0 +1,304 @@
+"""Digest and command answers → Slack Block Kit messages (templates/slack/), already fitted.
+
+Pure: the templates lay the blocks out, the catalogs give the words, `escape.slack_text` makes
+untrusted text inert (no `<!channel>`, `<@U…>` or `<url|label>` survives), and
+`limits.fit_slack` makes the result fit every Block Kit limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+
+from service.commands.answer import Answer, AnswerKind, sorted_risks, top_prs
+from service.core.models import Digest, Risk, Statement, TrendBucket
+from service.render import escape
+from service.render.environment import environment, translator
+from service.render.limits import SLACK, SlackMessage, fit_slack
+
+if TYPE_CHECKING:
+    from service.render.strings import Translator
+
+__all__ = ["SlackMessage", "render_answer", "render_digest"]
+
+TOP_PRS = 5
+TOP_RISKS = 5
+TOP_MODULES = 6
+TOP_TYPES = 6
+ANSWER_RISKS = 12
+KEEP_RISKS = 3
+EVIDENCE_PER_RISK = 2
+FACTORS_SHOWN = 8
+TITLE_CHARS = 90
+GIST_CHARS = 160
+CODE_CHARS = 120
+BAR_WIDTH = 10
+BAR = "▇"
+ACTION_REPORT = "verl_week_report"
+ACTION_RISKS = "verl_week_risks"
+ACTION_REGENERATE = "verl_week_regenerate"
+
+
+def _param(value: Any) -> Any:
+    """A catalog parameter made safe for mrkdwn: strings escaped, lists joined."""
+    if isinstance(value, str):
+        return escape.slack_text(value)
+    if isinstance(value, list):
+        return ", ".join(
+            f"#{item}" if isinstance(item, int) else escape.slack_text(str(item)) for item in value
+        )
+    return value
+
+
+def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
+    """A catalog sentence with every untrusted parameter escaped for mrkdwn."""
+    return tr.t(key, **{name: _param(value) for name, value in params.items()})
+
+
+def risk_say(tr: Translator, risk: Risk, field: str) -> str:
+    """Risk wording: `risk.<kind>.<rule>.<field>`, else `risk.<kind>.<field>`, else the kind."""
+    specific = f"risk.{risk.kind.value}.{risk.rule}.{field}"
+    general = f"risk.{risk.kind.value}.{field}"
+    key = specific if risk.rule and tr.has(specific) else general
+    if not tr.has(key):
+        return say(tr, "slack.risk.generic", {"kind": risk.kind.value})
+    params: dict[str, Any] = {"prs": list(risk.prs), "pr": risk.prs[0] if risk.prs else ""}
+    params.update(risk.params)
+    return say(tr, key, params)
+
+
+def slack_title(text: str) -> str:
+    """An untrusted title: one line, cut, escaped."""
+    return escape.slack_text(escape.truncate(escape.one_line(text), TITLE_CHARS))
+
+
+def slack_gist(text: str) -> str:
+    return escape.slack_text(escape.truncate(escape.one_line(text), GIST_CHARS))
+
+
+def slack_code(text: str) -> str:
+    """Untrusted text shown as inline code (backticks removed so the span can't be broken)."""
+    line = escape.truncate(escape.one_line(text).replace("`", "'"), CODE_CHARS)
+    return f"`{escape.slack_text(line)}`" if line else ""
+
+
+def slack_url(url: str) -> str:
+    """A URL safe inside `<url|label>`: http(s) only, and `|` / `>` can't end the link early."""
+    return escape.safe_url(url, "https://github.com").replace("|", "%7C")
+
+
+def slack_prs(numbers: list[int]) -> str:
+    return ", ".join(f"#{n}" for n in numbers)
+
+
+@functools.lru_cache(maxsize=1)
+def slack_environment() -> jinja2.Environment:
+    """The shared Environment plus the Slack filters (an overlay: same loader, same cache)."""
+    env = environment().overlay()
+    env.filters.update(
+        slack_title=slack_title,
+        slack_gist=slack_gist,
+        slack_code=slack_code,
+        slack_url=slack_url,
+        slack_prs=slack_prs,
+    )
+    return env
+
+
+def _render(template: str, lang: str, *, more_url: str = "", **context: Any) -> SlackMessage:
+    tr = translator(lang)
+    text = (
+        slack_environment()
+        .get_template(template)
+        .render(
+            t=tr.t,
+            lang=lang,
+            say=lambda s: say(tr, s.key, s.params),
+            risk_say=lambda r, field: risk_say(tr, r, field),
+            action_report=ACTION_REPORT,
+            action_risks=ACTION_RISKS,
+            action_regenerate=ACTION_REGENERATE,
+            **context,
+        )
+    )
+    raw = json.loads(text)
+    return fit_slack(SlackMessage(raw["text"], raw["blocks"]), more_url=more_url, limits=SLACK)
+
+
+def bars(buckets: list[TrendBucket], prefix: str = "") -> dict[str, str]:
+    """A text bar per bucket, the largest `BAR_WIDTH` long."""
+    top = max((b.count for b in buckets), default=0)
+    return {
+        prefix + b.key: BAR * max(1, round(b.count * BAR_WIDTH / top)) if top else ""
+        for b in buckets
+    }
+
+
+def button_value(digest_repo: str, week: str) -> str:
+    """The `value` a card button carries back to the app (repo and week)."""
+    return json.dumps({"repo": digest_repo, "week": week}, separators=(",", ":"))
+
+
+def _last_day(digest: Digest) -> date:
+    return date.fromordinal(digest.end.date().toordinal() - 1)
+
+
+def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
+    """The weekly card for `digest`, within every Block Kit limit however large the week."""
+    url = escape.safe_url(report_url)
+    risks = sorted_risks(digest.risks)
+    modules = digest.trends.modules[:TOP_MODULES]
+    return _render(
+        "slack/digest.json.j2",
+        lang,
+        more_url=url,
+        digest=digest,
+        prs=top_prs(digest, TOP_PRS),
+        risks=risks[:TOP_RISKS],
+        more_risks=max(len(risks) - TOP_RISKS, 0),
+        modules=modules,
+        bars=bars(modules),
+        report_url=url,
+        discussion_url=escape.safe_url(digest.discussion_url),
+        first_day=digest.start.date().isoformat(),
+        last_day=_last_day(digest).isoformat(),
+        risks_value=button_value(digest.repo, digest.week),
+        regenerate_value=button_value(digest.repo, digest.week),
+    )
+
+
+def statement_text(lang: str, statement: Statement) -> str:
+    return say(translator(lang), statement.key, statement.params)
+
+
+# --- answers -------------------------------------------------------------------------------
+
+
+def _message(answer: Answer, tr: Translator, lang: str) -> SlackMessage:
+    sentence = say(tr, answer.key, answer.params) if answer.key else tr.t("cmd.help_title")
+    notes: list[str] = []
+    if answer.kind is AnswerKind.NO_DIGEST and answer.weeks:
+        notes.append(tr.t("cmd.answer.stored_weeks", weeks=", ".join(answer.weeks)))
+    if answer.incident:
+        notes.append(tr.t("slack.answer.incident", incident=escape.slack_text(answer.incident)))
+    return _render(
+        "slack/message.json.j2",
+        lang,
+        sentence=sentence,
+        notes=notes,
+        usage=[escape.slack_text(tr.t(key)) for key in answer.usage],
+        report_url=escape.safe_url(answer.report_url),
+    )
+
+
+def _risks(answer: Answer, lang: str) -> SlackMessage:
+    tr = translator(lang)
+    empty = ""
+    if not answer.risks:
+        severity = tr.t(f"cmd.severity.{answer.severity.value}") if answer.severity else ""
+        key = "cmd.answer.no_risks_severity" if severity else "cmd.answer.no_risks"
+        empty = tr.t(key, repo=answer.repo, week=answer.week, severity=severity)
+    return _render(
+        "slack/risks.json.j2",
+        lang,
+        answer=answer,
+        risks=answer.risks[:ANSWER_RISKS],
+        more=max(len(answer.risks) - ANSWER_RISKS, 0),
+        empty=empty,
+        keep_risks=KEEP_RISKS,
+        evidence_per_risk=EVIDENCE_PER_RISK,
+        report_url=escape.safe_url(answer.report_url),
+        more_url=escape.safe_url(answer.report_url),
+    )
+
+
+def _factor_lines(answer: Answer, tr: Translator) -> list[str]:
+    if answer.pr is None:
+        return []
+    ranked = sorted((f for f in answer.pr.factors if f.points), key=lambda f: -abs(f.points))
+    lines = []
+    for factor in ranked[:FACTORS_SHOWN]:
+        key = f"factor.{factor.name}"
+        reason = say(tr, key, factor.params) if tr.has(key) else escape.slack_text(factor.reason)
+        points = f"{factor.points:+.1f}"
+        lines.append(tr.t("slack.line.factor", points=points, reason=reason))
+    return lines
+
+
+def _pr(answer: Answer, lang: str) -> SlackMessage:
+    tr = translator(lang)
+    item = answer.pr or answer.live_pr
+    title = item.title if item else ""
+    gist = answer.pr.gist if answer.pr else (answer.live_pr.body if answer.live_pr else "")
+    return _render(
+        "slack/pr.json.j2",
+        lang,
+        answer=answer,
+        pr=answer.pr,
+        live=answer.live_pr,
+        url=slack_url(item.url if item else ""),
+        title=slack_title(title),
+        gist=slack_gist(gist),
+        factors=_factor_lines(answer, tr),
+        risks=answer.risks[:TOP_RISKS],
+        report_url=escape.safe_url(answer.report_url),
+        more_url=escape.safe_url(answer.report_url),
+    )
+
+
+def _digest_view(answer: Answer, lang: str) -> SlackMessage:
+    digest = answer.digest
+    assert digest is not None  # noqa: S101 - the engine sets it for these kinds
+    url = escape.safe_url(answer.report_url)
+    if answer.kind is AnswerKind.WEEK:
+        return render_digest(digest, report_url=url, lang=lang)
+    if answer.kind is AnswerKind.SUMMARY:
+        return _render(
+            "slack/summary.json.j2",
+            lang,
+            answer=answer,
+            digest=digest,
+            report_url=url,
+            more_url=url,
+        )
+    modules = digest.trends.modules[:TOP_MODULES]
+    types = digest.trends.types[:TOP_TYPES]
+    return _render(
+        "slack/trends.json.j2",
+        lang,
+        answer=answer,
+        digest=digest,
+        modules=modules,
+        types=types,
+        bars={**bars(modules), **bars(types, "type:")},
+        report_url=url,
+        more_url=url,
+    )
+
+
+def render_answer(answer: Answer, lang: str) -> SlackMessage:
+    """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
+    tr = translator(lang)
+    if answer.kind is AnswerKind.HELP:
+        return _render(
+            "slack/help.json.j2",
+            lang,
+            repo=answer.repo,
+            usage=[escape.slack_text(tr.t(k)) for k in answer.usage],
+        )
+    if answer.kind is AnswerKind.RISKS:
+        return _risks(answer, lang)
+    if answer.kind is AnswerKind.PR:
+        return _pr(answer, lang)
+    if answer.kind is AnswerKind.TOP:
+        url = escape.safe_url(answer.report_url)
+        return _render(
+            "slack/top.json.j2", lang, answer=answer, prs=answer.prs, report_url=url, more_url=url
+        )
+    if answer.kind in (AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK) and answer.digest:
+        return _digest_view(answer, lang)
+    return _message(answer, tr, lang)
