@@ -1,15 +1,15 @@
 """Breaking changes: declared in the title, or public modules and functions removed.
 
 Rules and severities:
-- ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``); the evidence also lists
-  any public API the PR removes.
+- ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``);
+  ``declared_removal`` (high) when such a PR also removes public API (listed in the evidence).
 - ``removed_module`` (medium): a Python module under the core paths is deleted (a rename is not
   a deletion); importing it now fails.
 - ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name`` disappears from a core
   module and no file of the PR defines that name again (a move is not a removal). Names starting
   with ``_`` are private and ignored.
 Reverts are skipped: they take back what a recent PR added, which the follow-up detector reports.
-A PR declared breaking is reported once, by the declared rule.
+A PR declared breaking is reported once, by a declared rule.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def breaking_title(pr: PullRequest, context: Context) -> Iterator[Risk]:
     found, names = _removal_evidence(pr, context)
     yield make_risk(
         RiskKind.BREAKING,
-        "declared",
+        "declared_removal" if names else "declared",
         Severity.HIGH,
         [pr.number],
         [evidence(None, None, pr.title), *found],

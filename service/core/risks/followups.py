@@ -23,6 +23,7 @@ from service.core.risks.base import Context, RuleSet, evidence, make_risk, parse
 from service.core.titles import parse_title
 
 FIX_WINDOW = timedelta(days=4)
+SECONDS_PER_HOUR = 3600
 MIN_SHARED_LINES = 2
 MIN_LINE_CHARS = 12
 _PR_REFERENCE = re.compile(r"(?<![\w/&])#(\d+)\b")
@@ -63,7 +64,7 @@ def _pair(
         pr=later.number,
         earlier=earlier.number,
         earlier_title=evidence(None, None, earlier.title).snippet,
-        days=(later.merged_at - earlier.merged_at).days,
+        hours=int((later.merged_at - earlier.merged_at).total_seconds() // SECONDS_PER_HOUR),
     )
 
 

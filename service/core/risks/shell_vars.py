@@ -4,7 +4,8 @@ Rules (one risk per script):
 - ``unset_var``: a script the PR adds (its whole content is in the patch) expands a variable on
   an added line that nothing assigns: no assignment, ``export``, ``read``, loop, ``local`` or
   ``declare``, no ``${VAR:-default}`` style default, not set by a ``source``d file of the same PR,
-  not a shell or CI environment variable. When shellcheck is installed it has the last word on
+  not a shell or CI environment variable. A script that sources a file the PR does not show is
+  not judged: that file may set anything. When shellcheck is installed it has the last word on
   lower-case candidates (SC2154, its data flow sees more than this reader); upper-case names,
   which shellcheck leaves alone as "environment", are judged here. It runs only when there is a
   lower-case candidate, so a week without one costs no subprocess.
@@ -101,6 +102,12 @@ def _sourced_assignments(change: FileChange, pr: PullRequest) -> set[str]:
     return names
 
 
+def sources_unseen_file(change: FileChange, pr: PullRequest) -> bool:
+    """Whether the script sources a file the PR does not show (it may set anything)."""
+    shown = {PurePosixPath(other.path).name for other in pr.files if other is not change}
+    return any(target not in shown for target in shell.sourced_files(visible_new_lines(change)))
+
+
 def _known_names(code: list[Line], change: FileChange, pr: PullRequest) -> set[str]:
     return shell.assigned_names(code) | shell.guarded_names(code) | _sourced_assignments(change, pr)
 
@@ -157,7 +164,7 @@ def unset_variables(pr: PullRequest, context: Context) -> Iterator[Risk]:
         if change.status != FileStatus.ADDED or not is_shell_script(change.path):
             continue
         content = full_new_content(change)
-        if content is None:
+        if content is None or sources_unseen_file(change, pr):
             continue
         uses = _unset_in_full_file(change, pr, content)
         if uses:
@@ -169,7 +176,7 @@ def removed_assignments(pr: PullRequest, context: Context) -> Iterator[Risk]:
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not is_shell_script(change.path):
             continue
-        if full_new_content(change) is not None:
+        if full_new_content(change) is not None or sources_unseen_file(change, pr):
             continue
         uses = _unset_after_removal(change, pr)
         if uses:

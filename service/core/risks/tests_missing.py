@@ -8,6 +8,7 @@ renamed argument) it is not reported. Reverts are skipped: they restore code tha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
@@ -15,6 +16,7 @@ from service.core.risks.base import Context, RuleSet, added_lines, evidence, gra
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
+_BARE_NAME = re.compile(r"^[\w.]+,?$")  # a line of a multi-line import or argument list
 _BORING = ("#", "import ", "from ", '"""', ")", "(")
 THRESHOLDS = ((500, Severity.HIGH), (100, Severity.MEDIUM), (30, Severity.LOW))
 
@@ -37,7 +39,7 @@ def _first_change_line(change: FileChange) -> tuple[int | None, str]:
     lines = added_lines(change)
     for line in lines:
         text = line.text.strip()
-        if text and not text.startswith(_BORING):
+        if text and not text.startswith(_BORING) and not _BARE_NAME.match(text):
             return line.number, line.text
     if lines:
         return lines[0].number, lines[0].text

@@ -25,7 +25,7 @@ def test_real_declared_breaking_4280_lists_removed_api(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
-    assert risk.rule == "declared"
+    assert risk.rule == "declared_removal"
     assert risk.params["names"] == (
         "is_valid_ipv6_address, get_free_port, ExternalZeroMQDistributedExecutor, vLLMAsyncRollout"
     )
@@ -109,5 +109,5 @@ def test_real_weeks_flag_these_prs(
         ("2025-W47", 4106, "declared"),
         ("2025-W48", 4304, "removed_symbol"),
         ("2025-W48", 4352, "removed_module"),
-        ("2026-W04", 4280, "declared"),
+        ("2026-W04", 4280, "declared_removal"),
     ]

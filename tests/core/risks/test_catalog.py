@@ -108,10 +108,10 @@ def test_followup_summary_names_both_prs(
     revert = next(r for r in risks if r.rule == "revert")
     assert sentence(risks_catalog("en"), revert, "summary") == (
         "PR #4234 reverts #4221 ([megatron] fix: BF16 mode should use PAO as well), "
-        "merged 0 day(s) earlier."
+        "merged 1 hour(s) earlier."
     )
     assert sentence(risks_catalog("zh"), revert, "summary") == (
-        "PR #4234 回滚了 0 天前合入的 #4221（[megatron] fix: BF16 mode should use PAO as well）。"
+        "PR #4234 回滚了 1 小时前合入的 #4221（[megatron] fix: BF16 mode should use PAO as well）。"
     )
 
 

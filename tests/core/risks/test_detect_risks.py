@@ -93,6 +93,7 @@ def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:
     expected = {
         ("core_without_tests", "core_without_tests"),
         ("breaking", "declared"),
+        ("breaking", "declared_removal"),
         ("breaking", "removed_module"),
         ("breaking", "removed_symbol"),
         ("migration", "unverified"),

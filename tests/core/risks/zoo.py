@@ -66,6 +66,11 @@ def _content_prs() -> list[PullRequest]:
     return [
         make_pr(20, "[BREAKING][trainer] feat: drop v1 API", []),
         make_pr(
+            26,
+            "[BREAKING][worker] refactor: drop the old worker",
+            [change("verl/workers/old_worker.py", None, FileStatus.REMOVED, deletions=50)],
+        ),
+        make_pr(
             21,
             "[trainer] refactor: tidy",
             [change("verl/trainer/ppo/metric_utils.py", None, FileStatus.REMOVED, deletions=40)],
