@@ -152,6 +152,8 @@ def collect_week(
 
     A failed search page raises (the PR set would be unknown); a PR whose files, patches or
     details fail after the retries is kept as far as known and listed in `completeness`.
+    Without a token only REST is used: reviews, threads, decision and checks stay None.
+    `progress(done, total)` follows the per-PR fetches (patches, or pulls/N without a token).
     """
     _check_repo(http, repo)
     run = _Run(http, repo)
@@ -161,9 +163,9 @@ def collect_week(
         prs = _collect_rest(run, window, patch_concurrency, progress)
     prs.sort(key=lambda p: (p.merged_at, p.number))
     refs: dict[str, list[str]] = {}
-    checked = check_references and http.has_token
-    if checked:
-        refs = references.remaining_references(http, repo, prs)
+    checked = False
+    if check_references and http.has_token:  # code search needs a token
+        checked, refs = references.remaining_references(http, repo, prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,

@@ -43,6 +43,8 @@ MIN_SECONDARY_WAIT = 60.0
 # a second of slack after x-ratelimit-reset, whose resolution is one second
 RESET_SLACK = 1.0
 MESSAGE_CHARS = 200
+# transport failures worth another try; anything else (bad URL, ...) fails at once
+RETRYABLE = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 GRAPHQL_RATE_LIMITED = "RATE_LIMITED"
 GRAPHQL_NOT_FOUND = "NOT_FOUND"
 GRAPHQL_FORBIDDEN = "FORBIDDEN"
@@ -115,6 +117,14 @@ def _graphql_errors(resp: requests.Response) -> list[dict[str, Any]]:
         return []
     errors = payload.get("errors") if isinstance(payload, dict) else None
     return [e for e in errors or [] if isinstance(e, dict)]
+
+
+def _json(resp: requests.Response) -> Any:
+    try:
+        return resp.json()
+    except ValueError:
+        path = urlsplit(resp.url).path
+        raise UpstreamError(f"GitHub answered {path} with something that is not JSON") from None
 
 
 def _reset_at(resp: requests.Response) -> datetime | None:
@@ -194,7 +204,7 @@ class GitHubHttp:
             return RestPage(envelope["data"], envelope.get("next"), cached=True)
         self._raise_for_status(resp)
         self.stats.add(rate_limit_cost=1)
-        data = resp.json()
+        data = _json(resp)
         next_url = resp.links.get("next", {}).get("url")
         etag = resp.headers.get("etag")
         if self.cache is not None and etag:
@@ -205,7 +215,9 @@ class GitHubHttp:
         """POST one GraphQL query; `data` back, or the first error translated."""
         resp = self._send("POST", self.graphql_url, body={"query": query, "variables": variables})
         self._raise_for_status(resp)
-        payload = resp.json()
+        payload = _json(resp)
+        if not isinstance(payload, dict):
+            raise UpstreamError("GitHub GraphQL answered something that is not a JSON object")
         data = payload.get("data") or {}
         cost = (data.get("rateLimit") or {}).get("cost")
         if isinstance(cost, int):
@@ -233,8 +245,8 @@ class GitHubHttp:
                 resp = self._session.request(
                     method, url, headers=headers, json=body, timeout=self.timeout
                 )
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                if attempt == self.max_retries:
+            except requests.RequestException as exc:
+                if attempt == self.max_retries or not isinstance(exc, RETRYABLE):
                     raise UnreachableError(
                         f"cannot reach GitHub at {host} ({type(exc).__name__}) "
                         f"after {attempt + 1} attempts"
@@ -275,6 +287,8 @@ class GitHubHttp:
         if not limited:
             return None
         wait = self._limit_wait(resp, attempt)
+        if wait is None and resp.ok:  # a GraphQL RATE_LIMITED error without limit headers
+            wait = max(MIN_SECONDARY_WAIT, self._backoff(attempt))
         if wait is None:
             return None
         if wait > self.max_wait:

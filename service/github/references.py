@@ -63,16 +63,22 @@ def search_term(directory: str, prs: list[PullRequest]) -> str:
 
 def remaining_references(
     http: GitHubHttp, repo: str, prs: list[PullRequest], limit: int = MAX_QUERIES
-) -> dict[str, list[str]]:
-    """{removed directory: files of the default branch that still mention it}."""
+) -> tuple[bool, dict[str, list[str]]]:
+    """(all asked, {removed directory: default-branch files that still mention it}).
+
+    The check is optional: a refused or rate-limited code search ends it early, any other
+    failure skips that directory; either way the first value says the answer is partial.
+    """
     found: dict[str, list[str]] = {}
+    complete = True
     for directory in removed_directories(prs, limit):
         try:
             payload = rest.code_search(http, repo, search_term(directory, prs))
         except (RateLimitError, AuthRefusedError):
-            raise
+            return False, found
         except UpstreamError:
+            complete = False
             continue
         paths = [p for p in code_search_paths(payload) if not p.startswith(f"{directory}/")]
         found[directory] = paths[:MAX_PATHS]
-    return found
+    return complete, found

@@ -164,9 +164,11 @@ class FakeGitHub:
         self.api.fail_next(200, headers, errors)
         return reset
 
-    def break_path(self, path: str, status: int = 502) -> None:
-        """Every request for `path` fails with `status` until `heal`."""
-        self.broken[path] = (status, {}, {"message": "Server Error"})
+    def break_path(
+        self, path: str, status: int = 502, headers: dict[str, str] | None = None
+    ) -> None:
+        """Every request for `path` fails with `status` (and `headers`) until `heal`."""
+        self.broken[path] = (status, headers or {}, {"message": "Server Error"})
 
     def heal(self) -> None:
         self.broken.clear()

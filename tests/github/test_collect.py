@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
 from service.core.models import FileStatus, PullRequest
 from service.core.profile import RepoProfile
-from service.errors import AuthRefusedError, NotFoundError
+from service.core.weeks import window_for
+from service.errors import AuthRefusedError, NotFoundError, RateLimitError, UnreachableError
 from service.github import graphql, rest
 from service.github.collect import collect_week, fetch_pr
 from service.github.http import GitHubHttp
@@ -281,8 +282,6 @@ def test_remaining_references_to_removed_directories(
         "docs/start/agentic_rl.rst": "see recipe.langgraph_agent.react_agent_loop for the loop",
         "verl/trainer/main_ppo.py": "import verl.workers.fsdp_workers",
     }
-    from service.core.weeks import window_for
-
     week = collect_week(make_http(), REPO, window_for(2025, 48, "Asia/Shanghai"), BARE)
     assert week.references_checked
     assert week.remaining_references == {
@@ -315,3 +314,49 @@ def test_file_statuses_keep_renames(
     renamed = [f for p in week.prs for f in p.files if f.status == FileStatus.RENAMED]
     assert renamed
     assert all(f.previous_path for f in renamed)
+
+
+@pytest.mark.parametrize(("token", "path"), [(TOKEN, "/graphql"), (None, "/search/issues")])
+def test_a_failed_search_page_is_fatal(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], token: str | None, path: str
+) -> None:
+    github.break_path(path, 502)
+    with pytest.raises(UnreachableError, match="kept answering 502"):
+        collect_week(make_http(token=token), REPO, w04(), BARE)
+
+
+def test_rate_limit_while_fetching_patches_ends_the_run(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+) -> None:
+    target = next(
+        p.number
+        for p in recorded_in_window()
+        if any(verl_profile.needs_patch(f.path) for f in p.files)
+    )
+    reset = str(int(datetime.now(UTC).timestamp()) + 3600)
+    limit = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}
+    github.break_path(f"/repos/{REPO}/pulls/{target}/files", 403, limit)
+    with pytest.raises(RateLimitError, match="UTC"):
+        collect_week(make_http(), REPO, w04(), verl_profile)
+
+
+def test_refused_code_search_leaves_references_unchecked(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp]
+) -> None:
+    github.prs.clear()
+    github.serve_week(week_data("2025-W48"))
+    github.break_path("/search/code", 403)
+    week = collect_week(make_http(), REPO, window_for(2025, 48, "Asia/Shanghai"), BARE)
+    assert week.references_checked is False
+    assert week.remaining_references == {}
+    assert len(week.prs) == len(week_data("2025-W48")["pulls"])
+
+
+def test_progress_reports_each_pr(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+) -> None:
+    seen: list[tuple[int, int]] = []
+    week = collect_week(
+        make_http(token=None), REPO, w04(), verl_profile, progress=lambda d, t: seen.append((d, t))
+    )
+    assert seen == [(i, len(week.prs)) for i in range(1, len(week.prs) + 1)]
