@@ -35,6 +35,7 @@ SEVERITY = {
     "mac_home": Severity.LOW,
     "mnt_volume": Severity.LOW,
 }
+_HINT = re.compile(r"LD_PRELOAD|/home/|/Users/|/mnt/")
 PLACEHOLDER_OWNERS = re.compile(
     r"^(?:user|users|username|user_?name|name|me|you|your\w*|my\w*|xxx+|foo|bar|example|"
     r"someone|somebody|admin|test|tester|ubuntu|runner|\w*placeholder\w*)$",
@@ -55,6 +56,8 @@ def _is_placeholder(rule: str, match: re.Match[str]) -> bool:
 
 def find_paths(text: str) -> list[tuple[str, str]]:
     """(rule, path) for every machine-specific path in one line of text."""
+    if not _HINT.search(text):
+        return []
     found = []
     for rule, pattern in PATTERNS.items():
         for match in pattern.finditer(text):

@@ -14,7 +14,7 @@ from service.core.profile import RepoProfile
 from service.core.risks import detect_risks, message_keys, message_params
 from service.render.environment import templates_dir
 from service.render.strings import LANGUAGES, Translator, load_catalog
-from tests.core.risks.helpers import LABELS, earlier_of
+from tests.core.risks.helpers import LABELS
 from tests.core.risks.zoo import zoo_risks
 
 FIELDS = ("title", "summary", "recommendation")
@@ -91,12 +91,10 @@ def test_every_rule_of_every_detector_renders(lang: str, verl_profile: RepoProfi
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_real_risk_renders(
-    lang: str, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
-) -> None:
+def test_every_real_risk_renders(lang: str, real_risks: dict[str, list[Risk]]) -> None:
     catalog = risks_catalog(lang)
     for label in LABELS:
-        for risk in detect_risks(weeks[label].prs, verl_profile, earlier=earlier_of(weeks, label)):
+        for risk in real_risks[label]:
             summary = sentence(catalog, risk, "summary")
             assert f"#{risk.prs[0]}" in summary
 
