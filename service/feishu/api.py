@@ -143,7 +143,7 @@ def _raise_for(response: requests.Response, payload: dict[str, Any]) -> None:
     if code in (Code.OK, *TOKEN_CODES):
         return
     message = str(payload.get("msg") or f"HTTP {response.status_code}")
-    logger.warning("feishu rejected a call", extra={"code": code, "msg": message})
+    logger.warning("feishu rejected a call", extra={"code": code, "feishu_msg": message})
     raise PlatformRejectedError(
         f"Feishu rejected the message: {message} (code {code})", code=str(code)
     )

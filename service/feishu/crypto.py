@@ -42,6 +42,11 @@ def signature_matches(
     return hmac.compare_digest(expected.encode(), signature.encode())
 
 
+def hmac_equal(left: str, right: str) -> bool:
+    """Constant-time string comparison (verification tokens)."""
+    return hmac.compare_digest(left.encode(), right.encode())
+
+
 def _aes_key(encrypt_key: str) -> bytes:
     return hashlib.sha256(encrypt_key.encode()).digest()
 

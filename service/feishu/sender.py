@@ -9,20 +9,31 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
+
+import requests
 
 from service.core.models import Digest
 from service.feishu.api import FeishuApi
+from service.feishu.auth import TenantTokenCache
 from service.render import feishu as render
-from service.render.feishu_limits import feishu_violations
+from service.render.feishu_limits import Via, feishu_violations
 
 logger = logging.getLogger(__name__)
 
 ReportUrl = Callable[[Digest], str]
+DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
-def check_card(card: dict[str, object], *, via: str, target: str) -> None:
+def report_url_for(public_base_url: str) -> ReportUrl:
+    """The full report page of a digest: the route `web.py` serves (as jobs.report_url builds)."""
+    base = public_base_url.rstrip("/")
+    return lambda digest: f"{base}/reports/{digest.repo}/{digest.week}"
+
+
+def check_card(card: dict[str, Any], *, via: Via, target: str) -> None:
     """Log (never raise) a limit violation: the fitted card is sent anyway (style B8)."""
-    problems = feishu_violations(card, via="webhook" if via == "webhook" else "app")
+    problems = feishu_violations(card, via=via)
     if problems:
         logger.error("feishu card breaks limits", extra={"target": target, "problems": problems})
 
@@ -32,13 +43,31 @@ class FeishuSender:
 
     platform = "feishu"
 
-    def __init__(self, api: FeishuApi, *, report_url: ReportUrl) -> None:
-        self.api = api
-        self.report_url = report_url
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        app_id: str,
+        app_secret: str,
+        public_base_url: str,
+        language: str,
+        session: requests.Session | None = None,
+        timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    ) -> None:
+        tokens = TenantTokenCache(
+            base_url=base_url,
+            app_id=app_id,
+            app_secret=app_secret,
+            session=session,
+            timeout=timeout,
+        )
+        self.api = FeishuApi(tokens, timeout=timeout)
+        self.report_url = report_url_for(public_base_url)
+        self.language = language
 
-    def _card(self, target: str, digest: Digest) -> dict[str, object]:
+    def _card(self, target: str, digest: Digest) -> dict[str, Any]:
         card = render.render_digest(
-            digest, report_url=self.report_url(digest), lang=digest.language, via="app"
+            digest, report_url=self.report_url(digest), lang=self.language, via="app"
         )
         check_card(card, via="app", target=target)
         return card

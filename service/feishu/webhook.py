@@ -18,7 +18,7 @@ import requests
 from service.core.models import Digest
 from service.errors import PlatformRejectedError, RateLimitError, UnreachableError
 from service.feishu.crypto import webhook_sign
-from service.feishu.sender import ReportUrl, check_card
+from service.feishu.sender import check_card, report_url_for
 from service.render import feishu as render
 from service.render.feishu_limits import webhook_body
 
@@ -41,14 +41,16 @@ class WebhookSender:
         *,
         url: str,
         secret: str | None,
-        report_url: ReportUrl,
+        public_base_url: str,
+        language: str,
         session: requests.Session | None = None,
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.url = url
         self._secret = secret or None
-        self.report_url = report_url
+        self.report_url = report_url_for(public_base_url)
+        self.language = language
         self.session = session or requests.Session()
         self.timeout = timeout
         self.clock = clock
@@ -56,7 +58,7 @@ class WebhookSender:
     def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
         """Post the card; returns a marker id (custom bots return no message id)."""
         card = render.render_digest(
-            digest, report_url=self.report_url(digest), lang=digest.language, via="webhook"
+            digest, report_url=self.report_url(digest), lang=self.language, via="webhook"
         )
         card = _without_callbacks(card)
         check_card(card, via="webhook", target=target)
@@ -109,5 +111,5 @@ def _check_answer(response: requests.Response) -> None:
         raise RateLimitError("Feishu webhook rate limit reached; try again in a minute")
     if code != CODE_OK:
         message = str(payload.get("msg") or payload.get("StatusMessage") or "rejected")
-        logger.warning("feishu webhook rejected", extra={"code": code, "msg": message})
+        logger.warning("feishu webhook rejected", extra={"code": code, "feishu_msg": message})
         raise PlatformRejectedError(f"Feishu webhook rejected the card: {message}", code=str(code))

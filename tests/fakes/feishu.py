@@ -56,6 +56,7 @@ class FakeFeishu:
     hook_cards: list[dict[str, Any]] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     _ids: Iterator[int] = field(default_factory=itertools.count)
+    _token_ids: Iterator[int] = field(default_factory=itertools.count)
 
     @property
     def url(self) -> str:
@@ -110,7 +111,7 @@ class FakeFeishu:
         if live and max(exp for _, exp in live) - now >= SAME_TOKEN_WHILE:
             token, expires = max(live, key=lambda item: item[1])
         else:
-            token, expires = f"t-{next(self._ids):04d}", now + TOKEN_TTL
+            token, expires = f"t-{next(self._token_ids):04d}", now + TOKEN_TTL
             self.tokens[token] = expires
         return (
             200,

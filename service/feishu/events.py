@@ -1,0 +1,336 @@
+"""POST /feishu/events: Feishu/Lark event subscription and card callbacks (§3.5-§3.7).
+
+Order of checks, before anything is acted on: X-Lark-Signature over the raw body when an
+Encrypt Key is set (401 on mismatch, before parsing); AES decryption; the Verification Token
+(`header.token` in schema 2.0, `token` in url_verification / v1); `header.event_id` seen before
+→ 200 and nothing else (Feishu delivers at least once). Then:
+
+- url_verification → {"challenge": …};
+- im.message.receive_v1 (p2p, or a group message that mentions the bot) → the command engine
+  → a reply card, sent from a background thread so the HTTP answer is immediate;
+- card.action.trigger (the card buttons) → a toast within Feishu's 3 s, the work afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from service.commands.answer import (
+    Answer,
+    AnswerKind,
+    Caller,
+    EngineContext,
+    RunResultLike,
+    answer,
+    answer_failure,
+    answer_regenerated,
+    answer_text,
+)
+from service.commands.parse import Command, Verb
+from service.errors import AuthRefusedError, ServiceError
+from service.feishu import crypto
+from service.feishu.api import FeishuApi
+from service.render import feishu as render
+from service.render.environment import translator
+
+logger = logging.getLogger(__name__)
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+Regenerate = Callable[..., RunResultLike]
+Spawn = Callable[[Callable[[], None]], None]
+
+PLATFORM = "feishu"
+URL_VERIFICATION = "url_verification"
+MESSAGE_RECEIVED = "im.message.receive_v1"
+CARD_ACTION = "card.action.trigger"
+HEADER_TIMESTAMP = "x-lark-request-timestamp"
+HEADER_NONCE = "x-lark-request-nonce"
+HEADER_SIGNATURE = "x-lark-signature"
+HTTP_BAD_REQUEST = 400
+HTTP_UNAUTHORIZED = 401
+GROUP_CHAT = "group"
+PRIVATE_CHAT = "p2p"
+
+
+class EventLog(Protocol):
+    def remember_event(self, event_id: str, platform: str) -> bool: ...
+
+
+def spawn_thread(work: Callable[[], None]) -> None:
+    """Run `work` after the HTTP answer: a daemon thread (Feishu wants 200 within 3 s)."""
+    threading.Thread(target=work, name="feishu-event", daemon=True).start()
+
+
+class RejectedError(Exception):
+    """The request is not from Feishu (or not for us): answered 401, nothing done."""
+
+
+@dataclass
+class FeishuEvents:
+    """The endpoint's state: who we are, how to answer, where to send replies."""
+
+    events: EventLog
+    api: FeishuApi
+    engine: EngineContext
+    verification_token: str | None = None
+    encrypt_key: str | None = None
+    bot_open_id: str | None = None
+    regenerate: Regenerate | None = None
+    spawn: Spawn = spawn_thread
+
+    # --- authentication ------------------------------------------------------------------
+
+    def open(self, headers: dict[str, str], body: bytes) -> dict[str, Any]:
+        """Check signature, decrypt, check token; the event as a dict, or RejectedError."""
+        signed = self._check_signature(headers, body)
+        try:
+            payload = json.loads(body)
+        except ValueError as exc:
+            raise RejectedError("body is not JSON") from exc
+        if not isinstance(payload, dict):
+            raise RejectedError("body is not a JSON object")
+        if "encrypt" in payload:
+            payload = self._decrypt(str(payload["encrypt"]))
+        if self.encrypt_key and not signed and payload.get("type") != URL_VERIFICATION:
+            # lark-oapi skips the signature only for url_verification; so do we.
+            raise RejectedError("unsigned event")
+        self._check_token(payload)
+        return payload
+
+    def _check_signature(self, headers: dict[str, str], body: bytes) -> bool:
+        if not self.encrypt_key:
+            return False
+        signature = headers.get(HEADER_SIGNATURE)
+        if signature is None:
+            return False
+        matches = crypto.signature_matches(
+            signature,
+            timestamp=headers.get(HEADER_TIMESTAMP, ""),
+            nonce=headers.get(HEADER_NONCE, ""),
+            encrypt_key=self.encrypt_key,
+            body=body,
+        )
+        if not matches:
+            raise RejectedError("bad signature")
+        return True
+
+    def _decrypt(self, encrypted: str) -> dict[str, Any]:
+        if not self.encrypt_key:
+            raise RejectedError("encrypted event but no FEISHU_ENCRYPT_KEY")
+        try:
+            payload = json.loads(crypto.decrypt_event(encrypted, self.encrypt_key))
+        except (AuthRefusedError, ValueError) as exc:
+            raise RejectedError("cannot decrypt") from exc
+        if not isinstance(payload, dict):
+            raise RejectedError("decrypted event is not an object")
+        return payload
+
+    def _check_token(self, payload: dict[str, Any]) -> None:
+        header = payload.get("header")
+        token = header.get("token") if isinstance(header, dict) else payload.get("token")
+        if self.verification_token:
+            if not isinstance(token, str) or not crypto.hmac_equal(token, self.verification_token):
+                raise RejectedError("bad verification token")
+        elif not self.encrypt_key:
+            raise RejectedError("neither FEISHU_VERIFICATION_TOKEN nor FEISHU_ENCRYPT_KEY is set")
+
+    # --- dispatch --------------------------------------------------------------------------
+
+    def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The JSON answer to an authenticated event (runs in a worker thread)."""
+        if payload.get("type") == URL_VERIFICATION:
+            return {"challenge": payload.get("challenge", "")}
+        header = payload.get("header") or {}
+        event = payload.get("event") or {}
+        event_id = str(header.get("event_id") or payload.get("uuid") or "")
+        if event_id and not self.events.remember_event(event_id, PLATFORM):
+            logger.info("feishu event already handled", extra={"event_id": event_id})
+            return {}
+        event_type = header.get("event_type")
+        if event_type == MESSAGE_RECEIVED:
+            self._on_message(event)
+        elif event_type == CARD_ACTION:
+            return self._on_action(event)
+        return {}
+
+    # --- messages --------------------------------------------------------------------------
+
+    def _on_message(self, event: dict[str, Any]) -> None:
+        message = event.get("message") or {}
+        sender = event.get("sender") or {}
+        if sender.get("sender_type") not in (None, "user") or not self._addressed(message):
+            return
+        text = command_text(message)
+        if text is None:
+            return
+        caller = Caller(
+            user_id=str((sender.get("sender_id") or {}).get("open_id") or ""),
+            platform=PLATFORM,
+            channel=str(message.get("chat_id") or ""),
+        )
+        message_id = str(message.get("message_id") or "")
+        self.spawn(lambda: self._answer_message(text, caller, message_id))
+
+    def _addressed(self, message: dict[str, Any]) -> bool:
+        """A p2p message always; a group message only when it mentions the bot."""
+        if message.get("chat_type") == PRIVATE_CHAT:
+            return True
+        mentions = message.get("mentions") or []
+        if message.get("chat_type") != GROUP_CHAT or not mentions:
+            return False
+        if self.bot_open_id is None:
+            return True  # only @bot messages reach us without im:message.group_msg (§3.6)
+        return any((m.get("id") or {}).get("open_id") == self.bot_open_id for m in mentions)
+
+    def _answer_message(self, text: str, caller: Caller, message_id: str) -> None:
+        try:
+            reply = answer_text(text, caller, self.engine)
+            self._reply(message_id, reply)
+            if reply.kind is AnswerKind.REGENERATE_STARTED:
+                self._run_regenerate(reply.repo, reply.week, caller.user_id, message_id)
+        except Exception:
+            self._report_failure(message_id)
+
+    def _reply(self, message_id: str, reply: Answer) -> None:
+        self.api.reply_card(message_id, render.render_answer(reply, self.engine.language))
+
+    def _report_failure(self, message_id: str) -> None:
+        incident = uuid.uuid4().hex[:12]
+        logger.exception("feishu event failed", extra={"incident": incident})
+        try:
+            self._reply(message_id, answer_failure(incident))
+        except ServiceError:
+            logger.warning("feishu failure reply failed", extra={"incident": incident})
+
+    # --- regenerate -------------------------------------------------------------------------
+
+    def _run_regenerate(self, repo: str, week: str, requested_by: str, message_id: str) -> None:
+        """The heavy part, after the answer: rebuild, which edits the posted cards itself."""
+        try:
+            if self.regenerate is None:
+                raise ServiceError("regenerate is not available on this server")
+            result = self.regenerate(repo, week, requested_by=requested_by)
+            self._reply(message_id, answer_regenerated(result, self.engine))
+        finally:
+            self.engine.regenerations.finish(repo, week)
+
+    # --- card buttons ------------------------------------------------------------------------
+
+    def _on_action(self, event: dict[str, Any]) -> dict[str, Any]:
+        value = (event.get("action") or {}).get("value") or {}
+        operator = str((event.get("operator") or {}).get("open_id") or "")
+        message_id = str((event.get("context") or {}).get("open_message_id") or "")
+        action = value.get("action") if isinstance(value, dict) else None
+        repo, week = str(value.get("repo", "")), str(value.get("week", ""))
+        if action == "risks":
+            command = Command(verb=Verb.RISKS, repo=repo or None, week=week or None)
+            risks = answer(command, Caller(operator, PLATFORM), self.engine)
+            self.spawn(lambda: self._safe_reply(message_id, risks))
+            return self._toast("info", "feishu.event.risks_shown")
+        if action == "regenerate":
+            return self._on_regenerate(repo, week, operator, message_id)
+        return self._toast("warning", "feishu.event.unknown_action")
+
+    def _on_regenerate(
+        self, repo: str, week: str, operator: str, message_id: str
+    ) -> dict[str, Any]:
+        command = Command(verb=Verb.REGENERATE, repo=repo or None, week=week or None)
+        gate = answer(command, Caller(operator, PLATFORM), self.engine)
+        params = {"repo": gate.repo, "week": gate.week, **gate.params}
+        if gate.kind is AnswerKind.DENIED:
+            return self._toast("error", "feishu.event.admin_only")
+        if gate.kind is AnswerKind.RATE_LIMITED:
+            return self._toast("warning", "feishu.event.rate_limited", **params)
+        if gate.kind is AnswerKind.REGENERATE_BUSY:
+            return self._toast("info", "feishu.event.regenerate_busy", **params)
+        if gate.kind is not AnswerKind.REGENERATE_STARTED:
+            return self._toast("warning", "feishu.event.unknown_action")
+        self.spawn(lambda: self._regenerate_safely(gate.repo, gate.week, operator, message_id))
+        return self._toast("success", "feishu.event.regenerate_started", **params)
+
+    def _regenerate_safely(self, repo: str, week: str, operator: str, message_id: str) -> None:
+        try:
+            self._run_regenerate(repo, week, operator, message_id)
+        except Exception:
+            self._report_failure(message_id)
+
+    def _safe_reply(self, message_id: str, reply: Answer) -> None:
+        try:
+            self._reply(message_id, reply)
+        except Exception:
+            self._report_failure(message_id)
+
+    def _toast(self, kind: str, key: str, **params: Any) -> dict[str, Any]:
+        text = render.say(translator(self.engine.language), key, params)
+        return {"toast": {"type": kind, "content": text}}
+
+
+def command_text(message: dict[str, Any]) -> str | None:
+    """The text of a text message with every @mention placeholder (`@_user_1`) removed."""
+    if message.get("message_type") != "text":
+        return None
+    try:
+        content = json.loads(message.get("content") or "{}")
+    except ValueError:
+        return None
+    text = str(content.get("text") or "") if isinstance(content, dict) else ""
+    for mention in message.get("mentions") or []:
+        key = mention.get("key")
+        if key:
+            text = text.replace(str(key), " ")
+    return " ".join(text.split())
+
+
+def build_feishu_endpoint(
+    *,
+    events: EventLog,
+    api: FeishuApi,
+    engine: EngineContext,
+    verification_token: str | None,
+    encrypt_key: str | None,
+    bot_open_id: str | None = None,
+    regenerate: Regenerate | None = None,
+    spawn: Spawn = spawn_thread,
+) -> Endpoint:
+    """The async Starlette endpoint for POST /feishu/events."""
+    state = FeishuEvents(
+        events=events,
+        api=api,
+        engine=engine,
+        verification_token=verification_token or None,
+        encrypt_key=encrypt_key or None,
+        bot_open_id=bot_open_id or None,
+        regenerate=regenerate,
+        spawn=spawn,
+    )
+
+    async def endpoint(request: Request) -> Response:
+        body = await request.body()
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            payload = state.open(headers, body)
+        except RejectedError as exc:
+            logger.warning("feishu event rejected", extra={"reason": str(exc)})
+            return JSONResponse({"msg": "unauthorized"}, status_code=HTTP_UNAUTHORIZED)
+        try:
+            answer_body = await run_in_threadpool(state.handle, payload)
+        except ServiceError as exc:
+            logger.warning("feishu event not handled", extra={"error": exc.message})
+            return JSONResponse({})
+        except Exception:
+            # Answer 200 anyway: the event id is remembered, so a retry would be dropped.
+            logger.exception("feishu event failed", extra={"incident": uuid.uuid4().hex[:12]})
+            return JSONResponse({})
+        return JSONResponse(answer_body)
+
+    return endpoint
