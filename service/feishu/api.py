@@ -40,6 +40,7 @@ class Path(StrEnum):
     MESSAGES = "/open-apis/im/v1/messages"
     MESSAGE = "/open-apis/im/v1/messages/{message_id}"
     REPLY = "/open-apis/im/v1/messages/{message_id}/reply"
+    BOT_INFO = "/open-apis/bot/v3/info"
 
 
 class Code(IntEnum):
@@ -76,18 +77,24 @@ class FeishuApi:
         body = app_message_body(
             card, receive_id=chat_id, uuid=uuid[: self.limits.uuid_chars] if uuid else None
         )
-        data = self._call("POST", Path.MESSAGES, body, params={"receive_id_type": "chat_id"})
-        return str(data["message_id"])
+        answer = self._call("POST", Path.MESSAGES, body, params={"receive_id_type": "chat_id"})
+        return _message_id(answer)
 
     def reply_card(self, message_id: str, card: dict[str, Any]) -> str:
         """Reply to a message (a command a user sent) with `card`."""
         path = Path.REPLY.format(message_id=message_id)
-        return str(self._call("POST", path, reply_message_body(card))["message_id"])
+        return _message_id(self._call("POST", path, reply_message_body(card)))
 
     def patch_card(self, message_id: str, card: dict[str, Any]) -> str:
         """Replace the card of a message we sent (shared card, sent ≤ 14 days ago)."""
         self._call("PATCH", Path.MESSAGE.format(message_id=message_id), patch_message_body(card))
         return message_id
+
+    def bot_open_id(self) -> str | None:
+        """The bot's own open_id (to tell a mention of the bot from other mentions)."""
+        bot = self._call("GET", Path.BOT_INFO, b"").get("bot")
+        open_id = bot.get("open_id") if isinstance(bot, dict) else None
+        return str(open_id) if open_id else None
 
     def _call(
         self, method: str, path: str, body: bytes, params: dict[str, str] | None = None
@@ -100,8 +107,7 @@ class FeishuApi:
             payload = self._send(method, path, body, self.tokens.token(), params)
             if payload.get("code") in TOKEN_CODES:
                 raise AuthRefusedError("Feishu refused a fresh tenant_access_token")
-        data = payload.get("data")
-        return data if isinstance(data, dict) else {}
+        return payload
 
     def _send(
         self, method: str, path: str, body: bytes, token: str, params: dict[str, str] | None
@@ -111,7 +117,7 @@ class FeishuApi:
             response = self.session.request(
                 method,
                 self.base_url + path,
-                data=body,
+                data=body or None,
                 headers=headers,
                 params=params,
                 timeout=self.timeout,
@@ -121,6 +127,14 @@ class FeishuApi:
         payload = _json(response)
         _raise_for(response, payload)
         return payload
+
+
+def _message_id(payload: dict[str, Any]) -> str:
+    data = payload.get("data")
+    message_id = data.get("message_id") if isinstance(data, dict) else None
+    if not message_id:
+        raise PlatformRejectedError("Feishu answered without a message id", code="no_message_id")
+    return str(message_id)
 
 
 def _json(response: requests.Response) -> dict[str, Any]:

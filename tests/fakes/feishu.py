@@ -23,6 +23,8 @@ from tests.fakes.feishu_signing import sign_feishu_webhook
 TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
 MESSAGES = "/open-apis/im/v1/messages"
 HOOK_PREFIX = "/open-apis/bot/v2/hook/"
+BOT_INFO = "/open-apis/bot/v3/info"
+BOT_OPEN_ID = "ou_bot"
 TOKEN_TTL = 7200
 SAME_TOKEN_WHILE = 1800  # "≥ 30 minutes left: the same token comes back"
 SIGN_WINDOW = 3600
@@ -98,6 +100,7 @@ class FakeFeishu:
     def install(self) -> None:
         self.api.route("POST", TOKEN_PATH, self._token)
         self.api.route("POST", MESSAGES, self._create)
+        self.api.route("GET", BOT_INFO, self._bot_info)
         self.api.route_prefix("POST", MESSAGES + "/", self._reply)
         self.api.route_prefix("PATCH", MESSAGES + "/", self._patch)
         self.api.route_prefix("POST", HOOK_PREFIX, self._hook)
@@ -143,6 +146,13 @@ class FakeFeishu:
             return None, _error(200621, "card has unknown properties")
         self.violations.extend(feishu_violations(card, via="app"))
         return card, None
+
+    def _bot_info(self, rec: Recorded) -> Reply:
+        denied = self._auth(rec)
+        if denied:
+            return denied
+        bot = {"activate_status": 2, "app_name": "verl-week", "open_id": BOT_OPEN_ID}
+        return 200, {}, {"code": 0, "msg": "ok", "bot": bot}
 
     def _new_id(self) -> str:
         return f"om_{next(self._ids):06d}"

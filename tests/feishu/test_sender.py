@@ -170,3 +170,7 @@ def test_a_new_process_does_not_post_again(
     assert done.stdout.strip() == "['skipped']"
     assert len(feishu.posted("oc_group1")) == 1
     assert len(feishu.api.calls("POST", "/open-apis/im/v1/messages")) == 1
+
+
+def test_bot_open_id_comes_from_bot_info(sender: FeishuSender) -> None:
+    assert sender.api.bot_open_id() == "ou_bot"
