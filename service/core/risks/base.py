@@ -27,7 +27,7 @@ from service.core.profile import RepoProfile
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
 PARSED_CACHE = 1024
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ELLIPSIS = "…"
 
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
@@ -35,12 +35,16 @@ SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a patch: `number` is in the new file (added/context) or old file (removed);
-    for a removed line `at` is the new-file line where the removal sits."""
+    """One line of a patch: `number` is in the new file (added/context) or old file (removed).
+
+    For a removed line, `at` is the new-file line where the removal sits and `scope` the
+    enclosing top-level statement in the old file (e.g. ``class Config:``), from the hunk
+    header's context or the last unindented line before it."""
 
     number: int
     text: str
     at: int | None = None
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,23 +98,33 @@ def parse_patch(patch: str | None) -> ParsedPatch:
     removed: list[Line] = []
     context: list[Line] = []
     old = new = 0
+    scope = ""
     for raw in patch.splitlines():
         header = _HUNK.match(raw)
         if header:
-            old, new = int(header.group(1)), int(header.group(3))
+            old, new, scope = int(header.group(1)), int(header.group(3)), header.group(5).strip()
         elif raw.startswith("+"):
             added.append(Line(new, raw[1:]))
             new += 1
         elif raw.startswith("-"):
-            removed.append(Line(old, raw[1:], at=new))
+            removed.append(Line(old, raw[1:], at=new, scope=scope))
             old += 1
+            scope = _next_scope(scope, raw[1:])
         elif raw.startswith("\\"):
             continue  # "\ No newline at end of file"
         else:
             context.append(Line(new, raw[1:]))
             old += 1
             new += 1
+            scope = _next_scope(scope, raw[1:])
     return ParsedPatch(tuple(added), tuple(removed), tuple(context))
+
+
+def _next_scope(scope: str, text: str) -> str:
+    """An unindented, non-blank, non-comment line opens a new top-level scope."""
+    if text and not text[0].isspace() and not text.startswith(("#", ")", "]", "}", '"""')):
+        return text.strip()
+    return scope
 
 
 def added_lines(change: FileChange) -> tuple[Line, ...]:

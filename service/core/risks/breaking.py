@@ -5,9 +5,10 @@ Rules and severities:
   ``declared_removal`` (high) when such a PR also removes public API (listed in the evidence).
 - ``removed_module`` (medium): a Python module under the core paths is deleted (a rename is not
   a deletion); importing it now fails.
-- ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name`` disappears from a core
-  module and no file of the PR defines that name again (a move is not a removal). Names starting
-  with ``_`` are private and ignored.
+- ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name``, or a method
+  ``def name(`` of a public class, disappears from a core module and no file of the PR defines
+  that name again (a move or a rewrite is not a removal). Names starting with ``_`` are private
+  and ignored; nested functions are not API.
 Reverts are skipped: they take back what a recent PR added, which the follow-up detector reports.
 A PR declared breaking is reported once, by a declared rule.
 """
@@ -26,11 +27,14 @@ from service.core.models import (
     RiskKind,
     Severity,
 )
-from service.core.risks.base import Context, RuleSet, evidence, make_risk, parse_patch
+from service.core.risks.base import Context, Line, RuleSet, evidence, make_risk, parse_patch
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
 _DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)\s*[(:]")
+_METHOD = re.compile(r"^ {4}(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(")
+_CLASS = re.compile(r"^class\s+([A-Za-z]\w*)\b")
+_ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 MAX_NAMES = 5
 
 
@@ -54,36 +58,50 @@ def removed_modules(pr: PullRequest, context: Context) -> list[FileChange]:
     ]
 
 
-def _defined(lines: list[str]) -> set[str]:
-    return {m.group(1) for text in lines if (m := _DEFINITION.match(text))}
+def _defined(lines: tuple[Line, ...]) -> set[str]:
+    return {m.group(1) for line in lines if (m := _ANY_DEFINITION.match(line.text))}
 
 
-def removed_symbols(pr: PullRequest, context: Context) -> list[Evidence]:
-    """Top-level public defs/classes removed from core modules and defined nowhere in the PR."""
+def _removed_name(line: Line) -> str | None:
+    """`name` for a top-level def/class, `Class.name` for a method of a public class."""
+    top = _DEFINITION.match(line.text)
+    if top:
+        return top.group(1)
+    method = _METHOD.match(line.text)
+    owner = _CLASS.match(line.scope)
+    if method and owner:
+        return f"{owner.group(1)}.{method.group(1)}"
+    return None
+
+
+def removed_symbols(pr: PullRequest, context: Context) -> list[tuple[str, Evidence]]:
+    """Public defs, classes and methods removed from core modules and defined nowhere in the PR
+    (a method whose whole class goes is reported as the class)."""
     added_anywhere: set[str] = set()
-    candidates: list[Evidence] = []
+    candidates: list[tuple[str, Evidence]] = []
     for change in pr.files:
         parsed = parse_patch(change.patch)
-        added_anywhere |= _defined([line.text for line in parsed.added])
+        added_anywhere |= _defined(parsed.added)
         if change.status == FileStatus.REMOVED or not _core_code(change, context):
             continue
         for line in parsed.removed:
-            match = _DEFINITION.match(line.text)
-            if match:
-                candidates.append(evidence(change.path, line.at, line.text))
-    return [e for e in candidates if _name_of(e) not in added_anywhere]
-
-
-def _name_of(found: Evidence) -> str:
-    match = _DEFINITION.match(found.snippet)
-    return match.group(1) if match else ""
+            name = _removed_name(line)
+            if name:
+                candidates.append((name, evidence(change.path, line.at, line.text)))
+    gone = {name for name, _ in candidates if "." not in name}
+    return [
+        (name, found)
+        for name, found in candidates
+        if name.rsplit(".", 1)[-1] not in added_anywhere
+        and not ("." in name and name.split(".", 1)[0] in gone)
+    ]
 
 
 def _removal_evidence(pr: PullRequest, context: Context) -> tuple[list[Evidence], list[str]]:
     modules = removed_modules(pr, context)
     symbols = removed_symbols(pr, context)
-    found = [evidence(m.path, None, "") for m in modules] + symbols
-    names = [m.path for m in modules] + [_name_of(e) for e in symbols]
+    found = [evidence(m.path, None, "") for m in modules] + [e for _, e in symbols]
+    names = [m.path for m in modules] + [name for name, _ in symbols]
     return found, names
 
 
@@ -117,18 +135,18 @@ def removed_public_api(pr: PullRequest, context: Context) -> Iterator[Risk]:
             "removed_module",
             Severity.MEDIUM,
             [pr.number],
-            [evidence(m.path, None, "") for m in modules] + symbols,
+            [evidence(m.path, None, "") for m in modules] + [e for _, e in symbols],
             count=len(modules),
             names=", ".join(m.path for m in modules[:MAX_NAMES]),
         )
     elif symbols:
-        names = [_name_of(e) for e in symbols]
+        names = [name for name, _ in symbols]
         yield make_risk(
             RiskKind.BREAKING,
             "removed_symbol",
             Severity.MEDIUM,
             [pr.number],
-            symbols,
+            [e for _, e in symbols],
             count=len(names),
             names=", ".join(names[:MAX_NAMES]),
         )

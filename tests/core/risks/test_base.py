@@ -73,3 +73,19 @@ def test_risks_sort_by_severity_then_pr() -> None:
     medium_a = build(RiskKind.PRECISION, "r", Severity.MEDIUM, [5], [])
     medium_b = build(RiskKind.PRECISION, "r", Severity.MEDIUM, [3], [])
     assert [r.prs[0] for r in sort_risks([low, medium_a, high, medium_b])] == [9, 3, 5, 1]
+
+
+def test_removed_lines_know_their_top_level_scope() -> None:
+    patch = (
+        "@@ -10,5 +10,2 @@ class Config(BaseConfig):\n"
+        "     a: int = 1\n"
+        "-    def old(self):\n"
+        "-        pass\n"
+        " def helper():\n"
+        "-    def inner():\n"
+    )
+    assert [(line.text.strip(), line.scope) for line in parse_patch(patch).removed] == [
+        ("def old(self):", "class Config(BaseConfig):"),
+        ("pass", "class Config(BaseConfig):"),
+        ("def inner():", "def helper():"),
+    ]

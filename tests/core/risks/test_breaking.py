@@ -26,12 +26,62 @@ def test_real_declared_breaking_4280_lists_removed_api(
 ) -> None:
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
     assert risk.rule == "declared_removal"
-    assert risk.params["names"] == (
-        "is_valid_ipv6_address, get_free_port, ExternalZeroMQDistributedExecutor, vLLMAsyncRollout"
+    assert risk.params["removed"] == 13
+    assert risk.params["names"].startswith(
+        "ActorRolloutRefWorker.get_zeromq_address, ActorRolloutRefWorker.chat_completion"
     )
     removed = risk.evidence[1]
-    assert removed.path == "verl/workers/rollout/utils.py"
-    assert removed.snippet.startswith("def is_valid_ipv6_address(")
+    assert (removed.path, removed.line) == ("verl/workers/engine_workers.py", 595)
+    assert removed.snippet == "def get_zeromq_address(self):"
+
+
+def test_real_renamed_config_presets_4544(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # #4544 renames RolloutCorrectionConfig.bypass_pg_rs to bypass_pg_geo_rs and drops
+    # geo_rs_seq_tis: callers of the old classmethods break, the title does not say so
+    (risk,) = detect([real_pr(weeks, "2026-W03", 4544)], verl_profile)
+    assert (risk.rule, risk.severity) == ("removed_symbol", Severity.MEDIUM)
+    assert risk.params["names"] == (
+        "RolloutCorrectionConfig.bypass_pg_rs, RolloutCorrectionConfig.geo_rs_seq_tis"
+    )
+    assert [(e.path, e.line) for e in risk.evidence] == [
+        ("verl/trainer/config/algorithm.py", 347),
+        ("verl/trainer/config/algorithm.py", 371),
+    ]
+
+
+def test_removed_method_of_a_public_class_is_breaking(verl_profile: RepoProfile) -> None:
+    patch = (
+        "@@ -40,6 +40,2 @@ class DataParallelPPOActor(BasePPOActor):\n"
+        "     def compute_log_prob(self, data):\n"
+        "         return x\n"
+        "-\n"
+        "-    def update_policy(self, data):\n"
+        "-        return y\n"
+        "-\n"
+    )
+    pr = make_pr(12, "[worker] refactor: x", [change("verl/workers/actor/dp_actor.py", patch)])
+    (risk,) = detect([pr], verl_profile)
+    assert risk.params["names"] == "DataParallelPPOActor.update_policy"
+    assert risk.evidence[0].line == 42
+
+
+def test_nested_functions_and_methods_of_removed_classes(verl_profile: RepoProfile) -> None:
+    nested = (
+        "@@ -10,3 +10,1 @@ def build(config):\n     x = 1\n-    def helper(y):\n-        return y"
+    )
+    whole_class = "@@ -1,4 +1,0 @@\n-class OldWorker:\n-    def run(self):\n-        pass\n-\n"
+    pr = make_pr(
+        13,
+        "[worker] refactor: y",
+        [
+            change("verl/workers/fsdp_workers.py", nested),
+            change("verl/workers/megatron_workers.py", whole_class),
+        ],
+    )
+    (risk,) = detect([pr], verl_profile)
+    assert risk.params["names"] == "OldWorker"
 
 
 def test_real_removed_function_4304(
@@ -109,5 +159,6 @@ def test_real_weeks_flag_these_prs(
         ("2025-W47", 4106, "declared"),
         ("2025-W48", 4304, "removed_symbol"),
         ("2025-W48", 4352, "removed_module"),
+        ("2026-W03", 4544, "removed_symbol"),
         ("2026-W04", 4280, "declared_removal"),
     ]

@@ -35,7 +35,7 @@ EXPECTED_COUNTS = {
         "precision": 1,
         "unset_shell_var": 1,
     },
-    "2026-W03": {"core_without_tests": 4, "followup": 1},
+    "2026-W03": {"breaking": 1, "core_without_tests": 4, "followup": 1},
     "2026-W04": {"breaking": 1, "core_without_tests": 3, "followup": 1, "precision": 3},
 }
 
