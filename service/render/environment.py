@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +41,53 @@ def environment() -> jinja2.Environment:
         md_text=escape.md_text,
         md_cell=escape.md_cell,
         html_text=escape.html_text,
+        md_code=escape.md_code,
+        md_url=escape.md_url,
+        safe_url=escape.safe_url,
         truncate_text=escape.truncate,
         tojson=_tojson,
+        week_label=week_label,
+        date=format_date,
+        signed=signed,
+        number=format_number,
     )
     return env
+
+
+def week_label(week: str, lang: str) -> str:
+    """`2026-W04` as the catalog's `format.week` sentence (e.g. 2026 年第 4 周, Week 4 of 2026)."""
+    year, _, number = week.partition("-W")
+    if not (year.isdigit() and number.isdigit()):
+        return week
+    return translator(lang).t("format.week", year=int(year), week=int(number), label=week)
+
+
+def format_date(value: date | datetime, lang: str, style: str = "long") -> str:
+    """A date through the catalog's `format.date.<style>` (long or short), month names included."""
+    day = value.date() if isinstance(value, datetime) else value
+    tr = translator(lang)
+    month_name = tr.t(f"format.month.m{day.month}")
+    return tr.t(
+        f"format.date.{style}",
+        year=day.year,
+        month=day.month,
+        day=day.day,
+        month_name=month_name,
+    )
+
+
+def signed(value: float | None) -> str:
+    """A change with its sign: +3, -2, ±0; '' when unknown."""
+    if value is None:
+        return ""
+    if value == 0:
+        return "±0"
+    return f"{value:+g}"
+
+
+def format_number(value: float, digits: int = 0) -> str:
+    """Thousands separators, and `digits` decimals (both languages write 12,490 and 9.4)."""
+    return f"{value:,.{digits}f}"
 
 
 def translator(lang: str) -> Translator:

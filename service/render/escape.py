@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import urlsplit
 
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+# Inline Markdown metacharacters: emphasis, code, links, tables, strikethrough, escapes.
+_MD_INLINE = re.compile(r"([\\`*{}\[\]|~])")
+# `_` inside a word (`sum_pi_squared`) can neither open nor close emphasis in CommonMark.
+_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+# What opens a block (heading, list item, setext/thematic line) when it starts a line.
+_MD_LINE_START = re.compile(r"^[#+\-=]+(?=\s|$)")
+_MD_ORDERED = re.compile(r"^(\d+)([.)])(?=\s|$)")
+# `&` is escaped only when it would start an entity, so plain `A & B` stays readable.
+_ENTITY_LIKE = re.compile(r"&(?=#?\w+;)")
+_BACKTICKS = re.compile(r"`+")
+_TAG_LIKE = re.compile(r"<[!@#/?A-Za-z]")
+SAFE_URL_SCHEMES = ("http", "https")
+_URL_FORBIDDEN = frozenset("<>\"'`\\")
 
 
 def clean_text(text: str) -> str:
     """Drop zero-width and control characters that can hide or spoof text."""
     return _CONTROL.sub("", _ZERO_WIDTH.sub("", text))
+
+
+def one_line(text: str) -> str:
+    """Cleaned text with every run of whitespace (newlines included) collapsed to one space."""
+    return " ".join(clean_text(text).split())
 
 
 def truncate(text: str, limit: int, ellipsis: str = "…") -> str:
@@ -33,20 +51,58 @@ def slack_text(text: str) -> str:
 
 
 def md_text(text: str) -> str:
-    """Markdown: one line, markdown and HTML metacharacters escaped."""
-    one_line = " ".join(clean_text(text).split())
-    escaped = html.escape(one_line, quote=False)
-    return _MD_SPECIAL.sub(r"\\\1", escaped)
+    """Markdown inline text: one line; HTML tags, links, emphasis and line-start blocks inert."""
+    line = _ENTITY_LIKE.sub("&amp;", one_line(text))
+    line = line.replace("<", "&lt;").replace(">", "&gt;")
+    line = _MD_UNDERSCORE.sub(r"\\_", _MD_INLINE.sub(r"\\\1", line))
+    line = _MD_LINE_START.sub(lambda m: "\\" + m.group(0), line)
+    return _MD_ORDERED.sub(r"\1\\\2", line)
 
 
 def md_cell(text: str) -> str:
-    """Markdown table cell: like md_text (pipes are escaped there too)."""
+    """Markdown table cell: md_text (which also escapes `|` and folds newlines)."""
     return md_text(text)
+
+
+def md_code(text: str) -> str:
+    """A Markdown code span around `text` (one line): the fence outgrows any backtick run inside.
+
+    Code spans render their content literally, so `[x](javascript:…)` inside one is shown,
+    never linked; `|` is escaped because GFM splits table cells first. Text with something
+    tag-like (`<script>`, `<!channel>`, `<at …>`) is written as escaped text instead, so the raw
+    Markdown carries no tag either (it may be pasted where code spans mean nothing).
+    """
+    line = one_line(text)
+    if _TAG_LIKE.search(line):
+        return md_text(line)
+    line = line.replace("|", "\\|")
+    if not line:
+        return ""
+    longest = max((len(run) for run in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{fence}{pad}{line}{pad}{fence}"
 
 
 def html_text(text: str) -> str:
     """HTML: entity-escape everything, quotes included."""
     return html.escape(clean_text(text), quote=True)
+
+
+def safe_url(url: str, fallback: str = "") -> str:
+    """`url` when it is an absolute http(s) URL without whitespace, else `fallback`."""
+    candidate = clean_text(url).strip()
+    if not candidate or any(ch.isspace() or ch in _URL_FORBIDDEN for ch in candidate):
+        return fallback
+    parts = urlsplit(candidate)
+    if parts.scheme.lower() not in SAFE_URL_SCHEMES or not parts.netloc:
+        return fallback
+    return candidate
+
+
+def md_url(url: str) -> str:
+    """A URL for a Markdown link target: parentheses and angle brackets percent-encoded."""
+    return url.replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
 # Feishu card markdown (the 2.0 rich-text component): every character that can open Markdown
