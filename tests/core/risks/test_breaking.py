@@ -27,7 +27,7 @@ def test_real_declared_breaking_4280_lists_removed_api(
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
     assert risk.rule == "declared_removal"
     assert risk.params["removed"] == 13
-    assert risk.params["names"].startswith(
+    assert str(risk.params["names"]).startswith(
         "ActorRolloutRefWorker.get_zeromq_address, ActorRolloutRefWorker.chat_completion"
     )
     removed = risk.evidence[1]
