@@ -14,13 +14,15 @@ from service.errors import InputError
 
 SAMPLE_REPO = "volcengine/verl"
 SAMPLE_FILE = "verl-2026-W04.json"
+UNKNOWN_LOGIN = "unknown"
 
 
 def _file_from_recorded(raw: dict[str, Any]) -> FileChange:
+    known = {s.value for s in FileStatus}
     status = raw.get("status", "modified")
     return FileChange(
         path=raw["filename"],
-        status=FileStatus(status) if status in FileStatus.__members__.values() else FileStatus.CHANGED,
+        status=FileStatus(status) if status in known else FileStatus.CHANGED,
         additions=int(raw.get("additions", 0)),
         deletions=int(raw.get("deletions", 0)),
         patch=raw.get("patch"),
@@ -32,12 +34,16 @@ def pr_from_recorded(raw: dict[str, Any], repo: str) -> PullRequest:
     """One recorded PR. Labels, reviews, comments and checks are unknown in git history: None."""
     files = [_file_from_recorded(f) for f in raw.get("files", [])]
     author = raw.get("author") or {}
+    # git history gives no login for some authors ("unknown"); their display name still names them
+    login = author.get("login")
+    if not login or login == UNKNOWN_LOGIN:
+        login = author.get("name") or None
     return PullRequest(
         number=int(raw["number"]),
         title=raw.get("title", ""),
         body=raw.get("body") or "",
         url=f"https://github.com/{repo}/pull/{raw['number']}",
-        author=author.get("login"),
+        author=login,
         created_at=datetime.fromisoformat(raw["created_at"]),
         merged_at=datetime.fromisoformat(raw["merged_at"]),
         additions=int(raw.get("additions", 0)),
