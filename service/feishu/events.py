@@ -146,6 +146,26 @@ class FeishuEvents:
 
     # --- dispatch --------------------------------------------------------------------------
 
+    async def respond(self, request: Request) -> Response:
+        """The endpoint: 401 for anything not from Feishu, else the event's JSON answer."""
+        body = await request.body()
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            payload = self.open(headers, body)
+        except RejectedError as exc:
+            logger.warning("feishu event rejected", extra={"reason": str(exc)})
+            return JSONResponse({"msg": "unauthorized"}, status_code=HTTP_UNAUTHORIZED)
+        try:
+            answer_body = await run_in_threadpool(self.handle, payload)
+        except ServiceError as exc:
+            logger.warning("feishu event not handled", extra={"error": exc.message})
+            return JSONResponse({})
+        except Exception:
+            # Answer 200 anyway: the event id is remembered, so a retry would be dropped.
+            logger.exception("feishu event failed", extra={"incident": uuid.uuid4().hex[:12]})
+            return JSONResponse({})
+        return JSONResponse(answer_body)
+
     def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
         """The JSON answer to an authenticated event (runs in a worker thread)."""
         if payload.get("type") == URL_VERIFICATION:
@@ -314,23 +334,4 @@ def build_feishu_endpoint(
         spawn=spawn,
     )
 
-    async def endpoint(request: Request) -> Response:
-        body = await request.body()
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        try:
-            payload = state.open(headers, body)
-        except RejectedError as exc:
-            logger.warning("feishu event rejected", extra={"reason": str(exc)})
-            return JSONResponse({"msg": "unauthorized"}, status_code=HTTP_UNAUTHORIZED)
-        try:
-            answer_body = await run_in_threadpool(state.handle, payload)
-        except ServiceError as exc:
-            logger.warning("feishu event not handled", extra={"error": exc.message})
-            return JSONResponse({})
-        except Exception:
-            # Answer 200 anyway: the event id is remembered, so a retry would be dropped.
-            logger.exception("feishu event failed", extra={"incident": uuid.uuid4().hex[:12]})
-            return JSONResponse({})
-        return JSONResponse(answer_body)
-
-    return endpoint
+    return state.respond

@@ -105,16 +105,19 @@ def md_url(url: str) -> str:
     return url.replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
-# Feishu card markdown (the 2.0 rich-text component): every character that can open Markdown
-# (emphasis, code, links, headings, lists, quotes, tables), an HTML-like tag (<at>, <a>,
-# <font>, <link>), an emoji shortcode (:DONE:) or an autolink is written as a numeric HTML
-# entity, which the card shows as the literal character. `&` comes first in the table so an
-# entity already in the text is shown as typed, not decoded.
-_FEISHU_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "&<>*_~`[]()#+-!|\\$:\"'/{}="}
-_FEISHU_LIST_START = re.compile(r"^(\d+)([.)])")
+# Feishu card markdown (the 2.0 rich-text component). Characters that open inline Markdown
+# (emphasis, code, links, tables) or an HTML-like tag (<at>, <a>, <font>, <link>) become numeric
+# HTML entities, which the card shows as the literal character; so do a `:` that would start an
+# autolink (`https://…`) or an emoji shortcode (`:DONE:`), and a character that opens a block
+# (heading, list, quote) at the start of the text. `&` is in the table so an entity already in
+# the text is shown as typed, not decoded. Everything else stays as typed, so titles read well.
+_FEISHU_ENTITIES = {ord(ch): f"&#{ord(ch)};" for ch in "&<>[]*_~`|\\$"}
+_FEISHU_COLON = re.compile(r":(?=//)|:(?=\w+:)")
+_FEISHU_LINE_START = re.compile(r"^([#+\->!=]|\d+[.)])")
 
 
 def feishu_text(text: str) -> str:
     """Feishu card markdown: one line; no mention, link, tag or formatting survives."""
     line = " ".join(clean_text(text).split()).translate(_FEISHU_ENTITIES)
-    return _FEISHU_LIST_START.sub(lambda m: f"{m.group(1)}&#{ord(m.group(2))};", line)
+    line = _FEISHU_COLON.sub("&#58;", line)
+    return _FEISHU_LINE_START.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group(1)), line)

@@ -189,12 +189,21 @@ def test_hostile_answers_are_inert(tmp_path: Any) -> None:
 
 
 def test_feishu_text_escapes_every_markdown_and_tag_character() -> None:
-    escaped = escape.feishu_text("<at id=all></at> [x](https://e) **b** _i_ ~s~ `c` # h | t\n2. x")
-    assert re.search(r"[<>\[\]()*_~`#|&]", re.sub(r"&#\d+;", "", escaped)) is None
+    escaped = escape.feishu_text("<at id=all></at> [x](https://e) **b** _i_ ~s~ `c` | t\n2. x")
+    bare = re.sub(r"&#\d+;", "", escaped)
+    assert re.search(r"[<>\[\]*_~`|&]", bare) is None
+    assert "://" not in bare
     assert "\n" not in escaped
-    assert escape.feishu_text("1. first") == "1&#46; first"
+    assert escape.feishu_text("1. first") == "&#49;&#46; first"
+    assert escape.feishu_text("# not a heading") == "&#35; not a heading"
+    assert escape.feishu_text(":DONE: ok") == "&#58;DONE: ok"
     assert escape.feishu_text("AT&T &amp;") == "AT&#38;T &#38;amp;"
     assert escape.feishu_text("a\u200bb") == "ab"
+
+
+def test_feishu_text_keeps_ordinary_titles_readable() -> None:
+    title = "[trainer] feat: support x-y (v0.4.1), see #12"
+    assert escape.feishu_text(title) == "&#91;trainer&#93; feat: support x-y (v0.4.1), see #12"
 
 
 def _card(*elements: dict[str, Any]) -> dict[str, Any]:
