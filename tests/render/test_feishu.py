@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from service.commands.answer import Answer, AnswerKind, Caller, EngineContext, answer_text
+from service.core.digest import build_digest
 from service.core.models import Digest, Evidence, Risk, RiskKind, Severity
+from service.core.profile import load_profile
 from service.render import escape
 from service.render.feishu import render_answer, render_digest
 from service.render.feishu_limits import (
@@ -24,10 +26,11 @@ from service.render.feishu_limits import (
     worst_case_body,
 )
 from service.store.repository import Store
-from tests.conftest import NOW
+from tests.conftest import NOW, load_week
 from tests.feishu.builders import WEEK_LABELS, big_digest, real_digest
 
 LANGS = ("zh", "en")
+VIAS: tuple[Via, ...] = ("app", "webhook")
 URL = "http://reports.test/reports/volcengine/verl/2026-W04"
 HOSTILE = [
     "<at id=all></at>",
@@ -304,3 +307,36 @@ def test_every_answer_kind_renders(tmp_path: Any, lang: str) -> None:
     )
     assert "abc" in json.dumps(failure, ensure_ascii=False)
     assert len(kinds) >= 10
+
+
+def hostile_week_digest(lang: str) -> Digest:
+    """The real pipeline over a real week whose titles are hostile and bodies are 100 kB."""
+    week = load_week("2026-W04")
+    body = ("<at id=all></at> [x](https://evil.example) **bold** " * 2000)[:100_000]
+    prs = [
+        pr.model_copy(update={"title": f"{HOSTILE[i % len(HOSTILE)]} {pr.title}", "body": body})
+        for i, pr in enumerate(week.prs)
+    ]
+    hostile = week.model_copy(update={"prs": prs})
+    return build_digest(hostile, load_profile(week.repo), language=lang, now=NOW)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hostile_week_through_the_real_pipeline_is_inert(lang: str) -> None:
+    digest = hostile_week_digest(lang)
+    assert digest.narrative.summary
+    for via in VIAS:
+        card = render_digest(digest, report_url=URL, lang=lang, via=via)
+        assert feishu_violations(card, via=via) == []
+        for text in markdown_of(card):
+            assert_inert(text)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_empty_week_renders(lang: str) -> None:
+    week = load_week("2026-W04").model_copy(update={"prs": []})
+    digest = build_digest(week, load_profile(week.repo), language=lang, now=NOW)
+    card = render_digest(digest, report_url=URL, lang=lang)
+    assert feishu_violations(card, via="app") == []
+    assert card["header"]["template"] == "green"
+    assert any("0" in text for text in markdown_of(card))
