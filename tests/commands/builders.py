@@ -20,7 +20,9 @@ def digest_from_week(collected: CollectedWeek, *, language: str = "en") -> Diges
     return build_digest(collected, load_profile(collected.repo), language=language, now=NOW)
 
 
+@functools.lru_cache(maxsize=16)
 def real_digest(label: str = "2026-W04", *, language: str = "en") -> Digest:
+    """The digest of a recorded week (cached: treat it as read-only)."""
     return digest_from_week(load_week(label), language=language)
 
 

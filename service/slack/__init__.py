@@ -1,0 +1,1 @@
+"""Slack adapter: the bolt app (commands, buttons) and the SlackSender (weekly card)."""

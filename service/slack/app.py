@@ -1,0 +1,224 @@
+"""The Slack app: slack-bolt in HTTP mode (or Socket Mode) answering `/verl-week` and the card's
+buttons through the command engine.
+
+Talks to Slack: the signed requests come in at POST /slack/events (bolt checks the v0
+signature and the 5-minute window and answers 401 itself), answers go back in the ack body or
+through `response_url`. Three jobs only: extract (text, caller), call the engine, render the
+Answer with render.slack. Regenerate is acknowledged first and rebuilt after the ack.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt import App, BoltResponse
+from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_sdk import WebClient
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from service.commands.answer import (
+    Answer,
+    AnswerKind,
+    Caller,
+    EngineContext,
+    RunResultLike,
+    answer,
+    answer_failure,
+    answer_regenerated,
+    answer_text,
+)
+from service.commands.parse import Command, Verb, normalize_week
+from service.errors import ServiceError
+from service.render.slack import (
+    ACTION_REGENERATE,
+    ACTION_REPORT,
+    ACTION_RISKS,
+    SlackMessage,
+    render_answer,
+)
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_COMMAND = "/verl-week"
+PLATFORM = "slack"
+HTTP_OK = 200
+EPHEMERAL = "ephemeral"
+IN_CHANNEL = "in_channel"
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+Regenerate = Callable[[str, str, str], RunResultLike]
+Respond = Callable[..., Any]
+
+
+@dataclass
+class SlackCommands:
+    """The listeners' shared state: the engine, the rebuild callable, the answer language."""
+
+    engine: EngineContext
+    regenerate: Regenerate | None
+    language: str
+
+    def message(self, reply: Answer) -> SlackMessage:
+        return render_answer(reply, self.language)
+
+    def fields(self, reply: Answer) -> dict[str, Any]:
+        """ack/respond keyword arguments for `reply`: ephemeral unless the user said public."""
+        message = self.message(reply)
+        response_type = IN_CHANNEL if reply.public else EPHEMERAL
+        return {"text": message.text, "blocks": message.blocks, "response_type": response_type}
+
+    def run_regenerate(self, reply: Answer, caller: Caller, respond: Respond) -> None:
+        """The heavy part of regenerate, after the ack; its result goes to response_url."""
+        try:
+            if self.regenerate is None:
+                result_answer = Answer(
+                    kind=AnswerKind.REGENERATE_FAILED,
+                    key="cmd.answer.regenerate_failed",
+                    params={"repo": reply.repo, "week": reply.week, "reason": "not configured"},
+                )
+            else:
+                result = self.regenerate(reply.repo, reply.week, caller.user_id)
+                result_answer = answer_regenerated(result, self.engine)
+        except ServiceError as exc:
+            result_answer = Answer(
+                kind=AnswerKind.REGENERATE_FAILED,
+                key="cmd.answer.regenerate_failed",
+                params={"repo": reply.repo, "week": reply.week, "reason": exc.message},
+            )
+        finally:
+            self.engine.regenerations.finish(reply.repo, reply.week)
+        _safe_respond(respond, replace_original=False, **self.fields(result_answer))
+
+    def handle(
+        self,
+        reply: Answer,
+        caller: Caller,
+        ack: Callable[..., Any],
+        respond: Respond,
+        *,
+        in_ack: bool,
+    ) -> None:
+        """Acknowledge with the answer (or send it through response_url), then rebuild if asked."""
+        fields = self.fields(reply)
+        if in_ack:
+            ack(**fields)
+        else:
+            ack()
+            _safe_respond(respond, replace_original=False, **fields)
+        # ack first: Slack shows the user an error when the ack takes over 3 s (§2.2)
+        if reply.kind is AnswerKind.REGENERATE_STARTED:
+            self.run_regenerate(reply, caller, respond)
+
+
+def _safe_respond(respond: Respond, **fields: Any) -> None:
+    try:
+        respond(**fields)
+    except OSError:  # response_url unreachable: nothing else can tell the user
+        logger.warning("response_url failed", exc_info=True)
+
+
+def _action_command(body: dict[str, Any], verb: Verb) -> Command:
+    """The Command a card button stands for: its value carries repo and week."""
+    action = (body.get("actions") or [{}])[0]
+    try:
+        value = json.loads(action.get("value") or "{}")
+    except ValueError:
+        value = {}
+    week = normalize_week(str(value.get("week", ""))) if value.get("week") else None
+    repo = value.get("repo") if isinstance(value.get("repo"), str) else None
+    return Command(verb=verb, week=week, repo=repo)
+
+
+def _action_caller(body: dict[str, Any]) -> Caller:
+    channel = (body.get("channel") or {}).get("id") or ""
+    return Caller(
+        user_id=(body.get("user") or {}).get("id", ""), platform=PLATFORM, channel=channel
+    )
+
+
+def _register(app: App, commands: SlackCommands, command_name: str) -> None:
+    @app.command(command_name)
+    def on_command(ack: Any, body: dict[str, Any], respond: Any) -> None:
+        caller = Caller(
+            user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
+        )
+        reply = answer_text(body.get("text", ""), caller, commands.engine)
+        commands.handle(reply, caller, ack, respond, in_ack=True)
+
+    def on_button(verb: Verb) -> Callable[..., None]:
+        def listener(ack: Any, body: dict[str, Any], respond: Any) -> None:
+            caller = _action_caller(body)
+            reply = answer(_action_command(body, verb), caller, commands.engine)
+            commands.handle(reply, caller, ack, respond, in_ack=False)
+
+        return listener
+
+    app.action(ACTION_RISKS)(on_button(Verb.RISKS))
+    app.action(ACTION_REGENERATE)(on_button(Verb.REGENERATE))
+
+    @app.action(ACTION_REPORT)
+    def on_report(ack: Any) -> None:
+        ack()  # a URL button still sends a payload that must be acknowledged (§2.4)
+
+    @app.error
+    def on_error(error: Exception, response: BoltResponse | None, respond: Any) -> Any:
+        incident = uuid.uuid4().hex[:12]
+        logger.error("slack listener failed", exc_info=error, extra={"incident": incident})
+        fields = commands.fields(answer_failure(incident))
+        if response is not None:
+            body = json.dumps(fields, ensure_ascii=False)
+            return BoltResponse(
+                status=HTTP_OK, body=body, headers={"content-type": "application/json"}
+            )
+        if respond is not None:
+            _safe_respond(respond, replace_original=False, **fields)
+        return None
+
+
+def build_slack_app(
+    *,
+    client: WebClient,
+    signing_secret: str,
+    engine: EngineContext,
+    regenerate: Regenerate | None,
+    command: str = DEFAULT_COMMAND,
+    language: str = "zh",
+) -> App:
+    """A bolt App on `client` (SLACK_API_URL), with the command and button listeners."""
+    app = App(
+        client=client,
+        signing_secret=signing_secret,
+        token_verification_enabled=False,  # auth.test on the first request, not at start-up
+        logger=logging.getLogger("service.slack.bolt"),
+    )
+    _register(app, SlackCommands(engine=engine, regenerate=regenerate, language=language), command)
+    return app
+
+
+def build_slack_endpoint(app: App) -> Endpoint:
+    """The Starlette handler of POST /slack/events: bolt's dispatch run in a worker thread."""
+
+    async def endpoint(request: Request) -> Response:
+        body = await request.body()
+        bolt_request = to_bolt_request(request, body)
+        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        return to_starlette_response(bolt_response)
+
+    return endpoint
+
+
+def start_socket_mode(app: App, app_token: str, *, connect: bool = True) -> Any:
+    """Socket Mode (SLACK_APP_TOKEN set): a websocket to Slack instead of a public URL."""
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    handler = SocketModeHandler(app, app_token)
+    if connect:
+        handler.connect()
+    return handler
