@@ -151,5 +151,6 @@ def setup_logging(
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "apscheduler"):
         logger = logging.getLogger(name)
         logger.handlers = []
+        logger.setLevel(logging.NOTSET)  # the root level decides, whatever uvicorn set before
         logger.propagate = True
     return handler
