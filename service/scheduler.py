@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import threading
 import time
@@ -36,6 +37,7 @@ CATCH_UP_LOCK = "scheduler:catch-up"
 MISFIRE_GRACE = timedelta(hours=6)
 CATCH_UP_LOCK_TTL = timedelta(hours=2)
 SHUTDOWN_WAIT_SECONDS = 120.0
+STOP_POLL_SECONDS = 1.0
 Job = Callable[[], object]
 
 _REGISTRY: dict[str, WeeklyScheduler] = {}
@@ -155,6 +157,21 @@ class WeeklyScheduler:
             count = self.store.interrupt_running()
             logger.warning("shutdown with work in flight", extra={"interrupted_runs": count})
         logger.info("scheduler stopped", extra={"clean": finished})
+
+    def run_until_stopped(self, stop: threading.Event | None = None) -> None:
+        """`verl-week scheduler`: start, block until SIGTERM/SIGINT (or `stop`), shut down."""
+        stop = stop or threading.Event()
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, lambda _signum, _frame: stop.set())
+        self.start()
+        try:
+            while not stop.wait(STOP_POLL_SECONDS):
+                if not self.alive():
+                    logger.error("scheduler thread died; exiting so the supervisor restarts us")
+                    break
+        finally:
+            self.shutdown(wait=True)
 
     def wait_idle(self, timeout: float) -> bool:
         """Block until no tick or catch-up is running (True), or `timeout` passes (False)."""

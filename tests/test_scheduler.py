@@ -401,3 +401,18 @@ def test_each_run_logs_one_line_with_counts_and_duration(
     assert done[0]["kind"] == "schedule"
     assert (done[0]["runs"], done[0]["outcomes"]) == (1, {"ok": 1})
     assert done[0]["seconds"] > 0
+
+
+def test_run_until_stopped_catches_up_then_stops_cleanly(store: Store, db_url: str) -> None:
+    job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
+    scheduler = make_scheduler(db_url, job)
+    stop = threading.Event()
+    thread = threading.Thread(target=scheduler.run_until_stopped, args=(stop,))
+    thread.start()
+    assert job.called.wait(WAIT)  # the start-up catch-up ran
+    assert scheduler.alive()
+    stop.set()
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert not scheduler.alive()
+    assert job.calls == 1
