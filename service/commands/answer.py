@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.models import Digest, PullRequest, Risk, ScoredPR, Severity, Trends
 from service.core.weeks import parse_week
-from service.errors import InputError, NotFoundError, UpstreamError
+from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
 REGENERATE_INTERVAL = timedelta(seconds=60)
 RELATIVE_WEEKS = ("last", "this")
@@ -210,6 +210,10 @@ def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
             key="cmd.error.input",
             params={"reason": exc.message},
             usage=usage_keys(command.verb),
+        )
+    except ServiceError as exc:  # the store or GitHub failed: say so, with what to do next
+        return Answer(
+            kind=AnswerKind.ERROR, key="cmd.error.service", params={"reason": exc.message}
         )
 
 

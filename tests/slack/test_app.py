@@ -249,3 +249,29 @@ def test_socket_mode_handler_is_built(slack: FakeSlack, web: str) -> None:
     handler = start_socket_mode(app, "xapp-1-test", connect=False)
     assert handler.app is app
     assert handler.client.app_token == "xapp-1-test"
+
+
+def test_unexpected_failure_answers_with_an_incident_id(
+    web: str, slack: FakeSlack, store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sqlalchemy import text
+
+    with store.engine.begin() as conn:  # a corrupt row: the digest no longer validates
+        conn.execute(text("UPDATE digests SET data = '{\"broken\": true}' WHERE week = '2026-W04'"))
+    with caplog.at_level("ERROR"):
+        response = send_command(web, slack, "risks 2026-W04")
+    assert response.status_code == 200
+    payload = response.json()
+    assert "Something went wrong on our side (incident " in payload["text"]
+    assert "Traceback" not in payload["text"]
+    incident = payload["text"].split("incident ")[1].split(")")[0]
+    assert any(getattr(r, "incident", None) == incident and r.exc_info for r in caplog.records)
+
+
+def test_store_failure_is_told_as_a_retry_hint(web: str, slack: FakeSlack, store: Store) -> None:
+    from sqlalchemy import text
+
+    with store.engine.begin() as conn:
+        conn.execute(text("DROP TABLE digests"))
+    payload = send_command(web, slack, "risks").json()
+    assert "could not answer right now" in payload["text"]
