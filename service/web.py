@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 access_logger = logging.getLogger("service.web.access")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
+HealthProbe = Callable[[], "HealthStatus"]
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 HTTP_OK = 200
 HTTP_NOT_FOUND = 404
@@ -312,12 +313,17 @@ def build_web_app(
     on_shutdown: Callable[[], None] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     language: str = "zh",
+    health: HealthProbe | None = None,
 ) -> Starlette:
-    """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end."""
+    """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
+
+    `health` replaces the default probe (store ping + `scheduler_alive` + last run).
+    """
     reports = _Reports(store, language)
+    probe = health or (lambda: check_health(store, scheduler_alive))
 
     async def healthz(_request: Request) -> Response:
-        status = await anyio.to_thread.run_sync(check_health, store, scheduler_alive)
+        status = await anyio.to_thread.run_sync(probe)
         code = HTTP_OK if status.healthy else HTTP_UNAVAILABLE
         return JSONResponse(status.as_json(), status_code=code)
 
@@ -346,4 +352,4 @@ def build_web_app(
     return app
 
 
-__all__ = ["Endpoint", "HealthStatus", "build_web_app", "check_health"]
+__all__ = ["Endpoint", "HealthProbe", "HealthStatus", "build_web_app", "check_health"]

@@ -21,7 +21,7 @@ from service.core.models import Digest
 from service.core.profile import load_profile
 from service.logs import build_handler
 from service.store.repository import Store
-from service.web import build_web_app
+from service.web import HealthStatus, build_web_app, check_health
 from tests.conftest import NOW, load_week
 from tests.fakes.asgi import run_app
 
@@ -317,3 +317,15 @@ def test_on_shutdown_runs_at_lifespan_end(store: Store) -> None:
 
 def test_report_route_ignores_other_methods(base_url: str) -> None:
     assert requests.post(f"{base_url}/reports/{REPO}/2026-W04", timeout=10).status_code == 405
+
+
+def test_a_custom_health_probe_replaces_the_default(store: Store) -> None:
+    def probe() -> HealthStatus:
+        status = check_health(store, None)
+        return HealthStatus(**{**status.__dict__, "scheduler": False})
+
+    with run_app(build_web_app(store=store, health=probe)) as url:
+        response = requests.get(f"{url}/healthz", timeout=10)
+    assert response.status_code == 503
+    assert response.json()["database"] == "ok"
+    assert response.json()["scheduler"] == "dead"
