@@ -1,0 +1,1 @@
+"""fuzz tests (issue 7)."""
