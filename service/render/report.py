@@ -47,6 +47,7 @@ _PR_NUMBER = re.compile(r"#(\d+)")
 _TRUNCATED = "…"
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 TEMPLATES = {"markdown": "report/report.md.j2", "html": "report/report.html.j2"}
 
 ParamValue = str | int | float | list[int] | list[str]
@@ -212,6 +213,10 @@ class Speaker:
         """`report.<group>.<name>` (a category, type or source name), else the name itself."""
         key = f"report.{group}.{name}"
         return self.tr.t(key) if self.tr.has(key) else self.text(name)
+
+    def person(self, login: str) -> str:
+        """`@login` for a GitHub login; a display name (recorded history) without the `@`."""
+        return self.text(f"@{login}" if _LOGIN.fullmatch(login) else login)
 
     def category(self, name: str) -> str:
         return self.label("category", name)

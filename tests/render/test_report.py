@@ -202,7 +202,7 @@ def test_markdown_states_risks_with_evidence_and_recommendation() -> None:
     text = render_markdown(digest)
     risks = text.split("## Risk watch", 1)[1].split("## Top PRs", 1)[0]
     assert risks.count("\n### ") == len(digest.risks)
-    assert risks.count("**Recommendation**") == len(digest.risks)
+    assert risks.count("**Recommendation:** ") == len(digest.risks)
     shell = next(r for r in digest.risks if r.kind == RiskKind.UNSET_SHELL_VAR)
     ev = shell.evidence[0]
     assert f"`{ev.path}:{ev.line}`" in risks
@@ -220,7 +220,10 @@ def test_markdown_trends_show_counts_deltas_and_contributors() -> None:
     assert all(f"[#{n}]" in row for n in top.prs)
     assert f"vs {digest.trends.previous_week}" in text
     for person in digest.trends.contributors:
-        assert f"@{person.login} (" in text
+        is_login = re.fullmatch(r"[A-Za-z0-9-]+", person.login)
+        assert f"{'@' if is_login else ''}{person.login} (" in text
+    assert any(not re.fullmatch(r"[A-Za-z0-9-]+", p.login) for p in digest.trends.contributors)
+    assert "**PRs:** [#" in text
 
 
 def test_discussion_link_defaults_to_the_repo_and_takes_the_digest_url() -> None:
