@@ -178,12 +178,16 @@ def test_more_than_1000_results_split_the_window(
     assert len(set(queries)) >= 3  # the whole week, then its halves
 
 
+@pytest.mark.parametrize("token", [TOKEN, None])
 def test_repeat_run_is_answered_with_304s(
-    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+    github: FakeGitHub,
+    make_http: Callable[..., GitHubHttp],
+    verl_profile: RepoProfile,
+    token: str | None,
 ) -> None:
-    cold = collect_week(make_http(), REPO, w04(), verl_profile, check_references=False)
+    cold = collect_week(make_http(token=token), REPO, w04(), verl_profile, check_references=False)
     github.reset_log()
-    http = make_http()
+    http = make_http(token=token)
     warm = collect_week(http, REPO, w04(), verl_profile, check_references=False)
     assert warm == cold
     assert github.rest_bodies_sent() == 0
