@@ -7,6 +7,7 @@ import io
 import json
 import logging
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -292,6 +293,10 @@ def test_request_id_is_echoed_or_generated_and_logged(base_url: str) -> None:
         hostile = requests.get(
             f"{base_url}/healthz", headers={"X-Request-ID": "x" * 500}, timeout=10
         )
+        # the line is written once the response has been sent: give the server a moment
+        deadline = time.monotonic() + 5
+        while stream.getvalue().count("\n") < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
     finally:
         access.removeHandler(handler)
     assert given.headers["x-request-id"] == "abc-123"
