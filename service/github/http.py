@@ -292,7 +292,9 @@ class GitHubHttp:
         if wait is None:
             return None
         if wait > self.max_wait:
-            reset_at = _reset_at(resp) or datetime.now(UTC) + timedelta(seconds=wait)
+            reset_at = datetime.now(UTC) + timedelta(seconds=wait)
+            if not resp.headers.get("retry-after"):
+                reset_at = _reset_at(resp) or reset_at
             raise RateLimitError(limit_message(reset_at), reset_at)
         return wait
 

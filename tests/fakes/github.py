@@ -144,9 +144,10 @@ class FakeGitHub:
         self.api.fail_next(status, times=times, **kwargs)
 
     def secondary_limit(self, retry_after: int = 1) -> None:
-        """The next request hits a secondary rate limit (403 + Retry-After)."""
+        """The next request hits a secondary rate limit (403 + Retry-After, primary not spent)."""
         message = {"message": "You have exceeded a secondary rate limit. Please wait."}
-        self.api.fail_next(403, {"retry-after": str(retry_after)}, message)
+        headers = {**self._limits("core"), "retry-after": str(retry_after)}
+        self.api.fail_next(403, headers, message)
 
     def exhaust_primary(self, reset_in: int = 3600, times: int = 1) -> int:
         """The next requests meet an exhausted primary limit; returns the reset epoch."""

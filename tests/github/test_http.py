@@ -60,7 +60,7 @@ def test_secondary_limit_really_sleeps_when_short(
 def test_secondary_limit_longer_than_max_wait_is_an_error(
     github: FakeGitHub, make_http: Callable[..., GitHubHttp]
 ) -> None:
-    github.secondary_limit(retry_after=600)
+    github.secondary_limit(retry_after=600)  # the fake's x-ratelimit-reset is an hour away
     with pytest.raises(RateLimitError) as info:
         make_http(max_wait=5).get(f"/repos/{REPO}")
     assert info.value.reset_at is not None
