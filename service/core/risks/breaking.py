@@ -97,10 +97,17 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[tuple[str, Eviden
     ]
 
 
+def _module_evidence(module: FileChange) -> Evidence:
+    """The deleted module, quoting its first public definition when the patch shows one."""
+    removed = parse_patch(module.patch).removed
+    first = next((line.text for line in removed if _DEFINITION.match(line.text)), "")
+    return evidence(module.path, None, first)
+
+
 def _removal_evidence(pr: PullRequest, context: Context) -> tuple[list[Evidence], list[str]]:
     modules = removed_modules(pr, context)
     symbols = removed_symbols(pr, context)
-    found = [evidence(m.path, None, "") for m in modules] + [e for _, e in symbols]
+    found = [_module_evidence(m) for m in modules] + [e for _, e in symbols]
     names = [m.path for m in modules] + [name for name, _ in symbols]
     return found, names
 
@@ -135,7 +142,7 @@ def removed_public_api(pr: PullRequest, context: Context) -> Iterator[Risk]:
             "removed_module",
             Severity.MEDIUM,
             [pr.number],
-            [evidence(m.path, None, "") for m in modules] + [e for _, e in symbols],
+            [_module_evidence(m) for m in modules] + [e for _, e in symbols],
             count=len(modules),
             names=", ".join(m.path for m in modules[:MAX_NAMES]),
         )

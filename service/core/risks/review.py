@@ -31,6 +31,7 @@ FAILED_WORDS = frozenset(
     {"FAILURE", "ERROR", "FAILED", "TIMED_OUT", "CANCELLED", "ACTION_REQUIRED", "STARTUP_FAILURE"}
 )
 WAITING_WORDS = frozenset({"PENDING", "EXPECTED", "QUEUED", "IN_PROGRESS", "WAITING", "REQUESTED"})
+APPROVED_DECISION = "APPROVED"  # GraphQL PullRequest.reviewDecision
 _COUNTING = (ReviewState.APPROVED, ReviewState.CHANGES_REQUESTED, ReviewState.DISMISSED)
 
 
@@ -72,8 +73,11 @@ def changes_requested(pr: PullRequest, context: Context) -> Iterator[Risk]:
 
 
 def no_approval(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """Reviews are known and none approves (a standing change request already says more)."""
-    if pr.reviews is None or any(r.state == ReviewState.APPROVED for r in pr.reviews):
+    """Reviews are known and none approves (a standing change request already says more).
+    GitHub's own review decision APPROVED overrides a review list that may be cut short."""
+    if pr.reviews is None or pr.review_decision == APPROVED_DECISION:
+        return
+    if any(r.state == ReviewState.APPROVED for r in pr.reviews):
         return
     verdicts = last_review_by_author(pr.reviews).values()
     if any(r.state == ReviewState.CHANGES_REQUESTED for r in verdicts):

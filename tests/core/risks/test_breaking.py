@@ -162,3 +162,11 @@ def test_real_weeks_flag_these_prs(
         ("2026-W03", 4544, "removed_symbol"),
         ("2026-W04", 4280, "declared_removal"),
     ]
+
+
+def test_removed_module_evidence_quotes_its_first_definition(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    (risk,) = detect([real_pr(weeks, "2025-W48", 4352)], verl_profile)
+    assert risk.evidence[0].path == "verl/workers/roles/actor.py"
+    assert risk.evidence[0].snippet == "class ActorWorker(Worker, DistProfilerExtension):"

@@ -48,6 +48,7 @@ def test_no_approving_review(verl_profile: RepoProfile) -> None:
     assert (risk.rule, risk.severity, risk.params["reviews"]) == ("no_approval", Severity.MEDIUM, 1)
     (risk,) = detect(verl_profile, reviews=[])
     assert risk.rule == "no_approval"
+    assert detect(verl_profile, reviews=reviews, review_decision="APPROVED") == []
 
 
 def test_standing_change_request_is_high(verl_profile: RepoProfile) -> None:
