@@ -47,6 +47,7 @@ _PR_NUMBER = re.compile(r"#(\d+)")
 _TRUNCATED = "…"
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
+_BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 TEMPLATES = {"markdown": "report/report.md.j2", "html": "report/report.html.j2"}
 
@@ -74,8 +75,13 @@ def _html_code(value: str) -> str:
     return f"<code>{escape.html_text(value)}</code>"
 
 
+def _html_inline(value: str) -> str:
+    """Escaped text in which `code` spans of the PR body are shown as <code> (content escaped)."""
+    return _BACKTICK_SPAN.sub(r"<code>\1</code>", escape.html_text(value))
+
+
 MARKDOWN = _Target(text=escape.md_text, link=_md_link, code=escape.md_code)
-HTML = _Target(text=escape.html_text, link=_html_link, code=_html_code)
+HTML = _Target(text=_html_inline, link=_html_link, code=_html_code)
 
 
 def _is_pr_param(name: str) -> bool:
