@@ -149,8 +149,11 @@ def sourced_files(lines: Iterable[Line]) -> list[str]:
     names = []
     for line in lines:
         for match in _SOURCE.finditer(line.text):
-            argument = match.group(1).split()[-1] if "/" not in match.group(1) else match.group(1)
-            names.append(argument.replace('"', "").replace("'", "").rstrip(")").rsplit("/", 1)[-1])
+            argument = match.group(1).replace('"', "").replace("'", "")
+            after_dir = argument.rsplit("/", 1)[-1]  # `$(dirname "$0")/env.sh` → `env.sh`
+            words = after_dir.split()
+            if words:
+                names.append(words[0])
     return names
 
 

@@ -7,7 +7,7 @@ import pytest
 from service.core.models import CollectedWeek, FileChange, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import shell, shell_vars
-from service.core.risks.base import Context, parse_patch
+from service.core.risks.base import Context, Line, parse_patch
 from tests.core.risks.helpers import LABELS, change, make_pr, new_file, real_pr, week_context
 
 
@@ -172,3 +172,16 @@ def test_real_weeks_flag_exactly_two_scripts(
         ("2025-W47", 3465, "tests/special_npu/run_qwen3_30b_dapo_mindspeed.sh"),
         ("2025-W48", 4211, "examples/gspo_trainer/run_qwen30b_gspo.sh"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ('source "$(dirname "$0")/common.sh" --quiet', ["common.sh"]),
+        (". ./env.sh", ["env.sh"]),
+        ("source ${ROOT}/scripts/env.sh; echo ok", ["env.sh"]),
+        ("echo source-less", []),
+    ],
+)
+def test_sourced_file_names(text: str, names: list[str]) -> None:
+    assert shell.sourced_files([Line(1, text)]) == names
