@@ -115,12 +115,23 @@ class Speaker:
         self.target = target
         self.sep = tr.t("report.list_sep")
         self.sentence_sep = tr.t("report.sentence_sep")
+        self._urls = {p.number: p.url for p in digest.prs}
+        self._risks: dict[int, list[Risk]] = {}
+        for risk in digest.risks:
+            for number in dict.fromkeys(risk.prs):
+                self._risks.setdefault(number, []).append(risk)
 
     def pr_url(self, number: int) -> str:
         """The PR's own URL when it is a safe http(s) URL, else github.com/<repo>/pull/<n>."""
         fallback = f"https://github.com/{self.digest.repo}/pull/{number}"
-        pr = self.digest.pr(number)
-        return escape.safe_url(pr.url, fallback) if pr else fallback
+        return escape.safe_url(self._urls.get(number, ""), fallback)
+
+    def pr_risks(self, number: int) -> str:
+        """The titles of the risks that name PR `number` (each kind once), or ''."""
+        titles = dict.fromkeys(self.risk_text(r, "title") for r in self._risks.get(number, []))
+        if not titles:
+            return ""
+        return self.tr.t("report.top.risks", titles=self.sep.join(titles))
 
     def pr_link(self, number: int) -> str:
         return self.target.link(self.pr_url(number), f"#{number}")

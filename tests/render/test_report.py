@@ -197,6 +197,17 @@ def test_markdown_table_lists_top_prs_and_names_the_rest() -> None:
     assert f"另有 {len(digest.prs) - TOP_PRS_MARKDOWN} 个 PR 未列入上表" in text
 
 
+def test_markdown_table_names_each_prs_risks_in_its_key_point() -> None:
+    digest = real_digest("2026-W04", "en")
+    text = render_markdown(digest)
+    risky = next(p for p in digest.prs if p.risk_count)
+    row = next(line for line in text.splitlines() if line.startswith(f"| [#{risky.number}]("))
+    assert " (risks: " in row
+    calm = next(p for p in digest.prs[:TOP_PRS_MARKDOWN] if not p.risk_count)
+    row = next(line for line in text.splitlines() if line.startswith(f"| [#{calm.number}]("))
+    assert "(risks:" not in row
+
+
 def test_markdown_states_risks_with_evidence_and_recommendation() -> None:
     digest = real_digest("2025-W48", "en")
     text = render_markdown(digest)
