@@ -77,6 +77,9 @@ def test_report_html_is_served_for_a_stored_week(
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert response.text.lstrip().lower().startswith("<!doctype html")
+    assert "script-src" not in response.headers["content-security-policy"]
+    assert "default-src 'none'" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
     assert "volcengine/verl" in response.text
     top = digests[("2026-W04", "zh")].prs[0]
     assert f"#{top.number}" in response.text or f"/pull/{top.number}" in response.text
