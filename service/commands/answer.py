@@ -22,6 +22,8 @@ from service.core.weeks import parse_week
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
 REGENERATE_INTERVAL = timedelta(seconds=60)
+DIGEST_CACHE_TTL = timedelta(seconds=60)
+DIGEST_CACHE_ENTRIES = 32
 RELATIVE_WEEKS = ("last", "this")
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
@@ -82,6 +84,62 @@ class DigestReader(Protocol):
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None: ...
     def latest_digest(self, repo: str, language: str) -> Digest | None: ...
     def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
+
+
+@dataclass
+class CachedReader:
+    """A DigestReader that keeps parsed digests for `ttl`: parsing a 2,000-PR digest costs
+    hundreds of ms, a command should answer in tens. Regenerate calls `invalidate`; a digest
+    rebuilt by another process is seen after at most `ttl`."""
+
+    reader: DigestReader
+    clock: Callable[[], datetime]
+    ttl: timedelta = DIGEST_CACHE_TTL
+    max_entries: int = DIGEST_CACHE_ENTRIES
+    _digests: dict[tuple[str, str, str], tuple[datetime, Digest | None]] = field(
+        default_factory=dict
+    )
+    _weeks: dict[tuple[str, str | None], tuple[datetime, list[str]]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _fresh(self, stamp: datetime) -> bool:
+        return self.clock() - stamp < self.ttl
+
+    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
+        key = (repo, week, language)
+        with self._lock:
+            hit = self._digests.get(key)
+        if hit is not None and self._fresh(hit[0]):
+            return hit[1]
+        digest = self.reader.get_digest(repo, week, language)
+        with self._lock:
+            if len(self._digests) >= self.max_entries:
+                self._digests.pop(next(iter(self._digests)))
+            self._digests[key] = (self.clock(), digest)
+        return digest
+
+    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
+        key = (repo, language)
+        with self._lock:
+            hit = self._weeks.get(key)
+        if hit is not None and self._fresh(hit[0]):
+            return list(hit[1])
+        weeks = self.reader.list_weeks(repo, language)
+        with self._lock:
+            self._weeks[key] = (self.clock(), list(weeks))
+        return weeks
+
+    def latest_digest(self, repo: str, language: str) -> Digest | None:
+        weeks = self.list_weeks(repo, language)
+        return self.get_digest(repo, weeks[0], language) if weeks else None
+
+    def invalidate(self, repo: str, week: str | None = None) -> None:
+        """Forget `repo` (one week, or all of it) so the next answer reads the store."""
+        with self._lock:
+            for key in [k for k in self._digests if k[0] == repo and week in (None, k[1])]:
+                del self._digests[key]
+            for wkey in [k for k in self._weeks if k[0] == repo]:
+                del self._weeks[wkey]
 
 
 class Subscriptions(Protocol):
@@ -163,6 +221,11 @@ class EngineContext:
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins
+
+    def forget(self, repo: str, week: str) -> None:
+        """After a rebuild: drop the cached digest (when the reader caches) of (repo, week)."""
+        if isinstance(self.reader, CachedReader):
+            self.reader.invalidate(repo, week)
 
 
 def usage_keys(verb: Verb | None) -> list[str]:

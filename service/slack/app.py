@@ -93,6 +93,7 @@ class SlackCommands:
                 params={"repo": reply.repo, "week": reply.week, "reason": exc.message},
             )
         finally:
+            self.engine.forget(reply.repo, reply.week)
             self.engine.regenerations.finish(reply.repo, reply.week)
         _safe_respond(respond, replace_original=False, **self.fields(result_answer))
 

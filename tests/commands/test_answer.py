@@ -236,3 +236,34 @@ def test_failure_answer_carries_the_incident() -> None:
     reply = answer_failure("abc123")
     assert reply.kind is AnswerKind.ERROR
     assert reply.params == {"incident": "abc123"}
+
+
+def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
+    store: Store, clock: Clock, digests: dict[str, Digest]
+) -> None:
+    from service.commands.answer import DIGEST_CACHE_TTL, CachedReader
+
+    cached = CachedReader(store, clock)
+    first = cached.get_digest(REPO, "2026-W04", "en")
+    assert first == digests["2026-W04"]
+    assert cached.latest_digest(REPO, "en") is first  # the same parsed object: no store read
+    rebuilt = digests["2026-W04"].model_copy(update={"discussion_url": "https://x.test/d"})
+    store.save_digest(rebuilt)
+    assert cached.get_digest(REPO, "2026-W04", "en") is first  # within the ttl
+    cached.invalidate(REPO, "2026-W04")
+    assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
+    store.save_digest(digests["2026-W04"])
+    clock.now += DIGEST_CACHE_TTL
+    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    assert cached.list_weeks(REPO, "en") == sorted(digests, reverse=True)
+
+
+def test_engine_answers_the_same_through_the_cache(
+    make_ctx: Ctx, store: Store, clock: Clock
+) -> None:
+    from service.commands.answer import CachedReader
+
+    ctx = make_ctx(reader=CachedReader(store, clock))
+    for text in ("risks", "pr 4280", "top 3 2026-W03", "summary 2025-W47"):
+        assert answer_text(text, USER, ctx) == answer_text(text, USER, make_ctx())
+    ctx.forget(REPO, "2026-W04")
