@@ -1,7 +1,8 @@
 """Precision and dtype changes in core code: numerics that may shift convergence silently.
 
 Rule ``dtype_change``: added lines of core-path files (tests excluded) that mention fp16,
-float16, bf16, bfloat16, fp8, float8, autocast, GradScaler, mixed precision or param_dtype.
+float16, bf16, bfloat16, fp8, float8, autocast, GradScaler, mixed precision, precision-aware
+(optimizers) or param_dtype.
 Severity: medium when 3 or more such lines are added or the title itself is about precision
 (the PR is about numerics); low for one or two mentions in passing.
 """
@@ -16,7 +17,7 @@ from service.core.risks.base import Context, RuleSet, evidence, iter_added, make
 
 TERMS = re.compile(
     r"(?<![A-Za-z])(?:Sharded)?(fp16|float16|bf16|bfloat16|fp8|float8|autocast|GradScaler|"
-    r"mixed[_ ]precision|param_dtype)",
+    r"mixed[_ ]precision|precision[_ ]aware|param_dtype)",
     re.IGNORECASE,
 )
 MEDIUM_LINES = 3

@@ -24,7 +24,7 @@ EXPECTED_COUNTS = {
         "breaking": 1,
         "core_without_tests": 3,
         "followup": 2,
-        "precision": 2,
+        "precision": 3,
         "unset_shell_var": 1,
     },
     "2025-W48": {

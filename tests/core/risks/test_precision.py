@@ -32,14 +32,17 @@ def test_real_fp16_recipe_4158_is_not_core(
     assert precision.DETECTOR.detect([pr], Context(profile=verl_profile)) == []
 
 
-def test_real_bf16_optimizer_fix_4221_is_outside_core_paths(
+def test_real_bf16_precision_aware_optimizer_4221_is_flagged(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # "BF16 mode should use PAO" edits verl/utils/megatron/optimizer.py, which the verl profile
-    # does not list as core, and its added lines name no dtype (bf16 is only in the context)
+    # "BF16 mode should use PAO" turns on the precision-aware optimizer in the Megatron optimizer
+    # config (core); the title is about bf16, so it is medium. It was reverted in #4234.
     pr = real_pr(weeks, "2025-W47", 4221)
-    assert not verl_profile.is_core(pr.files[0].path)
-    assert precision.DETECTOR.detect([pr], Context(profile=verl_profile)) == []
+    assert verl_profile.is_core(pr.files[0].path)
+    (risk,) = precision.DETECTOR.detect([pr], Context(profile=verl_profile))
+    assert risk.severity is Severity.MEDIUM
+    assert risk.params["terms"] == "precision_aware"
+    assert [e.line for e in risk.evidence] == [50]
 
 
 def test_mention_in_passing_is_low(
@@ -100,6 +103,7 @@ def test_real_weeks_flag_these_prs(
     assert flagged == [
         (3519, "medium"),
         (4223, "medium"),
+        (4221, "medium"),
         (4063, "medium"),
         (4936, "low"),
         (4885, "low"),
