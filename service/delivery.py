@@ -39,10 +39,14 @@ class Sender(Protocol):
 
 
 class DeliveryRecordLike(Protocol):
-    id: int
-    status: str
-    message_id: str | None
-    idempotency_key: str
+    @property
+    def id(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def message_id(self) -> str | None: ...
+    @property
+    def idempotency_key(self) -> str: ...
 
 
 class DeliveryLog(Protocol):

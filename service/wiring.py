@@ -18,8 +18,12 @@ from service.settings import Settings
 from service.store.repository import Store
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from service.commands.answer import EngineContext
     from service.github.http import GitHubHttp
+    from service.scheduler import WeeklyScheduler
+    from service.web import Endpoint
 
 Progress = Callable[[int, int], None]
 
@@ -274,3 +278,95 @@ def answer_text(
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
     return render_answer_text(result, lang, digest)
+
+
+def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
+    if not (settings.slack_bot_token and settings.slack_signing_secret):
+        return None
+    from service.slack.app import build_slack_app, build_slack_endpoint, start_socket_mode
+    from service.slack.sender import build_web_client
+
+    app = build_slack_app(
+        client=build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url),
+        signing_secret=secret(settings.slack_signing_secret) or "",
+        engine=ctx,
+        regenerate=regenerate_callable(pipeline),
+        command=settings.slack_command,
+        language=settings.digest_language,
+    )
+    if settings.slack_app_token:
+        start_socket_mode(app, secret(settings.slack_app_token) or "")
+    return build_slack_endpoint(app)
+
+
+def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
+    if not (settings.feishu_app_id and settings.feishu_app_secret):
+        return None
+    from service.feishu.api import FeishuApi
+    from service.feishu.auth import TenantTokenCache
+    from service.feishu.events import build_feishu_endpoint
+
+    tokens = TenantTokenCache(
+        base_url=settings.feishu_base_url,
+        app_id=settings.feishu_app_id,
+        app_secret=secret(settings.feishu_app_secret) or "",
+    )
+    return build_feishu_endpoint(
+        events=pipeline.store,
+        api=FeishuApi(tokens),
+        engine=ctx,
+        verification_token=secret(settings.feishu_verification_token),
+        encrypt_key=secret(settings.feishu_encrypt_key),
+        regenerate=regenerate_callable(pipeline),
+    )
+
+
+def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
+    from service.jobs import run_scheduled
+    from service.scheduler import build_scheduler
+
+    return build_scheduler(
+        run_job=lambda: run_scheduled(pipeline),
+        catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
+        database_url=settings.database_url,
+        schedule=settings.digest_schedule,
+        timezone=settings.digest_timezone,
+        store=pipeline.store,
+        repos=settings.digest_repos,
+    )
+
+
+def build_app(
+    settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
+) -> Starlette:
+    """The web app of `serve`: reports, healthz, and the Slack and Feishu endpoints."""
+    from service.commands.answer import CachedReader
+    from service.web import build_web_app
+
+    ctx = engine_context(settings, pipeline)
+    ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
+    return build_web_app(
+        store=pipeline.store,
+        slack_endpoint=_slack_endpoint(settings, pipeline, ctx),
+        feishu_endpoint=_feishu_endpoint(settings, pipeline, ctx),
+        scheduler_alive=scheduler.alive if scheduler else None,
+        on_shutdown=scheduler.shutdown if scheduler else None,
+        language=settings.digest_language,
+    )
+
+
+def serve(settings: Settings, *, host: str, port: int, scheduler: bool = True) -> None:
+    """`verl-week serve`: the web app, with the weekly scheduler in the same process."""
+    import uvicorn
+
+    pipeline = build_pipeline(settings)
+    weekly = build_weekly_scheduler(settings, pipeline) if scheduler else None
+    app = build_app(settings, pipeline, scheduler=weekly)
+    if weekly:
+        weekly.start()
+    uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)
+
+
+def run_scheduler_forever(settings: Settings) -> None:
+    """`verl-week scheduler`: the weekly job alone, until SIGTERM or Ctrl-C."""
+    build_weekly_scheduler(settings, build_pipeline(settings)).run_until_stopped()
