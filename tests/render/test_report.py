@@ -135,6 +135,10 @@ class _Page(HTMLParser):
         self.text.append(data)
 
 
+def _ids(page: _Page) -> set[str]:
+    return {value for name, value in page.attrs if name == "id" and not value.startswith("pr-")}
+
+
 def parse_page(html: str) -> _Page:
     page = _Page()
     page.feed(html)
@@ -349,7 +353,9 @@ def test_html_is_balanced_and_links_every_pr(week: str, lang: str) -> None:
     for pr in digest.prs:
         assert _pr_url(digest, pr.number) in page.hrefs
     assert "script" not in page.tags
-    assert all(h.startswith("https://") for h in page.hrefs)  # nothing external but links
+    # links go to GitHub or to this page's own sections; nothing else is fetched
+    assert all(h.startswith(("https://", "#")) for h in page.hrefs)
+    assert {h for h in page.hrefs if h.startswith("#")} == {f"#{i}" for i in _ids(page)}
     assert "link" not in page.tags  # no stylesheet to fetch: CSS is inline
 
 
