@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import string
 import tomllib
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
 
-from service.render.environment import templates_dir
+from service.render.environment import (
+    format_date,
+    format_number,
+    signed,
+    templates_dir,
+    week_label,
+)
 from service.render.strings import LANGUAGES, Translator, load_catalog
 
 STRINGS = templates_dir() / "strings"
@@ -114,3 +121,21 @@ def test_missing_key_and_missing_placeholder_raise() -> None:
         en.t("report.no_such_key")
     with pytest.raises(KeyError, match="placeholder"):
         en.t("report.title", repo="volcengine/verl")
+
+
+def test_format_filters_take_their_words_from_the_catalog() -> None:
+    assert week_label("2026-W04", "zh") == "2026 年第 4 周"
+    assert week_label("2026-W04", "en") == "Week 4, 2026"
+    assert week_label("not-a-week", "en") == "not-a-week"
+    assert format_date(date(2025, 11, 24), "zh") == "2025 年 11 月 24 日"
+    assert format_date(datetime(2025, 11, 24, 3, tzinfo=UTC), "en", "short") == "Nov 24"
+    assert format_date(date(2026, 1, 5), "en") == "Jan 5, 2026"
+    assert [signed(3), signed(-2), signed(0), signed(None), signed(1.5)] == [
+        "+3",
+        "-2",
+        "±0",
+        "",
+        "+1.5",
+    ]
+    assert format_number(12490) == "12,490"
+    assert format_number(9.44, 1) == "9.4"
