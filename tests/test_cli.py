@@ -1,0 +1,192 @@
+"""`verl-week` as a user runs it: a real subprocess, fake GitHub on 127.0.0.1 by settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.github import FakeGitHub
+from tests.github.conftest import TOKEN, week_data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
+    base.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        cwd=cwd,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    fake = FakeGitHub(token=TOKEN)
+    fake.serve_week(week_data("2026-W04"))
+    with fake.running():
+        yield fake
+
+
+def github_env(github: FakeGitHub, tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        "GITHUB_API_URL": github.url,
+        "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_TOKEN": TOKEN,
+        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite",
+        "GITHUB_MAX_WAIT_SECONDS": "2",
+        **extra,
+    }
+
+
+def test_sample_digest_markdown_has_every_section(tmp_path: Path) -> None:
+    result = run(["digest", "--sample"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    for section in (
+        "执行摘要",
+        "本周重点变化",
+        "模块与主题趋势",
+        "风险观察",
+        "重点 PR 速览",
+        "后续建议",
+        "参与讨论",
+    ):
+        assert f"## {section}" in result.stdout
+    assert (tmp_path / "data" / "verl-week.db").exists()  # default DATABASE_URL, folder created
+
+
+def test_sample_digest_english_and_every_format(tmp_path: Path) -> None:
+    english = run(["digest", "--sample", "--lang", "en"], tmp_path)
+    assert "## Executive summary" in english.stdout
+    as_json = json.loads(run(["digest", "--sample", "--format", "json"], tmp_path).stdout)
+    assert as_json["week"] == "2026-W04"
+    assert len(as_json["prs"]) == 22
+    slack = json.loads(run(["digest", "--sample", "--format", "slack"], tmp_path).stdout)
+    assert slack["blocks"][0]["type"] == "header"
+    feishu = json.loads(run(["digest", "--sample", "--format", "feishu"], tmp_path).stdout)
+    assert feishu["schema"] == "2.0"
+    out = tmp_path / "week.html"
+    assert (
+        run(["digest", "--sample", "--format", "html", "--output", str(out)], tmp_path).returncode
+        == 0
+    )
+    HTMLParser().feed(out.read_text())
+    assert "pull/4280" in out.read_text()
+
+
+def test_risks_and_pr_answers(tmp_path: Path) -> None:
+    risks = run(["risks", "--sample", "--severity", "high", "--lang", "en"], tmp_path)
+    assert risks.returncode == 0, risks.stderr
+    assert "[high]" in risks.stdout
+    assert "4280" in risks.stdout
+    pr = run(["pr", "#4280", "--sample", "--lang", "en"], tmp_path)
+    assert "Importance" in pr.stdout
+    assert "Score factors" in pr.stdout
+
+
+def test_digest_from_fake_github_by_settings(github: FakeGitHub, tmp_path: Path) -> None:
+    result = run(
+        ["digest", "--week", "2026-W04", "--format", "json"],
+        tmp_path,
+        **github_env(github, tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    numbers = {p["number"] for p in json.loads(result.stdout)["prs"]}
+    assert numbers == {p["number"] for p in week_data("2026-W04")["pulls"]}
+    assert github.calls("POST", "/graphql")
+    assert TOKEN not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["digest", "--week", "2026-W99", "--sample"], "not an ISO week"),
+        (["digest", "--week", "yesterday", "--sample"], "bad week"),
+        (["digest", "--sample", "--format", "pdf"], "invalid choice"),
+        (["digest", "--repo", "foo", "--sample"], "owner/name"),
+        (["pr", "abc", "--sample"], "bad PR number"),
+        (["post", "--to", "email:me", "--sample"], "bad --to item"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], needle: str) -> None:
+    result = run(args, tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert needle in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run(["digest", "--sample"], tmp_path, DIGEST_TIMEZONE="Mars/Olympus")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "verl-week: error: invalid setting DIGEST_TIMEZONE: "
+        "expected an IANA timezone such as Asia/Shanghai, got 'Mars/Olympus'"
+    )
+
+
+def _failure(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+def test_unknown_repo_is_a_clear_failure(github: FakeGitHub, tmp_path: Path) -> None:
+    line = _failure(
+        run(
+            ["digest", "--repo", "nobody/nothing", "--week", "2026-W04"],
+            tmp_path,
+            **github_env(github, tmp_path),
+        )
+    )
+    assert "repository nobody/nothing not found" in line
+
+
+def test_refused_token_is_a_clear_failure(github: FakeGitHub, tmp_path: Path) -> None:
+    env = github_env(github, tmp_path, GITHUB_TOKEN="wrong-token-value")
+    line = _failure(run(["digest", "--week", "2026-W04"], tmp_path, **env))
+    assert "401" in line
+    assert "GITHUB_TOKEN" in line
+    assert "wrong-token-value" not in line
+
+
+def test_rate_limit_names_the_reset_time(github: FakeGitHub, tmp_path: Path) -> None:
+    github.exhaust_primary(reset_in=7200, times=10)
+    line = _failure(run(["digest", "--week", "2026-W04"], tmp_path, **github_env(github, tmp_path)))
+    assert "rate limit" in line.lower()
+    assert "UTC" in line
+
+
+def test_unreachable_network_is_a_clear_failure(tmp_path: Path) -> None:
+    env = {
+        "GITHUB_API_URL": "http://127.0.0.1:9",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite",
+    }
+    line = _failure(run(["digest", "--week", "2026-W04"], tmp_path, **env))
+    assert "127.0.0.1" in line
+
+
+def test_post_dry_run_lists_destinations_without_posting(tmp_path: Path) -> None:
+    result = run(
+        ["post", "--sample", "--dry-run", "--to", "slack:#general,webhook:feishu"], tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("slack:general\tnew\tslack card ")
+    assert lines[1].startswith("webhook:feishu\tnew\tfeishu card ")
