@@ -27,7 +27,7 @@ FORMATS = ("markdown", "html", "json")
 TOP_PRS_MARKDOWN = 20
 # PRs whose score factors the Markdown report spells out under the table.
 EXPLAINED_PRS = 5
-# Evidence items shown per risk in Markdown (the HTML page and JSON carry all of them).
+# Evidence items shown per risk (Markdown names how many more; HTML folds the rest away).
 EVIDENCE_PER_RISK = 5
 GIST_CHARS = 160
 TITLE_CHARS = 140

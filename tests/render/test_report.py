@@ -307,6 +307,23 @@ def test_empty_week_renders_every_section() -> None:
 # --- risk and factor wording ------------------------------------------------------------
 
 
+def test_long_evidence_lists_are_cut_in_markdown_and_folded_in_html() -> None:
+    digest = real_digest("2026-W04", "en")
+    evidence = [Evidence(path=f"docs/run_{i}.sh", line=i, snippet=f"kill -9 {i}") for i in range(9)]
+    risk = Risk(
+        kind=RiskKind.DANGEROUS_COMMAND, severity=Severity.LOW, prs=[5022], evidence=evidence
+    )
+    risk.params = {"command": "kill -9", "path": "docs/run_0.sh", "line": 0}
+    one = digest.model_copy(update={"risks": [risk]})
+    markdown = render_markdown(one)
+    assert "`docs/run_4.sh:4`" in markdown
+    assert "`docs/run_5.sh:5`" not in markdown
+    assert "4 more pieces of evidence in the HTML or JSON report." in markdown
+    html = render_html(one)
+    folded = html.split("4 more pieces of evidence (expand)</summary>", 1)[1]
+    assert "<code>docs/run_8.sh:8</code>" in folded.split("</details>", 1)[0]
+
+
 def test_risk_wording_prefers_the_rule_specific_key() -> None:
     digest = real_digest("2026-W04", "en")
     base = Risk(
@@ -331,7 +348,7 @@ def test_risk_wording_prefers_the_rule_specific_key() -> None:
 def test_html_shows_every_factor_of_every_pr_on_expand() -> None:
     digest = real_digest("2025-W48", "en")
     html = render_html(digest)
-    assert html.count("<details>") == len(digest.prs)
+    assert html.count('<details><summary class="score"') == len(digest.prs)
     top = digest.prs[0]
     row = html.split(f'<tr id="pr-{top.number}">', 1)[1].split("</tr>", 1)[0]
     for factor in top.factors:
