@@ -15,9 +15,11 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
-from slack_bolt import App, BoltResponse
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.request.internals import build_context
 from slack_sdk import WebClient
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -203,12 +205,26 @@ def build_slack_app(
     return app
 
 
+def _repair_command_body(bolt_request: BoltRequest) -> BoltRequest:
+    """Work around bolt's parse_body: a form body containing the substring "payload" anywhere
+    (a slash command whose text says "payload") is taken for an interactivity payload and parsed
+    to {} (platform-facts §2.6, reproduced). Re-parse such a slash command as the form it is;
+    the signature is still checked on the untouched raw body."""
+    if bolt_request.body or not bolt_request.raw_body:
+        return bolt_request
+    fields = dict(parse_qsl(bolt_request.raw_body, keep_blank_values=True))
+    if "command" in fields and "payload" not in fields:
+        bolt_request.body = fields
+        bolt_request.context = build_context(BoltContext({}), fields)
+    return bolt_request
+
+
 def build_slack_endpoint(app: App) -> Endpoint:
     """The Starlette handler of POST /slack/events: bolt's dispatch run in a worker thread."""
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
-        bolt_request = to_bolt_request(request, body)
+        bolt_request = _repair_command_body(to_bolt_request(request, body))
         bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
         return to_starlette_response(bolt_response)
 

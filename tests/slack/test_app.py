@@ -275,3 +275,10 @@ def test_store_failure_is_told_as_a_retry_hint(web: str, slack: FakeSlack, store
         conn.execute(text("DROP TABLE digests"))
     payload = send_command(web, slack, "risks").json()
     assert "could not answer right now" in payload["text"]
+
+
+def test_command_text_containing_payload_still_answers(web: str, slack: FakeSlack) -> None:
+    # bolt alone parses this body to {} and answers 404 (platform-facts §2.6)
+    response = send_command(web, slack, "risks payload")
+    assert response.status_code == 200
+    assert "can't use `payload` here" in response.json()["text"]
