@@ -1,0 +1,1 @@
+"""abuse tests (issue 7)."""
