@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,10 +13,11 @@ _TYPED = re.compile(r"^\s*([A-Za-z]+)\s*(?:\(([^)]*)\))?\s*(!)?\s*:\s*(.*)$", re
 _REVERT = re.compile(r'^\s*Revert\s+"(.*)"\s*$', re.IGNORECASE | re.DOTALL)
 _REVERT_LOOSE = re.compile(r"^\s*revert\b[:\s]*(.*)$", re.IGNORECASE | re.DOTALL)
 _PR_REF = re.compile(r"\(#(\d+)\)\s*$")
+TITLE_CACHE = 8192
 
 
-class ParsedTitle(BaseModel):
-    """What a title says about itself; `modules` are lower-case as written (not yet aliased)."""
+class _Draft(BaseModel):
+    """A title being parsed (mutable); parse_title hands out the frozen ParsedTitle."""
 
     model_config = ConfigDict(extra="forbid")
     breaking: bool = False
@@ -29,11 +31,17 @@ class ParsedTitle(BaseModel):
     conventional: bool = False
 
 
+class ParsedTitle(_Draft):
+    """What a title says about itself; `modules` are lower-case as written (not yet aliased)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 def _split_modules(text: str) -> list[str]:
     return [m.strip().lower() for m in re.split(r"[,/&|]", text) if m.strip()]
 
 
-def _take_brackets(rest: str, parsed: ParsedTitle) -> str:
+def _take_brackets(rest: str, parsed: _Draft) -> str:
     while True:
         match = _BRACKET.match(rest)
         if not match:
@@ -48,7 +56,7 @@ def _take_brackets(rest: str, parsed: ParsedTitle) -> str:
             parsed.modules.extend(_split_modules(inner))
 
 
-def _take_type(rest: str, parsed: ParsedTitle, known_types: frozenset[str]) -> str:
+def _take_type(rest: str, parsed: _Draft, known_types: frozenset[str]) -> str:
     match = _TYPED.match(rest)
     if not match:
         return rest
@@ -63,9 +71,16 @@ def _take_type(rest: str, parsed: ParsedTitle, known_types: frozenset[str]) -> s
     return match.group(4)
 
 
+@functools.lru_cache(maxsize=TITLE_CACHE)
 def parse_title(title: str, known_types: frozenset[str] = frozenset()) -> ParsedTitle:
-    """Split a title into breaking flag, modules, type and description; never raises."""
-    parsed = ParsedTitle()
+    """Split a title into breaking flag, modules, type and description; never raises.
+
+    Cached (detectors ask about the same titles many times); the result is frozen."""
+    return ParsedTitle.model_validate(_parse(title, known_types).model_dump())
+
+
+def _parse(title: str, known_types: frozenset[str]) -> _Draft:
+    parsed = _Draft()
     text = title.strip()
     revert = _REVERT.match(text) or _REVERT_LOOSE.match(text)
     if revert:

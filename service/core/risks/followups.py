@@ -127,10 +127,14 @@ def fix_same_code(pr: PullRequest, context: Context) -> Iterator[Risk]:
     if not _is_fix(pr):
         return
     named = _referenced(pr)
+    paths = {c.path for c in pr.files}
     for earlier in _candidates(pr, context):
-        if earlier.number in named or parse_title(earlier.title).is_revert:
+        # cheap tests first: this runs for every (fix, earlier PR) pair of two weeks
+        if pr.merged_at - earlier.merged_at > FIX_WINDOW or earlier.number in named:
             continue
-        if pr.merged_at - earlier.merged_at > FIX_WINDOW:
+        if paths.isdisjoint(c.path for c in earlier.files):
+            continue
+        if parse_title(earlier.title).is_revert:
             continue
         found = shared_lines(pr, earlier)
         if len(found) >= MIN_SHARED_LINES:
