@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_COMMAND = "/verl-week"
 PLATFORM = "slack"
 HTTP_OK = 200
+HTTP_UNAUTHORIZED = 401
 EPHEMERAL = "ephemeral"
 IN_CHANNEL = "in_channel"
 
@@ -224,7 +225,12 @@ def build_slack_endpoint(app: App) -> Endpoint:
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
-        bolt_request = _repair_command_body(to_bolt_request(request, body))
+        try:
+            bolt_request = _repair_command_body(to_bolt_request(request, body))
+        except ValueError:
+            # bolt parses a `payload=` form as JSON before it checks the signature: a body it
+            # can't parse is refused as unauthenticated, before anything else reads it
+            return Response(status_code=HTTP_UNAUTHORIZED)
         bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
         return to_starlette_response(bolt_response)
 
