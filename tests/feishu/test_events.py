@@ -281,6 +281,7 @@ def test_a_retried_event_is_handled_once(events: Events) -> None:
     event = message_event("@_user_1 summary", event_id="ev-retried")
     for _ in range(3):
         assert events.post(event).status_code == 200
+    reply_text(events.feishu, event["event"]["message"]["message_id"])
     barrier = message_event("@_user_1 help")
     events.post(barrier)
     reply_text(events.feishu, barrier["event"]["message"]["message_id"])
