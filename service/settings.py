@@ -63,8 +63,9 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
 
-    @field_validator("digest_repos", "slack_channels", "feishu_chat_ids", "admin_users",
-                     mode="before")
+    @field_validator(
+        "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"
+    )
     @classmethod
     def _lists(cls, value: Any) -> Any:
         return _split_commas(value)
@@ -85,7 +86,8 @@ class Settings(BaseSettings):
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"expected an IANA timezone such as Asia/Shanghai, got {value!r}") from exc
+            expected = "expected an IANA timezone such as Asia/Shanghai"
+            raise ValueError(f"{expected}, got {value!r}") from exc
         return value
 
     @field_validator("digest_schedule")
@@ -96,11 +98,18 @@ class Settings(BaseSettings):
         try:
             CronTrigger.from_crontab(value)
         except ValueError as exc:
-            raise ValueError(f"expected a 5-field cron such as '0 10 * * MON', got {value!r}") from exc
+            expected = "expected a 5-field cron such as '0 10 * * MON'"
+            raise ValueError(f"{expected}, got {value!r}") from exc
         return value
 
-    @field_validator("github_api_url", "github_graphql_url", "public_base_url", "slack_api_url",
-                     "feishu_base_url", "feishu_webhook_url")
+    @field_validator(
+        "github_api_url",
+        "github_graphql_url",
+        "public_base_url",
+        "slack_api_url",
+        "feishu_base_url",
+        "feishu_webhook_url",
+    )
     @classmethod
     def _urls(cls, value: str | None) -> str | None:
         return _check_url(value)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,13 +22,12 @@ SETTING_NAMES = [name.upper() for name in Settings.model_fields]
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No proxy and no setting leaks in from the machine; cwd is a fresh folder (no .env)."""
     for name in list(os.environ):
         if name.upper().endswith("_PROXY") or name.upper() in SETTING_NAMES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    yield
 
 
 def load_week(label: str) -> CollectedWeek:

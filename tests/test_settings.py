@@ -70,7 +70,10 @@ def test_bad_value_is_one_line_naming_the_setting(
 
 
 def test_enterprise_graphql_url_is_derived() -> None:
-    assert derive_graphql_url("https://ghe.example.com/api/v3") == "https://ghe.example.com/api/graphql"
+    assert (
+        derive_graphql_url("https://ghe.example.com/api/v3")
+        == "https://ghe.example.com/api/graphql"
+    )
     assert derive_graphql_url("https://api.github.com/") == "https://api.github.com/graphql"
     s = load_settings(_env_file=None, github_api_url="https://ghe.example.com/api/v3")
     assert s.graphql_url == "https://ghe.example.com/api/graphql"

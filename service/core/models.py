@@ -78,7 +78,7 @@ class Check(Model):
 
 
 class PullRequest(Model):
-    """A merged pull request. `None` means GitHub data did not tell (e.g. the git-history sample)."""
+    """A merged pull request. `None` means GitHub did not tell (e.g. the git-history sample)."""
 
     number: int
     title: str
@@ -145,7 +145,7 @@ class Completeness(Model):
 
 
 class CollectedWeek(Model):
-    """What the collector returns: every merged PR of the window, and what (if anything) is missing."""
+    """What the collector returns: every merged PR of the window, and what is missing, if any."""
 
     repo: str
     window: WeekWindow
@@ -175,7 +175,7 @@ class RiskKind(StrEnum):
     FOLLOWUP = "followup"
     PRECISION = "precision"
     OPEN_CONCERNS = "open_concerns"
-    SECRET = "secret"
+    SECRET = "secret"  # noqa: S105 - a risk kind, not a password
 
 
 class Factor(Model):

@@ -173,7 +173,7 @@ def builtin_profiles() -> tuple[RepoProfile, ...]:
 
 
 def load_profile(repo: str, extra_dirs: tuple[Path, ...] = ()) -> RepoProfile:
-    """The profile for `repo`: a TOML in `extra_dirs` naming it, else a shipped one, else generic."""
+    """The profile for `repo`: a TOML in `extra_dirs` naming it, a shipped one, or the generic."""
     candidates: list[RepoProfile] = []
     for folder in extra_dirs:
         for path in sorted(folder.glob("*.toml")):

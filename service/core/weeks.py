@@ -17,7 +17,8 @@ def window_for(year: int, week: int, timezone: str) -> WeekWindow:
     try:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError as exc:
-        raise InputError(f"{year}-W{week:02d} is not an ISO week (weeks run W01..W52 or W53)") from exc
+        label = f"{year}-W{week:02d}"
+        raise InputError(f"{label} is not an ISO week (weeks run W01..W52 or W53)") from exc
     tz = ZoneInfo(timezone)
     start = datetime.combine(monday, time(0), tzinfo=tz)
     end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=tz)
@@ -41,7 +42,9 @@ def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
         return previous_window(window_containing(now, timezone))
     match = WEEK_RE.match(value)
     if not match:
-        raise InputError(f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'")
+        raise InputError(
+            f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'"
+        )
     return window_for(int(match.group(1)), int(match.group(2)), timezone)
 
 

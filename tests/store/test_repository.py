@@ -23,9 +23,16 @@ def store(tmp_path: Path) -> Store:
 def _digest(week: str = "2026-W04", lang: str = "zh") -> Digest:
     now = datetime(2026, 1, 26, tzinfo=UTC)
     return Digest(
-        repo="volcengine/verl", week=week, timezone="Asia/Shanghai", start=now, end=now,
-        language=lang, generated_at=now,
-        completeness=Completeness(complete=False, missing=[MissingItem(number=1, what="files", reason="502")]),
+        repo="volcengine/verl",
+        week=week,
+        timezone="Asia/Shanghai",
+        start=now,
+        end=now,
+        language=lang,
+        generated_at=now,
+        completeness=Completeness(
+            complete=False, missing=[MissingItem(number=1, what="files", reason="502")]
+        ),
     )
 
 
