@@ -15,8 +15,7 @@ import jinja2
 
 from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
-from service.core.risks import message_keys, message_params
-from service.render import escape
+from service.render import escape, wording
 from service.render.environment import environment, translator
 from service.render.feishu_limits import FEISHU, Via, fit_feishu
 
@@ -53,26 +52,14 @@ TITLED_KINDS = frozenset(
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
-def _param(value: Any) -> Any:
-    """A catalog parameter made safe for card markdown: strings escaped, lists joined."""
-    if isinstance(value, str):
-        return escape.feishu_text(value)
-    if isinstance(value, list):
-        return ", ".join(
-            f"#{item}" if isinstance(item, int) else escape.feishu_text(str(item)) for item in value
-        )
-    return value
-
-
 def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
     """A catalog sentence with every untrusted parameter escaped for card markdown."""
-    return tr.t(key, **{name: _param(value) for name, value in params.items()})
+    return wording.say(tr, key, params, escape.feishu_text)
 
 
 def risk_say(tr: Translator, risk: Risk, field: str) -> str:
-    """A risk sentence: the rule-specific key when the catalog has it, else the kind's."""
-    specific, general = message_keys(risk, field)
-    return say(tr, specific if tr.has(specific) else general, dict(message_params(risk)))
+    """A risk's sentence for card markdown (rule-specific wording first, then the kind's)."""
+    return wording.risk_say(tr, risk, field, escape.feishu_text)
 
 
 def module_line(tr: Translator, bucket: TrendBucket) -> str:

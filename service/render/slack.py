@@ -16,7 +16,7 @@ import jinja2
 
 from service.commands.answer import Answer, AnswerKind, sorted_risks, top_prs
 from service.core.models import Digest, Risk, Statement, TrendBucket
-from service.render import escape
+from service.render import escape, wording
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 
@@ -43,32 +43,14 @@ ACTION_RISKS = "verl_week_risks"
 ACTION_REGENERATE = "verl_week_regenerate"
 
 
-def _param(value: Any) -> Any:
-    """A catalog parameter made safe for mrkdwn: strings escaped, lists joined."""
-    if isinstance(value, str):
-        return escape.slack_text(value)
-    if isinstance(value, list):
-        return ", ".join(
-            f"#{item}" if isinstance(item, int) else escape.slack_text(str(item)) for item in value
-        )
-    return value
-
-
 def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
     """A catalog sentence with every untrusted parameter escaped for mrkdwn."""
-    return tr.t(key, **{name: _param(value) for name, value in params.items()})
+    return wording.say(tr, key, params, escape.slack_text)
 
 
 def risk_say(tr: Translator, risk: Risk, field: str) -> str:
-    """Risk wording: `risk.<kind>.<rule>.<field>`, else `risk.<kind>.<field>`, else the kind."""
-    specific = f"risk.{risk.kind.value}.{risk.rule}.{field}"
-    general = f"risk.{risk.kind.value}.{field}"
-    key = specific if risk.rule and tr.has(specific) else general
-    if not tr.has(key):
-        return say(tr, "slack.risk.generic", {"kind": risk.kind.value})
-    params: dict[str, Any] = {"prs": list(risk.prs), "pr": risk.prs[0] if risk.prs else ""}
-    params.update(risk.params)
-    return say(tr, key, params)
+    """A risk's sentence for mrkdwn (rule-specific wording first, then the kind's)."""
+    return wording.risk_say(tr, risk, field, escape.slack_text, fallback="slack.risk.generic")
 
 
 def slack_title(text: str) -> str:
