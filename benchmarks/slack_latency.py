@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from service.commands.answer import CachedReader, DigestReader, EngineContext  # noqa: E402
-from service.jobs import report_url  # noqa: E402
+from service.render.links import report_url  # noqa: E402
 from service.slack.app import build_slack_app, build_slack_endpoint  # noqa: E402
 from service.slack.sender import build_web_client  # noqa: E402
 from service.store.repository import Store  # noqa: E402

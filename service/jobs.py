@@ -51,11 +51,6 @@ class RunResult:
     seconds: float = 0.0
 
 
-def report_url(public_base_url: str, repo: str, week: str) -> str:
-    """Where the full report of (repo, week) is served."""
-    return f"{public_base_url.rstrip('/')}/reports/{repo}/{week}"
-
-
 def _owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 

@@ -170,7 +170,7 @@ def build_pipeline(
 
 
 def report_link(settings: Settings, repo: str, week: str) -> str:
-    from service.jobs import report_url
+    from service.render.links import report_url
 
     return report_url(settings.public_base_url, repo, week)
 
@@ -201,7 +201,7 @@ def configure_logging(settings: Settings) -> None:
 def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
     """The command engine's context: the store as reader and subscriptions, admins, live PRs."""
     from service.commands.answer import EngineContext
-    from service.jobs import report_url
+    from service.render.links import report_url
 
     return EngineContext(
         reader=pipeline.store,

@@ -17,6 +17,7 @@ from service.core.models import Digest
 from service.feishu.api import FeishuApi
 from service.feishu.auth import TenantTokenCache
 from service.render import feishu as render
+from service.render import links
 from service.render.feishu_limits import Via, feishu_violations
 
 logger = logging.getLogger(__name__)
@@ -26,9 +27,8 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
 def report_url_for(public_base_url: str) -> ReportUrl:
-    """The full report page of a digest: the route `web.py` serves (as jobs.report_url builds)."""
-    base = public_base_url.rstrip("/")
-    return lambda digest: f"{base}/reports/{digest.repo}/{digest.week}"
+    """The full report page of a digest."""
+    return lambda digest: links.report_url(public_base_url, digest.repo, digest.week)
 
 
 def check_card(card: dict[str, Any], *, via: Via, target: str) -> None:

@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from service.core.models import Digest
 from service.errors import PlatformRejectedError, RateLimitError, UnreachableError
+from service.render import links
 from service.render.limits import slack_violations
 from service.render.slack import SlackMessage, render_digest
 
@@ -109,8 +110,7 @@ class SlackSender:
     def report_url(self, repo: str, week: str) -> str:
         if self._report_url is not None:
             return self._report_url(repo, week)
-        # the same shape as service.jobs.report_url (jobs sits above adapters; not importable)
-        return f"{self.public_base_url.rstrip('/')}/reports/{repo}/{week}"
+        return links.report_url(self.public_base_url, repo, week)
 
     def render(self, digest: Digest) -> SlackMessage:
         message = render_digest(

@@ -27,6 +27,7 @@ from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
 from service.logs import build_handler
+from service.render import links
 from service.slack.app import build_slack_app, build_slack_endpoint
 from service.slack.sender import SlackSender, build_web_client
 from service.store.repository import Store
@@ -258,7 +259,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             clock=lambda: NOW,
             admins=frozenset({SLACK_ADMIN, FEISHU_ADMIN}),
             subscriptions=store,
-            report_url=functools.partial(jobs.report_url, BASE_URL),
+            report_url=functools.partial(links.report_url, BASE_URL),
         )
 
         def rebuild(repo: str, week: str, requested_by: str) -> jobs.RunResult:

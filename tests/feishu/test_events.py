@@ -19,6 +19,7 @@ from service.commands.answer import EngineContext
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
+from service.render import links
 from service.store.repository import Store
 from service.web import build_web_app
 from tests.conftest import NOW, load_week
@@ -157,7 +158,7 @@ def make_events(
         timezone="Asia/Shanghai",
         clock=lambda: NOW,
         admins=frozenset({ADMIN}),
-        report_url=functools.partial(jobs.report_url, PUBLIC_BASE_URL),
+        report_url=functools.partial(links.report_url, PUBLIC_BASE_URL),
     )
     endpoint = build_feishu_endpoint(
         events=store,

@@ -16,7 +16,8 @@ import requests
 from service.commands.answer import EngineContext
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
-from service.jobs import Pipeline, RunResult, regenerate, report_url
+from service.jobs import Pipeline, RunResult, regenerate
+from service.render.links import report_url
 from service.slack.app import build_slack_app, build_slack_endpoint
 from service.slack.sender import SlackSender, build_web_client
 from service.store.repository import Store
