@@ -138,7 +138,10 @@ def test_earlier_week_reaches_the_followup_detector(
 def test_checked_references_reach_the_migration_detector(
     verl_profile: RepoProfile, built: dict[str, Digest]
 ) -> None:
-    week = load_week("2025-W48").model_copy(update={"references_checked": True})
+    searched = {"recipe/retool": [], "recipe/langgraph_agent": [], "verl/workers/roles": []}
+    week = load_week("2025-W48").model_copy(
+        update={"references_checked": True, "remaining_references": searched}
+    )
     digest = build_digest(week, verl_profile, language="en", now=NOW)
     migrations = [r for r in digest.risks if r.kind == RiskKind.MIGRATION]
     assert migrations

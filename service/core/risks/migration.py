@@ -98,15 +98,42 @@ def _severity(files: int, lines: int, rule: str) -> Severity:
     return Severity.LOW if rule == "no_references" else Severity.MEDIUM
 
 
+def is_large_removal(pr: PullRequest) -> bool:
+    """Whether the PR removes many files or empties whole directories."""
+    return len(_removed_paths(pr)) >= MANY_FILES or bool(removed_directories(pr))
+
+
+def search_targets(prs: list[PullRequest], limit: int) -> list[str]:
+    """What the collector searches for, at most `limit`: the removal targets of the week's large
+    removals, biggest removal first (so the detector reads exactly what was searched)."""
+    ranked = sorted(
+        (pr for pr in prs if is_large_removal(pr)),
+        key=lambda pr: (
+            -sum(c.deletions for c in pr.files if c.status == FileStatus.REMOVED),
+            pr.number,
+        ),
+    )
+    found = list(dict.fromkeys(t for pr in ranked for t in removal_targets(pr)))
+    return found[:limit]
+
+
+def _searched(targets: list[str], references: dict[str, list[str]] | None) -> bool:
+    """True when every target was searched (it has an entry, even an empty one)."""
+    if references is None:
+        return False
+    return all(any(k in references for k in _reference_keys(t)) for t in targets)
+
+
 def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """Many files or whole directories removed, with what is known about leftover references."""
+    if not is_large_removal(pr):
+        return
     removed = [c for c in pr.files if c.status == FileStatus.REMOVED]
     folders = removed_directories(pr)
-    if len(removed) < MANY_FILES and not folders:
-        return
     targets = removal_targets(pr)
     remaining = _remaining(targets, context.references or {})
-    if context.references is None:
+    verified = _searched(targets, context.references)
+    if not verified and not remaining:
         rule = "unverified"
     else:
         rule = "references_remain" if remaining else "no_references"
@@ -123,7 +150,7 @@ def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
         targets=", ".join(shown[:MAX_TARGETS]),
         references=len(remaining),
     )
-    risk.verified = context.references is not None
+    risk.verified = verified
     yield risk
 
 

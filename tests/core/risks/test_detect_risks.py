@@ -76,11 +76,18 @@ def test_migration_references_switch_verification(
 ) -> None:
     prs = weeks["2025-W48"].prs
     unverified = [r for r in detect_risks(prs, verl_profile) if r.kind == RiskKind.MIGRATION]
+    searched = {"recipe/retool": [], "recipe/langgraph_agent": [], "verl/workers/roles": []}
     verified = [
-        r for r in detect_risks(prs, verl_profile, references={}) if r.kind == RiskKind.MIGRATION
+        r
+        for r in detect_risks(prs, verl_profile, references=searched)
+        if r.kind == RiskKind.MIGRATION
     ]
     assert {r.verified for r in unverified} == {False}
     assert {(r.verified, r.rule) for r in verified} == {(True, "no_references")}
+    # a search that did not cover a PR's targets verifies nothing about that PR
+    partial = detect_risks(prs, verl_profile, references={"verl/workers/roles": []})
+    by_pr = {r.prs[0]: (r.verified, r.rule) for r in partial if r.kind == RiskKind.MIGRATION}
+    assert by_pr == {4283: (False, "unverified"), 4352: (True, "no_references")}
 
 
 def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:

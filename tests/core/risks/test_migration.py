@@ -36,7 +36,10 @@ def test_verified_references_remaining_are_evidence(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4283)
-    references = {"recipe/retool": ["docs/sglang_multiturn/multiturn.rst"]}
+    references = {
+        "recipe/retool": ["docs/sglang_multiturn/multiturn.rst"],
+        "recipe/langgraph_agent": [],
+    }
     context = Context(profile=verl_profile, references=references)
     (risk,) = migration.DETECTOR.detect([pr], context)
     assert (risk.rule, risk.verified, risk.params["references"]) == ("references_remain", True, 1)
@@ -48,8 +51,15 @@ def test_verified_clean_migration(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4352)
-    (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile, references={}))
+    searched = {"verl/workers/roles": []}
+    (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile, references=searched))
     assert (risk.rule, risk.severity, risk.verified) == ("no_references", Severity.LOW, True)
+
+
+def test_search_targets_are_what_the_detector_reads(weeks: dict[str, CollectedWeek]) -> None:
+    targets = migration.search_targets(weeks["2025-W48"].prs, limit=5)
+    assert targets == ["recipe/langgraph_agent", "recipe/retool", "verl/workers/roles"]
+    assert migration.search_targets(weeks["2025-W48"].prs, limit=1) == ["recipe/langgraph_agent"]
 
 
 def test_references_may_name_the_module(verl_profile: RepoProfile) -> None:
