@@ -242,6 +242,7 @@ class FeishuEvents:
             result = self.regenerate(repo, week, requested_by=requested_by)
             self._reply(message_id, answer_regenerated(result, self.engine))
         finally:
+            self.engine.forget(repo, week)
             self.engine.regenerations.finish(repo, week)
 
     # --- card buttons ------------------------------------------------------------------------
