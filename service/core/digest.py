@@ -44,6 +44,9 @@ GIST_MIN_SENTENCE = 40
 _SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?。])(?<!e\.g\.)(?<!i\.e\.)\s")
 # shorter than this ("As title", "N/A", "To fix the issue") says nothing the title does not
 GIST_MIN_CHARS = 20
+GIST_MIN_WORDS = 5
+_THIS_PR = re.compile(r"(?<=[.!?。] )(?:this (?:pr|pull request|change)|we)\b", re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
 ELLIPSIS = "…"
 
 
@@ -101,10 +104,18 @@ def _shorten(text: str, limit: int = GIST_MAX_CHARS) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + ELLIPSIS
 
 
+def _too_few_words(text: str) -> bool:
+    """A note such as "test with Qwen3-30B." says less than the title (CJK text has no spaces)."""
+    return not _CJK.search(text) and len(text.split()) < GIST_MIN_WORDS
+
+
 def gist_of(pr: PullRequest) -> str:
     """One line: the body's "What does this PR do?" section, else the title's description."""
     gist = _first_paragraph(_section_text(pr.body or ""))
-    if len(gist) < GIST_MIN_CHARS:
+    this_pr = _THIS_PR.search(gist)
+    if this_pr and this_pr.start() > 0:  # context first, then "This PR adds …": take the latter
+        gist = gist[this_pr.start() :]
+    if len(gist) < GIST_MIN_CHARS or _too_few_words(gist):
         gist = parse_title(pr.title).description or pr.title.strip()
     # no closing full stop: sentences of the catalogs punctuate around the gist
     return _shorten(_SPACE.sub(" ", gist).strip()).rstrip("。.")

@@ -200,10 +200,21 @@ def test_gist_falls_back_to_the_title_description() -> None:
 
 
 def test_gist_keeps_the_first_sentence_of_a_long_paragraph() -> None:
-    gist = gist_of(_real("2026-W04", 4665))
-    assert gist == (
-        "TensorRT-LLM has recently added Ray orchestrator and essential features required for "
-        "the RL workflow"
+    gist = gist_of(_real("2025-W48", 4230))
+    assert gist.startswith("Initialize asyncio condition/lock via _init_async_objects")
+
+
+def test_gist_prefers_the_sentence_that_says_what_this_pr_does() -> None:
+    # 4665's paragraph opens with context ("TensorRT-LLM has recently added …")
+    assert gist_of(_real("2026-W04", 4665)) == (
+        "This PR introduces TensorRT-LLM as a new rollout engine for VeRL"
+    )
+
+
+def test_a_terse_note_gives_way_to_the_title() -> None:
+    # 5033's section says only "test with Qwen3-30B-A3B-Instruct."
+    assert gist_of(_real("2026-W04", 5033)) == (
+        "support model resharding between veomni and rollout engine"
     )
 
 
