@@ -4,8 +4,6 @@ scheduler and regenerate. Every run takes a database lock per (repo, week) and l
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +15,7 @@ from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
 from service.delivery import Outcome, Sender, deliver
 from service.errors import InputError, ServiceError
-from service.store.repository import Store
+from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
 LOCK_TTL = timedelta(minutes=30)
@@ -49,10 +47,6 @@ class RunResult:
     outcomes: list[Outcome] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
-
-
-def _owner_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _previous(
@@ -111,7 +105,7 @@ def run_week(
     """Build and (optionally) deliver one week under the (repo, week) lock."""
     started = time.monotonic()
     result = RunResult(repo, window.label, "failed")
-    with p.store.lock(f"week:{repo}:{window.label}", _owner_id(), LOCK_TTL) as held:
+    with p.store.lock(f"week:{repo}:{window.label}", PROCESS_OWNER, LOCK_TTL) as held:
         if not held:
             result.outcome = "locked"
             result.error = f"{repo} {window.label} is being built by another run"

@@ -7,12 +7,9 @@ module-level `_run_registered(job_id)`; the callable it runs is registered here 
 from __future__ import annotations
 
 import logging
-import os
 import signal
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -25,7 +22,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from service.core.models import WeekWindow
 from service.core.weeks import owed_week
-from service.store.repository import Store
+from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +109,7 @@ class WeeklyScheduler:
         self.repos = list(repos)
         self.clock = clock
         self.job_id = job_id
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = PROCESS_OWNER
         self._work = threading.Lock()  # a tick and the catch-up never overlap in one process
         self._in_flight = 0
         self._idle = threading.Condition()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import socket
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +25,10 @@ from service.store import tables as t
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
-SQLITE_BUSY_MS = 5000
+# under Slack's 3 s ack: a command that writes (subscribe) answers "busy, retry" in time
+SQLITE_BUSY_MS = 2000
+# one id per process: lock owners are `host:pid:token`, so a successor can tell a dead holder
+PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def _now() -> datetime:
@@ -108,11 +114,32 @@ def create_store_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+def is_dead_owner(owner: str) -> bool:
+    """Whether a `host:pid:token` lock owner is a process of this host that no longer runs
+    (a different token on our own pid is an earlier incarnation: PID 1 again in a container)."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, token = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit() or not token:
+        return False
+    if int(pid_text) == os.getpid():
+        return owner != PROCESS_OWNER
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 class Store:
     """All persistent state; one instance per process, safe to share between threads."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        url = engine.url
+        is_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+        self._sqlite_file = Path(url.database).expanduser() if is_file and url.database else None
 
     @classmethod
     @_translated
@@ -151,7 +178,10 @@ class Store:
 
     @_translated
     def ping(self) -> bool:
-        """Whether the database answers a trivial query."""
+        """Whether the database answers a trivial query (and, for SQLite, its file still exists:
+        a pooled connection keeps answering from a deleted file's inode)."""
+        if self._sqlite_file is not None and not self._sqlite_file.exists():
+            raise StoreUnavailableError(f"database file {self._sqlite_file.name} is missing")
         with self.engine.connect() as conn:
             conn.execute(select(t.schema_version.c.version)).first()
         return True
@@ -404,15 +434,36 @@ class Store:
 
     @_translated
     def acquire_lock(self, name: str, owner: str, ttl: timedelta) -> bool:
-        """Take the named lock unless another owner holds an unexpired one."""
+        """Take the named lock unless another live owner holds an unexpired one.
+
+        A lock left by a dead process of this host (killed, crashed) is taken over at once
+        instead of after its TTL; other hosts' locks can only expire."""
         now = _now()
         with self._tx() as conn:
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.expires_at < now))
-        try:
-            with self._tx() as conn:
-                conn.execute(insert(t.locks).values(name=name, owner=owner, expires_at=now + ttl))
-        except IntegrityError:
-            return False
+        for _ in range(2):
+            try:
+                with self._tx() as conn:
+                    conn.execute(
+                        insert(t.locks).values(name=name, owner=owner, expires_at=now + ttl)
+                    )
+            except IntegrityError:
+                if not self._drop_dead_holder(name):
+                    return False
+                continue
+            return True
+        return False
+
+    def _drop_dead_holder(self, name: str) -> bool:
+        """Delete the lock when its holder is a dead process of this host; True if it is gone."""
+        with self._tx() as conn:
+            holder = conn.execute(select(t.locks.c.owner).where(t.locks.c.name == name)).scalar()
+            if holder is None:
+                return True
+            if not is_dead_owner(holder):
+                return False
+            conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == holder))
+        logger.warning("took over a lock left by a dead process", extra={"lock": name})
         return True
 
     @_translated

@@ -98,12 +98,6 @@ def test_a_write_lock_while_running_leaves_reads_answering_and_heals(
     assert len(fakes.slack.messages("C1")) == 1
 
 
-@pytest.mark.xfail(
-    reason="service/slack/app.py on_command: `subscribe` writes to the store before ack(); "
-    "with the database write-locked the write waits SQLITE_BUSY_MS (5 s) > bolt's 3 s ack "
-    "wait, so bolt answers 404 'unhandled request' and the user gets no answer",
-    strict=True,
-)
 def test_subscribe_during_a_write_lock_gets_a_clear_answer(fakes: Fakes, serve: Serve) -> None:
     posted_week(fakes, serve)
     with write_locked(db_path(serve)):
@@ -117,12 +111,6 @@ def remove_database(serve: Serve) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-@pytest.mark.xfail(
-    reason="service/store/repository.py Store.ping (used by web.check_health): it queries "
-    "through a pooled SQLite connection that still holds the deleted file's inode, so "
-    "/healthz stays 200 while every write goes to a file that no longer exists",
-    strict=True,
-)
 def test_a_database_file_deleted_while_running_is_a_503(fakes: Fakes, serve: Serve) -> None:
     posted_week(fakes, serve)
     remove_database(serve)

@@ -101,12 +101,6 @@ def test_killed_after_posting_does_not_post_again(fakes: Fakes, serve: Serve) ->
     wait_for(lambda: serve.health()[1]["last_run"]["outcome"] == "ok", what="run ok")
 
 
-@pytest.mark.xfail(
-    reason="service/scheduler.py catch_up + service/jobs.py run_week: the locks of a SIGKILLed "
-    "process (catch-up lock TTL 2 h, week lock 30 min) are honoured by its successor, so a "
-    "restart right after a crash neither reconciles nor finishes the week until they expire",
-    strict=True,
-)
 def test_a_restart_right_after_a_kill_finishes_the_week(fakes: Fakes, serve: Serve) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)

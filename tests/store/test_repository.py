@@ -131,3 +131,45 @@ def test_corrupt_database_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailableError) as info:
         Store.open(f"sqlite:///{path}")
     assert "database unavailable" in str(info.value)
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(child.stdout)
+
+
+def test_lock_of_a_dead_process_on_this_host_is_taken_over(store: Store) -> None:
+    import os
+    import socket
+
+    from service.store.repository import PROCESS_OWNER
+
+    host = socket.gethostname()
+    ttl = timedelta(hours=2)
+    assert store.acquire_lock("a", f"{host}:{_dead_pid()}:0000", ttl)
+    assert store.acquire_lock("a", PROCESS_OWNER, ttl)  # its holder is gone
+    assert store.acquire_lock("b", f"{host}:{os.getppid()}:1111", ttl)
+    assert not store.acquire_lock("b", PROCESS_OWNER, ttl)  # alive: wait for it
+    assert store.acquire_lock("c", f"{host}:{os.getpid()}:old-incarnation", ttl)
+    assert store.acquire_lock("c", PROCESS_OWNER, ttl)  # our pid, another token: a past life
+    assert store.acquire_lock("d", f"other-host:{_dead_pid()}:2222", ttl)
+    assert not store.acquire_lock("d", PROCESS_OWNER, ttl)  # another host: only expiry frees it
+    assert not store.acquire_lock("a", PROCESS_OWNER, ttl)  # our own lock is not re-entrant
+
+
+def test_ping_notices_a_deleted_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    live = Store.open(f"sqlite:///{path}")
+    assert live.ping()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with pytest.raises(StoreUnavailableError, match="missing"):
+        live.ping()
