@@ -63,8 +63,8 @@ def feishu_problems(card: dict[str, Any]) -> list[str]:
     for s in strings(card):
         if FEISHU_TAG.search(s):
             problems.append(f"tag in {s[:80]!r}")
-        # an empty target is what the renderer leaves when it drops an unsafe URL: a dead link
-        problems += [f"link to {t[:60]!r}" for t in MD_LINK.findall(s) if t and not _web(t)]
+        # an unsafe PR URL falls back to the report page: no link target is empty or foreign
+        problems += [f"link to {t[:60]!r}" for t in MD_LINK.findall(s) if not _web(t)]
     problems += [f"url {u[:60]!r}" for u in urls(card) if u and not _web(u)]
     return problems
 
