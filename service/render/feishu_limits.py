@@ -1,5 +1,6 @@
-"""Feishu card limits (platform-facts §3.2-§3.4), the exact request bodies they are measured on,
-and the one policy that makes any card fit: drop optional elements, cut long text, fall back.
+"""Fitting Feishu cards to their limits (the numbers: FeishuLimits in limits.py), the exact
+request bodies they are measured on, and the one policy that makes any card fit: drop optional
+elements, cut long text, fall back.
 
 Feishu counts bytes of the request body as sent. The app bot sends the card as a JSON *string*
 inside the JSON body (its quotes are escaped again); the custom bot sends it as an object. Both
@@ -11,30 +12,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from service.render.limits import FEISHU, FeishuLimits
 
 Via = Literal["app", "webhook"]
 PRIORITY_KEY = "_priority"
 ELLIPSIS = "…"
-
-
-@dataclass(frozen=True)
-class FeishuLimits:
-    """Documented limits, with the section of platform-facts.md each comes from."""
-
-    app_message_body_bytes: int = 30 * 1024  # §3.3 im/v1/messages: card body ≤ 30 KB (230025)
-    webhook_body_bytes: int = 20 * 1024  # §3.2 custom bot: request body ≤ 20 KB
-    card_elements: int = 200  # §3.4 card 2.0: ≤ 200 components, text elements count (300305)
-    button_text_chars: int = 100  # §3.4 button text ≤ 100 characters
-    header_text_tags: int = 3  # §3.4 header text_tag_list ≤ 3
-    uuid_chars: int = 50  # §3.3 uuid ≤ 50 characters
-    # Room kept for the envelope fields that are unknown while fitting (a chat id is
-    # "oc_" + 32 hex; we reserve more) — not a Feishu number, our margin.
-    receive_id_reserve_chars: int = 64
-
-
-FEISHU = FeishuLimits()
 
 
 def _dumps(value: Any) -> str:

@@ -1,7 +1,8 @@
-"""Slack (and Feishu) payload limits we rely on, and the code that makes a payload fit them.
+"""Every Slack and Feishu size limit we rely on, and the code that makes a Slack payload fit.
 
-Slack values: shared/reference/platform-facts.md §2.4 (slack_sdk.models.blocks validators).
-The Feishu limits live next to their own fitting code in `render/feishu_limits.py`.
+Slack values: shared/reference/platform-facts.md §2.4 (slack_sdk.models.blocks validators);
+Feishu values: §3.2-§3.4. Feishu's fitting (it counts bytes of the request body as sent) is in
+`render/feishu_limits.py`, which reads its numbers from here.
 
 Fitting policy (one, deterministic): per-element limits are cut first; then optional blocks
 (those carrying `"_priority": 1..3`, 1 = least important) are dropped, lowest priority and
@@ -49,6 +50,24 @@ class SlackLimits:
 
 
 SLACK = SlackLimits()
+
+
+@dataclass(frozen=True)
+class FeishuLimits:
+    """Documented limits, with the section of platform-facts.md each comes from."""
+
+    app_message_body_bytes: int = 30 * 1024  # §3.3 im/v1/messages: card body ≤ 30 KB (230025)
+    webhook_body_bytes: int = 20 * 1024  # §3.2 custom bot: request body ≤ 20 KB
+    card_elements: int = 200  # §3.4 card 2.0: ≤ 200 components, text elements count (300305)
+    button_text_chars: int = 100  # §3.4 button text ≤ 100 characters
+    header_text_tags: int = 3  # §3.4 header text_tag_list ≤ 3
+    uuid_chars: int = 50  # §3.3 uuid ≤ 50 characters
+    # Room kept for the envelope fields that are unknown while fitting (a chat id is
+    # "oc_" + 32 hex; we reserve more) — not a Feishu number, our margin.
+    receive_id_reserve_chars: int = 64
+
+
+FEISHU = FeishuLimits()
 
 
 @dataclass
