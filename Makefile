@@ -17,6 +17,7 @@ lint:
 	.venv/bin/lint-imports
 
 typecheck:
+	$(PY) -m mypy --strict service/core service/commands service/render
 	$(PY) -m mypy service
 
 test:

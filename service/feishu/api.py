@@ -22,12 +22,11 @@ from service.errors import (
 )
 from service.feishu.auth import DEFAULT_TIMEOUT_SECONDS, TenantTokenCache
 from service.render.feishu_limits import (
-    FEISHU,
-    FeishuLimits,
     app_message_body,
     patch_message_body,
     reply_message_body,
 )
+from service.render.limits import FEISHU, FeishuLimits
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
 from service.render import escape, wording
 from service.render.environment import environment, translator
-from service.render.feishu_limits import FEISHU, Via, fit_feishu
+from service.render.feishu_limits import Via, fit_feishu
+from service.render.limits import FEISHU
 
 if TYPE_CHECKING:
     from service.render.strings import Translator

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.render.feishu_limits import FEISHU, feishu_violations
+from service.render.feishu_limits import feishu_violations
+from service.render.limits import FEISHU
 from tests.fakes._server import FakeAPI, Recorded, Reply, serve
 from tests.fakes.feishu_signing import sign_feishu_webhook
 
