@@ -1,0 +1,167 @@
+"""What the command engine works with: the digest reader (and its cache), subscriptions, the
+caller, the regenerate gate, and the EngineContext an adapter builds once."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from service.core.models import Digest, PullRequest
+
+REGENERATE_INTERVAL = timedelta(seconds=60)
+DIGEST_CACHE_TTL = timedelta(seconds=60)
+DIGEST_CACHE_ENTRIES = 32
+
+
+class DigestReader(Protocol):
+    """Read access to stored digests (service.store.repository.Store satisfies it)."""
+
+    def get_digest(self, repo: str, week: str, language: str) -> Digest | None: ...
+    def latest_digest(self, repo: str, language: str) -> Digest | None: ...
+    def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
+
+
+@dataclass
+class CachedReader:
+    """A DigestReader that keeps parsed digests for `ttl`: parsing a 2,000-PR digest costs
+    hundreds of ms, a command should answer in tens. Regenerate calls `invalidate`; a digest
+    rebuilt by another process is seen after at most `ttl`."""
+
+    reader: DigestReader
+    clock: Callable[[], datetime]
+    ttl: timedelta = DIGEST_CACHE_TTL
+    max_entries: int = DIGEST_CACHE_ENTRIES
+    _digests: dict[tuple[str, str, str], tuple[datetime, Digest | None]] = field(
+        default_factory=dict
+    )
+    _weeks: dict[tuple[str, str | None], tuple[datetime, list[str]]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _fresh(self, stamp: datetime) -> bool:
+        return self.clock() - stamp < self.ttl
+
+    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
+        key = (repo, week, language)
+        with self._lock:
+            hit = self._digests.get(key)
+        if hit is not None and self._fresh(hit[0]):
+            return hit[1]
+        digest = self.reader.get_digest(repo, week, language)
+        with self._lock:
+            if len(self._digests) >= self.max_entries:
+                self._digests.pop(next(iter(self._digests)))
+            self._digests[key] = (self.clock(), digest)
+        return digest
+
+    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
+        key = (repo, language)
+        with self._lock:
+            hit = self._weeks.get(key)
+        if hit is not None and self._fresh(hit[0]):
+            return list(hit[1])
+        weeks = self.reader.list_weeks(repo, language)
+        with self._lock:
+            self._weeks[key] = (self.clock(), list(weeks))
+        return weeks
+
+    def latest_digest(self, repo: str, language: str) -> Digest | None:
+        weeks = self.list_weeks(repo, language)
+        return self.get_digest(repo, weeks[0], language) if weeks else None
+
+    def invalidate(self, repo: str, week: str | None = None) -> None:
+        """Forget `repo` (one week, or all of it) so the next answer reads the store."""
+        with self._lock:
+            for key in [k for k in self._digests if k[0] == repo and week in (None, k[1])]:
+                del self._digests[key]
+            for wkey in [k for k in self._weeks if k[0] == repo]:
+                del self._weeks[wkey]
+
+
+class Subscriptions(Protocol):
+    """Channels that get the weekly post (Store satisfies it)."""
+
+    def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool: ...
+    def unsubscribe(self, platform: str, channel: str, repo: str) -> bool: ...
+
+
+class RunResultLike(Protocol):
+    """What service.jobs.RunResult offers the engine (outcome: ok | partial | locked | failed)."""
+
+    repo: str
+    week: str
+    outcome: str
+    digest: Digest | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who asked, and where: the platform's user id and channel (chat) id."""
+
+    user_id: str
+    platform: str
+    channel: str = ""
+
+
+@dataclass
+class Regenerations:
+    """Regenerate's in-process gate: one run per (repo, week) at a time, and a per-user rate."""
+
+    interval: timedelta = REGENERATE_INTERVAL
+    _running: set[tuple[str, str]] = field(default_factory=set)
+    _last: dict[str, datetime] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_seconds(self, user: str, now: datetime) -> int:
+        """Seconds `user` must still wait before another regenerate (0: may go)."""
+        with self._lock:
+            last = self._last.get(user)
+        if last is None or now - last >= self.interval:
+            return 0
+        return max(math.ceil((self.interval - (now - last)).total_seconds()), 1)
+
+    def try_start(self, user: str, repo: str, week: str, now: datetime) -> bool:
+        """Claim (repo, week); False when a regenerate of it is already running."""
+        with self._lock:
+            if (repo, week) in self._running:
+                return False
+            self._running.add((repo, week))
+            self._last[user] = now
+            return True
+
+    def finish(self, repo: str, week: str) -> None:
+        """Release (repo, week) once the rebuild ended, however it ended."""
+        with self._lock:
+            self._running.discard((repo, week))
+
+    def is_running(self, repo: str, week: str) -> bool:
+        with self._lock:
+            return (repo, week) in self._running
+
+
+@dataclass
+class EngineContext:
+    """Everything answer() needs, passed in by the adapter (wiring builds it once)."""
+
+    reader: DigestReader
+    repos: list[str]
+    language: str
+    timezone: str
+    clock: Callable[[], datetime]
+    admins: frozenset[str] = frozenset()
+    fetch_pr: Callable[[str, int], PullRequest] | None = None
+    subscriptions: Subscriptions | None = None
+    report_url: Callable[[str, str], str] | None = None
+    regenerations: Regenerations = field(default_factory=Regenerations)
+
+    def is_admin(self, caller: Caller) -> bool:
+        return caller.user_id in self.admins
+
+    def forget(self, repo: str, week: str) -> None:
+        """After a rebuild: drop the cached digest (when the reader caches) of (repo, week)."""
+        if isinstance(self.reader, CachedReader):
+            self.reader.invalidate(repo, week)
