@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 
 from service.commands.answer import (
-    REGENERATE_INTERVAL,
     AnswerKind,
     Caller,
     EngineContext,
@@ -18,6 +17,7 @@ from service.commands.answer import (
     answer_text,
     usage_keys,
 )
+from service.commands.context import REGENERATE_INTERVAL
 from service.commands.parse import Verb
 from service.core.models import Digest, PullRequest, Severity
 from service.errors import NotFoundError, UnreachableError
@@ -241,7 +241,7 @@ def test_failure_answer_carries_the_incident() -> None:
 def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
     store: Store, clock: Clock, digests: dict[str, Digest]
 ) -> None:
-    from service.commands.answer import DIGEST_CACHE_TTL, CachedReader
+    from service.commands.context import DIGEST_CACHE_TTL, CachedReader
 
     cached = CachedReader(store, clock)
     first = cached.get_digest(REPO, "2026-W04", "en")
