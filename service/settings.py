@@ -62,6 +62,7 @@ class Settings(BaseSettings):
     github_patch_concurrency: int = Field(4, ge=1, le=32, description="parallel patch fetches")
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
+    repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender
-from service.errors import InputError
+from service.errors import ConfigError, InputError
 from service.jobs import Pipeline, RunResult
 from service.recorded import SAMPLE_REPO, load_sample
 from service.settings import Settings
@@ -36,6 +37,15 @@ def secret(value: object) -> str | None:
     """The plain value of an optional SecretStr (only here, where clients are built)."""
     getter = getattr(value, "get_secret_value", None)
     return getter() if getter else None
+
+
+def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
+    """Repo profiles: REPO_PROFILES_DIR's TOML files first, then the shipped ones."""
+    extra = (Path(settings.repo_profiles_dir),) if settings.repo_profiles_dir else ()
+    for folder in extra:
+        if not folder.is_dir():
+            raise ConfigError(f"invalid setting REPO_PROFILES_DIR: {folder} is not a folder")
+    return lambda repo: load_profile(repo, extra)
 
 
 def build_store(settings: Settings) -> Store:
@@ -81,7 +91,7 @@ def github_collector(
             http,
             repo,
             window,
-            load_profile(repo),
+            profile_loader(settings)(repo),
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
         )
@@ -153,7 +163,7 @@ def build_pipeline(
         collect = sample_collector(utc_now)
     else:
         collect, fetch = github_collector(settings, store, progress)
-    profile_for: Callable[[str], RepoProfile] = load_profile
+    profile_for = profile_loader(settings)
     return Pipeline(
         store=store,
         collect=collect,

@@ -190,3 +190,35 @@ def test_post_dry_run_lists_destinations_without_posting(tmp_path: Path) -> None
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("slack:general\tnew\tslack card ")
     assert lines[1].startswith("webhook:feishu\tnew\tfeishu card ")
+
+
+def test_a_repo_profile_from_repo_profiles_dir_needs_no_code(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    generic = (ROOT / "service" / "data" / "profiles" / "generic.toml").read_text()
+    custom = (
+        generic.replace('name = "generic"', 'name = "mine"')
+        .replace("repos = []", 'repos = ["volcengine/verl"]')
+        .replace(
+            'core_paths = ["src/**", "lib/**", "pkg/**", "internal/**"]', 'core_paths = ["docs/**"]'
+        )
+    )
+    (profiles / "mine.toml").write_text(custom)
+    env = github_env(github, tmp_path, REPO_PROFILES_DIR=str(profiles))
+    result = run(["digest", "--week", "2026-W04", "--format", "json"], tmp_path, **env)
+    assert result.returncode == 0, result.stderr
+    prs = {p["number"]: p for p in json.loads(result.stdout)["prs"]}
+
+    def core_points(number: int) -> float:
+        return sum(f["points"] for f in prs[number]["factors"] if f["name"] == "core")
+
+    # with this profile docs/ is core and verl/ is not: #4280 (verl/ code) loses its core points
+    assert core_points(4280) == 0
+    assert core_points(4970) > 0  # fixes links in docs/
+    (profiles / "broken.toml").write_text("name = 1\n")
+    broken = run(["digest", "--week", "2026-W04"], tmp_path, **env)
+    assert broken.returncode == 2
+    assert "invalid repo profile" in broken.stderr
+    assert len(broken.stderr.strip().splitlines()) == 1
