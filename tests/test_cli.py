@@ -222,3 +222,42 @@ def test_a_repo_profile_from_repo_profiles_dir_needs_no_code(
     assert broken.returncode == 2
     assert "invalid repo profile" in broken.stderr
     assert len(broken.stderr.strip().splitlines()) == 1
+
+
+def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_path: Path) -> None:
+    import pty
+
+    env = {**os.environ, **github_env(github, tmp_path)}
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "service", "digest", "--week", "2026-W04", "--format", "json"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    ) as proc:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=120) == 0
+    os.close(leader)
+    shown = b"".join(chunks).decode()
+    assert "collecting [" in shown
+    import re
+
+    done = re.findall(r"\] (\d+)/(\d+)", shown)
+    assert done
+    assert done[-1][0] == done[-1][1]  # the bar ends full (the PRs whose patches were fetched)
+    piped = run(
+        ["digest", "--week", "2026-W04", "--format", "json"],
+        tmp_path,
+        **github_env(github, tmp_path),
+    )
+    assert "collecting" not in piped.stderr
