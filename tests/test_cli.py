@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -225,8 +227,6 @@ def test_a_repo_profile_from_repo_profiles_dir_needs_no_code(
 
 
 def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_path: Path) -> None:
-    import pty
-
     env = {**os.environ, **github_env(github, tmp_path)}
     leader, follower = pty.openpty()
     with subprocess.Popen(
@@ -250,8 +250,6 @@ def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_pat
     os.close(leader)
     shown = b"".join(chunks).decode()
     assert "collecting [" in shown
-    import re
-
     done = re.findall(r"\] (\d+)/(\d+)", shown)
     assert done
     assert done[-1][0] == done[-1][1]  # the bar ends full (the PRs whose patches were fetched)
