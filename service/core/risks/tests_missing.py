@@ -17,7 +17,9 @@ from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
 _BARE_NAME = re.compile(r"^[\w.]+,?$")  # a line of a multi-line import or argument list
-_BORING = ("#", "import ", "from ", '"""', ")", "(")
+_BORING = ("#", "import ", "from ", '"""', ")", "(", "@")
+_BARE_KEYWORDS = frozenset({"try:", "else:", "finally:", "pass", "return", "break", "continue"})
+_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+\w")
 THRESHOLDS = ((500, Severity.HIGH), (100, Severity.MEDIUM), (30, Severity.LOW))
 
 
@@ -35,14 +37,20 @@ def core_code_files(pr: PullRequest, context: Context) -> list[FileChange]:
 
 
 def _first_change_line(change: FileChange) -> tuple[int | None, str]:
-    """The first added line that says something (not blank, a comment or an import)."""
+    """The added line that best shows what changed: the first new def/class, else the first
+    line that says something (not blank, a comment, an import or a bare keyword like `try:`)."""
     lines = added_lines(change)
-    for line in lines:
-        text = line.text.strip()
-        if text and not text.startswith(_BORING) and not _BARE_NAME.match(text):
-            return line.number, line.text
-    if lines:
-        return lines[0].number, lines[0].text
+    telling = [
+        line
+        for line in lines
+        if (text := line.text.strip())
+        and not text.startswith(_BORING)
+        and not _BARE_NAME.match(text)
+        and text not in _BARE_KEYWORDS
+    ]
+    defining = [line for line in telling if _DEFINITION.match(line.text)]
+    for line in (*defining, *telling, *lines):
+        return line.number, line.text
     return None, ""
 
 

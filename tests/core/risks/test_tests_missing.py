@@ -101,3 +101,16 @@ def test_real_weeks_flag_these_prs(
         "2026-W03": [(4715, "low"), (4902, "low"), (4916, "low"), (4956, "low")],
         "2026-W04": [(4936, "medium"), (4931, "medium"), (5033, "medium")],
     }
+
+
+def test_evidence_shows_the_new_definitions_not_boilerplate(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # #4936 (MTP) opens mtp_patch.py with `try:` and imports; the evidence names the new function
+    (risk,) = detect([real_pr(weeks, "2026-W04", 4936)], verl_profile)
+    shown = {e.path: (e.line, e.snippet) for e in risk.evidence}
+    assert shown["verl/models/mcore/mtp_patch.py"] == (
+        35,
+        "def _get_patching_model(model: torch.nn.Module):",
+    )
+    assert shown["verl/workers/config/model.py"] == (31, "class MtpConfig(BaseConfig):")
