@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import io
-import itertools
 import json
 import logging
 import time
@@ -33,6 +32,7 @@ from service.slack.sender import SlackSender, build_web_client
 from service.store.repository import Store
 from service.web import build_web_app
 from tests.conftest import NOW, WEEKS, load_week
+from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
 from tests.fakes.feishu import TOKEN_PATH, FakeFeishu, serve_feishu
 from tests.fakes.feishu_signing import encrypt_feishu, event_headers
@@ -54,7 +54,6 @@ FEISHU_USER = "ou_reader"
 SEEDED = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
 BOT = "ou_bot"
 WAIT_SECONDS = 15.0
-_ids = itertools.count()
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = WAIT_SECONDS) -> None:
@@ -152,49 +151,15 @@ def said(response: requests.Response) -> str:
 def feishu_message(
     text: str, *, sender: str = FEISHU_USER, token: str = FEISHU_TOKEN, chat_type: str = "group"
 ) -> dict[str, Any]:
-    n = next(_ids)
-    mentions = [{"key": "@_user_1", "id": {"open_id": BOT}, "name": "bot", "tenant_key": "t"}]
-    return {
-        "schema": "2.0",
-        "header": {
-            "event_id": f"abuse-{n}",
-            "event_type": "im.message.receive_v1",
-            "token": token,
-            "app_id": "cli_test",
-            "tenant_key": "t",
-        },
-        "event": {
-            "sender": {"sender_id": {"open_id": sender}, "sender_type": "user", "tenant_key": "t"},
-            "message": {
-                "message_id": f"om_abuse_{n}",
-                "chat_id": "oc_group1",
-                "chat_type": chat_type,
-                "message_type": "text",
-                "content": json.dumps({"text": f"@_user_1 {text}"}),
-                "mentions": mentions if chat_type == "group" else [],
-            },
-        },
-    }
+    return feishu_events.message_event(
+        f"@_user_1 {text}", token=token, sender=sender, chat_type=chat_type
+    )
 
 
 def feishu_action(
     action: str, operator: str, message_id: str, week: str = "2026-W04"
 ) -> dict[str, Any]:
-    return {
-        "schema": "2.0",
-        "header": {
-            "event_id": f"abuse-{next(_ids)}",
-            "event_type": "card.action.trigger",
-            "token": FEISHU_TOKEN,
-            "app_id": "cli_test",
-            "tenant_key": "t",
-        },
-        "event": {
-            "operator": {"open_id": operator, "tenant_key": "t"},
-            "action": {"value": {"action": action, "repo": REPO, "week": week}, "tag": "button"},
-            "context": {"open_message_id": message_id, "open_chat_id": "oc_group1"},
-        },
-    }
+    return feishu_events.action_event(action, operator, message_id, token=FEISHU_TOKEN, week=week)
 
 
 def recorded_or_empty(

@@ -4,7 +4,6 @@ events signed like Feishu signs them, answering through the fake open platform."
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from service.render import links
 from service.store.repository import Store
 from service.web import build_web_app
 from tests.conftest import NOW, load_week
+from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
 from tests.fakes.feishu import FakeFeishu
 from tests.fakes.feishu_signing import encrypt_feishu, event_headers
@@ -31,7 +31,6 @@ from tests.feishu.conftest import ADMIN, PUBLIC_BASE_URL, REPO, wait_for
 TOKEN = "verification-token"
 ENCRYPT_KEY = "encrypt-key-0123"
 BOT = "ou_bot"
-_ids = itertools.count()
 
 
 @dataclass
@@ -62,69 +61,14 @@ class Events:
         return requests.post(self.url + "/feishu/events", data=body, headers=headers, timeout=10)
 
 
-def message_event(
-    text: str,
-    *,
-    chat_type: str = "group",
-    mentions: list[str] | None = None,
-    token: str = TOKEN,
-    event_id: str | None = None,
-    sender: str = "ou_reader",
-) -> dict[str, Any]:
-    n = next(_ids)
-    keys = mentions if mentions is not None else ([BOT] if chat_type == "group" else [])
-    return {
-        "schema": "2.0",
-        "header": {
-            "event_id": event_id or f"ev-{n}",
-            "event_type": "im.message.receive_v1",
-            "create_time": "1700000000000",
-            "token": token,
-            "app_id": "cli_test",
-            "tenant_key": "t",
-        },
-        "event": {
-            "sender": {"sender_id": {"open_id": sender}, "sender_type": "user", "tenant_key": "t"},
-            "message": {
-                "message_id": f"om_user_{n}",
-                "chat_id": "oc_group1",
-                "chat_type": chat_type,
-                "message_type": "text",
-                "content": json.dumps({"text": text}),
-                "mentions": [
-                    {
-                        "key": f"@_user_{i + 1}",
-                        "id": {"open_id": who},
-                        "name": who,
-                        "tenant_key": "t",
-                    }
-                    for i, who in enumerate(keys)
-                ],
-            },
-        },
-    }
+def message_event(text: str, **options: Any) -> dict[str, Any]:
+    return feishu_events.message_event(text, **{"token": TOKEN, **options})
 
 
 def action_event(
     action: str, operator: str, message_id: str, week: str = "2026-W04"
 ) -> dict[str, Any]:
-    return {
-        "schema": "2.0",
-        "header": {
-            "event_id": f"ev-{next(_ids)}",
-            "event_type": "card.action.trigger",
-            "token": TOKEN,
-            "app_id": "cli_test",
-            "tenant_key": "t",
-        },
-        "event": {
-            "operator": {"open_id": operator, "tenant_key": "t"},
-            "token": "c-callback-token",
-            "action": {"value": {"action": action, "repo": REPO, "week": week}, "tag": "button"},
-            "host": "im_message",
-            "context": {"open_message_id": message_id, "open_chat_id": "oc_group1"},
-        },
-    }
+    return feishu_events.action_event(action, operator, message_id, token=TOKEN, week=week)
 
 
 def make_events(
