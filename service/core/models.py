@@ -84,7 +84,8 @@ class PullRequest(Model):
     title: str
     body: str = ""
     url: str = ""
-    author: str | None = None
+    author: str | None = None  # the GitHub login
+    author_name: str | None = None  # the display name, when GitHub (or git) gave one
     author_association: str | None = None
     created_at: datetime
     merged_at: datetime
@@ -187,10 +188,24 @@ class Factor(Model):
     params: dict[str, str | int | float] = Field(default_factory=dict)
 
 
+class EvidenceSide(StrEnum):
+    """Which side of the diff an evidence line is on: its number is in the new file (added,
+    context) or in the old file (removed)."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    CONTEXT = "context"
+
+
 class Evidence(Model):
+    """One piece of evidence: `path:line` on `side` of the PR's diff (None for the title or
+    body), and the PR it belongs to when the risk rolls up several PRs."""
+
     path: str | None = None
     line: int | None = None
     snippet: str = Field("", max_length=200)
+    side: EvidenceSide | None = None
+    pr: int | None = None
 
 
 class Risk(Model):
@@ -203,6 +218,9 @@ class Risk(Model):
     evidence: list[Evidence] = Field(default_factory=list)
     params: dict[str, str | int | float] = Field(default_factory=dict)
     verified: bool | None = None
+    # a roll-up (one rule firing on many PRs) keeps each PR's own risk here, worst first;
+    # `prs` then lists them in that order and `evidence` is empty or a short selection
+    members: list[Risk] = Field(default_factory=list)
 
 
 class ScoredPR(Model):
@@ -210,6 +228,7 @@ class ScoredPR(Model):
     title: str
     url: str
     author: str | None = None
+    author_name: str | None = None
     merged_at: datetime
     modules: list[str] = Field(default_factory=list)
     change_type: str = "other"
@@ -237,9 +256,13 @@ class TrendBucket(Model):
 
 
 class Contributor(Model):
+    """Keyed by GitHub login; `name` is the display name shown beside it. `first_time` is None
+    when GitHub did not say."""
+
     login: str
+    name: str | None = None
     prs: list[int]
-    first_time: bool = False
+    first_time: bool | None = False
 
 
 class Trends(Model):
@@ -275,9 +298,9 @@ class Stats(Model):
     prs: int = 0
     additions: int = 0
     deletions: int = 0
-    changed_files: int = 0
+    changed_files: int = 0  # distinct paths over the week, not the per-PR sum
     contributors: int = 0
-    first_time_contributors: int = 0
+    first_time_contributors: int | None = 0  # None: GitHub did not say for anyone
     risks_high: int = 0
     risks_medium: int = 0
     risks_low: int = 0
@@ -302,6 +325,9 @@ class Digest(Model):
     narrative: Narrative = Field(default_factory=Narrative)
     completeness: Completeness = Field(default_factory=Completeness)
     discussion_url: str = ""
+    # facts GitHub did not give for this week's PRs ("reviews", "checks", "labels",
+    # "first_time"): the report says so once instead of one alarm per PR
+    unknown: list[str] = Field(default_factory=list)
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)
