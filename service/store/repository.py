@@ -21,6 +21,7 @@ from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
+from service.store.upsert import upsert
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -192,18 +193,19 @@ class Store:
     def save_prs(self, repo: str, week: str, prs: list[PullRequest]) -> None:
         """Upsert the snapshot of each PR (the newest fetch wins)."""
         now = _now()
+        rows = [
+            {
+                "repo": repo,
+                "number": pr.number,
+                "week": week,
+                "merged_at": pr.merged_at,
+                "data": pr.model_dump(mode="json"),
+                "fetched_at": now,
+            }
+            for pr in prs
+        ]
         with self._tx() as conn:
-            for pr in prs:
-                values = {
-                    "week": week,
-                    "merged_at": pr.merged_at,
-                    "data": pr.model_dump(mode="json"),
-                    "fetched_at": now,
-                }
-                key = (t.pr_snapshots.c.repo == repo) & (t.pr_snapshots.c.number == pr.number)
-                if conn.execute(update(t.pr_snapshots).where(key).values(**values)).rowcount:
-                    continue
-                conn.execute(insert(t.pr_snapshots).values(repo=repo, number=pr.number, **values))
+            upsert(conn, t.pr_snapshots, ("repo", "number"), rows)
 
     @_translated
     def load_prs(self, repo: str, week: str) -> list[PullRequest]:
@@ -237,36 +239,27 @@ class Store:
 
     @_translated
     def cache_put(self, key: str, etag: str, body: str) -> None:
-        values = {"etag": etag, "body": body, "updated_at": _now()}
+        row = {"key": key, "etag": etag, "body": body, "updated_at": _now()}
         with self._tx() as conn:
-            where = t.http_cache.c.key == key
-            if not conn.execute(update(t.http_cache).where(where).values(**values)).rowcount:
-                conn.execute(insert(t.http_cache).values(key=key, **values))
+            upsert(conn, t.http_cache, ("key",), [row])
 
     # --- digests (satisfies commands.answer.DigestReader) -----------------------------------
 
     @_translated
     def save_digest(self, digest: Digest) -> None:
         """Store (or replace) the digest of (repo, week, language)."""
-        values = {
+        row = {
+            "repo": digest.repo,
+            "week": digest.week,
+            "language": digest.language,
             "schema_version": digest.schema_version,
             "data": digest.model_dump(mode="json"),
             "generated_at": digest.generated_at,
             "complete": digest.completeness.complete,
             "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
         }
-        key = (
-            (t.digests.c.repo == digest.repo)
-            & (t.digests.c.week == digest.week)
-            & (t.digests.c.language == digest.language)
-        )
         with self._tx() as conn:
-            if not conn.execute(update(t.digests).where(key).values(**values)).rowcount:
-                conn.execute(
-                    insert(t.digests).values(
-                        repo=digest.repo, week=digest.week, language=digest.language, **values
-                    )
-                )
+            upsert(conn, t.digests, ("repo", "week", "language"), [row])
 
     @_translated
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
