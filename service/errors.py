@@ -10,6 +10,7 @@ ServiceError                        base; carries a one-line, user-facing messag
     ├── UnreachableError            DNS, connect, timeout after bounded retries
     ├── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
     └── StoreUnavailableError       the database is missing, unreadable or locked
+        └── SchemaTooNewError       a newer verl-week migrated the database past this code
 """
 
 from __future__ import annotations
@@ -77,3 +78,7 @@ class PlatformRejectedError(UpstreamError):
 
 class StoreUnavailableError(UpstreamError):
     """The database can't be opened or is locked beyond the busy timeout."""
+
+
+class SchemaTooNewError(StoreUnavailableError):
+    """The database's schema revision is unknown to this code: a newer version migrated it."""

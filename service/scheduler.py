@@ -23,11 +23,12 @@ from apscheduler.triggers.cron import CronTrigger
 from service.core.models import WeekWindow
 from service.core.weeks import owed_week
 from service.store.repository import PROCESS_OWNER, Store
+from service.store.tables import SCHEDULER_JOBS_TABLE
 
 logger = logging.getLogger(__name__)
 
 JOB_ID = "weekly-digest"
-JOBS_TABLE = "apscheduler_jobs"
+JOBS_TABLE = SCHEDULER_JOBS_TABLE  # made by the store's revisions, under the schema lock
 CATCH_UP_LOCK = "scheduler:catch-up"
 # A late tick (machine asleep, pool busy) still runs if within 6 h of its time; a tick missed
 # while the process was down is the catch-up's business (one run, not one per missed tick).

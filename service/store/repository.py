@@ -14,13 +14,24 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
+from service.store.schema import SchemaUpgrade, upgrade_schema
 from service.store.upsert import upsert
 
 logger = logging.getLogger(__name__)
@@ -28,6 +39,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 # under Slack's 3 s ack: a command that writes (subscribe) answers "busy, retry" in time
 SQLITE_BUSY_MS = 2000
+# the dialects the upserts and the schema lock are written for
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 # one id per process: lock owners are `host:pid:token`, so a successor can tell a dead holder
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -99,14 +112,21 @@ def _prepare_sqlite(url: str) -> None:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    # busy wait first: switching a fresh file to WAL waits for another process's lock
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
 def create_store_engine(url: str) -> Engine:
     """An Engine on `url`; for SQLite the folder is created and WAL is switched on."""
+    backend = make_url(url).get_backend_name()
+    if backend not in SUPPORTED_BACKENDS:
+        raise StoreUnavailableError(
+            f"unsupported database {backend}: DATABASE_URL must be sqlite:///… or "
+            "postgresql+psycopg://…"
+        )
     if url.startswith("sqlite"):
         _prepare_sqlite(url)
         engine = create_engine(url, connect_args={"check_same_thread": False})
@@ -144,15 +164,16 @@ class Store:
 
     @classmethod
     @_translated
-    def open(cls, url: str) -> Store:
-        """Open (and create or migrate) the database at `url`."""
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Open the database at `url` and (unless told not to) bring its schema up to date."""
         try:
             engine = create_store_engine(url)
         except (SQLAlchemyError, ValueError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or type(exc).__name__
             raise StoreUnavailableError(f"cannot open database: {reason}") from None
         store = cls(engine)
-        store.migrate()
+        if migrate:
+            store.migrate()
         return store
 
     @contextmanager
@@ -161,21 +182,9 @@ class Store:
             yield conn
 
     @_translated
-    def migrate(self) -> int:
-        """Create missing tables and apply pending MIGRATIONS; returns the schema version."""
-        t.metadata.create_all(self.engine)
-        with self._tx() as conn:
-            row = conn.execute(select(t.schema_version.c.version)).first()
-            if row is None:
-                conn.execute(insert(t.schema_version).values(id=1, version=t.SCHEMA_VERSION))
-                return t.SCHEMA_VERSION
-            version = int(row[0])
-            for target in range(version + 1, t.SCHEMA_VERSION + 1):
-                for statement in t.MIGRATIONS.get(target, ()):
-                    conn.exec_driver_sql(statement)
-                version = target
-            conn.execute(update(t.schema_version).values(version=version))
-            return version
+    def migrate(self) -> SchemaUpgrade:
+        """Upgrade the schema to the code's revisions, under the schema lock."""
+        return upgrade_schema(self.engine)
 
     @_translated
     def ping(self) -> bool:
@@ -184,7 +193,7 @@ class Store:
         if self._sqlite_file is not None and not self._sqlite_file.exists():
             raise StoreUnavailableError(f"database file {self._sqlite_file.name} is missing")
         with self.engine.connect() as conn:
-            conn.execute(select(t.schema_version.c.version)).first()
+            conn.execute(select(literal(1))).first()
         return True
 
     # --- PR snapshots ---------------------------------------------------------------------

@@ -31,7 +31,7 @@ def store(database_url: str) -> Store:
 
 def test_open_twice_migrates_once_and_pings(store: Store, database_url: str) -> None:
     again = Store.open(database_url)
-    assert again.migrate() == store.migrate()
+    assert again.migrate().after == store.migrate().after
     assert again.ping() is True
 
 
