@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from sqlalchemy import (
     Connection,
@@ -26,17 +25,16 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
 from service.store.schema import SchemaUpgrade, upgrade_schema
+from service.store.translate import translated
 from service.store.upsert import upsert
 
 logger = logging.getLogger(__name__)
-P = ParamSpec("P")
-R = TypeVar("R")
 # under Slack's 3 s ack: a command that writes (subscribe) answers "busy, retry" in time
 SQLITE_BUSY_MS = 2000
 # the dialects the upserts and the schema lock are written for
@@ -52,22 +50,6 @@ def _now() -> datetime:
 def _aware(value: datetime) -> datetime:
     # SQLite hands back naive datetimes even for timezone=True columns; we only store UTC.
     return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _translated(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn a database failure into StoreUnavailableError (one line, no SQL, no URL)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except DatabaseError as exc:
-            if isinstance(exc, IntegrityError):
-                raise
-            reason = str(exc.orig).splitlines()[0] if exc.orig else "operational error"
-            raise StoreUnavailableError(f"database unavailable: {reason}") from exc
-
-    return wrapper
 
 
 @dataclass(frozen=True)
@@ -163,7 +145,7 @@ class Store:
         self._sqlite_file = Path(url.database).expanduser() if is_file and url.database else None
 
     @classmethod
-    @_translated
+    @translated
     def open(cls, url: str, *, migrate: bool = True) -> Store:
         """Open the database at `url` and (unless told not to) bring its schema up to date."""
         try:
@@ -181,12 +163,12 @@ class Store:
         with self.engine.begin() as conn:
             yield conn
 
-    @_translated
+    @translated
     def migrate(self) -> SchemaUpgrade:
         """Upgrade the schema to the code's revisions, under the schema lock."""
         return upgrade_schema(self.engine)
 
-    @_translated
+    @translated
     def ping(self) -> bool:
         """Whether the database answers a trivial query (and, for SQLite, its file still exists:
         a pooled connection keeps answering from a deleted file's inode)."""
@@ -198,7 +180,7 @@ class Store:
 
     # --- PR snapshots ---------------------------------------------------------------------
 
-    @_translated
+    @translated
     def save_prs(self, repo: str, week: str, prs: list[PullRequest]) -> None:
         """Upsert the snapshot of each PR (the newest fetch wins)."""
         now = _now()
@@ -216,7 +198,7 @@ class Store:
         with self._tx() as conn:
             upsert(conn, t.pr_snapshots, ("repo", "number"), rows)
 
-    @_translated
+    @translated
     def load_prs(self, repo: str, week: str) -> list[PullRequest]:
         """The stored PRs of `week`, by merge time."""
         query = (
@@ -227,7 +209,7 @@ class Store:
         with self.engine.connect() as conn:
             return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
 
-    @_translated
+    @translated
     def load_pr(self, repo: str, number: int) -> PullRequest | None:
         query = select(t.pr_snapshots.c.data).where(
             t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.number == number
@@ -238,7 +220,7 @@ class Store:
 
     # --- HTTP cache (satisfies github.http.HttpCache) ----------------------------------------
 
-    @_translated
+    @translated
     def cache_get(self, key: str) -> tuple[str, str] | None:
         """(etag, body) stored for `key`, if any."""
         query = select(t.http_cache.c.etag, t.http_cache.c.body).where(t.http_cache.c.key == key)
@@ -246,7 +228,7 @@ class Store:
             row = conn.execute(query).first()
         return (row[0], row[1]) if row else None
 
-    @_translated
+    @translated
     def cache_put(self, key: str, etag: str, body: str) -> None:
         row = {"key": key, "etag": etag, "body": body, "updated_at": _now()}
         with self._tx() as conn:
@@ -254,7 +236,7 @@ class Store:
 
     # --- digests (satisfies commands.answer.DigestReader) -----------------------------------
 
-    @_translated
+    @translated
     def save_digest(self, digest: Digest) -> None:
         """Store (or replace) the digest of (repo, week, language)."""
         row = {
@@ -270,7 +252,7 @@ class Store:
         with self._tx() as conn:
             upsert(conn, t.digests, ("repo", "week", "language"), [row])
 
-    @_translated
+    @translated
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
         query = select(t.digests.c.data).where(
             t.digests.c.repo == repo, t.digests.c.week == week, t.digests.c.language == language
@@ -279,13 +261,13 @@ class Store:
             row = conn.execute(query).first()
         return Digest.model_validate(row[0]) if row else None
 
-    @_translated
+    @translated
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         """The digest of the newest stored week of `repo`."""
         weeks = self.list_weeks(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
-    @_translated
+    @translated
     def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
         """Stored weeks of `repo`, newest first."""
         query = select(t.digests.c.week).where(t.digests.c.repo == repo).distinct()
@@ -294,7 +276,7 @@ class Store:
         with self.engine.connect() as conn:
             return sorted((row[0] for row in conn.execute(query)), reverse=True)
 
-    @_translated
+    @translated
     def list_reports(self) -> list[ReportEntry]:
         """Every stored digest, newest week first, then repo and language."""
         cols = t.digests.c
@@ -322,7 +304,7 @@ class Store:
             m["error"],
         )
 
-    @_translated
+    @translated
     def get_delivery(self, repo: str, week: str, destination: str) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
@@ -332,7 +314,7 @@ class Store:
             row = conn.execute(query).first()
         return self._delivery(row) if row else None
 
-    @_translated
+    @translated
     def record_intent(self, repo: str, week: str, destination: str, key: str) -> DeliveryRecord:
         """Record that we are about to post; returns the existing record if there is one."""
         now = _now()
@@ -356,7 +338,7 @@ class Store:
         assert record is not None  # noqa: S101 - inserted or already present just above
         return record
 
-    @_translated
+    @translated
     def mark_attempt(self, delivery_id: int) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -365,7 +347,7 @@ class Store:
                 .values(attempts=t.deliveries.c.attempts + 1, updated_at=_now())
             )
 
-    @_translated
+    @translated
     def record_sent(self, delivery_id: int, message_id: str) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -374,7 +356,7 @@ class Store:
                 .values(status="sent", message_id=message_id, error=None, updated_at=_now())
             )
 
-    @_translated
+    @translated
     def record_failed(self, delivery_id: int, error: str) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -383,7 +365,7 @@ class Store:
                 .values(status="failed", error=error[:2000], updated_at=_now())
             )
 
-    @_translated
+    @translated
     def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
         c = t.deliveries.c
         query = select(t.deliveries).where(c.repo == repo, c.week == week).order_by(c.id)
@@ -392,7 +374,7 @@ class Store:
 
     # --- subscriptions --------------------------------------------------------------------
 
-    @_translated
+    @translated
     def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool:
         """Add a channel to the weekly post; False when it was already subscribed."""
         try:
@@ -410,7 +392,7 @@ class Store:
             return False
         return True
 
-    @_translated
+    @translated
     def unsubscribe(self, platform: str, channel: str, repo: str) -> bool:
         """Remove a channel; False when it was not subscribed."""
         c = t.subscriptions.c
@@ -422,7 +404,7 @@ class Store:
             )
         return bool(result.rowcount)
 
-    @_translated
+    @translated
     def subscriptions(self, repo: str, platform: str | None = None) -> list[tuple[str, str]]:
         """(platform, channel) pairs subscribed to `repo`."""
         c = t.subscriptions.c
@@ -434,7 +416,7 @@ class Store:
 
     # --- locks ----------------------------------------------------------------------------
 
-    @_translated
+    @translated
     def acquire_lock(self, name: str, owner: str, ttl: timedelta) -> bool:
         """Take the named lock unless another live owner holds an unexpired one.
 
@@ -468,7 +450,7 @@ class Store:
         logger.warning("took over a lock left by a dead process", extra={"lock": name})
         return True
 
-    @_translated
+    @translated
     def release_lock(self, name: str, owner: str) -> None:
         with self._tx() as conn:
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == owner))
@@ -485,7 +467,7 @@ class Store:
 
     # --- runs -----------------------------------------------------------------------------
 
-    @_translated
+    @translated
     def start_run(self, repo: str, week: str, trigger: str) -> int:
         with self._tx() as conn:
             result = conn.execute(
@@ -500,7 +482,7 @@ class Store:
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
-    @_translated
+    @translated
     def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -509,7 +491,7 @@ class Store:
                 .values(outcome=outcome, detail=detail, finished_at=_now())
             )
 
-    @_translated
+    @translated
     def interrupt_running(self) -> int:
         """Mark runs left `running` by a process that died as `interrupted`; returns how many."""
         with self._tx() as conn:
@@ -520,7 +502,7 @@ class Store:
             )
         return int(result.rowcount)
 
-    @_translated
+    @translated
     def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
         query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
         if repo:
@@ -546,7 +528,7 @@ class Store:
 
     # --- inbound event de-duplication -------------------------------------------------------
 
-    @_translated
+    @translated
     def remember_event(self, event_id: str, platform: str) -> bool:
         """True the first time `event_id` is seen; False for a retry of a handled event."""
         try:
