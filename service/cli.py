@@ -139,7 +139,7 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(f"{outcome.destination}\t{outcome.action}\t{detail}\n")
     if result.error:
         raise ServiceError(result.error)
-    failed = any(o.action == "failed" for o in result.outcomes)
+    failed = any(o.action in ("failed", "unknown") for o in result.outcomes)
     return EXIT_FAILURE if failed else EXIT_OK
 
 

@@ -9,6 +9,7 @@ ServiceError                        base; carries a one-line, user-facing messag
     ├── NotFoundError               404 repo / PR
     ├── UnreachableError            DNS, connect, timeout after bounded retries
     ├── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
+    ├── UnconfirmedSendError        a send went out and its answer never came (read timeout)
     └── StoreError                  the database refused an operation (constraint, permission)
         └── StoreUnavailableError   the database is missing, unreadable or locked
             └── SchemaTooNewError   a newer verl-week migrated the database past this code
@@ -75,6 +76,10 @@ class PlatformRejectedError(UpstreamError):
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class UnconfirmedSendError(UpstreamError):
+    """A request went out and no answer came back: the platform may or may not have acted."""
 
 
 class StoreError(UpstreamError):

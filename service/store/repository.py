@@ -366,6 +366,16 @@ class Store:
             )
 
     @translated
+    def record_unknown(self, delivery_id: int, reason: str) -> None:
+        """A send whose arrival can't be known (left unconfirmed by a dead process)."""
+        with self._tx() as conn:
+            conn.execute(
+                update(t.deliveries)
+                .where(t.deliveries.c.id == delivery_id)
+                .values(status="unknown", error=reason[:2000], updated_at=_now())
+            )
+
+    @translated
     def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
         c = t.deliveries.c
         query = select(t.deliveries).where(c.repo == repo, c.week == week).order_by(c.id)
