@@ -24,11 +24,14 @@ test:
 	$(PY) -m pytest
 
 # The wheel carries templates/ as service/templates: check that a wheel install renders.
+# It carries the schema revisions too: the digest migrates a fresh database, `migrate` finds it
+# up to date.
 wheel-check:
-	rm -rf dist build/wheel-check
+	rm -rf dist build/wheel-check build/data
 	$(PY) -m pip wheel -q --no-deps -w dist .
 	$(PY) -m pip install -q --no-deps --target build/wheel-check dist/*.whl
 	cd build && PYTHONPATH=wheel-check ../$(PY) -m service digest --sample --format html --output wheel-check.html
 	grep -q '</html>' build/wheel-check.html
+	cd build && PYTHONPATH=wheel-check ../$(PY) -m service migrate | grep -q 'up to date'
 
 ci: lint typecheck wheel-check test

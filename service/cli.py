@@ -1,4 +1,4 @@
-"""The `verl-week` command line (design.md): digest, post, risks, pr, serve, scheduler.
+"""The `verl-week` command line (design.md): digest, post, risks, pr, serve, scheduler, migrate.
 Every error becomes one line on stderr and an exit code (0 ok, 2 bad input, 1 failure)."""
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="0.0.0.0")  # noqa: S104 - a server listens on all interfaces
     serve.add_argument("--no-scheduler", action="store_true", help="web app only")
     sub.add_parser("scheduler", help="the weekly scheduler alone")
+    sub.add_parser("migrate", help="bring the database schema up to date, then exit")
     return parser
 
 
@@ -138,7 +139,7 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(f"{outcome.destination}\t{outcome.action}\t{detail}\n")
     if result.error:
         raise ServiceError(result.error)
-    failed = any(o.action == "failed" for o in result.outcomes)
+    failed = any(o.action in ("failed", "unknown") for o in result.outcomes)
     return EXIT_FAILURE if failed else EXIT_OK
 
 
@@ -164,6 +165,17 @@ def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    before, after = wiring.migrate_database(settings)
+    now = ", ".join(sorted(after))
+    if before == after:
+        sys.stdout.write(f"database schema at revision {now}: up to date\n")
+    else:
+        was = ", ".join(sorted(before)) or "empty"
+        sys.stdout.write(f"database schema upgraded from {was} to revision {now}\n")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "digest": cmd_digest,
     "post": cmd_post,
@@ -171,6 +183,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "pr": cmd_answer,
     "serve": cmd_serve,
     "scheduler": cmd_scheduler,
+    "migrate": cmd_migrate,
 }
 
 

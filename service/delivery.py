@@ -4,7 +4,9 @@ A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `webhook:fei
 is written before each send and after it, so a re-run, a restart or a second process never
 posts a (repo, week, destination) twice; `force` edits the earlier message in place instead.
 A record left at `intent` (the process died between sending and recording) is reconciled with
-the platform (`Sender.find_posted`) before anything is sent again.
+the platform (`Sender.find_posted`) before anything is sent again. A sender that can't tell
+whether such a send arrived (the Feishu custom-bot webhook: no message id, no dedupe) is not
+resent on its own: the delivery becomes `unknown`, is logged, and `force` decides.
 """
 
 from __future__ import annotations
@@ -15,15 +17,23 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from service.core.models import Digest
-from service.errors import ServiceError
+from service.errors import ServiceError, UnconfirmedSendError
 
 logger = logging.getLogger(__name__)
+UNKNOWN = "unknown"
+UNCONFIRMED_REASON = (
+    "an earlier send may have arrived (its process stopped before confirming it) and this "
+    "destination cannot tell: not resent; `verl-week post --force` sends it again"
+)
 
 
 class Sender(Protocol):
     """One platform's way to post and edit the weekly card."""
 
     platform: str
+    # whether a send left unconfirmed by a dead process is found again (find_posted) or dropped
+    # by the platform as a duplicate, so that sending it again is safe
+    can_confirm: bool
 
     def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
         """Post the card; returns the platform's message id."""
@@ -47,6 +57,8 @@ class DeliveryRecordLike(Protocol):
     def message_id(self) -> str | None: ...
     @property
     def idempotency_key(self) -> str: ...
+    @property
+    def attempts(self) -> int: ...
 
 
 class DeliveryLog(Protocol):
@@ -57,11 +69,13 @@ class DeliveryLog(Protocol):
     def mark_attempt(self, delivery_id: int) -> None: ...
     def record_sent(self, delivery_id: int, message_id: str) -> None: ...
     def record_failed(self, delivery_id: int, error: str) -> None: ...
+    def record_unknown(self, delivery_id: int, reason: str) -> None: ...
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened at one destination: posted, updated, reconciled, skipped or failed."""
+    """What happened at one destination: posted, updated, reconciled, skipped, unknown or
+    failed."""
 
     destination: str
     action: str
@@ -77,6 +91,21 @@ def idempotency_key(repo: str, week: str, destination: str) -> str:
 def split_destination(destination: str) -> tuple[str, str]:
     platform, _, target = destination.partition(":")
     return platform, target
+
+
+def is_unconfirmed(record: DeliveryRecordLike) -> bool:
+    """A send was started and never recorded as done or failed (its process died), or an
+    earlier run already found it so."""
+    return record.status == UNKNOWN or (record.status == "intent" and record.attempts > 0)
+
+
+def _leave_unknown(destination: str, record: DeliveryRecordLike, log: DeliveryLog) -> Outcome:
+    log.record_unknown(record.id, UNCONFIRMED_REASON)
+    logger.warning(
+        "delivery outcome unknown: not resent",
+        extra={"destination": destination, "attempts": record.attempts},
+    )
+    return Outcome(destination, UNKNOWN, error=UNCONFIRMED_REASON)
 
 
 def _deliver_one(
@@ -100,10 +129,27 @@ def _deliver_one(
             found = sender.update(target, found, digest)
             log.record_sent(record.id, found)
         return Outcome(destination, "reconciled", found)
+    if is_unconfirmed(record) and not sender.can_confirm and not force:
+        return _leave_unknown(destination, record, log)
     log.mark_attempt(record.id)
     message_id = sender.post(target, digest, idempotency_key=record.idempotency_key)
     log.record_sent(record.id, message_id)
     return Outcome(destination, "posted", message_id)
+
+
+def _record_failure(
+    digest: Digest, destination: str, log: DeliveryLog, exc: ServiceError
+) -> Outcome:
+    """A failed send is retried by the next run; one that may have arrived is left unknown."""
+    unconfirmed = isinstance(exc, UnconfirmedSendError)
+    record = log.get_delivery(digest.repo, digest.week, destination)
+    if record is not None and record.status != "sent":
+        if unconfirmed:
+            log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")
+        else:
+            log.record_failed(record.id, exc.message)
+    logger.warning("delivery failed", extra={"destination": destination, "error": exc.message})
+    return Outcome(destination, UNKNOWN if unconfirmed else "failed", error=exc.message)
 
 
 def deliver(
@@ -125,12 +171,6 @@ def deliver(
         try:
             outcome = _deliver_one(digest, destination, sender, log, force=force)
         except ServiceError as exc:
-            record = log.get_delivery(digest.repo, digest.week, destination)
-            if record is not None and record.status != "sent":
-                log.record_failed(record.id, exc.message)
-            logger.warning(
-                "delivery failed", extra={"destination": destination, "error": exc.message}
-            )
-            outcome = Outcome(destination, "failed", error=exc.message)
+            outcome = _record_failure(digest, destination, log, exc)
         outcomes.append(outcome)
     return outcomes

@@ -9,7 +9,10 @@ ServiceError                        base; carries a one-line, user-facing messag
     ├── NotFoundError               404 repo / PR
     ├── UnreachableError            DNS, connect, timeout after bounded retries
     ├── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
-    └── StoreUnavailableError       the database is missing, unreadable or locked
+    ├── UnconfirmedSendError        a send went out and its answer never came (read timeout)
+    └── StoreError                  the database refused an operation (constraint, permission)
+        └── StoreUnavailableError   the database is missing, unreadable or locked
+            └── SchemaTooNewError   a newer verl-week migrated the database past this code
 """
 
 from __future__ import annotations
@@ -75,5 +78,17 @@ class PlatformRejectedError(UpstreamError):
         self.code = code
 
 
-class StoreUnavailableError(UpstreamError):
+class UnconfirmedSendError(UpstreamError):
+    """A request went out and no answer came back: the platform may or may not have acted."""
+
+
+class StoreError(UpstreamError):
+    """The database failed an operation; the message names the database's own reason."""
+
+
+class StoreUnavailableError(StoreError):
     """The database can't be opened or is locked beyond the busy timeout."""
+
+
+class SchemaTooNewError(StoreUnavailableError):
+    """The database's schema revision is unknown to this code: a newer version migrated it."""

@@ -87,7 +87,8 @@ def _summary(result: RunResult) -> dict[str, object]:
 
 
 def _outcome_of(digest: Digest, outcomes: list[Outcome]) -> str:
-    if any(o.action == "failed" for o in outcomes) or not digest.completeness.complete:
+    attention = ("failed", "unknown")
+    if any(o.action in attention for o in outcomes) or not digest.completeness.complete:
         return "partial"
     return "ok"
 

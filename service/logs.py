@@ -153,4 +153,6 @@ def setup_logging(
         logger.handlers = []
         logger.setLevel(logging.NOTSET)  # the root level decides, whatever uvicorn set before
         logger.propagate = True
+    # Alembic narrates every schema check at INFO; service.store.schema logs the upgrades
+    logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))
     return handler

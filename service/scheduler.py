@@ -23,11 +23,13 @@ from apscheduler.triggers.cron import CronTrigger
 from service.core.models import WeekWindow
 from service.core.weeks import owed_week
 from service.store.repository import PROCESS_OWNER, Store
+from service.store.tables import SCHEDULER_JOBS_TABLE
+from service.store.translate import translated_errors
 
 logger = logging.getLogger(__name__)
 
 JOB_ID = "weekly-digest"
-JOBS_TABLE = "apscheduler_jobs"
+JOBS_TABLE = SCHEDULER_JOBS_TABLE  # made by the store's revisions, under the schema lock
 CATCH_UP_LOCK = "scheduler:catch-up"
 # A late tick (machine asleep, pool busy) still runs if within 6 h of its time; a tick missed
 # while the process was down is the catch-up's business (one run, not one per missed tick).
@@ -123,18 +125,19 @@ class WeeklyScheduler:
             _REGISTRY[self.job_id] = self
         # replace_existing recomputes next_run_time from now: a tick missed while we were down
         # is not replayed by APScheduler, the catch-up below decides about it once.
-        self.scheduler.add_job(
-            _run_registered,
-            trigger=self.trigger,
-            args=[self.job_id],
-            id=self.job_id,
-            name="verl-week weekly digest",
-            replace_existing=True,
-            coalesce=True,
-            max_instances=1,
-            misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
-        )
-        self.scheduler.start(paused=paused)
+        with translated_errors():  # the job store is our database: its failures are ours
+            self.scheduler.add_job(
+                _run_registered,
+                trigger=self.trigger,
+                args=[self.job_id],
+                id=self.job_id,
+                name="verl-week weekly digest",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
+            )
+            self.scheduler.start(paused=paused)
         logger.info("scheduler started", extra={"next_run": str(self.next_run_time)})
         if catch_up:
             self._catch_up_thread = threading.Thread(

@@ -17,6 +17,7 @@ from service.jobs import Pipeline, RunResult
 from service.recorded import SAMPLE_REPO, load_sample
 from service.settings import Settings
 from service.store.repository import Store
+from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -50,6 +51,11 @@ def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
 
 def build_store(settings: Settings) -> Store:
     return Store.open(settings.database_url)
+
+
+def migrate_database(settings: Settings) -> SchemaUpgrade:
+    """`verl-week migrate`: the schema upgrade alone (every process also does it on start)."""
+    return Store.open(settings.database_url, migrate=False).migrate()
 
 
 def build_github(settings: Settings, store: Store) -> GitHubHttp:

@@ -42,6 +42,7 @@ class FeishuSender:
     """Posts and edits the weekly card in Feishu/Lark group chats as the app bot."""
 
     platform = "feishu"
+    can_confirm = True  # a re-post with the same uuid is dropped by Feishu (within the hour)
 
     def __init__(
         self,

@@ -16,7 +16,12 @@ from typing import Any
 import requests
 
 from service.core.models import Digest
-from service.errors import PlatformRejectedError, RateLimitError, UnreachableError
+from service.errors import (
+    PlatformRejectedError,
+    RateLimitError,
+    UnconfirmedSendError,
+    UnreachableError,
+)
 from service.feishu.crypto import webhook_sign
 from service.feishu.sender import check_card, report_url_for
 from service.render import feishu as render
@@ -35,6 +40,7 @@ class WebhookSender:
     """Posts the card to one group through its custom bot URL, signed when a secret is set."""
 
     platform = "webhook"
+    can_confirm = False  # no message id, no dedupe: a repeat is a second card in the group
 
     def __init__(
         self,
@@ -81,6 +87,10 @@ class WebhookSender:
         headers = {"Content-Type": "application/json; charset=utf-8"}
         try:
             response = self.session.post(self.url, data=body, headers=headers, timeout=self.timeout)
+        except requests.ReadTimeout as exc:
+            raise UnconfirmedSendError(
+                "Feishu webhook took the card and did not answer in time: it may have been posted"
+            ) from exc
         except requests.RequestException as exc:
             raise UnreachableError(f"Feishu webhook unreachable: {type(exc).__name__}") from exc
         _check_answer(response)

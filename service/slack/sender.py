@@ -93,6 +93,7 @@ class SlackSender:
     """The delivery.Sender of platform "slack"; `target` is a channel id."""
 
     platform = "slack"
+    can_confirm = True  # find_posted reads the channel history for the key in the metadata
 
     def __init__(
         self,

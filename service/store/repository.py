@@ -2,31 +2,43 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
+from service.store.schema import SchemaUpgrade, upgrade_schema
+from service.store.translate import translated
+from service.store.upsert import upsert
 
 logger = logging.getLogger(__name__)
-P = ParamSpec("P")
-R = TypeVar("R")
 # under Slack's 3 s ack: a command that writes (subscribe) answers "busy, retry" in time
 SQLITE_BUSY_MS = 2000
+# the dialects the upserts and the schema lock are written for
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 # one id per process: lock owners are `host:pid:token`, so a successor can tell a dead holder
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -38,22 +50,6 @@ def _now() -> datetime:
 def _aware(value: datetime) -> datetime:
     # SQLite hands back naive datetimes even for timezone=True columns; we only store UTC.
     return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _translated(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn a database failure into StoreUnavailableError (one line, no SQL, no URL)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except DatabaseError as exc:
-            if isinstance(exc, IntegrityError):
-                raise
-            reason = str(exc.orig).splitlines()[0] if exc.orig else "operational error"
-            raise StoreUnavailableError(f"database unavailable: {reason}") from exc
-
-    return wrapper
 
 
 @dataclass(frozen=True)
@@ -98,14 +94,21 @@ def _prepare_sqlite(url: str) -> None:
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    # busy wait first: switching a fresh file to WAL waits for another process's lock
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
 def create_store_engine(url: str) -> Engine:
     """An Engine on `url`; for SQLite the folder is created and WAL is switched on."""
+    backend = make_url(url).get_backend_name()
+    if backend not in SUPPORTED_BACKENDS:
+        raise StoreUnavailableError(
+            f"unsupported database {backend}: DATABASE_URL must be sqlite:///… or "
+            "postgresql+psycopg://…"
+        )
     if url.startswith("sqlite"):
         _prepare_sqlite(url)
         engine = create_engine(url, connect_args={"check_same_thread": False})
@@ -142,16 +145,17 @@ class Store:
         self._sqlite_file = Path(url.database).expanduser() if is_file and url.database else None
 
     @classmethod
-    @_translated
-    def open(cls, url: str) -> Store:
-        """Open (and create or migrate) the database at `url`."""
+    @translated
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Open the database at `url` and (unless told not to) bring its schema up to date."""
         try:
             engine = create_store_engine(url)
         except (SQLAlchemyError, ValueError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or type(exc).__name__
             raise StoreUnavailableError(f"cannot open database: {reason}") from None
         store = cls(engine)
-        store.migrate()
+        if migrate:
+            store.migrate()
         return store
 
     @contextmanager
@@ -159,53 +163,42 @@ class Store:
         with self.engine.begin() as conn:
             yield conn
 
-    @_translated
-    def migrate(self) -> int:
-        """Create missing tables and apply pending MIGRATIONS; returns the schema version."""
-        t.metadata.create_all(self.engine)
-        with self._tx() as conn:
-            row = conn.execute(select(t.schema_version.c.version)).first()
-            if row is None:
-                conn.execute(insert(t.schema_version).values(id=1, version=t.SCHEMA_VERSION))
-                return t.SCHEMA_VERSION
-            version = int(row[0])
-            for target in range(version + 1, t.SCHEMA_VERSION + 1):
-                for statement in t.MIGRATIONS.get(target, ()):
-                    conn.exec_driver_sql(statement)
-                version = target
-            conn.execute(update(t.schema_version).values(version=version))
-            return version
+    @translated
+    def migrate(self) -> SchemaUpgrade:
+        """Upgrade the schema to the code's revisions, under the schema lock."""
+        return upgrade_schema(self.engine)
 
-    @_translated
+    @translated
     def ping(self) -> bool:
         """Whether the database answers a trivial query (and, for SQLite, its file still exists:
         a pooled connection keeps answering from a deleted file's inode)."""
         if self._sqlite_file is not None and not self._sqlite_file.exists():
             raise StoreUnavailableError(f"database file {self._sqlite_file.name} is missing")
         with self.engine.connect() as conn:
-            conn.execute(select(t.schema_version.c.version)).first()
+            conn.execute(select(literal(1))).first()
         return True
 
     # --- PR snapshots ---------------------------------------------------------------------
 
-    @_translated
+    @translated
     def save_prs(self, repo: str, week: str, prs: list[PullRequest]) -> None:
         """Upsert the snapshot of each PR (the newest fetch wins)."""
         now = _now()
+        rows = [
+            {
+                "repo": repo,
+                "number": pr.number,
+                "week": week,
+                "merged_at": pr.merged_at,
+                "data": pr.model_dump(mode="json"),
+                "fetched_at": now,
+            }
+            for pr in prs
+        ]
         with self._tx() as conn:
-            for pr in prs:
-                values = {
-                    "week": week,
-                    "merged_at": pr.merged_at,
-                    "data": pr.model_dump(mode="json"),
-                    "fetched_at": now,
-                }
-                key = (t.pr_snapshots.c.repo == repo) & (t.pr_snapshots.c.number == pr.number)
-                if conn.execute(update(t.pr_snapshots).where(key).values(**values)).rowcount:
-                    continue
-                conn.execute(insert(t.pr_snapshots).values(repo=repo, number=pr.number, **values))
+            upsert(conn, t.pr_snapshots, ("repo", "number"), rows)
 
-    @_translated
+    @translated
     def load_prs(self, repo: str, week: str) -> list[PullRequest]:
         """The stored PRs of `week`, by merge time."""
         query = (
@@ -216,7 +209,7 @@ class Store:
         with self.engine.connect() as conn:
             return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
 
-    @_translated
+    @translated
     def load_pr(self, repo: str, number: int) -> PullRequest | None:
         query = select(t.pr_snapshots.c.data).where(
             t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.number == number
@@ -227,7 +220,7 @@ class Store:
 
     # --- HTTP cache (satisfies github.http.HttpCache) ----------------------------------------
 
-    @_translated
+    @translated
     def cache_get(self, key: str) -> tuple[str, str] | None:
         """(etag, body) stored for `key`, if any."""
         query = select(t.http_cache.c.etag, t.http_cache.c.body).where(t.http_cache.c.key == key)
@@ -235,40 +228,31 @@ class Store:
             row = conn.execute(query).first()
         return (row[0], row[1]) if row else None
 
-    @_translated
+    @translated
     def cache_put(self, key: str, etag: str, body: str) -> None:
-        values = {"etag": etag, "body": body, "updated_at": _now()}
+        row = {"key": key, "etag": etag, "body": body, "updated_at": _now()}
         with self._tx() as conn:
-            where = t.http_cache.c.key == key
-            if not conn.execute(update(t.http_cache).where(where).values(**values)).rowcount:
-                conn.execute(insert(t.http_cache).values(key=key, **values))
+            upsert(conn, t.http_cache, ("key",), [row])
 
     # --- digests (satisfies commands.answer.DigestReader) -----------------------------------
 
-    @_translated
+    @translated
     def save_digest(self, digest: Digest) -> None:
         """Store (or replace) the digest of (repo, week, language)."""
-        values = {
+        row = {
+            "repo": digest.repo,
+            "week": digest.week,
+            "language": digest.language,
             "schema_version": digest.schema_version,
             "data": digest.model_dump(mode="json"),
             "generated_at": digest.generated_at,
             "complete": digest.completeness.complete,
             "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
         }
-        key = (
-            (t.digests.c.repo == digest.repo)
-            & (t.digests.c.week == digest.week)
-            & (t.digests.c.language == digest.language)
-        )
         with self._tx() as conn:
-            if not conn.execute(update(t.digests).where(key).values(**values)).rowcount:
-                conn.execute(
-                    insert(t.digests).values(
-                        repo=digest.repo, week=digest.week, language=digest.language, **values
-                    )
-                )
+            upsert(conn, t.digests, ("repo", "week", "language"), [row])
 
-    @_translated
+    @translated
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
         query = select(t.digests.c.data).where(
             t.digests.c.repo == repo, t.digests.c.week == week, t.digests.c.language == language
@@ -277,13 +261,13 @@ class Store:
             row = conn.execute(query).first()
         return Digest.model_validate(row[0]) if row else None
 
-    @_translated
+    @translated
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         """The digest of the newest stored week of `repo`."""
         weeks = self.list_weeks(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
-    @_translated
+    @translated
     def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
         """Stored weeks of `repo`, newest first."""
         query = select(t.digests.c.week).where(t.digests.c.repo == repo).distinct()
@@ -292,7 +276,7 @@ class Store:
         with self.engine.connect() as conn:
             return sorted((row[0] for row in conn.execute(query)), reverse=True)
 
-    @_translated
+    @translated
     def list_reports(self) -> list[ReportEntry]:
         """Every stored digest, newest week first, then repo and language."""
         cols = t.digests.c
@@ -320,7 +304,7 @@ class Store:
             m["error"],
         )
 
-    @_translated
+    @translated
     def get_delivery(self, repo: str, week: str, destination: str) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
@@ -330,7 +314,7 @@ class Store:
             row = conn.execute(query).first()
         return self._delivery(row) if row else None
 
-    @_translated
+    @translated
     def record_intent(self, repo: str, week: str, destination: str, key: str) -> DeliveryRecord:
         """Record that we are about to post; returns the existing record if there is one."""
         now = _now()
@@ -354,7 +338,7 @@ class Store:
         assert record is not None  # noqa: S101 - inserted or already present just above
         return record
 
-    @_translated
+    @translated
     def mark_attempt(self, delivery_id: int) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -363,7 +347,7 @@ class Store:
                 .values(attempts=t.deliveries.c.attempts + 1, updated_at=_now())
             )
 
-    @_translated
+    @translated
     def record_sent(self, delivery_id: int, message_id: str) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -372,7 +356,7 @@ class Store:
                 .values(status="sent", message_id=message_id, error=None, updated_at=_now())
             )
 
-    @_translated
+    @translated
     def record_failed(self, delivery_id: int, error: str) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -381,7 +365,17 @@ class Store:
                 .values(status="failed", error=error[:2000], updated_at=_now())
             )
 
-    @_translated
+    @translated
+    def record_unknown(self, delivery_id: int, reason: str) -> None:
+        """A send whose arrival can't be known (left unconfirmed by a dead process)."""
+        with self._tx() as conn:
+            conn.execute(
+                update(t.deliveries)
+                .where(t.deliveries.c.id == delivery_id)
+                .values(status="unknown", error=reason[:2000], updated_at=_now())
+            )
+
+    @translated
     def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
         c = t.deliveries.c
         query = select(t.deliveries).where(c.repo == repo, c.week == week).order_by(c.id)
@@ -390,7 +384,7 @@ class Store:
 
     # --- subscriptions --------------------------------------------------------------------
 
-    @_translated
+    @translated
     def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool:
         """Add a channel to the weekly post; False when it was already subscribed."""
         try:
@@ -408,7 +402,7 @@ class Store:
             return False
         return True
 
-    @_translated
+    @translated
     def unsubscribe(self, platform: str, channel: str, repo: str) -> bool:
         """Remove a channel; False when it was not subscribed."""
         c = t.subscriptions.c
@@ -420,7 +414,7 @@ class Store:
             )
         return bool(result.rowcount)
 
-    @_translated
+    @translated
     def subscriptions(self, repo: str, platform: str | None = None) -> list[tuple[str, str]]:
         """(platform, channel) pairs subscribed to `repo`."""
         c = t.subscriptions.c
@@ -432,7 +426,7 @@ class Store:
 
     # --- locks ----------------------------------------------------------------------------
 
-    @_translated
+    @translated
     def acquire_lock(self, name: str, owner: str, ttl: timedelta) -> bool:
         """Take the named lock unless another live owner holds an unexpired one.
 
@@ -466,7 +460,7 @@ class Store:
         logger.warning("took over a lock left by a dead process", extra={"lock": name})
         return True
 
-    @_translated
+    @translated
     def release_lock(self, name: str, owner: str) -> None:
         with self._tx() as conn:
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == owner))
@@ -483,7 +477,7 @@ class Store:
 
     # --- runs -----------------------------------------------------------------------------
 
-    @_translated
+    @translated
     def start_run(self, repo: str, week: str, trigger: str) -> int:
         with self._tx() as conn:
             result = conn.execute(
@@ -498,7 +492,7 @@ class Store:
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
-    @_translated
+    @translated
     def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
         with self._tx() as conn:
             conn.execute(
@@ -507,7 +501,7 @@ class Store:
                 .values(outcome=outcome, detail=detail, finished_at=_now())
             )
 
-    @_translated
+    @translated
     def interrupt_running(self) -> int:
         """Mark runs left `running` by a process that died as `interrupted`; returns how many."""
         with self._tx() as conn:
@@ -518,7 +512,7 @@ class Store:
             )
         return int(result.rowcount)
 
-    @_translated
+    @translated
     def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
         query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
         if repo:
@@ -544,7 +538,7 @@ class Store:
 
     # --- inbound event de-duplication -------------------------------------------------------
 
-    @_translated
+    @translated
     def remember_event(self, event_id: str, platform: str) -> bool:
         """True the first time `event_id` is seen; False for a retry of a handled event."""
         try:

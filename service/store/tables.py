@@ -1,10 +1,8 @@
-"""Table definitions and the schema version.
+"""Table definitions: the schema the code reads and writes.
 
-Schema evolution: a one-row `schema_version` table holds the version the database is at;
-`MIGRATIONS` maps each later version to the statements that bring the previous one up to it.
-`create_all` makes missing tables (a fresh database starts at SCHEMA_VERSION); `migrate` in
-repository.py applies the pending steps in order inside one transaction. No Alembic: the
-schema is small and the steps must run the same on SQLite and Postgres.
+The database gets there through the Alembic revisions in `migrations/versions` (schema.py runs
+them); a change here needs a new revision there, and `alembic revision --autogenerate` compares
+the two (see migrations/alembic.ini).
 """
 
 from __future__ import annotations
@@ -14,27 +12,20 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
+    Unicode,
     UniqueConstraint,
 )
 
-SCHEMA_VERSION = 1
-
-# version → statements that upgrade (version - 1) to version; empty while at version 1.
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
+SCHEDULER_JOBS_TABLE = "apscheduler_jobs"
 
 metadata = MetaData()
-
-schema_version = Table(
-    "schema_version",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("version", Integer, nullable=False),
-)
 
 pr_snapshots = Table(
     "pr_snapshots",
@@ -129,4 +120,14 @@ processed_events = Table(
     Column("event_id", String(200), primary_key=True),
     Column("platform", String(20), nullable=False),
     Column("received_at", DateTime(timezone=True), nullable=False),
+)
+
+# APScheduler 3's SQLAlchemyJobStore table: created by our revisions (under the schema lock)
+# so that APScheduler's own unlocked CREATE finds it and does nothing.
+scheduler_jobs = Table(
+    SCHEDULER_JOBS_TABLE,
+    metadata,
+    Column("id", Unicode(191), primary_key=True),
+    Column("next_run_time", Float(25), index=True),
+    Column("job_state", LargeBinary, nullable=False),
 )

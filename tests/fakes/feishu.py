@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ BOT_OPEN_ID = "ou_bot"
 TOKEN_TTL = 7200
 SAME_TOKEN_WHILE = 1800  # "≥ 30 minutes left: the same token comes back"
 SIGN_WINDOW = 3600
+HOLD_SECONDS = 60.0  # the longest a held webhook answer waits for its release
 
 
 def _error(code: int, msg: str, status: int = 400) -> Reply:
@@ -58,6 +60,9 @@ class FakeFeishu:
     messages: dict[str, Message] = field(default_factory=dict)
     hook_cards: list[dict[str, Any]] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    # set by hold_hook_answers(): the webhook keeps the card, then answers only once released
+    hook_gate: threading.Event | None = None
+    hook_received: threading.Event = field(default_factory=threading.Event)
     _ids: Iterator[int] = field(default_factory=itertools.count)
     _token_ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -82,6 +87,13 @@ class FakeFeishu:
             {"code": 99991400, "msg": "request trigger frequency limit"},
             times=times,
         )
+
+    def hold_hook_answers(self) -> threading.Event:
+        """From now on the webhook posts each card it gets and then keeps its answer until the
+        returned event is set: the sender's process can die between the send and its record."""
+        self.hook_gate = threading.Event()
+        self.hook_received.clear()
+        return self.hook_gate
 
     def posted(self, chat_id: str | None = None) -> list[Message]:
         return [
@@ -252,6 +264,9 @@ class FakeFeishu:
             return 200, {}, {"code": 9499, "msg": "Bad Request: unknown card property"}
         self.violations.extend(feishu_violations(card, via="webhook"))
         self.hook_cards.append(card)
+        self.hook_received.set()
+        if self.hook_gate is not None:
+            self.hook_gate.wait(HOLD_SECONDS)
         return (
             200,
             {},

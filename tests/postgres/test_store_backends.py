@@ -16,6 +16,7 @@ from tests.conftest import NOW, load_week
 
 REPO = "volcengine/verl"
 THREADS = 8
+WRITERS = 4
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def store(database_url: str) -> Store:
 
 def test_open_twice_migrates_once_and_pings(store: Store, database_url: str) -> None:
     again = Store.open(database_url)
-    assert again.migrate() == store.migrate()
+    assert again.migrate().after == store.migrate().after
     assert again.ping() is True
 
 
@@ -109,6 +110,40 @@ def test_concurrent_intents_for_one_destination_make_one_record(store: Store) ->
         thread.join()
     assert len(set(ids)) == 1
     assert len(store.list_deliveries(REPO, "2026-W05")) == 1
+
+
+def test_concurrent_builds_of_one_week_all_write_and_leave_one_row_each(
+    store: Store, database_url: str, digest_w04: Digest
+) -> None:
+    """Two processes building the same week: each writes the same PR snapshots, digest and
+    cache entries at once (an update-then-insert pair raced to a unique violation here)."""
+    week = load_week("2026-W04")
+    writers = [Store.open(database_url) for _ in range(WRITERS)]
+    barrier = threading.Barrier(WRITERS)
+    errors: list[BaseException] = []
+
+    def build(n: int, writer: Store) -> None:
+        barrier.wait()
+        try:
+            writer.save_prs(REPO, "2026-W04", week.prs)
+            writer.cache_put("GET /repos/volcengine/verl/pulls/1/files", f'"e{n}"', f"[{n}]")
+            writer.save_digest(digest_w04)
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build, args=(n, w)) for n, w in enumerate(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(p.number for p in store.load_prs(REPO, "2026-W04")) == sorted(
+        p.number for p in week.prs
+    )
+    assert store.get_digest(REPO, "2026-W04", "zh") == digest_w04
+    cached = store.cache_get("GET /repos/volcengine/verl/pulls/1/files")
+    assert cached is not None
+    assert cached in {(f'"e{n}"', f"[{n}]") for n in range(WRITERS)}
 
 
 def test_subscriptions(store: Store) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from service.core.models import Completeness, Digest, MissingItem
 from service.errors import StoreUnavailableError
-from service.store import tables
 from service.store.repository import Store
+from service.store.schema import code_heads
 from tests.conftest import load_week
 
 
@@ -44,10 +44,12 @@ def test_open_creates_folder_file_and_wal(tmp_path: Path) -> None:
     assert mode == "wal"
 
 
-def test_schema_version_recorded_and_reopen_is_idempotent(tmp_path: Path) -> None:
+def test_schema_revision_recorded_and_reopen_is_idempotent(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/db.sqlite"
-    assert Store.open(url).migrate() == tables.SCHEMA_VERSION
-    assert Store.open(url).migrate() == tables.SCHEMA_VERSION
+    opened = Store.open(url, migrate=False).migrate()
+    assert (opened.before, opened.after) == (frozenset(), code_heads())
+    again = Store.open(url).migrate()
+    assert again.before == again.after == code_heads()
 
 
 def test_pr_snapshots_upsert(store: Store) -> None:
@@ -173,3 +175,9 @@ def test_ping_notices_a_deleted_sqlite_file(tmp_path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     with pytest.raises(StoreUnavailableError, match="missing"):
         live.ping()
+
+
+def test_an_unsupported_database_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailableError) as info:
+        Store.open("mysql://user@127.0.0.1/verl")
+    assert info.value.message.startswith("unsupported database mysql:")

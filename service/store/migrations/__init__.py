@@ -1,0 +1,1 @@
+"""Alembic revisions of the store schema (`versions/`); `service.store.schema` runs them."""
