@@ -19,7 +19,15 @@ import re
 from collections.abc import Iterator
 
 from service.core.models import PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, evidence, iter_added, make_risk, snippet
+from service.core.risks.base import (
+    Context,
+    Line,
+    RuleSet,
+    iter_added,
+    line_evidence,
+    make_risk,
+    snippet,
+)
 
 _START = r"(?:^|(?<=[\s\"'=:(,\[`]))"
 _SEGMENT = r"[A-Za-z0-9_.\-]+"
@@ -68,20 +76,20 @@ def find_paths(text: str) -> list[tuple[str, str]]:
 
 def machine_paths(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """One risk per rule and file, with every added line that carries such a path as evidence."""
-    grouped: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    grouped: dict[tuple[str, str], list[tuple[Line, str]]] = {}
     for change, line in iter_added(pr, lambda path: is_path_text(path, context)):
         for rule, found in find_paths(line.text):
-            grouped.setdefault((rule, change.path), []).append((line.number, line.text, found))
+            grouped.setdefault((rule, change.path), []).append((line, found))
     for (rule, path), hits in grouped.items():
         yield make_risk(
             RiskKind.ABSOLUTE_PATH,
             rule,
             SEVERITY[rule],
             [pr.number],
-            [evidence(path, number, text) for number, text, _ in hits],
+            [line_evidence(path, line) for line, _ in hits],
             path=path,
-            line=hits[0][0],
-            found=snippet(hits[0][2]),
+            line=hits[0][0].number,
+            found=snippet(hits[0][1]),
             count=len(hits),
         )
 

@@ -1,8 +1,10 @@
-"""Detector protocol and the diff reading every detector shares: added lines with new-file numbers.
+"""Detector protocol and the diff reading every detector shares: numbered lines of a patch.
 
 Only what a PR adds is its risk, so the scanners here yield added lines (``+`` in the unified
 diff) with their line number in the NEW file, computed from the ``@@ -a,b +c,d @@`` hunk headers.
-Removal detectors (breaking, migration) read removed lines through the same parser.
+Removal detectors (breaking, precision, follow-ups) read removed lines through the same parser,
+numbered in the OLD file. Evidence cites a line by that number and says its side
+(`line_evidence`), so `path:line` always points at the quoted text, never at a hunk's start.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from service.core.models import (
     Evidence,
+    EvidenceSide,
     FileChange,
     FileStatus,
     PullRequest,
@@ -27,6 +30,7 @@ from service.core.profile import RepoProfile
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
 PARSED_CACHE = 1024
+_TRIPLE_QUOTE = re.compile(r'"""|\'\'\'')
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ELLIPSIS = "…"
 
@@ -35,16 +39,28 @@ SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a patch: `number` is in the new file (added/context) or old file (removed).
+    """One line of a patch: `number` is in the new file (added/context) or old file (removed),
+    as `side` says.
 
-    For a removed line, `at` is the new-file line where the removal sits and `scope` the
-    enclosing top-level statement in the old file (e.g. ``class Config:``), from the hunk
-    header's context or the last unindented line before it."""
+    For a removed line, `at` is the new-file line where the removal sits. `scope` is the
+    enclosing top-level statement on the line's side (e.g. ``class Config:``), from the hunk
+    header's context or the last unindented line before it. `in_string` is true for a line
+    inside (or opening) a triple-quoted string on its side of the diff: a docstring, not code.
+    A scanner that cleans `text` (quotes, comments) keeps the patch's own text in `raw`."""
 
     number: int
     text: str
     at: int | None = None
     scope: str = ""
+    side: EvidenceSide = EvidenceSide.ADDED
+    in_string: bool = False
+    hunk: int = 0
+    raw: str | None = None
+
+    @property
+    def patch_text(self) -> str:
+        """The line as the patch shows it (what evidence quotes)."""
+        return self.text if self.raw is None else self.raw
 
 
 @dataclass(frozen=True)
@@ -97,27 +113,58 @@ def parse_patch(patch: str | None) -> ParsedPatch:
     added: list[Line] = []
     removed: list[Line] = []
     context: list[Line] = []
-    old = new = 0
-    scope = ""
+    old = new = hunk = 0
+    scope = new_scope = ""
+    strings = _Strings()
     for raw in patch.splitlines():
         header = _HUNK.match(raw)
         if header:
             old, new, scope = int(header.group(1)), int(header.group(3)), header.group(5).strip()
-        elif raw.startswith("+"):
-            added.append(Line(new, raw[1:]))
+            new_scope = scope
+            hunk += 1
+            strings = _Strings()
+            continue
+        text = raw[1:]
+        if raw.startswith("+"):
+            inside = strings.step(text, old_side=False)
+            added.append(Line(new, text, scope=new_scope, in_string=inside, hunk=hunk))
             new += 1
+            new_scope = _next_scope(new_scope, text)
         elif raw.startswith("-"):
-            removed.append(Line(old, raw[1:], at=new, scope=scope))
+            inside = strings.step(text, new_side=False)
+            line = Line(old, text, at=new, scope=scope, side=EvidenceSide.REMOVED, hunk=hunk)
+            removed.append(replace(line, in_string=inside))
             old += 1
-            scope = _next_scope(scope, raw[1:])
-        elif raw.startswith("\\"):
-            continue  # "\ No newline at end of file"
-        else:
-            context.append(Line(new, raw[1:]))
+            scope = _next_scope(scope, text)
+        elif not raw.startswith("\\"):  # "\ No newline at end of file"
+            inside = strings.step(text)
+            line = Line(new, text, scope=new_scope, side=EvidenceSide.CONTEXT, hunk=hunk)
+            context.append(replace(line, in_string=inside))
             old += 1
             new += 1
-            scope = _next_scope(scope, raw[1:])
+            scope = _next_scope(scope, text)
+            new_scope = _next_scope(new_scope, text)
     return ParsedPatch(tuple(added), tuple(removed), tuple(context))
+
+
+class _Strings:
+    """Whether each side of a hunk is inside a triple-quoted string. A hunk that starts inside
+    one is not known to: its lines count as code until a quote opens."""
+
+    def __init__(self) -> None:
+        self.old = self.new = False
+
+    def step(self, text: str, *, old_side: bool = True, new_side: bool = True) -> bool:
+        """Whether `text` is string content (inside, or opening a string), then move on."""
+        quotes = len(_TRIPLE_QUOTE.findall(text))
+        before = self.new if new_side else self.old
+        inside = before or (quotes > 0 and text.lstrip().startswith(('"""', "'''", 'r"""')))
+        if quotes % 2:
+            if old_side:
+                self.old = not self.old
+            if new_side:
+                self.new = not self.new
+        return inside
 
 
 def _next_scope(scope: str, text: str) -> str:
@@ -168,8 +215,18 @@ def snippet(text: str) -> str:
     return text[: SNIPPET_MAX - 1] + _ELLIPSIS
 
 
-def evidence(path: str | None, line: int | None, text: str) -> Evidence:
-    return Evidence(path=path, line=line, snippet=snippet(text))
+def evidence(path: str | None, line: int | None, text: str, pr: int | None = None) -> Evidence:
+    """Evidence that is not a line of the diff: a title, a file as a whole, a review."""
+    return Evidence(path=path, line=line, snippet=snippet(text), pr=pr)
+
+
+def line_evidence(
+    path: str, line: Line, pr: int | None = None, *, shown: str | None = None
+) -> Evidence:
+    """A line of the diff, cited by its number on its own side (old file for a removed line);
+    `shown` replaces its text when the line must not be quoted as is (a masked secret)."""
+    text = line.patch_text if shown is None else shown
+    return Evidence(path=path, line=line.number, snippet=snippet(text), side=line.side, pr=pr)
 
 
 def make_risk(
@@ -180,22 +237,28 @@ def make_risk(
     proof: Sequence[Evidence],
     **params: str | int | float,
 ) -> Risk:
-    """A Risk with at most MAX_EVIDENCE pieces of evidence."""
+    """A Risk with at most MAX_EVIDENCE pieces of evidence; evidence that does not name its PR
+    belongs to the risk's first PR."""
+    owner = prs[0] if prs else None
     return Risk(
         kind=kind,
         rule=rule,
         severity=severity,
         prs=prs,
-        evidence=list(proof[:MAX_EVIDENCE]),
+        evidence=[
+            found if found.pr is not None else found.model_copy(update={"pr": owner})
+            for found in proof[:MAX_EVIDENCE]
+        ],
         params=dict(params),
     )
 
 
 def sort_risks(risks: Iterable[Risk]) -> list[Risk]:
-    """High severity first, then by PR number, then kind and rule (stable for equal keys)."""
+    """High severity first, then by PR number, then kind. Stable: the rules of one kind keep
+    the order their detector gives them (its rule order, strongest link first)."""
     return sorted(
         risks,
-        key=lambda r: (SEVERITY_ORDER[r.severity], r.prs[0] if r.prs else 0, r.kind, r.rule),
+        key=lambda r: (SEVERITY_ORDER[r.severity], r.prs[0] if r.prs else 0, r.kind),
     )
 
 

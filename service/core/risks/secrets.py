@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from service.core.models import PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, evidence, iter_added, make_risk
+from service.core.risks.base import Context, Line, RuleSet, iter_added, line_evidence, make_risk
 
 KEEP = 4
 MASK = "****"
@@ -78,23 +78,23 @@ def masked_line(text: str, secrets: list[str]) -> str:
 
 def secret_strings(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """One risk per rule and file; every snippet masked."""
-    grouped: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    grouped: dict[tuple[str, str], list[tuple[Line, str]]] = {}
     for change, line in iter_added(pr, lambda path: True):
         found = find_secrets(line.text)
         if not found:
             continue
         text = masked_line(line.text, [secret for _, secret in found])
         for rule in dict.fromkeys(rule for rule, _ in found):
-            grouped.setdefault((rule, change.path), []).append((line.number, text))
+            grouped.setdefault((rule, change.path), []).append((line, text))
     for (rule, path), hits in grouped.items():
         yield make_risk(
             RiskKind.SECRET,
             rule,
             Severity.HIGH,
             [pr.number],
-            [evidence(path, number, text) for number, text in hits],
+            [line_evidence(path, line, shown=text) for line, text in hits],
             path=path,
-            line=hits[0][0],
+            line=hits[0][0].number,
             count=len(hits),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from service.core.risks.base import Line
 
@@ -114,7 +114,7 @@ def code_lines(lines: Iterable[Line]) -> Iterator[Line]:
         heredoc = _HEREDOC.search(line.text)
         if heredoc and heredoc.group(1):
             literal_until = heredoc.group(2)
-        yield Line(line.number, _strip_quotes_and_comments(line.text))
+        yield replace(line, text=_strip_quotes_and_comments(line.text), raw=line.patch_text)
 
 
 def _names_after_keyword(words: str) -> set[str]:

@@ -12,7 +12,16 @@ import re
 from collections.abc import Iterator
 
 from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, added_lines, evidence, grade, make_risk
+from service.core.risks.base import (
+    Context,
+    Line,
+    RuleSet,
+    added_lines,
+    evidence,
+    grade,
+    line_evidence,
+    make_risk,
+)
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
@@ -36,7 +45,7 @@ def core_code_files(pr: PullRequest, context: Context) -> list[FileChange]:
     return sorted(found, key=lambda c: (-(c.additions + c.deletions), c.path))
 
 
-def _first_change_line(change: FileChange) -> tuple[int | None, str]:
+def _first_change_line(change: FileChange) -> Line | None:
     """The added line that best shows what changed: the first new def/class, else the first
     line that says something (not blank, a comment, an import or a bare keyword like `try:`)."""
     lines = added_lines(change)
@@ -49,9 +58,7 @@ def _first_change_line(change: FileChange) -> tuple[int | None, str]:
         and text not in _BARE_KEYWORDS
     ]
     defining = [line for line in telling if _DEFINITION.match(line.text)]
-    for line in (*defining, *telling, *lines):
-        return line.number, line.text
-    return None, ""
+    return next(iter((*defining, *telling, *lines)), None)
 
 
 def core_without_tests(pr: PullRequest, context: Context) -> Iterator[Risk]:
@@ -67,10 +74,11 @@ def core_without_tests(pr: PullRequest, context: Context) -> Iterator[Risk]:
         return
     found = []
     for change in core:
-        number, text = _first_change_line(change)
-        if change.status == FileStatus.REMOVED:
-            text = ""
-        found.append(evidence(change.path, number, text))
+        line = _first_change_line(change)
+        if line is None or change.status == FileStatus.REMOVED:
+            found.append(evidence(change.path, None, ""))
+        else:
+            found.append(line_evidence(change.path, line))
     yield make_risk(
         RiskKind.CORE_WITHOUT_TESTS,
         "core_without_tests",
