@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from service.errors import ConfigError
 
 GENERIC = "generic"
+# git's list of submodules: the migration detector reads it (a directory may become a submodule)
+GITMODULES = ".gitmodules"
 
 
 class ModulePath(BaseModel):
@@ -42,6 +44,13 @@ class PathPatterns(BaseModel):
     examples: list[str] = Field(default_factory=list)
     ci: list[str] = Field(default_factory=list)
     configs: list[str] = Field(default_factory=list)
+    # importable library code: deleting or renaming one of these modules breaks `import`
+    public_modules: list[str] = Field(default_factory=list)
+    # where users' settings are defined (YAML keys, fields of config dataclasses): a key removed
+    # or renamed here breaks the configs and command lines that set it
+    config_definitions: list[str] = Field(default_factory=list)
+    # generated copies of other files (counted once, through their source)
+    generated: list[str] = Field(default_factory=list)
 
 
 class RepoProfile(BaseModel):
@@ -85,15 +94,35 @@ class RepoProfile(BaseModel):
     def is_config(self, path: str) -> bool:
         return matches_any(path, self.patterns.configs)
 
+    def is_public_module(self, path: str) -> bool:
+        """A Python module users import: under the public paths, not a test or an example,
+        not private (`_name.py`; a package's `__init__.py` is the package itself)."""
+        name = path.rsplit("/", 1)[-1]
+        return (
+            path.endswith(".py")
+            and (name == "__init__.py" or not name.startswith("_"))
+            and matches_any(path, self.patterns.public_modules)
+            and not self.is_test(path)
+            and not self.is_example(path)
+        )
+
+    def is_config_definition(self, path: str) -> bool:
+        return matches_any(path, self.patterns.config_definitions) and not self.is_test(path)
+
+    def is_generated(self, path: str) -> bool:
+        return matches_any(path, self.patterns.generated)
+
     def needs_patch(self, path: str) -> bool:
         """Whether a content detector reads this path (so the collector fetches its patch)."""
         return (
-            self.is_core(path)
+            path == GITMODULES
+            or self.is_core(path)
             or self.is_doc(path)
             or self.is_script(path)
             or self.is_example(path)
             or self.is_ci(path)
             or self.is_config(path)
+            or self.is_config_definition(path)
         )
 
     def module_for_path(self, path: str) -> str:
