@@ -1,59 +1,308 @@
-"""Precision and dtype changes in core code: numerics that may shift convergence silently.
+"""Precision and dtype changes: an existing numeric setting or default now has another value.
 
-Rule ``dtype_change``: added lines of core-path files (tests excluded) that mention fp16,
-float16, bf16, bfloat16, fp8, float8, autocast, GradScaler, mixed precision, precision-aware
-(optimizers) or param_dtype.
-Severity: medium when 3 or more such lines are added or the title itself is about precision
-(the PR is about numerics); low for one or two mentions in passing.
+Rule ``dtype_change``: in a file that existed before the PR (core code or a config definition,
+tests and generated copies excluded), a removed line and an added line of the same hunk are the
+same statement with a precision value changed:
+- a dtype or format literal changes (``torch.float32`` → ``torch.bfloat16``, ``"bf16"`` →
+  ``"fp16"``, ``e4m3`` → ``e5m2``), or
+- a literal (``True``, a number, a string) changes under a precision setting's name
+  (``use_precision_aware_optimizer``, ``param_dtype``, ``use_amp`` …);
+or, in Python, a precision setting with a literal value is newly passed into a call or dict the
+patch shows as already there (``"use_precision_aware_optimizer": True,``): the library's default
+no longer applies. A new ``def`` parameter is not a change: its default keeps the old behaviour.
+Not a change: lines of files the PR adds (nothing to compare with), lines it only moves (the same
+line removed elsewhere in the PR, whitespace aside), comments and docstrings, and new plumbing
+that passes a precision variable through (``use_fp8_padding=use_fp8_padding``).
+Severity: medium when the change sits in a config definition, the title is about precision, or
+the PR changes 2 or more such settings; low for one change in code.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 
-from service.core.models import PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, evidence, iter_added, make_risk
+from service.core.models import (
+    Evidence,
+    EvidenceSide,
+    FileChange,
+    FileStatus,
+    PullRequest,
+    Risk,
+    RiskKind,
+    Severity,
+)
+from service.core.risks.base import (
+    Context,
+    Line,
+    ParsedPatch,
+    RuleSet,
+    line_evidence,
+    make_risk,
+    parse_patch,
+)
 
-TERMS = re.compile(
-    r"(?<![A-Za-z])(?:Sharded)?(fp16|float16|bf16|bfloat16|fp8|float8|autocast|GradScaler|"
-    r"mixed[_ ]precision|precision[_ ]aware|param_dtype)",
+# words that name a precision setting (matched inside identifiers: `param_dtype`, `enable_fp8`)
+SETTING = re.compile(
+    r"dtype|autocast|grad_?scaler|mixed_?precision|precision|quantiz|fp8|fp16|bf16|float8|"
+    r"float16|(?<![a-z0-9])(?:amp|quant)(?![a-z0-9])",
     re.IGNORECASE,
 )
-MEDIUM_LINES = 3
+# tokens that are a precision value themselves (a dtype or number format)
+VALUES = frozenset(
+    {
+        *("fp16", "float16", "bf16", "bfloat16", "fp32", "float32", "fp64", "float64", "tf32"),
+        *("fp8", "float8", "float8_e4m3fn", "float8_e5m2", "e4m3", "e5m2", "mxfp8"),
+        *("int8", "int4", "nf4", "fp4", "mxfp4"),
+    }
+)
+# a line (or title) that mentions precision at all: the cheap filter before comparing lines
+MENTIONS = re.compile(
+    SETTING.pattern + "|" + "|".join(sorted(VALUES, key=len, reverse=True)), re.IGNORECASE
+)
+_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[A-Za-z_]\w*|\d+(?:\.\d+)?(?:[eE]-?\d+)?|\S")
+_LITERAL_WORDS = frozenset({"True", "False", "None", "true", "false", "null", "~"})
+_COMMENT_START = re.compile(r"\s#")
+# a line that only passes one setting: `"name": value,` (a dict entry) or `name=value,`
+_PASSED = re.compile(r"""^["']?([A-Za-z_]\w*)["']?\s*[:=]\s*([^\s,#]+|"[^"]*"|'[^']*')\s*,?$""")
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s")
+_ASSIGN = frozenset({"=", ":"})
+_SEPARATORS = frozenset({",", "(", "{", ";"})
+_PUNCTUATION = frozenset({",", "(", ")", "[", "]", "{", "}", "-"})
+SIMILAR = 0.6
+MEDIUM_CHANGES = 2
+MAX_PAIRS = 2
+CODE_SUFFIXES = (".py", ".yaml", ".yml")
 
 
-def _core_code(path: str, context: Context) -> bool:
-    return context.profile.is_core(path) and not context.profile.is_test(path)
+@dataclass(frozen=True)
+class Pair:
+    """A removed line and the added line that replaces it (no removed line for a setting newly
+    passed), with the precision terms involved."""
+
+    path: str
+    old: Line | None
+    new: Line
+    terms: tuple[str, ...]
 
 
-def _canonical(term: str) -> str:
-    lowered = term.lower().replace(" ", "_")
-    return "GradScaler" if lowered == "gradscaler" else lowered
+def _normal(text: str) -> str:
+    return "".join(text.split())
+
+
+def _code(text: str) -> str:
+    """The line without a trailing `# comment` (Python and YAML)."""
+    stripped = text.strip()
+    if stripped.startswith("#"):
+        return ""
+    match = _COMMENT_START.search(text)
+    if match and text.count('"', 0, match.start()) % 2 == 0:
+        return text[: match.start()].strip()
+    return stripped
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _value(token: str) -> str | None:
+    """The precision value a token names (`"bf16"` → bf16), if it names one."""
+    word = token.strip("\"'").lower()
+    return word if word in VALUES else None
+
+
+def _is_literal(token: str) -> bool:
+    return (
+        token in _LITERAL_WORDS
+        or token[:1] in "\"'"
+        or token[:1].isdigit()
+        or _value(token) is not None
+    )
+
+
+def _key_before(tokens: list[str], index: int) -> str:
+    """The name assigned at `index`: the identifier before the nearest `=` or `:` to its left,
+    past a type annotation (`name: Optional[bool] = True` → name)."""
+    for position in range(index - 1, 0, -1):
+        if tokens[position] in _ASSIGN:
+            break
+    else:
+        return ""
+    for earlier in range(position - 1, 0, -1):
+        if tokens[earlier] in _SEPARATORS:
+            break
+        if tokens[earlier] == ":" and tokens[position] == "=":
+            position = earlier
+            break
+    return tokens[position - 1].strip("\"'")
+
+
+def _replacements(old: list[str], new: list[str]) -> list[tuple[list[str], list[str], int]]:
+    """(old tokens, new tokens, old start) for every part of the line that is replaced."""
+    matcher = SequenceMatcher(a=old, b=new, autojunk=False)
+    return [
+        (old[i1:i2], new[j1:j2], i1)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag == "replace"
+    ]
+
+
+def precision_terms(old: str, new: str) -> tuple[str, ...]:
+    """The precision values or settings whose value differs between two versions of a line:
+    a literal replaced by another literal, where either is a precision value or the name it is
+    assigned to is a precision setting."""
+    before, after = _tokens(old), _tokens(new)
+    if SequenceMatcher(a=before, b=after, autojunk=False).ratio() < SIMILAR:
+        return ()
+    found: list[str] = []
+    for gone, came, start in _replacements(before, after):
+        words = [t for t in (*gone, *came) if t not in _PUNCTUATION]
+        if not words or not all(_is_literal(t) for t in words):
+            continue
+        values = [v for v in map(_value, words) if v]
+        key = _key_before(before, start)
+        if values:
+            found.extend(values)
+        elif key and SETTING.search(key):
+            found.append(key)
+    return tuple(dict.fromkeys(found))
+
+
+def _opened_by(line: Line, visible: list[Line]) -> Line | None:
+    """The line (same hunk, new side) whose open bracket `line` sits in, if the patch shows it."""
+    depth = 0
+    earlier = [v for v in visible if v.hunk == line.hunk and v.number < line.number]
+    for candidate in reversed(earlier):
+        code = _code(candidate.text)
+        depth += sum(code.count(c) for c in ")]}") - sum(code.count(c) for c in "([{")
+        if depth < 0:
+            return candidate
+    return None
+
+
+def added_setting(line: Line, visible: list[Line]) -> str | None:
+    """The precision setting an added `"name": literal,` or `name=literal,` line passes into a
+    call or dict the patch shows as already there (a `def` signature's new parameter is not a
+    change: its default keeps the old behaviour)."""
+    match = _PASSED.match(_code(line.text))
+    if not match or not SETTING.search(match.group(1)) or not _is_literal(match.group(2)):
+        return None
+    opener = _opened_by(line, visible)
+    if opener is None or opener.side is not EvidenceSide.CONTEXT:
+        return None
+    return None if _DEF.match(opener.text) else match.group(1)
+
+
+def _watched(change: FileChange, context: Context) -> bool:
+    profile = context.profile
+    path = change.path
+    return (
+        change.status not in (FileStatus.ADDED, FileStatus.REMOVED)
+        and path.endswith(CODE_SUFFIXES)
+        and (profile.is_core(path) or profile.is_config_definition(path))
+        and not profile.is_test(path)
+        and not profile.is_generated(path)
+    )
+
+
+def _moved(pr: PullRequest) -> tuple[set[str], set[str]]:
+    """Normalised lines the PR removes somewhere and adds somewhere (a move leaves both)."""
+    removed: set[str] = set()
+    added: set[str] = set()
+    for change in pr.files:
+        parsed = parse_patch(change.patch)
+        removed.update(_normal(line.text) for line in parsed.removed)
+        added.update(_normal(line.text) for line in parsed.added)
+    return removed, added
+
+
+def _candidates(lines: tuple[Line, ...], elsewhere: set[str]) -> list[Line]:
+    return [
+        line
+        for line in lines
+        if not line.in_string and _code(line.text) and _normal(line.text) not in elsewhere
+    ]
+
+
+def changed_settings(pr: PullRequest, context: Context) -> list[Pair]:
+    """Precision values the PR changes: replaced values (removed and added line of the same
+    hunk) and precision settings newly passed into existing calls."""
+    removed_anywhere, added_anywhere = _moved(pr)
+    pairs = []
+    for change in pr.files:
+        if not _watched(change, context):
+            continue
+        parsed = parse_patch(change.patch)
+        olds = _candidates(parsed.removed, added_anywhere)
+        news = _candidates(parsed.added, removed_anywhere)
+        replaced = [
+            pair
+            for old in olds
+            if (pair := _best_pair(change.path, old, [n for n in news if n.hunk == old.hunk]))
+        ]
+        pairs += replaced
+        if change.path.endswith(".py"):
+            paired = {pair.new for pair in replaced} | {pair.old for pair in replaced}
+            pairs += _passed_settings(change.path, news, olds, paired, parsed)
+    return pairs
+
+
+def _passed_settings(
+    path: str, news: list[Line], olds: list[Line], paired: set[Line | None], parsed: ParsedPatch
+) -> list[Pair]:
+    visible = sorted((*parsed.added, *parsed.context), key=lambda line: line.number)
+    found = []
+    for line in news:
+        name = None if line in paired else added_setting(line, visible)
+        if name and not any(o.hunk == line.hunk and name in o.text for o in olds):
+            found.append(Pair(path, None, line, (name,)))
+    return found
+
+
+def _best_pair(path: str, old: Line, news: list[Line]) -> Pair | None:
+    """The added line most like `old`, if the two differ in a precision value."""
+    if not news or not (MENTIONS.search(old.text) or any(MENTIONS.search(n.text) for n in news)):
+        return None
+    before = _tokens(_code(old.text))
+
+    def likeness(line: Line) -> float:
+        return SequenceMatcher(a=before, b=_tokens(_code(line.text)), autojunk=False).ratio()
+
+    new = max(news, key=likeness)
+    terms = precision_terms(_code(old.text), _code(new.text))
+    return Pair(path, old, new, terms) if terms else None
+
+
+def _severity(pairs: list[Pair], pr: PullRequest, context: Context) -> Severity:
+    in_config = any(context.profile.is_config_definition(p.path) for p in pairs)
+    about = MENTIONS.search(pr.title) is not None
+    if in_config or about or len(pairs) >= MEDIUM_CHANGES:
+        return Severity.MEDIUM
+    return Severity.LOW
 
 
 def dtype_change(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """Core lines that touch precision or dtype."""
-    found = []
-    terms: list[str] = []
-    for change, line in iter_added(pr, lambda path: _core_code(path, context)):
-        mentioned = [_canonical(m.group(1)) for m in TERMS.finditer(line.text)]
-        if mentioned:
-            found.append(evidence(change.path, line.number, line.text))
-            terms.extend(t for t in mentioned if t not in terms)
-    if not found:
+    """An existing precision setting or default gets another value."""
+    pairs = changed_settings(pr, context)
+    if not pairs:
         return
-    about_precision = TERMS.search(pr.title) is not None
-    severity = Severity.MEDIUM if about_precision or len(found) >= MEDIUM_LINES else Severity.LOW
+    proof: list[Evidence] = []
+    for pair in pairs[:MAX_PAIRS]:
+        if pair.old is not None:
+            proof.append(line_evidence(pair.path, pair.old))
+        proof.append(line_evidence(pair.path, pair.new))
+    terms = list(dict.fromkeys(term for pair in pairs for term in pair.terms))
     yield make_risk(
         RiskKind.PRECISION,
         "dtype_change",
-        severity,
+        _severity(pairs, pr, context),
         [pr.number],
-        found,
+        proof,
         terms=", ".join(terms),
-        count=len(found),
-        path=found[0].path or "",
+        count=len(pairs),
+        path=pairs[0].path,
     )
 
 

@@ -1,111 +1,201 @@
-"""Precision and dtype changes in core code."""
+"""Precision and dtype: an existing setting or default changes value; new, moved or commented
+precision code does not."""
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, Severity
-from service.core.profile import RepoProfile
+import pytest
+
+from service.core.models import CollectedWeek, FileStatus, Risk, Severity
+from service.core.profile import RepoProfile, load_profile
 from service.core.risks import precision
 from service.core.risks.base import Context
-from tests.core.risks.helpers import LABELS, change, make_pr, real_pr, week_context
+from tests.core.risks.helpers import LABELS, change, make_pr, new_file, real_pr, week_context
 
 
-def test_real_fp8_training_4223(weeks: dict[str, CollectedWeek], verl_profile: RepoProfile) -> None:
-    (risk,) = precision.DETECTOR.detect(
-        [real_pr(weeks, "2025-W47", 4223)], Context(profile=verl_profile)
-    )
-    assert (risk.severity, risk.params["terms"], risk.params["count"]) == (
-        Severity.MEDIUM,
-        "fp8",
-        8,
-    )
-    first = risk.evidence[0]
-    assert (first.path, first.line) == ("verl/models/mcore/model_forward.py", 44)
-    assert first.snippet == "fp8 = unwrap_model(model).config.fp8"
+def detect_one(
+    pr_number: int, label: str, weeks: dict[str, CollectedWeek], profile: RepoProfile
+) -> list[Risk]:
+    return precision.DETECTOR.detect([real_pr(weeks, label, pr_number)], Context(profile=profile))
 
 
-def test_real_fp16_recipe_4158_is_not_core(
+# --- real positives and negatives ---------------------------------------------------------
+
+
+def test_real_precision_aware_optimizer_turned_on_4221(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # "moe fp16 training" only adds recipe/dapo/test_dapo_qwen3_moe_30b_megatron_fp16.sh
-    pr = real_pr(weeks, "2025-W47", 4158)
-    assert [f.path for f in pr.files] == ["recipe/dapo/test_dapo_qwen3_moe_30b_megatron_fp16.sh"]
-    assert precision.DETECTOR.detect([pr], Context(profile=verl_profile)) == []
+    # "BF16 mode should use PAO": the existing bf16 optimizer config dict gains
+    # use_precision_aware_optimizer=True, a changed default for every bf16 run (reverted in #4234)
+    (risk,) = detect_one(4221, "2025-W47", weeks, verl_profile)
+    assert (risk.rule, risk.severity) == ("dtype_change", Severity.MEDIUM)  # title says BF16
+    assert risk.params["terms"] == "use_precision_aware_optimizer"
+    assert [(e.path, e.line, e.side) for e in risk.evidence] == [
+        ("verl/utils/megatron/optimizer.py", 50, "added")
+    ]
+    assert risk.evidence[0].snippet == '"use_precision_aware_optimizer": True,'
 
 
-def test_real_bf16_precision_aware_optimizer_4221_is_flagged(
+def test_real_fp8_moved_between_files_4280_is_not_a_change(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # "BF16 mode should use PAO" turns on the precision-aware optimizer in the Megatron optimizer
-    # config (core); the title is about bf16, so it is medium. It was reverted in #4234.
-    pr = real_pr(weeks, "2025-W47", 4221)
-    assert verl_profile.is_core(pr.files[0].path)
-    (risk,) = precision.DETECTOR.detect([pr], Context(profile=verl_profile))
-    assert risk.severity is Severity.MEDIUM
-    assert risk.params["terms"] == "precision_aware"
-    assert [e.line for e in risk.evidence] == [50]
+    # #4280 moves the vLLM fp8 patching from vllm_rollout.py into a new utils.py
+    assert detect_one(4280, "2026-W04", weeks, verl_profile) == []
 
 
-def test_mention_in_passing_is_low(
+def test_real_docstring_in_a_new_file_4885_is_not_a_change(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # #4936 (MTP) passes use_fp8_padding through in two new calls
-    (risk,) = precision.DETECTOR.detect(
-        [real_pr(weeks, "2026-W04", 4936)], Context(profile=verl_profile)
-    )
-    assert (risk.severity, risk.params["count"]) == (Severity.LOW, 2)
+    # #4885 adds hccl_checkpoint_engine.py whose docstring says "Defaults to torch.bfloat16"
+    pr = real_pr(weeks, "2026-W04", 4885)
+    assert any(f.status == FileStatus.ADDED for f in pr.files)
+    assert detect_one(4885, "2026-W04", weeks, verl_profile) == []
 
 
-def test_removed_dtype_line_and_non_core_files_are_not_flagged(verl_profile: RepoProfile) -> None:
-    pr = make_pr(
-        7,
-        "[fsdp] fix: x",
-        [
-            change(
-                "verl/workers/engine/fsdp/transformer_impl.py",
-                "@@ -5,2 +5,1 @@\n"
-                "-    with torch.autocast('cuda', dtype=torch.bfloat16):\n+    pass",
-            ),
-            change("tests/workers/test_fsdp.py", "@@ -1,0 +1,1 @@\n+dtype = torch.float16"),
-            change("examples/run.sh", "@@ -1,0 +1,1 @@\n+actor.fsdp_config.param_dtype=bf16"),
-        ],
-    )
-    assert precision.DETECTOR.detect([pr], Context(profile=verl_profile)) == []
-
-
-def test_autocast_and_grad_scaler_are_found(verl_profile: RepoProfile) -> None:
-    pr = make_pr(
-        8,
-        "[fsdp] fix: honor mixed_precision.param_dtype in autocast",
-        [
-            change(
-                "verl/workers/engine/fsdp/transformer_impl.py",
-                "@@ -5,1 +5,3 @@\n ctx\n+    with torch.autocast('cuda', dtype=self.param_dtype):\n"
-                "+        scaler = ShardedGradScaler()",
-            ),
-        ],
-    )
-    (risk,) = precision.DETECTOR.detect([pr], Context(profile=verl_profile))
-    assert risk.params["terms"] == "autocast, param_dtype, GradScaler"
-    assert [e.line for e in risk.evidence] == [6, 7]
-    assert risk.severity == Severity.MEDIUM  # the title is about precision
+@pytest.mark.parametrize(
+    ("label", "number"),
+    [
+        ("2025-W47", 3519),  # adds a new fp8 quantization option: nothing existing changes
+        ("2025-W47", 4223),  # a new use_fp8_padding=False parameter keeps the old behaviour
+        ("2025-W48", 4063),  # moves fp16/bf16 flags around in megatron_utils.py
+        ("2026-W04", 4936),  # passes use_fp8_padding=use_fp8_padding through new calls
+        ("2025-W47", 4158),  # an fp16 recipe script: not core
+    ],
+)
+def test_real_precision_plumbing_is_not_a_change(
+    label: str, number: int, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    assert detect_one(number, label, weeks, verl_profile) == []
 
 
 def test_real_weeks_flag_these_prs(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    flagged = [
-        (r.prs[0], r.severity.value)
+    flagged = {
+        label: [
+            (r.prs[0], r.severity.value)
+            for r in precision.DETECTOR.detect(
+                weeks[label].prs, week_context(weeks, label, verl_profile)
+            )
+        ]
         for label in LABELS
-        for r in precision.DETECTOR.detect(
-            weeks[label].prs, week_context(weeks, label, verl_profile)
-        )
-    ]
-    assert flagged == [
-        (3519, "medium"),
-        (4223, "medium"),
-        (4221, "medium"),
-        (4063, "medium"),
-        (4936, "low"),
-        (4885, "low"),
-        (4280, "medium"),
-    ]
+    }
+    assert flagged == {
+        "2025-W47": [(4221, "medium")],
+        "2025-W48": [],
+        "2026-W03": [],
+        "2026-W04": [],
+    }
+
+
+# --- synthetic: the recorded weeks change no dtype literal --------------------------------
+
+
+def _risk(path: str, patch: str, title: str = "[fsdp] fix: x") -> list[Risk]:
+    pr = make_pr(20, title, [change(path, patch)])
+    return precision.DETECTOR.detect([pr], Context(profile=make_profile()))
+
+
+def make_profile() -> RepoProfile:
+    return load_profile("volcengine/verl")
+
+
+def test_changed_dtype_default_is_flagged() -> None:
+    """Synthetic: no recorded PR changes a dtype literal of an existing setting."""
+    patch = (
+        "@@ -20,4 +20,4 @@ class FSDPEngine:\n"
+        "     def __init__(self, config):\n"
+        "-        self.param_dtype = torch.float32\n"
+        "+        self.param_dtype = torch.bfloat16\n"
+        "         self.config = config\n"
+    )
+    (risk,) = _risk("verl/workers/engine/fsdp/transformer_impl.py", patch)
+    assert (risk.params["terms"], risk.params["count"]) == ("float32, bfloat16", 1)
+    assert [(e.line, e.side) for e in risk.evidence] == [(21, "removed"), (21, "added")]
+    assert risk.severity == Severity.LOW  # one change in code, title not about precision
+
+
+def test_changed_yaml_and_dataclass_defaults_are_medium() -> None:
+    """Synthetic: a config definition's default changes (YAML key, dataclass field)."""
+    yaml = (
+        "@@ -8,3 +8,3 @@ fsdp_config:\n   mixed_precision:\n"
+        "-    param_dtype: bf16\n+    param_dtype: fp32\n"
+    )
+    field = (
+        "@@ -30,2 +30,2 @@ class OptimConfig(BaseConfig):\n"
+        "-    use_amp: bool = True\n+    use_amp: bool = False\n"
+    )
+    assert _risk("verl/trainer/config/actor/dp_actor.yaml", yaml)[0].params["terms"] == "bf16, fp32"
+    (risk,) = _risk("verl/utils/profiler/config.py", field)
+    assert (risk.params["terms"], risk.severity) == ("use_amp", Severity.MEDIUM)
+
+
+def test_changed_autocast_dtype_in_call() -> None:
+    patch = (
+        "@@ -5,2 +5,2 @@ def forward(self, x):\n"
+        '-    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):\n'
+        '+    with torch.autocast(device_type="cuda", dtype=torch.float16):\n'
+        "         return self.model(x)\n"
+    )
+    (risk,) = _risk("verl/workers/actor/dp_actor.py", patch, "[fsdp] fix: use fp16 autocast")
+    assert (risk.params["terms"], risk.severity) == ("bfloat16, float16", Severity.MEDIUM)
+
+
+def test_moved_comment_docstring_and_new_files_are_not_changes() -> None:
+    moved = make_pr(
+        21,
+        "[worker] refactor: move",
+        [
+            change(
+                "verl/workers/a.py",
+                "@@ -3,2 +3,1 @@ def f():\n-    dtype = torch.bfloat16\n     pass\n",
+            ),
+            change(
+                "verl/workers/b.py",
+                "@@ -7,1 +7,2 @@ def g():\n     pass\n+    dtype  =  torch.bfloat16\n",
+            ),
+        ],
+    )
+    commented = (
+        "@@ -1,5 +1,5 @@ def h():\n"
+        '     """Cast.\n'
+        "-    Defaults to torch.float32.\n"
+        "+    Defaults to torch.bfloat16.\n"
+        '     """\n'
+        "-    # dtype = torch.float32\n"
+        "+    # dtype = torch.bfloat16\n"
+    )
+    added = new_file("verl/workers/c.py", ["dtype = torch.float16"])
+    profile = make_profile()
+    assert precision.DETECTOR.detect([moved], Context(profile=profile)) == []
+    assert _risk("verl/workers/d.py", commented) == []
+    pr = make_pr(22, "[worker] feat: c", [added])
+    assert precision.DETECTOR.detect([pr], Context(profile=profile)) == []
+
+
+def test_new_parameter_with_a_default_is_not_a_change() -> None:
+    patch = (
+        "@@ -10,3 +10,4 @@\n def preprocess(\n     input_ids,\n+    use_fp8_padding=False,\n ):\n"
+    )
+    assert _risk("verl/models/mcore/util.py", patch) == []
+
+
+def test_tests_generated_configs_and_non_core_are_not_read() -> None:
+    patch = "@@ -1,1 +1,1 @@\n-dtype = torch.float32\n+dtype = torch.bfloat16\n"
+    for path in (
+        "tests/workers/test_fsdp.py",
+        "verl/trainer/config/_generated_ppo_trainer.yaml",
+        "examples/run.py",
+    ):
+        assert _risk(path, patch) == [], path
+
+
+def test_precision_terms_need_a_literal_swap() -> None:
+    assert precision.precision_terms("x = y.to(torch.float32)", "x = y.to(torch.bfloat16)") == (
+        "float32",
+        "bfloat16",
+    )
+    assert precision.precision_terms('"fp8": "e4m3",', '"fp8": "hybrid",') == ("e4m3",)
+    # an expression replaced, not a literal: a refactor of where the value comes from
+    assert precision.precision_terms("fp8 = unwrap(m).config.fp8", "fp8 = self.config.fp8") == ()
+    # different statements are not two versions of one line
+    assert precision.precision_terms('if q == "fp8":', "if rank != 0:") == ()
