@@ -7,9 +7,12 @@ Rules and severities (``prs`` is always ``[later, earlier]``):
 - ``fix_reference`` (low): a fix (title type ``fix``) whose title or body names ``#N`` of an
   earlier-merged PR of the two weeks.
 - ``fix_same_code`` (low): a fix merged within 4 days that rewrites or deletes lines an earlier
-  non-revert PR added (two or more non-trivial lines, same file). Touching the same popular file
-  alone is not enough: in verl that links unrelated PRs all week.
-A PR gets at most one of these per earlier PR, in the order above.
+  non-revert PR added (two or more lines of code, same file: not docs, comments, blank or
+  punctuation-only lines such as Markdown table rules). Touching the same popular file alone is
+  not enough: in verl that links unrelated PRs all week. Evidence: the fix's removed lines, by
+  their number in the old file.
+A PR gets at most one of these per earlier PR, in the order above; when one fix follows several
+earlier PRs, the strongest link comes first (a revert, a named PR, then the most shared lines).
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from service.core.models import Evidence, PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, evidence, make_risk, parse_patch
+from service.core.risks.base import (
+    Context,
+    Line,
+    RuleSet,
+    evidence,
+    line_evidence,
+    make_risk,
+    parse_patch,
+)
 from service.core.titles import parse_title
 
 FIX_WINDOW = timedelta(days=4)
@@ -28,6 +39,7 @@ MIN_SHARED_LINES = 2
 MIN_LINE_CHARS = 12
 _PR_REFERENCE = re.compile(r"(?<![\w/&])#(\d+)\b")
 _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}", ")", "]")
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
 def _candidates(pr: PullRequest, context: Context) -> list[PullRequest]:
@@ -55,12 +67,14 @@ def _referenced(pr: PullRequest) -> set[int]:
 def _pair(
     rule: str, severity: Severity, later: PullRequest, earlier: PullRequest, found: list[Evidence]
 ) -> Risk:
+    titles = [evidence(None, None, later.title, later.number)]
+    titles.append(evidence(None, None, earlier.title, earlier.number))
     return make_risk(
         RiskKind.FOLLOWUP,
         rule,
         severity,
         [later.number, earlier.number],
-        [evidence(None, None, later.title), evidence(None, None, earlier.title), *found],
+        [*titles, *found],
         pr=later.number,
         earlier=earlier.number,
         earlier_title=evidence(None, None, earlier.title).snippet,
@@ -100,35 +114,40 @@ def fix_references(pr: PullRequest, context: Context) -> Iterator[Risk]:
             yield _pair("fix_reference", Severity.LOW, pr, earlier, [])
 
 
-def _meaningful(text: str) -> str | None:
-    stripped = text.strip()
-    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL):
+def _meaningful(line: Line) -> str | None:
+    """The line's code, when it is a line of code that says something (not a comment, a
+    docstring, an import or a bare closing bracket; not blank or punctuation only)."""
+    stripped = line.text.strip()
+    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL) or line.in_string:
         return None
-    return stripped
+    return stripped if _WORDS.search(stripped) else None
 
 
-def shared_lines(later: PullRequest, earlier: PullRequest) -> list[Evidence]:
-    """Lines `earlier` added that `later` removes or rewrites, per file (location: new file)."""
-    theirs = {c.path: c for c in earlier.files}
+def shared_lines(later: PullRequest, earlier: PullRequest, context: Context) -> list[Evidence]:
+    """Lines of code `earlier` added that `later` removes or rewrites, per file (evidence: the
+    removed line in `later`'s patch, by its old-file number). Docs are prose, not code."""
+    theirs = {c.path: c for c in earlier.files if not context.profile.is_doc(c.path)}
     found = []
     for change in later.files:
         if change.path not in theirs:
             continue
-        added = {_meaningful(line.text) for line in parse_patch(theirs[change.path].patch).added}
+        added = {_meaningful(line) for line in parse_patch(theirs[change.path].patch).added}
         added.discard(None)
         for line in parse_patch(change.patch).removed:
-            if _meaningful(line.text) in added:
-                found.append(evidence(change.path, line.at, line.text))
+            if _meaningful(line) in added:
+                found.append(line_evidence(change.path, line, later.number))
     return found
 
 
 def fix_same_code(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """A fix within days that reworks code an earlier PR just added."""
+    """A fix within days that reworks code an earlier PR just added; the earlier PR it shares
+    the most lines with first."""
     if not _is_fix(pr):
         return
     named = _referenced(pr)
     paths = {c.path for c in pr.files}
-    for earlier in _candidates(pr, context):
+    links: list[tuple[int, Risk]] = []
+    for earlier in reversed(_candidates(pr, context)):
         # cheap tests first: this runs for every (fix, earlier PR) pair of two weeks
         if pr.merged_at - earlier.merged_at > FIX_WINDOW or earlier.number in named:
             continue
@@ -136,9 +155,11 @@ def fix_same_code(pr: PullRequest, context: Context) -> Iterator[Risk]:
             continue
         if parse_title(earlier.title).is_revert:
             continue
-        found = shared_lines(pr, earlier)
+        found = shared_lines(pr, earlier, context)
         if len(found) >= MIN_SHARED_LINES:
-            yield _pair("fix_same_code", Severity.LOW, pr, earlier, found)
+            links.append((len(found), _pair("fix_same_code", Severity.LOW, pr, earlier, found)))
+    # stable: among equally strong links the most recent earlier PR stays first
+    yield from (risk for _, risk in sorted(links, key=lambda link: -link[0]))
 
 
 DETECTOR = RuleSet(RiskKind.FOLLOWUP, (reverts, fix_references, fix_same_code))

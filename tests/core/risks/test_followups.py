@@ -66,8 +66,94 @@ def test_fix_reworking_lines_an_earlier_pr_added(
     found = [r for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "fix_same_code"]
     assert [r.prs for r in found] == [[4265, 4254], [4293, 4224]]
     first = found[0]
-    assert first.evidence[2].path == "docker/ascend/Dockerfile.ascend_8.3.rc1_a2"
-    assert first.evidence[2].snippet == "pip uninstall -y triton triton-ascend \\"
+    line = first.evidence[2]
+    assert (line.path, line.line, line.side, line.pr) == (
+        "docker/ascend/Dockerfile.ascend_8.3.rc1_a2",
+        46,
+        "removed",
+        4265,
+    )
+    assert line.snippet == "pip uninstall -y triton triton-ascend \\"
+    assert [(e.snippet, e.pr) for e in first.evidence[:2]] == [
+        ("[ci] fix: Fix error in ascend dockerfile", 4265),
+        ("[ci] fix: Fix triton-ascend unavailable error in Ascend dockerfile", 4254),
+    ]
+
+
+def test_rewritten_lines_are_cited_by_their_old_numbers(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # #4976 rewrites two adjacent lines #4956 added: 66 and 67 of the old file, not 66 twice
+    (risk,) = week_risks(weeks, "2026-W04", verl_profile)
+    lines = [(e.path, e.line, e.side) for e in risk.evidence[2:4]]
+    assert lines == [
+        ("verl/experimental/agent_loop/single_turn_agent_loop.py", 66, "removed"),
+        ("verl/experimental/agent_loop/single_turn_agent_loop.py", 67, "removed"),
+    ]
+
+
+def test_readme_fix_of_a_new_recipe_4183_is_not_a_code_followup(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # "[recipe] fix: readme in recipe/r1_ascend" rewrites README prose #3427 added: not code
+    assert all(4183 not in r.prs for r in week_risks(weeks, "2025-W47", verl_profile))
+
+
+def test_markdown_rules_blank_and_punctuation_lines_are_not_shared_code(
+    verl_profile: RepoProfile,
+) -> None:
+    """Synthetic: table rules and bracket lines in a code file and a Markdown table."""
+    added = (
+        "@@ -0,0 +1,4 @@\n+| name | value | notes |\n+|------|-------|-------|\n"
+        "+            ]),\n+# ---------------------------\n"
+    )
+    removed = (
+        "@@ -1,4 +1,0 @@\n-| name | value | notes |\n-|------|-------|-------|\n"
+        "-            ]),\n-# ---------------------------\n"
+    )
+    for path in ("verl/trainer/ppo/table.py", "docs/table.md"):
+        earlier = make_pr(
+            1, "[trainer] feat: a", [change(path, added)], merged_at=MERGED - timedelta(days=1)
+        )
+        later = make_pr(2, "[trainer] fix: b", [change(path, removed)])
+        context = Context(profile=verl_profile, week=(earlier, later))
+        assert followups.DETECTOR.detect([later], context) == [], path
+
+
+def test_strongest_link_comes_first(verl_profile: RepoProfile) -> None:
+    """Synthetic: one fix reworks lines of two earlier PRs, three of one and two of the other."""
+    path = "verl/trainer/ppo/ray_trainer.py"
+    lines = [f"    value_{n} = compute_something(alpha_{n})" for n in range(5)]
+
+    def added(part: list[str]) -> str:
+        return f"@@ -0,0 +1,{len(part)} @@\n" + "\n".join("+" + line for line in part)
+
+    older = make_pr(
+        1,
+        "[trainer] feat: a",
+        [change(path, added(lines[:3]))],
+        merged_at=MERGED - timedelta(days=2),
+    )
+    newer = make_pr(
+        2,
+        "[trainer] feat: b",
+        [change(path, added(lines[3:]))],
+        merged_at=MERGED - timedelta(days=1),
+    )
+    fix = make_pr(
+        3,
+        "[trainer] fix: c",
+        [change(path, "@@ -1,5 +1,0 @@\n" + "\n".join("-" + x for x in lines))],
+    )
+    context = Context(profile=verl_profile, week=(older, newer, fix))
+    found = followups.DETECTOR.detect([fix], context)
+    assert [r.prs for r in found] == [[3, 1], [3, 2]]
+    named = fix.model_copy(update={"body": "follows #2"})
+    found = followups.DETECTOR.detect([named], context)
+    assert [(r.rule, r.prs) for r in found] == [
+        ("fix_reference", [3, 2]),
+        ("fix_same_code", [3, 1]),
+    ]
 
 
 def test_same_file_alone_is_not_a_followup(verl_profile: RepoProfile) -> None:
@@ -119,7 +205,7 @@ def test_real_weeks_flag_these_pairs(
         label: [(r.rule, r.prs) for r in week_risks(weeks, label, verl_profile)] for label in LABELS
     }
     assert pairs == {
-        "2025-W47": [("fix_same_code", [4183, 3427]), ("revert", [4234, 4221])],
+        "2025-W47": [("revert", [4234, 4221])],
         "2025-W48": [
             ("revert", [4258, 4251]),
             ("revert", [4259, 4233]),
