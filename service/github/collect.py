@@ -163,9 +163,11 @@ def collect_week(
         prs = _collect_rest(run, window, patch_concurrency, progress)
     prs.sort(key=lambda p: (p.merged_at, p.number))
     refs: dict[str, list[str]] = {}
-    checked = False
-    if check_references and http.has_token:  # code search needs a token
-        checked, refs = references.remaining_references(http, repo, prs)
+    # `references_checked`: the code search ran (it needs a token); the removed paths it
+    # answered for are the keys of `refs`, so a partial answer stays visible per path
+    checked = check_references and http.has_token
+    if checked:
+        _, refs = references.remaining_references(http, repo, prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,

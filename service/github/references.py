@@ -1,12 +1,17 @@
 """Do references to removed paths remain? For a week's large removals, GitHub code search is
-asked (a few queries a week) which files of the default branch still name the removed module."""
+asked (a few queries a week) which files of the default branch still name a removed path.
+
+What to ask is core's decision (`search_terms`): a removed path's import path or path as a
+phrase, never a bare word. A path whose search did not answer is left out of the result, so the
+digest says that search is incomplete rather than that nothing refers to it.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from service.core.models import PullRequest
-from service.core.risks.migration import search_targets
+from service.core.risks.migration import SearchTerm, search_terms
 from service.errors import AuthRefusedError, RateLimitError, UpstreamError
 from service.github import rest
 from service.github.convert import code_search_paths
@@ -19,36 +24,40 @@ MAX_QUERIES = 5
 MAX_PATHS = 20
 
 
-def search_term(directory: str, prs: list[PullRequest]) -> str:
-    """The dotted module for a Python package directory or file, else the path itself."""
-    if directory.endswith(".py"):
-        return directory.removesuffix(".py").replace("/", ".")
-    python = any(
-        f.path.startswith(f"{directory}/") and f.path.endswith(".py")
-        for pr in prs
-        for f in pr.files
-    )
-    return directory.replace("/", ".") if python else directory
+class _SearchStoppedError(Exception):
+    """Code search refused or rate-limited: further queries would fail too."""
+
+
+def _files_naming(http: GitHubHttp, repo: str, term: SearchTerm) -> list[str] | None:
+    """Default-branch files that name the removed path (outside it); None if a query failed."""
+    paths: set[str] = set()
+    for phrase in term.phrases:
+        try:
+            payload = rest.code_search(http, repo, phrase)
+        except (RateLimitError, AuthRefusedError):
+            raise _SearchStoppedError from None
+        except UpstreamError:
+            return None
+        paths.update(p for p in code_search_paths(payload) if not p.startswith(f"{term.target}/"))
+    return sorted(paths)[:MAX_PATHS]
 
 
 def remaining_references(
     http: GitHubHttp, repo: str, prs: list[PullRequest], limit: int = MAX_QUERIES
 ) -> tuple[bool, dict[str, list[str]]]:
-    """(all asked, {removed directory: default-branch files that still mention it}).
+    """(every path answered, {removed path: default-branch files that still name it}).
 
     The check is optional: a refused or rate-limited code search ends it early, any other
-    failure skips that directory; either way the first value says the answer is partial.
+    failure skips that path; either way the first value says the answer is partial and the
+    paths without an answer are not keys of the result.
     """
     found: dict[str, list[str]] = {}
-    complete = True
-    for directory in search_targets(prs, limit):
+    terms = search_terms(prs, limit)
+    for term in terms:
         try:
-            payload = rest.code_search(http, repo, search_term(directory, prs))
-        except (RateLimitError, AuthRefusedError):
+            paths = _files_naming(http, repo, term)
+        except _SearchStoppedError:
             return False, found
-        except UpstreamError:
-            complete = False
-            continue
-        paths = [p for p in code_search_paths(payload) if not p.startswith(f"{directory}/")]
-        found[directory] = paths[:MAX_PATHS]
-    return complete, found
+        if paths is not None:
+            found[term.target] = paths
+    return len(found) == len(terms), found

@@ -29,6 +29,25 @@ FILES_CAP = 3000  # pulls/N/files lists at most 3,000 files (§1.2)
 MAX_PAGE = 100
 QUERY_RE = re.compile(r"^repo:(\S+) is:pr is:merged merged:(\S+)\.\.(\S+)$")
 CODE_QUERY_RE = re.compile(r'^"(?P<term>[^"]+)" repo:(?P<repo>\S+)$')
+# legacy code search (REST search/code) ignores these symbols: "You can't use the following
+# wildcard characters as part of your search query: . , : ; / \ ` ' " = * ! ? # $ & + ^ | ~ < >
+# ( ) { } [ ] @. The search will simply ignore these symbols." (github/docs, Searching code).
+# A quoted query is a phrase of the words left: "verl.experimental.vla" finds
+# verl/experimental/vla too, and "recipe/" is the bare word recipe.
+CODE_SEARCH_IGNORED = ".,:;/\\`'\"=*!?#$&+^|~<>(){}[]@"
+CODE_WORD_RE = re.compile("[^\\s" + re.escape(CODE_SEARCH_IGNORED) + "]+")
+
+
+def code_words(text: str) -> list[str]:
+    """The words code search indexes or queries (case-insensitive)."""
+    return [word.lower() for word in CODE_WORD_RE.findall(text)]
+
+
+def has_phrase(words: list[str], phrase: list[str]) -> bool:
+    size = len(phrase)
+    return any(words[i : i + size] == phrase for i in range(len(words) - size + 1))
+
+
 OPERATION_RE = re.compile(r"query (\w+)")
 # the part of GitHub's schema our queries touch: a query that would not validate at GitHub
 # gets GitHub's answer, HTTP 200 with `errors`
@@ -279,7 +298,10 @@ class FakeGitHub:
         match = CODE_QUERY_RE.match(rec.query.get("q", [""])[0])
         if match is None or match.group("repo") != self.repo:
             return 422, {}, {"message": "Validation Failed"}
-        paths = sorted(p for p, text in self.tree.items() if match.group("term") in text)
+        phrase = code_words(match.group("term"))
+        if not phrase:
+            return 422, {}, {"message": "Validation Failed"}
+        paths = sorted(p for p, text in self.tree.items() if has_phrase(code_words(text), phrase))
         items = [
             {"name": p.rsplit("/", 1)[-1], "path": p, "repository": {"full_name": self.repo}}
             for p in paths

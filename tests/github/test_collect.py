@@ -283,17 +283,24 @@ def test_remaining_references_to_removed_directories(
     github.prs.clear()
     github.serve_week(week_data("2025-W48"))
     github.tree = {
-        "docs/start/agentic_rl.rst": "see recipe.langgraph_agent.react_agent_loop for the loop",
-        "verl/trainer/main_ppo.py": "import verl.workers.fsdp_workers",
+        "docs/start/agentic_rl.rst": "see recipe/langgraph_agent/react_agent_loop.py for the loop",
+        "examples/retool.sh": "python3 -m recipe.retool.retool_sft_preprocess",
+        "verl/trainer/main_ppo.py": "import verl.workers.fsdp_workers  # roles are gone",
+        "docs/recipes.md": "each recipe lives in its own folder; retool is one",
     }
     week = collect_week(make_http(), REPO, window_for(2025, 48, "Asia/Shanghai"), BARE)
     assert week.references_checked
     assert week.remaining_references == {
-        "recipe/retool": [],
+        "recipe/retool": ["examples/retool.sh"],
         "recipe/langgraph_agent": ["docs/start/agentic_rl.rst"],
         "verl/workers/roles": [],
     }
-    assert len(github.calls("GET", "/search/code")) == 3
+    queries = [c.query["q"][0] for c in github.calls("GET", "/search/code")]
+    assert queries == [
+        '"recipe.langgraph_agent" repo:volcengine/verl',
+        '"recipe.retool" repo:volcengine/verl',
+        '"verl.workers.roles" repo:volcengine/verl',
+    ]
 
 
 def test_fetch_pr_live_with_patches(
@@ -344,14 +351,15 @@ def test_rate_limit_while_fetching_patches_ends_the_run(
         collect_week(make_http(), REPO, w04(), verl_profile)
 
 
-def test_refused_code_search_leaves_references_unchecked(
+def test_refused_code_search_ran_but_answered_nothing(
     github: FakeGitHub, make_http: Callable[..., GitHubHttp]
 ) -> None:
+    # the search ran (a token was there): no path has an answer, and none is claimed clean
     github.prs.clear()
     github.serve_week(week_data("2025-W48"))
     github.break_path("/search/code", 403)
     week = collect_week(make_http(), REPO, window_for(2025, 48, "Asia/Shanghai"), BARE)
-    assert week.references_checked is False
+    assert week.references_checked is True
     assert week.remaining_references == {}
     assert len(week.prs) == len(week_data("2025-W48")["pulls"])
 

@@ -1,26 +1,45 @@
 """Large removals and migrations: many files deleted, or whole directories gone.
 
 Rule ids name what is known about references to the removed paths, since the wording differs:
-- ``unverified``: nobody searched the repository (``references`` is None);
+- ``unverified``: nobody searched the repository (``references`` is None: no token);
+- ``search_incomplete``: the code search ran but did not answer for some removed path (it is
+  missing from ``references``: refused, rate-limited, or past the week's query budget);
 - ``references_remain``: files of the repository still name a removed path (listed in evidence);
-- ``no_references``: searched, nothing refers to the removed paths any more.
+- ``no_references``: searched, nothing refers to the removed paths any more;
+- ``submodule`` (low): the removed directory became a git submodule at the same path
+  (``.gitmodules`` gains it): the code moved to another repository, nothing is deleted, and the
+  risk says where it went (``url``). Its paths are not searched.
 A PR qualifies with 10 or more removed files, or a directory it empties: 3 or more files removed
 or renamed away, including the directory's ``__init__.py`` or README. Severity: high from 20
 removed files or 2,000 removed lines, or when references remain; low when verified clean;
 medium otherwise.
 
 `removal_targets(pr)` is what the collector should search for: each removed directory, plus
-each removed file outside those directories.
+each removed file outside those directories (never what moved into a submodule).
+`search_terms` says how: GitHub's code search ignores punctuation, so a quoted path or import
+path is a phrase of its words (``verl.experimental.vla`` and ``verl/experimental/vla`` are the
+same query) and a one-word path (``recipe/``) would match every file that says "recipe": such a
+directory is searched through its removed subdirectories and files instead.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from service.core.models import Evidence, FileStatus, PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, RuleSet, evidence, make_risk
+from service.core.profile import GITMODULES
+from service.core.risks.base import (
+    Context,
+    RuleSet,
+    evidence,
+    line_evidence,
+    make_risk,
+    parse_patch,
+)
 
 MANY_FILES = 10
 DIRECTORY_FILES = 3
@@ -30,6 +49,30 @@ MAX_TARGETS = 3
 MARKERS = frozenset(
     {"__init__.py", "README.md", "README.rst", "README", "setup.py", "pyproject.toml"}
 )
+MAX_PHRASES = 3
+# what GitHub's code search treats as a separator (github/docs "Searching code": these symbols
+# are ignored) besides whitespace
+SEARCH_IGNORED = ".,:;/\\`'\"=*!?#$&+^|~<>(){}[]@"
+_SEARCH_WORD = re.compile("[^\\s" + re.escape(SEARCH_IGNORED) + "]+")
+_SUBMODULE_SECTION = re.compile(r"^\s*\[submodule\b")
+_SUBMODULE_SETTING = re.compile(r"^\s*(path|url)\s*=\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Submodule:
+    """A git submodule the PR adds: where it sits, where its code lives, and the evidence."""
+
+    path: str
+    url: str
+    proof: Evidence
+
+
+@dataclass(frozen=True)
+class SearchTerm:
+    """One removed path and the code-search phrases that find what still names it."""
+
+    target: str
+    phrases: tuple[str, ...]
 
 
 def _removed_paths(pr: PullRequest) -> list[str]:
@@ -40,6 +83,38 @@ def _gone_from(pr: PullRequest) -> list[str]:
     """Paths that no longer exist after the PR: removed files and rename sources."""
     moved = [c.previous_path for c in pr.files if c.status == FileStatus.RENAMED]
     return _removed_paths(pr) + [path for path in moved if path]
+
+
+def search_words(text: str) -> list[str]:
+    """The words GitHub's code search sees in `text` (punctuation ignored, case folded)."""
+    return [word.lower() for word in _SEARCH_WORD.findall(text)]
+
+
+def submodules(pr: PullRequest) -> list[Submodule]:
+    """Submodules the PR's `.gitmodules` gains (a `path =` and `url =` pair it adds)."""
+    found: list[Submodule] = []
+    for change in pr.files:
+        if change.path != GITMODULES:
+            continue
+        values: dict[str, str] = {}
+        where = None
+        for line in parse_patch(change.patch).added:
+            if _SUBMODULE_SECTION.match(line.text):
+                values, where = {}, None
+                continue
+            setting = _SUBMODULE_SETTING.match(line.text)
+            if setting:
+                values[setting.group(1)] = setting.group(2)
+                where = where if setting.group(1) == "url" else line
+            if "path" in values and "url" in values and where is not None:
+                path = values["path"].strip("/")
+                found.append(Submodule(path, values["url"], line_evidence(change.path, where)))
+                values, where = {}, None
+    return found
+
+
+def _in_submodule(path: str, subs: list[Submodule]) -> bool:
+    return any(path == s.path or path.startswith(s.path + "/") for s in subs)
 
 
 def removed_directories(pr: PullRequest) -> list[str]:
@@ -65,11 +140,54 @@ def removed_directories(pr: PullRequest) -> list[str]:
     return sorted(f for f in whole if not any(f.startswith(o + "/") for o in whole if o != f))
 
 
-def removal_targets(pr: PullRequest) -> list[str]:
-    """What to search the repository for: removed directories, then loose removed files."""
+def _all_targets(pr: PullRequest) -> list[str]:
     folders = removed_directories(pr)
     loose = [p for p in _removed_paths(pr) if not any(p.startswith(f + "/") for f in folders)]
     return folders + loose
+
+
+def removal_targets(pr: PullRequest) -> list[str]:
+    """What to search the repository for: removed directories, then loose removed files; what
+    moved into a submodule the PR adds is not removed."""
+    subs = submodules(pr)
+    return [t for t in _all_targets(pr) if not _in_submodule(t, subs)]
+
+
+def _phrases(target: str, pr: PullRequest) -> tuple[str, ...]:
+    """Code-search phrases for a removed path: the import path of Python code, else the path;
+    a one-word directory through its biggest removed children (a bare word matches too much)."""
+    python = target.endswith(".py") or any(
+        p.startswith(target + "/") and p.endswith(".py") for p in _gone_from(pr)
+    )
+    phrase = target.removesuffix(".py").replace("/", ".") if python else target
+    if len(search_words(phrase)) > 1:
+        return (phrase,)
+    removed = [c for c in pr.files if c.status == FileStatus.REMOVED]
+    sizes: dict[str, int] = defaultdict(int)
+    for change in removed:
+        parts = change.path.split("/")
+        if change.path.startswith(target + "/") and len(parts) > 1:
+            sizes["/".join(parts[:2])] += change.deletions
+    children = sorted(sizes, key=lambda child: (-sizes[child], child))[:MAX_PHRASES]
+    return tuple(p for child in children for p in _phrases(child, pr) if len(search_words(p)) > 1)
+
+
+def search_terms(prs: list[PullRequest], limit: int) -> list[SearchTerm]:
+    """What the collector searches for, at most `limit` phrases in all: the removal targets of
+    the week's large removals, biggest removal first (so the detector reads what was
+    searched). A target whose phrases do not all fit is left out (it stays unsearched)."""
+    terms: list[SearchTerm] = []
+    used = 0
+    for pr in _ranked(prs):
+        for target in removal_targets(pr):
+            phrases = _phrases(target, pr)
+            if any(t.target == target for t in terms) or not phrases:
+                continue
+            if used + len(phrases) > limit:
+                return terms
+            terms.append(SearchTerm(target, phrases))
+            used += len(phrases)
+    return terms
 
 
 def _reference_keys(target: str) -> tuple[str, ...]:
@@ -103,18 +221,19 @@ def is_large_removal(pr: PullRequest) -> bool:
     return len(_removed_paths(pr)) >= MANY_FILES or bool(removed_directories(pr))
 
 
-def search_targets(prs: list[PullRequest], limit: int) -> list[str]:
-    """What the collector searches for, at most `limit`: the removal targets of the week's large
-    removals, biggest removal first (so the detector reads exactly what was searched)."""
-    ranked = sorted(
+def _ranked(prs: list[PullRequest]) -> list[PullRequest]:
+    return sorted(
         (pr for pr in prs if is_large_removal(pr)),
         key=lambda pr: (
             -sum(c.deletions for c in pr.files if c.status == FileStatus.REMOVED),
             pr.number,
         ),
     )
-    found = list(dict.fromkeys(t for pr in ranked for t in removal_targets(pr)))
-    return found[:limit]
+
+
+def search_targets(prs: list[PullRequest], limit: int) -> list[str]:
+    """The removal targets `search_terms` covers with at most `limit` queries."""
+    return [term.target for term in search_terms(prs, limit)]
 
 
 def _searched(targets: list[str], references: dict[str, list[str]] | None) -> bool:
@@ -124,19 +243,50 @@ def _searched(targets: list[str], references: dict[str, list[str]] | None) -> bo
     return all(any(k in references for k in _reference_keys(t)) for t in targets)
 
 
+def _rule(targets: list[str], remaining: list[Evidence], context: Context) -> str:
+    if remaining:
+        return "references_remain"
+    if context.references is None:
+        return "unverified"
+    return "no_references" if _searched(targets, context.references) else "search_incomplete"
+
+
+def _moved_away(pr: PullRequest) -> Iterator[Risk]:
+    """Directories the PR turns into submodules: moved to another repository, not deleted."""
+    subs = submodules(pr)
+    moved = [s for s in subs if any(_in_submodule(t, [s]) for t in _all_targets(pr))]
+    if not moved:
+        return
+    files = [c for c in pr.files if c.status == FileStatus.REMOVED and _in_submodule(c.path, moved)]
+    yield make_risk(
+        RiskKind.MIGRATION,
+        "submodule",
+        Severity.LOW,
+        [pr.number],
+        [s.proof for s in moved] + [_folder_evidence(pr, s.path) for s in moved],
+        files=len(files),
+        lines=sum(c.deletions for c in files),
+        targets=", ".join(s.path + "/" for s in moved[:MAX_TARGETS]),
+        url=", ".join(s.url for s in moved[:MAX_TARGETS]),
+    )
+
+
 def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """Many files or whole directories removed, with what is known about leftover references."""
+    """Many files or whole directories removed, with what is known about leftover references;
+    a directory that became a submodule is reported as moved."""
     if not is_large_removal(pr):
         return
-    removed = [c for c in pr.files if c.status == FileStatus.REMOVED]
-    folders = removed_directories(pr)
+    yield from _moved_away(pr)
+    subs = submodules(pr)
+    removed = [
+        c for c in pr.files if c.status == FileStatus.REMOVED and not _in_submodule(c.path, subs)
+    ]
+    folders = [f for f in removed_directories(pr) if not _in_submodule(f, subs)]
+    if len(removed) < MANY_FILES and not folders:
+        return
     targets = removal_targets(pr)
     remaining = _remaining(targets, context.references or {})
-    verified = _searched(targets, context.references)
-    if not verified and not remaining:
-        rule = "unverified"
-    else:
-        rule = "references_remain" if remaining else "no_references"
+    rule = _rule(targets, remaining, context)
     lines = sum(c.deletions for c in removed)
     shown = [f + "/" for f in folders] or targets
     risk = make_risk(
@@ -150,7 +300,7 @@ def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
         targets=", ".join(shown[:MAX_TARGETS]),
         references=len(remaining),
     )
-    risk.verified = verified
+    risk.verified = _searched(targets, context.references)
     yield risk
 
 

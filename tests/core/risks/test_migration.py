@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, FileStatus, Severity
+from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import migration
 from service.core.risks.base import Context
@@ -51,7 +51,7 @@ def test_verified_clean_migration(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4352)
-    searched = {"verl/workers/roles": []}
+    searched: dict[str, list[str]] = {"verl/workers/roles": []}
     (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile, references=searched))
     assert (risk.rule, risk.severity, risk.verified) == ("no_references", Severity.LOW, True)
 
@@ -60,6 +60,54 @@ def test_search_targets_are_what_the_detector_reads(weeks: dict[str, CollectedWe
     targets = migration.search_targets(weeks["2025-W48"].prs, limit=5)
     assert targets == ["recipe/langgraph_agent", "recipe/retool", "verl/workers/roles"]
     assert migration.search_targets(weeks["2025-W48"].prs, limit=1) == ["recipe/langgraph_agent"]
+
+
+def test_search_phrases_are_import_paths_and_paths(weeks: dict[str, CollectedWeek]) -> None:
+    # Python packages are searched by import path; GitHub ignores the punctuation, so the phrase
+    # also finds the path string (recipe/retool/run.sh)
+    terms = migration.search_terms(weeks["2025-W48"].prs, limit=5)
+    assert [(t.target, t.phrases) for t in terms] == [
+        ("recipe/langgraph_agent", ("recipe.langgraph_agent",)),
+        ("recipe/retool", ("recipe.retool",)),
+        ("verl/workers/roles", ("verl.workers.roles",)),
+    ]
+
+
+def _removed(*paths: str, deletions: int = 10) -> list[FileChange]:
+    return [change(p, None, FileStatus.REMOVED, deletions=deletions) for p in paths]
+
+
+def test_one_word_directory_is_searched_through_its_children() -> None:
+    # synthetic: deleting a whole top-level directory; "recipe" alone would match every file
+    # that says recipe, so its biggest removed subdirectories are searched instead
+    files = _removed("recipe/README.md", "recipe/dapo/main.py", "recipe/dapo/run.sh")
+    files += _removed("recipe/spin/README.md", deletions=50)
+    files += _removed("docs/old/README.md", "docs/old/a.md", "docs/old/b.md")
+    pr = make_pr(30, "[recipe] chore: drop recipes", files)
+    assert migration.removal_targets(pr) == ["docs/old", "recipe"]
+    terms = migration.search_terms([pr], limit=5)
+    assert [(t.target, t.phrases) for t in terms] == [
+        ("docs/old", ("docs/old",)),
+        ("recipe", ("recipe/spin", "recipe.dapo", "recipe/README.md")),
+    ]
+    # the budget counts phrases: a target whose phrases do not all fit is not searched
+    assert [t.target for t in migration.search_terms([pr], limit=3)] == ["docs/old"]
+    assert all(len(migration.search_words(p)) > 1 for t in terms for p in t.phrases)
+
+
+def test_search_words_follow_github_code_search() -> None:
+    assert migration.search_words("from verl.experimental.vla import x") == [
+        "from",
+        "verl",
+        "experimental",
+        "vla",
+        "import",
+        "x",
+    ]
+    assert migration.search_words("recipe/") == ["recipe"]
+    assert migration.search_words("verl/experimental/vla") == migration.search_words(
+        "verl.experimental.vla"
+    )
 
 
 def test_references_may_name_the_module(verl_profile: RepoProfile) -> None:
@@ -113,3 +161,72 @@ def test_real_weeks_flag_these_prs(
         )
     ]
     assert flagged == [("2025-W48", 4283, "high"), ("2025-W48", 4352, "medium")]
+
+
+# --- searches that ran, and directories that moved into a submodule -----------------------
+
+
+def test_search_that_did_not_answer_is_not_a_missing_token(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # the code search ran (references is a dict) but has no answer for #4283's paths
+    pr = real_pr(weeks, "2025-W48", 4283)
+    (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile, references={}))
+    assert (risk.rule, risk.verified, risk.severity) == ("search_incomplete", False, Severity.HIGH)
+
+
+GITMODULES = (
+    "@@ -1,3 +1,6 @@\n"
+    ' [submodule "third_party/x"]\n'
+    " \tpath = third_party/x\n"
+    " \turl = https://github.com/o/x.git\n"
+    '+[submodule "recipe"]\n'
+    "+\tpath = recipe\n"
+    "+\turl = https://github.com/verl-project/verl-recipe.git\n"
+)
+
+
+def _submodule_pr(extra: list[FileChange] | None = None) -> PullRequest:
+    moved = _removed(
+        "recipe/README.md", "recipe/dapo/main.py", "recipe/dapo/run.sh", "recipe/spin/main.py"
+    )
+    gitlink = change("recipe", "@@ -0,0 +1 @@\n+Subproject commit " + "0" * 40, FileStatus.ADDED)
+    files = [change(".gitmodules", GITMODULES), gitlink, *moved, *(extra or [])]
+    return make_pr(31, "[recipe] refactor: move recipes to verl-recipe", files)
+
+
+def test_directory_turned_into_a_submodule_is_moved_not_deleted(
+    verl_profile: RepoProfile,
+) -> None:
+    """Synthetic: the recorded weeks have no PR that adds a submodule."""
+    pr = _submodule_pr()
+    assert [(s.path, s.url) for s in migration.submodules(pr)] == [
+        ("recipe", "https://github.com/verl-project/verl-recipe.git")
+    ]
+    assert migration.removal_targets(pr) == []
+    assert migration.search_terms([pr], limit=5) == []
+    for references in (None, {}, {"recipe": ["docs/index.rst"]}):
+        context = Context(profile=verl_profile, references=references)
+        (risk,) = migration.DETECTOR.detect([pr], context)
+        assert (risk.rule, risk.severity) == ("submodule", Severity.LOW)
+        assert risk.params["url"] == "https://github.com/verl-project/verl-recipe.git"
+        assert risk.params["targets"] == "recipe/"
+        assert (risk.params["files"], risk.params["lines"]) == (4, 40)
+        first = risk.evidence[0]
+        assert (first.path, first.line, first.side) == (".gitmodules", 5, "added")
+        assert first.snippet == "path = recipe"
+
+
+def test_submodule_pr_raises_no_other_alarm(verl_profile: RepoProfile) -> None:
+    from service.core.risks import detect_risks
+
+    risks = detect_risks([_submodule_pr()], verl_profile)
+    assert [(r.kind, r.rule) for r in risks] == [("migration", "submodule")]
+
+
+def test_other_removals_of_a_submodule_pr_are_still_migrations(verl_profile: RepoProfile) -> None:
+    extra = _removed(*(f"verl/old/{n}.py" for n in ("__init__", "a", "b")))
+    pr = _submodule_pr(extra)
+    assert migration.removal_targets(pr) == ["verl/old"]
+    rules = [r.rule for r in migration.DETECTOR.detect([pr], Context(profile=verl_profile))]
+    assert rules == ["submodule", "unverified"]
