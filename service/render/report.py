@@ -11,6 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.core.models import Digest, Factor, Risk, ScoredPR, Statement, TrendBucket
+from service.core.risks import message_keys
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import (
@@ -200,11 +201,10 @@ class Speaker:
         return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
 
     def risk_text(self, risk: Risk, field: str) -> str:
-        """Risk wording: `risk.<kind>.<rule>.<field>` when the catalog has it, else the kind's."""
-        key = f"risk.{risk.kind.value}.{field}"
-        specific = f"risk.{risk.kind.value}.{risk.rule}.{field}"
-        if risk.rule and self.tr.has(specific):
-            key = specific
+        """Risk wording: the first of core's `message_keys` the catalog has (rule, then kind;
+        a roll-up's summary is its `rollup` sentence)."""
+        keys = message_keys(risk, field)
+        key = next((k for k in keys if self.tr.has(k)), keys[-1])
         raw: dict[str, Any] = {"prs": list(risk.prs), **risk.params}
         if risk.prs:
             raw.setdefault("pr", risk.prs[0])

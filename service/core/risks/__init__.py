@@ -1,8 +1,9 @@
 """The ten risk detectors and `detect_risks`, their one entry point.
 
 Each family module documents its rules and severities. Only what a PR adds counts, except for
-the breaking and migration detectors, which are about what it removes. Wording lives in the
-catalogs `templates/strings/{zh,en}/risks.toml`, keyed by kind and rule.
+the breaking and migration detectors, which are about what it removes. A rule that fires on more
+than three PRs comes back as one roll-up risk (`rollup`). Wording lives in the catalogs
+`templates/strings/{zh,en}/risks.toml`, keyed by kind and rule.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from service.core.risks import (
     migration,
     precision,
     review,
+    rollup,
     secrets,
     shell_vars,
     tests_missing,
@@ -57,7 +59,8 @@ def detect_risks(
     earlier: Sequence[PullRequest] = (),
     references: dict[str, list[str]] | None = None,
 ) -> list[Risk]:
-    """Every risk of the week's merged PRs, high severity first, then by PR number.
+    """Every risk of the week's merged PRs, high severity first, then by PR number; a rule that
+    fires on more than three PRs is one roll-up risk holding each PR's risk in `members`.
 
     `earlier` are the previous week's PRs (reverts and follow-ups reach back to them);
     `references` maps each removed path of a migration to the files that still name it
@@ -66,13 +69,26 @@ def detect_risks(
     context = Context(
         profile=profile, week=tuple(prs), earlier=tuple(earlier), references=references
     )
-    return sort_risks(risk for detector in DETECTORS for risk in detector.detect(prs, context))
+    found = sort_risks(risk for detector in DETECTORS for risk in detector.detect(prs, context))
+    return sort_risks(rollup.roll_up(found))
+
+
+ROLLUP_FIELDS = {"summary": "rollup", "recommendation": "rollup_recommendation"}
 
 
 def message_keys(risk: Risk, field: str) -> tuple[str, str]:
     """Catalog keys for one sentence of a risk, most specific first: the renderer uses the first
-    key the catalog has (`risk.<kind>.<rule>.<field>`, then `risk.<kind>.<field>`)."""
-    return (f"risk.{risk.kind}.{risk.rule}.{field}", f"risk.{risk.kind}.{field}")
+    key the catalog has (`risk.<kind>.<rule>.<field>`, then `risk.<kind>.<field>`).
+
+    A roll-up's summary is `rollup` (`risk.<kind>.<rule>.rollup`, then `risk.<kind>.rollup`)
+    and its recommendation `risk.<kind>.<rule>.rollup_recommendation`, else the kind's
+    recommendation (which names no single PR)."""
+    kind, rule = f"risk.{risk.kind}", f"risk.{risk.kind}.{risk.rule}"
+    if not risk.members or field not in ROLLUP_FIELDS:
+        return (f"{rule}.{field}", f"{kind}.{field}")
+    if field == "summary":
+        return (f"{rule}.rollup", f"{kind}.rollup")
+    return (f"{rule}.rollup_recommendation", f"{kind}.{field}")
 
 
 def message_params(risk: Risk) -> dict[str, str | int | float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 import tomllib
 from pathlib import Path
@@ -15,9 +16,10 @@ from service.core.risks import detect_risks, message_keys, message_params
 from service.render.environment import templates_dir
 from service.render.strings import LANGUAGES, Translator, load_catalog
 from tests.core.risks.helpers import LABELS
-from tests.core.risks.zoo import zoo_risks
+from tests.core.risks.zoo import rollup_risks, zoo_risks
 
 FIELDS = ("title", "summary", "recommendation")
+ROLLUP_FIELDS = ("rollup", "rollup_recommendation")
 
 
 def flat(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
@@ -52,10 +54,10 @@ def test_languages_have_the_same_keys_and_placeholders() -> None:
         assert placeholders(zh[key]) == placeholders(en[key]), key
 
 
-def test_every_kind_has_title_summary_and_recommendation() -> None:
+def test_every_kind_has_title_summary_recommendation_and_rollup() -> None:
     catalog = risks_catalog("en")
     for kind in RiskKind:
-        for field in FIELDS:
+        for field in (*FIELDS, "rollup"):
             assert f"risk.{kind}.{field}" in catalog
 
 
@@ -65,7 +67,7 @@ def test_all_keys_are_risk_kind_or_rule_fields() -> None:
         parts = key.split(".")
         assert parts[0] == "risk", key
         assert parts[1] in kinds, key
-        assert parts[-1] in FIELDS, key
+        assert parts[-1] in (*FIELDS, *ROLLUP_FIELDS), key
         assert len(parts) in (3, 4), key
 
 
@@ -79,9 +81,10 @@ def test_catalogs_load_through_the_shared_loader() -> None:
 def test_every_rule_of_every_detector_renders(lang: str, verl_profile: RepoProfile) -> None:
     catalog = risks_catalog(lang)
     translator = Translator(lang, catalog)
-    risks = zoo_risks(verl_profile)
+    risks = zoo_risks(verl_profile) + rollup_risks(verl_profile)
     rules = {(r.kind, r.rule) for r in risks}
     assert {kind for kind, _ in rules} == set(RiskKind)
+    assert any(r.members for r in risks)
     for risk in risks:
         for field in FIELDS:
             key = next(k for k in message_keys(risk, field) if translator.has(k))
@@ -122,3 +125,54 @@ def test_shell_default_syntax_survives_formatting(verl_profile: RepoProfile) -> 
 def test_catalog_files_exist_for_both_languages() -> None:
     for lang in LANGUAGES:
         assert Path(templates_dir(), "strings", lang, "risks.toml").is_file()
+
+
+def test_rollup_sentences_name_every_pr(verl_profile: RepoProfile) -> None:
+    rolled = {r.rule: r for r in rollup_risks(verl_profile)}
+    en, zh = risks_catalog("en"), risks_catalog("zh")
+    assert sentence(en, rolled["failing_checks"], "summary") == (
+        "4 PRs were merged with failing checks: #60, #61, #62, #63."
+    )
+    assert sentence(zh, rolled["core_without_tests"], "summary") == (
+        "4 个 PR 修改了核心代码但没有任何测试改动：#63, #62, #61, #60。"
+    )
+    assert sentence(en, rolled["failing_checks"], "recommendation").startswith("Re-run")
+    assert (
+        sentence(en, rolled["dtype_change"], "recommendation")
+        == en["risk.precision.recommendation"]
+    )
+
+
+def test_new_rules_read_naturally(verl_profile: RepoProfile) -> None:
+    risks = {r.rule: r for r in zoo_risks(verl_profile)}
+    en, zh = risks_catalog("en"), risks_catalog("zh")
+    assert sentence(en, risks["submodule"], "summary") == (
+        "PR #27 moves recipe/ (4 files, 80 lines) into a git submodule: "
+        "https://github.com/verl-project/verl-recipe.git."
+    )
+    assert sentence(zh, risks["removed_config_key"], "summary") == (
+        "PR #28 删除或重命名了 1 个配置项，但未声明为破坏性变更：step_start。"
+    )
+    assert "token" not in sentence(en, risks["search_incomplete"], "recommendation")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "rollup",
+        "search_incomplete",
+        "submodule",
+        "removed_config_key",
+        "renamed_module",
+        "dtype_change",
+    ],
+)
+def test_new_chinese_wording_has_no_english_words(key: str) -> None:
+    # placeholders, `code`, and identifiers: PR, CI, API, [BREAKING], the main branch, dtype, …
+    allowed = {"PR", "CI", "API", "BREAKING", "main", "dtype", "git", "import", "shell"}
+    for name, text in risks_catalog("zh").items():
+        if key not in name:
+            continue
+        plain = re.sub(r"\{[^}]*\}|`[^`]*`", "", text)
+        words = set(re.findall(r"[A-Za-z]{2,}", plain)) - allowed
+        assert not words, (name, words)

@@ -17,6 +17,7 @@ from service.core.models import (
 from service.core.profile import RepoProfile
 from service.core.risks import review
 from service.core.risks.base import Context
+from service.core.unknown import unknown_facts
 from tests.core.risks.helpers import LABELS, make_pr, week_context
 
 
@@ -118,3 +119,35 @@ def test_pending_checks_are_low(verl_profile: RepoProfile) -> None:
         Severity.LOW,
         "gpu_unit_tests",
     )
+
+
+# --- what GitHub did not tell: said once for the week, never one alarm per PR -------------
+
+
+def test_recorded_weeks_did_not_give_reviews_checks_labels_or_associations(
+    weeks: dict[str, CollectedWeek],
+) -> None:
+    for label in LABELS:
+        assert unknown_facts(weeks[label].prs) == ["reviews", "checks", "labels", "first_time"]
+
+
+def test_graphql_data_is_known_even_without_any_check() -> None:
+    # GraphQL gives reviews for every PR; a PR without a status rollup ran no check: known
+    told = {"reviews": [approved()], "labels": [], "author_association": "MEMBER"}
+    prs = [make_pr(1, "a", [], **told), make_pr(2, "b", [], check_state=CheckState.SUCCESS, **told)]
+    assert unknown_facts(prs) == []
+    partly = [*prs, make_pr(3, "c", [])]  # one PR fetched without its details
+    assert unknown_facts(partly) == ["reviews", "checks", "labels", "first_time"]
+    assert unknown_facts([]) == []
+
+
+def test_failing_checks_and_standing_requests_are_high_with_their_own_rules(
+    verl_profile: RepoProfile,
+) -> None:
+    reviews = [Review(state=ReviewState.CHANGES_REQUESTED, author="b")]
+    failing = [Check(name="e2e", state="FAILURE")]
+    risks = detect(verl_profile, reviews=reviews, failing_checks=failing)
+    assert [(r.rule, r.severity) for r in risks] == [
+        ("changes_requested", Severity.HIGH),
+        ("failing_checks", Severity.HIGH),
+    ]

@@ -1,4 +1,5 @@
-"""A synthetic fortnight in which every rule of every detector fires once (for catalog checks)."""
+"""A synthetic fortnight in which every rule of every detector fires once (for catalog checks),
+and a week in which rules fire on enough PRs to roll up."""
 
 from __future__ import annotations
 
@@ -40,7 +41,31 @@ PATHS = [
 
 
 def _core(lines: int) -> str:
-    return f"@@ -1,0 +1,{lines} @@\n" + "\n".join(f"+v{i} = torch.bfloat16" for i in range(lines))
+    body = "\n".join(f"+v{i} = compute(x, {i})" for i in range(lines))
+    return f"@@ -1,2 +1,{lines + 1} @@\n-dtype = torch.float32\n+dtype = torch.bfloat16\n{body}"
+
+
+def _config_rename() -> str:
+    return "@@ -4,3 +4,3 @@ profiler:\n   enable: false\n-  step_start: 0\n+  first_step: 0\n"
+
+
+def _submodule_prs() -> list[PullRequest]:
+    gitmodules = (
+        '@@ -0,0 +1,3 @@\n+[submodule "recipe"]\n+\tpath = recipe\n'
+        "+\turl = https://github.com/verl-project/verl-recipe.git\n"
+    )
+    moved = [
+        change(f"recipe/{n}", None, FileStatus.REMOVED, deletions=20)
+        for n in ("README.md", "dapo/run.sh", "dapo/main.py", "spin/main.py")
+    ]
+    gitlink = change("recipe", "@@ -0,0 +1 @@\n+Subproject commit " + "a" * 40, FileStatus.ADDED)
+    return [
+        make_pr(
+            27,
+            "[recipe] chore: move recipes to a submodule",
+            [change(".gitmodules", gitmodules, FileStatus.ADDED), gitlink, *moved],
+        )
+    ]
 
 
 def _earlier() -> PullRequest:
@@ -74,6 +99,19 @@ def _content_prs() -> list[PullRequest]:
             21,
             "[trainer] refactor: tidy",
             [change("verl/trainer/ppo/metric_utils.py", None, FileStatus.REMOVED, deletions=40)],
+        ),
+        make_pr(
+            28,
+            "[trainer] refactor: rename",
+            [
+                change(
+                    "verl/trainer/ppo/new_utils.py",
+                    None,
+                    FileStatus.RENAMED,
+                    previous_path="verl/trainer/ppo/old_utils.py",
+                ),
+                change("verl/trainer/config/profiler/profiler.yaml", _config_rename()),
+            ],
         ),
         make_pr(
             22,
@@ -149,7 +187,53 @@ def _followup_prs(earlier: PullRequest) -> list[PullRequest]:
     ]
 
 
+def _searched_removals() -> list[PullRequest]:
+    """Three large removals whose leftover references were searched (or not, for #52)."""
+    return [
+        make_pr(
+            number,
+            "[misc] chore: drop old code",
+            [
+                change(f"verl/old{number}/{n}.py", None, FileStatus.REMOVED, deletions=10)
+                for n in ("__init__", "a", "b")
+            ],
+        )
+        for number in (50, 51, 52)
+    ]
+
+
+SEARCHED = {"verl/old50": ["docs/x.md"], "verl/old51": []}
+
+
+def zoo_prs() -> list[PullRequest]:
+    """Every PR of the zoo, the previous week's first."""
+    earlier = _earlier()
+    week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
+    return [earlier, *week, *_searched_removals()]
+
+
 def zoo_risks(profile: RepoProfile) -> list[Risk]:
     earlier = _earlier()
-    week = _content_prs() + _review_prs() + _followup_prs(earlier)
-    return detect_risks(week, profile, earlier=[earlier])
+    week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
+    searched = detect_risks(_searched_removals(), profile, references=SEARCHED)
+    return detect_risks(week, profile, earlier=[earlier]) + searched
+
+
+def rollup_prs() -> list[PullRequest]:
+    """Four PRs that each change core code and a dtype without tests and fail a check."""
+    return [
+        make_pr(
+            60 + n,
+            f"[trainer] feat: change {n}",
+            [change("verl/trainer/ppo/ray_trainer.py", _core(40 + n * 50))],
+            reviews=[Review(state=ReviewState.APPROVED)],
+            check_state=CheckState.FAILURE,
+            failing_checks=[Check(name=f"e2e-{n}", state="FAILURE")],
+        )
+        for n in range(4)
+    ]
+
+
+def rollup_risks(profile: RepoProfile) -> list[Risk]:
+    """Three rules fire on the same four PRs: three roll-ups."""
+    return detect_risks(rollup_prs(), profile)
