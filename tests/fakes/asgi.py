@@ -22,11 +22,17 @@ def free_port() -> int:
 
 @contextmanager
 def run_app(app: Any) -> Iterator[str]:
-    """Serve `app` for the duration of the block; yields its base URL."""
-    port = free_port()
+    """Serve `app` for the duration of the block; yields its base URL.
+
+    The socket is bound here (port 0) and handed to uvicorn, so no other test process (xdist
+    workers run side by side) can take the port between choosing it and listening on it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP_SECONDS
     while not server.started:
@@ -38,3 +44,4 @@ def run_app(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=STARTUP_SECONDS)
+        sock.close()
