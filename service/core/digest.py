@@ -154,6 +154,7 @@ def _scored(
         deletions=pr.deletions,
         changed_files=pr.changed_files or len(pr.files),
         files_removed=sum(1 for f in pr.files if f.status == FileStatus.REMOVED),
+        paths=list(dict.fromkeys(p for f in pr.files for p in (f.path, f.previous_path) if p)),
         score=score,
         factors=factors,
         risk_count=risks,

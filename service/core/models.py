@@ -239,6 +239,8 @@ class ScoredPR(Model):
     deletions: int = 0
     changed_files: int = 0
     files_removed: int = 0
+    # the changed paths (and a rename's old path): what `path:` filters match
+    paths: list[str] = Field(default_factory=list)
     score: float = 0.0
     factors: list[Factor] = Field(default_factory=list)
     risk_count: int = 0
@@ -328,6 +330,8 @@ class Digest(Model):
     # facts GitHub did not give for this week's PRs ("reviews", "checks", "labels",
     # "first_time"): the report says so once instead of one alarm per PR
     unknown: list[str] = Field(default_factory=list)
+    # the filter this digest was narrowed by (`module:rollout severity:high`); "" for the week
+    filter: str = ""
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)

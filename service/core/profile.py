@@ -138,6 +138,13 @@ class RepoProfile(BaseModel):
         name = module.strip().lower().replace("-", "_").replace(" ", "_")
         return self.module_aliases.get(name, name)
 
+    def module_names(self) -> frozenset[str]:
+        """Every module name the profile knows (aliases included); path-derived `{N}` names
+        are known only from the PRs that produce them."""
+        static = [r.module for r in self.module_paths if "{" not in r.module]
+        names = [*self.title_modules, *self.module_weights, *self.module_aliases, *static]
+        return frozenset(names) | frozenset(self.module_aliases.values())
+
 
 def _fill_segments(template: str, path: str) -> str:
     parts = path.split("/")

@@ -40,6 +40,13 @@ def _buckets(
     return sorted(buckets, key=lambda b: (-b.count, b.key))
 
 
+def bucket_pairs(
+    pairs: Iterable[tuple[str, int]], previous: list[TrendBucket] | None
+) -> list[TrendBucket]:
+    """Trend buckets from (key, PR number) pairs (a filtered digest counts its own)."""
+    return _buckets(pairs, previous)
+
+
 def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool:
     """GitHub's word when it has one; else absence from `earlier_authors` when that is known."""
     if pr.author_association is not None:
