@@ -14,6 +14,7 @@ from typing import NoReturn
 from service import __version__, wiring
 from service.core.models import WeekWindow
 from service.core.weeks import parse_week
+from service.delivery import Target
 from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
 from service.jobs import Pipeline, build_week
 from service.recorded import SAMPLE_REPO, load_sample
@@ -21,6 +22,7 @@ from service.settings import REPO_RE, Settings, load_settings
 
 logger = logging.getLogger(__name__)
 FORMATS = ("markdown", "html", "json", "slack", "feishu")
+FILTER_HELP = "e.g. 'module:rollout,npu severity:high' (keys: module label path author severity)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,15 +54,20 @@ def build_parser() -> argparse.ArgumentParser:
     _common(risks)
     risks.add_argument("--severity", choices=("high", "medium", "low"), default=None)
     risks.add_argument("--lang", choices=("zh", "en"), default=None)
+    risks.add_argument("--filter", default="", help=FILTER_HELP)
     pr = sub.add_parser("pr", help="one PR of the digest, as the chat command answers")
     _common(pr)
     pr.add_argument("number", help="PR number, e.g. 6091")
     pr.add_argument("--lang", choices=("zh", "en"), default=None)
+    pr.add_argument("--filter", default="", help=FILTER_HELP)
     serve = sub.add_parser("serve", help="web app + scheduler in one process")
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--host", default="0.0.0.0")  # noqa: S104 - a server listens on all interfaces
     serve.add_argument("--no-scheduler", action="store_true", help="web app only")
-    sub.add_parser("scheduler", help="the weekly scheduler alone")
+    sub.add_parser("doctor", help="check every configured piece; exit 1 on a problem")
+    scheduler = sub.add_parser("scheduler", help="the weekly scheduler alone (+ /healthz)")
+    scheduler.add_argument("--port", type=int, default=8080, help="for /healthz, /livez, /metrics")
+    scheduler.add_argument("--host", default="0.0.0.0")  # noqa: S104 - probes come from outside
     sub.add_parser("migrate", help="bring the database schema up to date, then exit")
     return parser
 
@@ -127,7 +134,8 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
 
     pipeline = _pipeline(args, settings, senders=not args.dry_run)
     repo, window = _repo(args, settings), _window(args, settings)
-    targets = wiring.parse_destinations(args.to) if args.to else None
+    named = wiring.parse_destinations(args.to) if args.to else None
+    targets = wiring.named_targets(settings, pipeline.store, named) if named else None
     if args.dry_run:
         digest = build_week(pipeline, repo, window)
         for line in wiring.dry_run_lines(settings, pipeline, digest, targets):
@@ -136,7 +144,8 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
     result = run_week(pipeline, repo, window, trigger="cli", force=args.force, destinations=targets)
     for outcome in result.outcomes:
         detail = outcome.error or outcome.message_id or ""
-        sys.stdout.write(f"{outcome.destination}\t{outcome.action}\t{detail}\n")
+        where = Target(outcome.destination, outcome.filter).label()
+        sys.stdout.write(f"{where}\t{outcome.action}\t{detail}\n")
     if result.error:
         raise ServiceError(result.error)
     failed = any(o.action in ("failed", "unknown") for o in result.outcomes)
@@ -160,8 +169,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    """One line per check (ok / problem and what to do); exit 1 when any check fails."""
+    findings = wiring.run_doctor(settings)
+    for finding in findings:
+        sys.stdout.write(finding.line() + "\n")
+    return EXIT_OK if all(f.ok for f in findings) else EXIT_FAILURE
+
+
 def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
-    wiring.run_scheduler_forever(settings)
+    wiring.run_scheduler(settings, host=args.host, port=args.port)
     return EXIT_OK
 
 
@@ -181,6 +198,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "post": cmd_post,
     "risks": cmd_answer,
     "pr": cmd_answer,
+    "doctor": cmd_doctor,
     "serve": cmd_serve,
     "scheduler": cmd_scheduler,
     "migrate": cmd_migrate,

@@ -1,8 +1,9 @@
 """Idempotent delivery of a digest to chat destinations: record intent → send → record id.
 
-A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `webhook:feishu`). The log
-is written before each send and after it, so a re-run, a restart or a second process never
-posts a (repo, week, destination) twice; `force` edits the earlier message in place instead.
+A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `webhook:feishu`); a
+Target adds the filter its card applies and the language it is written in. The log is written
+before each send and after it, so a re-run, a restart or a second process never posts a
+(repo, week, destination, filter) twice; `force` edits the earlier message in place instead.
 A record left at `intent` (the process died between sending and recording) is reconciled with
 the platform (`Sender.find_posted`) before anything is sent again. A sender that can't tell
 whether such a send arrived (the Feishu custom-bot webhook: no message id, no dedupe) is not
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,11 +37,15 @@ class Sender(Protocol):
     # by the platform as a duplicate, so that sending it again is safe
     can_confirm: bool
 
-    def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
-        """Post the card; returns the platform's message id."""
+    def post(
+        self, target: str, digest: Digest, *, idempotency_key: str, language: str | None = None
+    ) -> str:
+        """Post the card (in `language`, else the sender's); returns the platform's message id."""
         ...
 
-    def update(self, target: str, message_id: str, digest: Digest) -> str:
+    def update(
+        self, target: str, message_id: str, digest: Digest, *, language: str | None = None
+    ) -> str:
         """Edit an earlier card in place; returns the (possibly new) message id."""
         ...
 
@@ -62,14 +68,34 @@ class DeliveryRecordLike(Protocol):
 
 
 class DeliveryLog(Protocol):
-    def get_delivery(self, repo: str, week: str, destination: str) -> DeliveryRecordLike | None: ...
+    def get_delivery(
+        self, repo: str, week: str, destination: str, filter_text: str = ""
+    ) -> DeliveryRecordLike | None: ...
     def record_intent(
-        self, repo: str, week: str, destination: str, key: str
+        self, repo: str, week: str, destination: str, key: str, filter_text: str = ""
     ) -> DeliveryRecordLike: ...
     def mark_attempt(self, delivery_id: int) -> None: ...
     def record_sent(self, delivery_id: int, message_id: str) -> None: ...
     def record_failed(self, delivery_id: int, error: str) -> None: ...
     def record_unknown(self, delivery_id: int, reason: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one card goes: a destination, the filter its digest is narrowed by ("" for the
+    whole week) and its language (None: the sender's default)."""
+
+    destination: str
+    filter: str = ""
+    language: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.destination, self.filter)
+
+    def label(self) -> str:
+        """`slack:C1`, or `slack:C1 [module:rollout]` for a filtered card."""
+        return f"{self.destination} [{self.filter}]" if self.filter else self.destination
 
 
 @dataclass(frozen=True)
@@ -81,11 +107,14 @@ class Outcome:
     action: str
     message_id: str | None = None
     error: str | None = None
+    filter: str = ""
 
 
-def idempotency_key(repo: str, week: str, destination: str) -> str:
-    """A stable key per (repo, week, destination), also sent to platforms that dedupe by it."""
-    return hashlib.sha256(f"{repo}|{week}|{destination}".encode()).hexdigest()[:32]
+def idempotency_key(repo: str, week: str, destination: str, filter_text: str = "") -> str:
+    """A stable key per (repo, week, destination, filter), also sent to platforms that dedupe
+    by it (a card of the whole week keeps the key it had before filters existed)."""
+    raw = f"{repo}|{week}|{destination}" + (f"|{filter_text}" if filter_text else "")
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
 def split_destination(destination: str) -> tuple[str, str]:
@@ -99,78 +128,95 @@ def is_unconfirmed(record: DeliveryRecordLike) -> bool:
     return record.status == UNKNOWN or (record.status == "intent" and record.attempts > 0)
 
 
-def _leave_unknown(destination: str, record: DeliveryRecordLike, log: DeliveryLog) -> Outcome:
+def _leave_unknown(target: Target, record: DeliveryRecordLike, log: DeliveryLog) -> Outcome:
     log.record_unknown(record.id, UNCONFIRMED_REASON)
     logger.warning(
         "delivery outcome unknown: not resent",
-        extra={"destination": destination, "attempts": record.attempts},
-    )
-    return Outcome(destination, UNKNOWN, error=UNCONFIRMED_REASON)
+        extra={"destination": target.destination, "filter": target.filter,
+               "attempts": record.attempts},
+    )  # fmt: skip
+    return Outcome(target.destination, UNKNOWN, error=UNCONFIRMED_REASON, filter=target.filter)
 
 
 def _deliver_one(
-    digest: Digest, destination: str, sender: Sender, log: DeliveryLog, *, force: bool
+    digest: Digest, target: Target, sender: Sender, log: DeliveryLog, *, force: bool
 ) -> Outcome:
-    _, target = split_destination(destination)
-    key = idempotency_key(digest.repo, digest.week, destination)
-    record = log.get_delivery(digest.repo, digest.week, destination)
+    destination, flt, lang = target.destination, target.filter, target.language
+    _, channel = split_destination(destination)
+    key = idempotency_key(digest.repo, digest.week, destination, flt)
+    record = log.get_delivery(digest.repo, digest.week, destination, flt)
     if record is None:
-        record = log.record_intent(digest.repo, digest.week, destination, key)
+        record = log.record_intent(digest.repo, digest.week, destination, key, flt)
     if record.status == "sent" and record.message_id:
         if not force:
-            return Outcome(destination, "skipped", record.message_id)
-        message_id = sender.update(target, record.message_id, digest)
+            return Outcome(destination, "skipped", record.message_id, filter=flt)
+        message_id = sender.update(channel, record.message_id, digest, language=lang)
         log.record_sent(record.id, message_id)
-        return Outcome(destination, "updated", message_id)
-    found = sender.find_posted(target, record.idempotency_key) if record.status != "sent" else None
+        return Outcome(destination, "updated", message_id, filter=flt)
+    found = sender.find_posted(channel, record.idempotency_key) if record.status != "sent" else None
     if found:
         log.record_sent(record.id, found)
         if force:
-            found = sender.update(target, found, digest)
+            found = sender.update(channel, found, digest, language=lang)
             log.record_sent(record.id, found)
-        return Outcome(destination, "reconciled", found)
+        return Outcome(destination, "reconciled", found, filter=flt)
     if is_unconfirmed(record) and not sender.can_confirm and not force:
-        return _leave_unknown(destination, record, log)
+        return _leave_unknown(target, record, log)
     log.mark_attempt(record.id)
-    message_id = sender.post(target, digest, idempotency_key=record.idempotency_key)
+    message_id = sender.post(channel, digest, idempotency_key=record.idempotency_key, language=lang)
     log.record_sent(record.id, message_id)
-    return Outcome(destination, "posted", message_id)
+    return Outcome(destination, "posted", message_id, filter=flt)
 
 
-def _record_failure(
-    digest: Digest, destination: str, log: DeliveryLog, exc: ServiceError
-) -> Outcome:
+def as_targets(destinations: Sequence[str | Target]) -> list[Target]:
+    """Targets, each (destination, filter) once; bare destination strings get the whole week."""
+    found: dict[tuple[str, str], Target] = {}
+    for item in destinations:
+        target = item if isinstance(item, Target) else Target(item)
+        found.setdefault(target.key, target)
+    return list(found.values())
+
+
+def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: ServiceError) -> Outcome:
     """A failed send is retried by the next run; one that may have arrived is left unknown."""
+    destination, flt = target.destination, target.filter
     unconfirmed = isinstance(exc, UnconfirmedSendError)
-    record = log.get_delivery(digest.repo, digest.week, destination)
+    record = log.get_delivery(digest.repo, digest.week, destination, flt)
     if record is not None and record.status != "sent":
         if unconfirmed:
             log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")
         else:
             log.record_failed(record.id, exc.message)
-    logger.warning("delivery failed", extra={"destination": destination, "error": exc.message})
-    return Outcome(destination, UNKNOWN if unconfirmed else "failed", error=exc.message)
+    logger.warning(
+        "delivery failed", extra={"destination": destination, "filter": flt, "error": exc.message}
+    )
+    action = UNKNOWN if unconfirmed else "failed"
+    return Outcome(destination, action, error=exc.message, filter=flt)
 
 
 def deliver(
     digest: Digest,
-    destinations: list[str],
+    destinations: Sequence[str | Target],
     senders: dict[str, Sender],
     log: DeliveryLog,
     *,
     force: bool = False,
 ) -> list[Outcome]:
-    """Deliver `digest` to each destination once; one failing destination doesn't stop others."""
+    """Deliver `digest` to each target once; one failing target doesn't stop the others.
+    `digest` is already narrowed to the targets' filter (jobs groups targets by filter)."""
     outcomes: list[Outcome] = []
-    for destination in dict.fromkeys(destinations):
+    for target in as_targets(destinations):
+        destination, flt = target.destination, target.filter
         platform, _ = split_destination(destination)
         sender = senders.get(platform)
         if sender is None:
-            outcomes.append(Outcome(destination, "failed", error=f"{platform} is not configured"))
+            outcomes.append(
+                Outcome(destination, "failed", error=f"{platform} is not configured", filter=flt)
+            )
             continue
         try:
-            outcome = _deliver_one(digest, destination, sender, log, force=force)
+            outcome = _deliver_one(digest, target, sender, log, force=force)
         except ServiceError as exc:
-            outcome = _record_failure(digest, destination, log, exc)
+            outcome = _record_failure(digest, target, log, exc)
         outcomes.append(outcome)
     return outcomes

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from service.commands.filters import FilterError, parse_filter
 from service.core.digest import build_digest
+from service.core.filters import narrow_digest
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
-from service.delivery import Outcome, Sender, deliver
+from service.delivery import Outcome, Sender, Target, as_targets, deliver
 from service.errors import InputError, ServiceError
+from service.metrics import Metrics
 from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
@@ -34,8 +37,10 @@ class Pipeline:
     public_base_url: str
     clock: Callable[[], datetime]
     senders: dict[str, Sender] = field(default_factory=dict)
-    destinations_for: Callable[[str], list[str]] = lambda _repo: []
+    # every target of a repo's weekly card: destination, filter and language
+    destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
+    metrics: Metrics = field(default_factory=Metrics)
 
 
 @dataclass
@@ -74,16 +79,47 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     return digest
 
 
+def deliver_targets(
+    p: Pipeline, digest: Digest, targets: Sequence[str | Target], *, force: bool
+) -> list[Outcome]:
+    """Each target gets the digest narrowed to its filter (one narrowing per filter)."""
+    groups: dict[str, list[Target]] = {}
+    for target in as_targets(targets):
+        groups.setdefault(target.filter, []).append(target)
+    filtered = any(groups)
+    previous = _previous(p, digest.repo, _window_of(p, digest))[0] if filtered else None
+    outcomes: list[Outcome] = []
+    for filter_text, group in groups.items():
+        try:
+            shown = narrow_digest(digest, parse_filter(filter_text), previous)
+        except FilterError as exc:  # a stored filter the grammar no longer reads
+            outcomes += [
+                Outcome(t.destination, "failed", error=exc.message, filter=filter_text)
+                for t in group
+            ]
+            continue
+        outcomes += deliver(shown, group, p.senders, p.store, force=force)
+    return outcomes
+
+
+def _window_of(p: Pipeline, digest: Digest) -> WeekWindow:
+    return parse_week(digest.week, digest.timezone, p.clock())
+
+
 def _summary(result: RunResult) -> dict[str, object]:
     digest = result.digest
     return {
         "prs": digest.stats.prs if digest else 0,
         "risks": len(digest.risks) if digest else 0,
         "complete": digest.completeness.complete if digest else None,
-        "deliveries": {o.destination: o.action for o in result.outcomes},
+        "deliveries": {_label(o): o.action for o in result.outcomes},
         "error": result.error,
         "seconds": round(result.seconds, 3),
     }
+
+
+def _label(outcome: Outcome) -> str:
+    return Target(outcome.destination, outcome.filter).label()
 
 
 def _outcome_of(digest: Digest, outcomes: list[Outcome]) -> str:
@@ -101,7 +137,7 @@ def run_week(
     trigger: str,
     post: bool = True,
     force: bool = False,
-    destinations: list[str] | None = None,
+    destinations: Sequence[str | Target] | None = None,
 ) -> RunResult:
     """Build and (optionally) deliver one week under the (repo, week) lock."""
     started = time.monotonic()
@@ -116,15 +152,22 @@ def run_week(
             result.digest = build_week(p, repo, window)
             if post:
                 targets = destinations if destinations is not None else p.destinations_for(repo)
-                result.outcomes = deliver(result.digest, targets, p.senders, p.store, force=force)
+                result.outcomes = deliver_targets(p, result.digest, targets, force=force)
             result.outcome = _outcome_of(result.digest, result.outcomes)
         except ServiceError as exc:
             result.error = exc.message
         finally:
             result.seconds = time.monotonic() - started
             p.store.finish_run(run_id, result.outcome, _summary(result))
+    _observe(p.metrics, result, trigger, p.clock())
     logger.info("run finished", extra={"repo": repo, "week": window.label, **_summary(result)})
     return result
+
+
+def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -> None:
+    metrics.run_finished(result.repo, trigger, result.outcome, result.seconds, now.timestamp())
+    for outcome in result.outcomes:
+        metrics.delivered(outcome.destination.partition(":")[0], outcome.action)
 
 
 def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) -> RunResult:
@@ -132,7 +175,11 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
     if repo not in p.repos:
         raise InputError(f"unknown repository {repo}: this service reports on {', '.join(p.repos)}")
     window = parse_week(week_label, p.timezone, p.clock())
-    posted = [d.destination for d in p.store.list_deliveries(repo, window.label)]
+    languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}
+    posted = [
+        Target(d.destination, d.filter, languages.get((d.destination, d.filter)))
+        for d in p.store.list_deliveries(repo, window.label)
+    ]
     logger.info("regenerate", extra={"repo": repo, "week": window.label, "by": requested_by})
     return run_week(
         p, repo, window, trigger=f"regenerate:{requested_by}", force=True, destinations=posted

@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from service.errors import ConfigError
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+LANGUAGES = ("zh", "en")
 CommaList = Annotated[list[str], NoDecode]
 
 
@@ -19,6 +20,20 @@ def _split_commas(value: Any) -> Any:
     if isinstance(value, str):
         return [item.strip() for item in value.split(",") if item.strip()]
     return value
+
+
+def split_language(item: str) -> tuple[str, str | None]:
+    """`C0456:en` → (`C0456`, `en`); `C0123` → (`C0123`, None): a destination and its language."""
+    target, sep, lang = item.rpartition(":")
+    return (target, lang) if sep else (item, None)
+
+
+def _check_destinations(items: list[str], example: str) -> list[str]:
+    for item in items:
+        target, lang = split_language(item)
+        if not target or (lang is not None and lang not in LANGUAGES):
+            raise ValueError(f"expected {example} or {example}:zh|en, got {item!r}")
+    return items
 
 
 def _check_url(value: str | None) -> str | None:
@@ -47,16 +62,23 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = Field(None, description="Slack signing secret")
     slack_app_token: SecretStr | None = Field(None, description="Slack app token, Socket Mode")
     slack_api_url: str = Field("https://slack.com/api/", description="Slack Web API base URL")
-    slack_channels: CommaList = Field([], description="channels that get the weekly post")
+    slack_channels: CommaList = Field(
+        [], description="channels that get the weekly post, each with an optional :zh or :en"
+    )
     slack_command: str = Field("/verl-week", description="slash command name")
     feishu_app_id: str | None = Field(None, description="Feishu app id cli_…")
     feishu_app_secret: SecretStr | None = Field(None, description="Feishu app secret")
     feishu_verification_token: SecretStr | None = Field(None, description="event token")
     feishu_encrypt_key: SecretStr | None = Field(None, description="event encrypt key")
     feishu_base_url: str = Field("https://open.feishu.cn", description="Feishu or Lark base URL")
-    feishu_chat_ids: CommaList = Field([], description="group chats that get the weekly post")
+    feishu_chat_ids: CommaList = Field(
+        [], description="group chats that get the weekly post, each with an optional :zh or :en"
+    )
     feishu_webhook_url: str | None = Field(None, description="custom group bot webhook URL")
     feishu_webhook_secret: SecretStr | None = Field(None, description="custom bot sign secret")
+    feishu_webhook_language: Literal["zh", "en"] | None = Field(
+        None, description="language of the webhook's card; DIGEST_LANGUAGE when unset"
+    )
     admin_users: CommaList = Field([], description="Slack user ids / Feishu open_ids of admins")
     github_max_wait_seconds: int = Field(300, ge=0, description="longest rate-limit wait")
     github_patch_concurrency: int = Field(4, ge=1, le=32, description="parallel patch fetches")
@@ -70,6 +92,16 @@ class Settings(BaseSettings):
     @classmethod
     def _lists(cls, value: Any) -> Any:
         return _split_commas(value)
+
+    @field_validator("slack_channels")
+    @classmethod
+    def _slack_channels(cls, value: list[str]) -> list[str]:
+        return _check_destinations(value, "a channel id such as C0123")
+
+    @field_validator("feishu_chat_ids")
+    @classmethod
+    def _feishu_chats(cls, value: list[str]) -> list[str]:
+        return _check_destinations(value, "a chat id such as oc_abc")
 
     @field_validator("digest_repos")
     @classmethod

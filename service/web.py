@@ -1,4 +1,5 @@
-"""HTTP app of `verl-week serve`: Slack and Feishu event endpoints, report pages, /healthz.
+"""HTTP app of `verl-week serve`: Slack and Feishu event endpoints, report pages, /healthz
+(readiness: database and scheduler), /livez (liveness: the process answers) and /metrics.
 
 Everything it talks to (the store, the platform endpoints, the scheduler) is passed in.
 """
@@ -23,6 +24,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.core.models import Digest
 from service.logs import bound_request_id, new_request_id
+from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from service.metrics import Metrics
 from service.render.environment import render
 from service.render.report import render_html, render_json, render_markdown
 from service.render.strings import LANGUAGES
@@ -328,22 +331,72 @@ def build_web_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     language: str = "zh",
     health: HealthProbe | None = None,
+    metrics: Metrics | None = None,
 ) -> Starlette:
     """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
 
     `health` replaces the default probe (store ping + `scheduler_alive` + last run).
     """
     reports = _Reports(store, language)
-    probe = health or (lambda: check_health(store, scheduler_alive))
 
+    async def not_found(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(reports.not_found, request)
+
+    routes = [
+        _platform_route("/slack/events", slack_endpoint, "slack"),
+        _platform_route("/feishu/events", feishu_endpoint, "feishu"),
+        *_ops_routes(health or (lambda: check_health(store, scheduler_alive)), metrics),
+        Route("/reports", reports.index, methods=["GET"]),
+        Route("/reports/", reports.index, methods=["GET"]),
+        Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
+        Route("/reports/{rest:path}", not_found, methods=["GET"]),
+    ]
+    return _app(routes, on_shutdown, max_body_bytes)
+
+
+def build_ops_app(
+    *,
+    store: Store,
+    scheduler_alive: Callable[[], bool] | None,
+    metrics: Metrics | None = None,
+    on_shutdown: Callable[[], None] | None = None,
+) -> Starlette:
+    """The app of `verl-week scheduler`: /healthz, /livez and /metrics only, so the image's
+    healthcheck and Prometheus reach the scheduler process as they reach `serve`."""
+
+    def probe() -> HealthStatus:
+        return check_health(store, scheduler_alive)
+
+    return _app(_ops_routes(probe, metrics), on_shutdown, DEFAULT_MAX_BODY_BYTES)
+
+
+def _ops_routes(probe: HealthProbe, metrics: Metrics | None) -> list[Route]:
     async def healthz(_request: Request) -> Response:
         status = await anyio.to_thread.run_sync(probe)
         code = HTTP_OK if status.healthy else HTTP_UNAVAILABLE
         return JSONResponse(status.as_json(), status_code=code)
 
-    async def not_found(request: Request) -> Response:
-        return await anyio.to_thread.run_sync(reports.not_found, request)
+    async def livez(_request: Request) -> Response:
+        return JSONResponse({"status": "ok"})  # the event loop answers: nothing else is asked
 
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/livez", livez, methods=["GET"]),
+    ]
+    if metrics is not None:
+        exposed = metrics
+
+        async def scrape(_request: Request) -> Response:
+            body = await anyio.to_thread.run_sync(exposed.exposition)
+            return Response(body, media_type=METRICS_CONTENT_TYPE)
+
+        routes.append(Route("/metrics", scrape, methods=["GET"]))
+    return routes
+
+
+def _app(
+    routes: list[Route], on_shutdown: Callable[[], None] | None, max_body_bytes: int
+) -> Starlette:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
@@ -351,19 +404,17 @@ def build_web_app(
             logger.info("shutting down: waiting for in-flight work")
             await anyio.to_thread.run_sync(on_shutdown)
 
-    routes = [
-        _platform_route("/slack/events", slack_endpoint, "slack"),
-        _platform_route("/feishu/events", feishu_endpoint, "feishu"),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/reports", reports.index, methods=["GET"]),
-        Route("/reports/", reports.index, methods=["GET"]),
-        Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
-        Route("/reports/{rest:path}", not_found, methods=["GET"]),
-    ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     return app
 
 
-__all__ = ["Endpoint", "HealthProbe", "HealthStatus", "build_web_app", "check_health"]
+__all__ = [
+    "Endpoint",
+    "HealthProbe",
+    "HealthStatus",
+    "build_ops_app",
+    "build_web_app",
+    "check_health",
+]

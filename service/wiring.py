@@ -9,25 +9,34 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from service.core.filters import DigestFilter
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
-from service.delivery import Sender
+from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError
 from service.jobs import Pipeline, RunResult
+from service.metrics import Metrics
 from service.recorded import SAMPLE_REPO, load_sample
-from service.settings import Settings
-from service.store.repository import Store
+from service.render.environment import translator
+from service.settings import Settings, split_language
+from service.store.repository import Store, create_store_engine
 from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import EngineContext
+    from service.doctor import Finding
     from service.github.http import GitHubHttp
     from service.scheduler import WeeklyScheduler
     from service.web import Endpoint
 
 Progress = Callable[[int, int], None]
+WEBHOOK_DESTINATION = "webhook:feishu"
+DEFAULT_GITHUB_RETRIES = 4
+CLI_LANGUAGE = "en"  # error lines of the command line are English, as every other one
+# doctor asks once more at most: a check should answer in seconds, not back off for minutes
+DOCTOR_RETRIES = 1
 
 
 def utc_now() -> datetime:
@@ -58,7 +67,13 @@ def migrate_database(settings: Settings) -> SchemaUpgrade:
     return Store.open(settings.database_url, migrate=False).migrate()
 
 
-def build_github(settings: Settings, store: Store) -> GitHubHttp:
+def build_github(
+    settings: Settings,
+    store: Store | None,
+    metrics: Metrics | None = None,
+    *,
+    max_retries: int = DEFAULT_GITHUB_RETRIES,
+) -> GitHubHttp:
     from service.github.http import GitHubHttp
 
     return GitHubHttp(
@@ -66,7 +81,9 @@ def build_github(settings: Settings, store: Store) -> GitHubHttp:
         graphql_url=settings.graphql_url,
         token=secret(settings.github_token),
         cache=store,
+        max_retries=max_retries,
         max_wait=float(settings.github_max_wait_seconds),
+        observe=metrics.github_response if metrics is not None else None,
     )
 
 
@@ -86,11 +103,11 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow],
 
 
 def github_collector(
-    settings: Settings, store: Store, progress: Progress | None
+    settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
 ) -> tuple[Callable[[str, WeekWindow], CollectedWeek], Callable[[str, int], PullRequest]]:
     from service.github.collect import collect_week, fetch_pr
 
-    http = build_github(settings, store)
+    http = build_github(settings, store, metrics)
 
     def collect(repo: str, window: WeekWindow) -> CollectedWeek:
         return collect_week(
@@ -135,23 +152,61 @@ def build_senders(settings: Settings) -> dict[str, Sender]:
             url=settings.feishu_webhook_url,
             secret=secret(settings.feishu_webhook_secret),
             public_base_url=settings.public_base_url,
-            language=settings.digest_language,
+            language=settings.feishu_webhook_language or settings.digest_language,
         )
     return senders
 
 
-def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[str]]:
-    """Every configured destination of a repo: channels, subscriptions, chats, webhook."""
+def settings_languages(settings: Settings) -> dict[str, str | None]:
+    """`platform:id` → the language SLACK_CHANNELS / FEISHU_CHAT_IDS give it (None: default)."""
+    found: dict[str, str | None] = {}
+    for platform, items in (
+        ("slack", settings.slack_channels),
+        ("feishu", settings.feishu_chat_ids),
+    ):
+        for item in items:
+            target, lang = split_language(item)
+            found[f"{platform}:{target}"] = lang
+    if settings.feishu_webhook_url:
+        found[WEBHOOK_DESTINATION] = settings.feishu_webhook_language
+    return found
 
-    def resolve(repo: str) -> list[str]:
-        found = [f"slack:{c}" for c in settings.slack_channels]
-        found += [f"{platform}:{channel}" for platform, channel in store.subscriptions(repo)]
-        found += [f"feishu:{c}" for c in settings.feishu_chat_ids]
-        if settings.feishu_webhook_url:
-            found.append("webhook:feishu")
-        return list(dict.fromkeys(found))
+
+def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[Target]]:
+    """Every target of a repo's weekly card: SLACK_CHANNELS, FEISHU_CHAT_IDS and the webhook
+    (the whole week), then the subscriptions, each with its filter and language (a
+    subscription of a configured chat without a filter replaces it)."""
+    configured = settings_languages(settings)
+
+    def resolve(repo: str) -> list[Target]:
+        found = {(d, ""): Target(d, "", lang) for d, lang in configured.items()}
+        for sub in store.subscription_records(repo):
+            lang = sub.language or configured.get(sub.destination)
+            found[(sub.destination, sub.filter)] = Target(sub.destination, sub.filter, lang)
+        return list(found.values())
 
     return resolve
+
+
+def named_targets(settings: Settings, store: Store, destinations: list[str]) -> list[Target]:
+    """`post --to …`: the whole week to each destination, in the chat's own language."""
+    language = channel_language(settings, store)
+    return [Target(d, "", language(*d.split(":", 1))) for d in destinations]
+
+
+def channel_language(settings: Settings, store: Store) -> Callable[[str, str], str | None]:
+    """A chat's own language: its SLACK_CHANNELS / FEISHU_CHAT_IDS suffix, else the language
+    of one of its subscriptions (answers in that channel use it)."""
+    configured = settings_languages(settings)
+
+    def language(platform: str, channel: str) -> str | None:
+        found = configured.get(f"{platform}:{channel}")
+        if found:
+            return found
+        subscribed = store.channel_subscriptions(platform, channel)
+        return next((s.language for s in subscribed if s.language), None)
+
+    return language
 
 
 def build_pipeline(
@@ -161,14 +216,16 @@ def build_pipeline(
     progress: Progress | None = None,
     store: Store | None = None,
     with_senders: bool = True,
+    metrics: Metrics | None = None,
 ) -> Pipeline:
     """The pipeline for the CLI, the scheduler and the chat adapters."""
     store = store or build_store(settings)
+    metrics = metrics or Metrics()
     fetch: Callable[[str, int], PullRequest] | None = None
     if sample:
         collect = sample_collector(utc_now)
     else:
-        collect, fetch = github_collector(settings, store, progress)
+        collect, fetch = github_collector(settings, store, progress, metrics)
     profile_for = profile_loader(settings)
     return Pipeline(
         store=store,
@@ -182,6 +239,7 @@ def build_pipeline(
         senders=build_senders(settings) if with_senders else {},
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
+        metrics=metrics,
     )
 
 
@@ -229,6 +287,8 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         fetch_pr=pipeline.fetch_pr,
         subscriptions=pipeline.store,
         report_url=lambda repo, week: report_url(settings.public_base_url, repo, week),
+        profile_for=pipeline.profile_for,
+        channel_language=channel_language(settings, pipeline.store),
     )
 
 
@@ -242,25 +302,33 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
 
 
 def dry_run_lines(
-    settings: Settings, pipeline: Pipeline, digest: Digest, targets: list[str] | None
+    settings: Settings, pipeline: Pipeline, digest: Digest, targets: list[Target] | None
 ) -> list[str]:
-    """What `post --dry-run` shows: each destination, what it already has, the card size."""
+    """What `post --dry-run` shows: each target, what it already has, its card and size."""
+    from service.commands.filters import parse_filter
+    from service.core.filters import narrow_digest
+    from service.delivery import as_targets
     from service.render.formats import render_format
 
-    destinations = targets if targets is not None else pipeline.destinations_for(digest.repo)
-    if not destinations:
+    chosen = as_targets(targets if targets is not None else pipeline.destinations_for(digest.repo))
+    if not chosen:
         return [
             "no destination configured: set SLACK_CHANNELS, FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL"
         ]
     url = report_link(settings, digest.repo, digest.week)
     lines = []
-    for destination in destinations:
-        platform = destination.partition(":")[0]
+    for target in chosen:
+        platform = target.destination.partition(":")[0]
         fmt = "slack" if platform == "slack" else "feishu"
-        size = len(render_format(digest, fmt, digest.language, report_url=url).encode())
-        record = pipeline.store.get_delivery(digest.repo, digest.week, destination)
+        lang = target.language or digest.language
+        shown = narrow_digest(digest, parse_filter(target.filter))
+        size = len(render_format(shown, fmt, lang, report_url=url).encode())
+        record = pipeline.store.get_delivery(
+            digest.repo, digest.week, target.destination, target.filter
+        )
         state = f"already {record.status}" if record else "new"
-        lines.append(f"{destination}\t{state}\t{fmt} card {size} bytes")
+        card = f"{fmt} card in {lang}, {shown.stats.prs} PRs, {size} bytes"
+        lines.append(f"{target.label()}\t{state}\t{card}")
     return lines
 
 
@@ -273,7 +341,7 @@ def answer_text(
     lang: str,
 ) -> str:
     """`verl-week risks|pr`: the chat command's answer for the week, built first if not stored."""
-    from service.commands.answer import Caller, answer
+    from service.commands.answer import AnswerKind, Caller, answer
     from service.commands.parse import Command, Verb
     from service.core.models import Severity
     from service.jobs import build_week
@@ -282,18 +350,42 @@ def answer_text(
     digest = pipeline.store.get_digest(repo, window.label, lang)
     if args.sample or digest is None:
         digest = build_week(pipeline, repo, window)
+    flt = cli_filter(args.filter, digest)
     if args.command == "pr":
         number = str(args.number).lstrip("#")
         if not number.isdigit():
             raise InputError(f"bad PR number {args.number!r}: expected a number such as 6091")
-        command = Command(verb=Verb.PR, number=int(number), week=window.label, repo=repo)
+        command = Command(
+            verb=Verb.PR, number=int(number), week=window.label, repo=repo, filter=flt
+        )
     else:
         severity = Severity(args.severity) if args.severity else None
-        command = Command(verb=Verb.RISKS, week=window.label, severity=severity, repo=repo)
+        command = Command(
+            verb=Verb.RISKS, week=window.label, severity=severity, repo=repo, filter=flt
+        )
     ctx = engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
+    if result.kind is AnswerKind.USAGE_ERROR:  # an unknown module: one line, exit 2
+        raise InputError(_plain(translator(CLI_LANGUAGE).t(result.key, **result.params)))
     return render_answer_text(result, lang, digest)
+
+
+def cli_filter(text: str, digest: Digest) -> DigestFilter:
+    """`--filter "module:rollout severity:high"`; a bad one is one line (exit 2) that lists
+    the keys and the week's modules."""
+    from service.commands.filters import FilterError, parse_filter
+    from service.core.filters import week_modules
+
+    try:
+        return parse_filter(text)
+    except FilterError as exc:
+        params = {"modules": ", ".join(week_modules(digest)) or "-", **exc.params}
+        raise InputError(_plain(translator(CLI_LANGUAGE).t(exc.key, **params))) from None
+
+
+def _plain(sentence: str) -> str:
+    return sentence.replace("`", "'")
 
 
 def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
@@ -309,6 +401,7 @@ def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) 
         regenerate=regenerate_callable(pipeline),
         command=settings.slack_command,
         language=settings.digest_language,
+        observe=pipeline.metrics.command_answered,
     )
     if settings.slack_app_token:
         start_socket_mode(app, secret(settings.slack_app_token) or "")
@@ -334,6 +427,7 @@ def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext)
         verification_token=secret(settings.feishu_verification_token),
         encrypt_key=secret(settings.feishu_encrypt_key),
         regenerate=regenerate_callable(pipeline),
+        observe=pipeline.metrics.command_answered,
     )
 
 
@@ -368,6 +462,7 @@ def build_app(
         scheduler_alive=scheduler.alive if scheduler else None,
         on_shutdown=scheduler.shutdown if scheduler else None,
         language=settings.digest_language,
+        metrics=pipeline.metrics,
     )
 
 
@@ -383,6 +478,92 @@ def serve(settings: Settings, *, host: str, port: int, scheduler: bool = True) -
     uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)
 
 
-def run_scheduler_forever(settings: Settings) -> None:
-    """`verl-week scheduler`: the weekly job alone, until SIGTERM or Ctrl-C."""
-    build_weekly_scheduler(settings, build_pipeline(settings)).run_until_stopped()
+def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
+    """`verl-week scheduler`: the weekly job alone, with /healthz, /livez and /metrics on
+    `port` (the image's healthcheck and Prometheus see it as they see `serve`)."""
+    import uvicorn
+
+    from service.web import build_ops_app
+
+    pipeline = build_pipeline(settings)
+    weekly = build_weekly_scheduler(settings, pipeline)
+    app = build_ops_app(
+        store=pipeline.store,
+        scheduler_alive=weekly.alive,
+        metrics=pipeline.metrics,
+        on_shutdown=weekly.shutdown,
+    )
+    weekly.start()
+    uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)
+
+
+def run_doctor(settings: Settings) -> list[Finding]:
+    """`verl-week doctor`: every configured piece checked against the real service."""
+    from service.doctor import check_database, check_github, check_public_url, guarded
+
+    found = guarded("database", lambda: check_database(settings.database_url))
+    subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
+    github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
+    found += guarded("github", lambda: check_github(github))
+    if settings.slack_bot_token:
+        found += guarded("slack", lambda: _doctor_slack(settings, subscribed.get("slack", [])))
+    if settings.feishu_app_id and settings.feishu_app_secret:
+        found += guarded("feishu", lambda: _doctor_feishu(settings, subscribed.get("feishu", [])))
+    if settings.feishu_webhook_url:
+        found += guarded("webhook", lambda: _doctor_webhook(settings))
+    chat = bool(settings.slack_bot_token or settings.feishu_app_id or settings.feishu_webhook_url)
+    return found + check_public_url(settings.public_base_url, chat=chat)
+
+
+def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
+    """Channels subscribed by command, per platform (the store is only read)."""
+    store = Store(create_store_engine(settings.database_url))
+    try:
+        found: dict[str, list[str]] = {}
+        for sub in store.subscription_records():
+            found.setdefault(sub.platform, []).append(sub.channel)
+        return found
+    finally:
+        store.engine.dispose()
+
+
+def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:
+    from service.doctor import check_slack
+    from service.slack.probe import bot_identity, channel_access
+    from service.slack.sender import build_web_client
+
+    client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
+    configured = [split_language(c)[0] for c in settings.slack_channels]
+    return check_slack(
+        lambda: bot_identity(client),
+        lambda channel: channel_access(client, channel),
+        list(dict.fromkeys([*configured, *subscribed])),
+        signing_secret=bool(settings.slack_signing_secret or settings.slack_app_token),
+    )
+
+
+def _doctor_feishu(settings: Settings, subscribed: list[str]) -> list[Finding]:
+    from service.doctor import check_feishu
+    from service.feishu.api import FeishuApi
+    from service.feishu.auth import TenantTokenCache
+
+    tokens = TenantTokenCache(
+        base_url=settings.feishu_base_url,
+        app_id=settings.feishu_app_id or "",
+        app_secret=secret(settings.feishu_app_secret) or "",
+    )
+    configured = [split_language(c)[0] for c in settings.feishu_chat_ids]
+    return check_feishu(FeishuApi(tokens), list(dict.fromkeys([*configured, *subscribed])))
+
+
+def _doctor_webhook(settings: Settings) -> list[Finding]:
+    from service.doctor import check_webhook
+    from service.feishu.webhook import WebhookSender
+
+    sender = WebhookSender(
+        url=settings.feishu_webhook_url or "",
+        secret=secret(settings.feishu_webhook_secret),
+        public_base_url=settings.public_base_url,
+        language=settings.digest_language,
+    )
+    return check_webhook(sender, signed=bool(settings.feishu_webhook_secret))

@@ -20,7 +20,9 @@ from service.commands.context import (
     RunResultLike,
     Subscriptions,
 )
+from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
+from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.models import Digest, PullRequest, Risk, ScoredPR, Severity, Trends
 from service.core.weeks import parse_week
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
@@ -36,11 +38,13 @@ __all__ = [
     "EngineContext",
     "Regenerations",
     "RunResultLike",
+    "SubscriptionView",
     "Subscriptions",
     "answer",
     "answer_failure",
     "answer_regenerated",
     "answer_text",
+    "apply_filter",
     "sorted_risks",
     "top_prs",
 ]
@@ -69,7 +73,18 @@ class AnswerKind(StrEnum):
     ALREADY_SUBSCRIBED = "already_subscribed"
     UNSUBSCRIBED = "unsubscribed"
     NOT_SUBSCRIBED = "not_subscribed"
+    SUBSCRIPTIONS = "subscriptions"
+    NO_MATCH = "no_match"
     ERROR = "error"
+
+
+class SubscriptionView(BaseModel):
+    """One subscription as a `subscriptions` answer lists it."""
+
+    model_config = ConfigDict(extra="forbid")
+    repo: str
+    filter: str = ""
+    language: str = ""
 
 
 class Answer(BaseModel):
@@ -96,12 +111,18 @@ class Answer(BaseModel):
     usage: list[str] = Field(default_factory=list)
     verb: str = ""
     incident: str = ""
+    # the language to answer in (`lang:`, the channel's, or the default); "" for the default
+    language: str = ""
+    # the filter the answer applies, in the grammar (`module:rollout severity:high`)
+    filter: str = ""
+    subscriptions: list[SubscriptionView] = Field(default_factory=list)
 
 
 def usage_keys(verb: Verb | None) -> list[str]:
     """Catalog keys of the usage lines to show: one verb's, or every verb's."""
-    verbs = [verb] if verb is not None else list(Verb)
-    return [f"cmd.usage.{v.value}" for v in verbs]
+    if verb is not None:
+        return [f"cmd.usage.{verb.value}"]
+    return [*(f"cmd.usage.{v.value}" for v in Verb), "cmd.usage.filters"]
 
 
 def answer_text(text: str, caller: Caller, ctx: EngineContext) -> Answer:
@@ -109,7 +130,10 @@ def answer_text(text: str, caller: Caller, ctx: EngineContext) -> Answer:
     try:
         command = parse_command(text)
     except CommandError as exc:
-        return usage_error(exc)
+        reply = _filter_usage(exc, ctx, ctx.repos[0]) if exc.key == UNKNOWN_KEY else None
+        reply = reply or usage_error(exc)
+        reply.language = ctx.language_for(caller)
+        return reply
     return answer(command, caller, ctx)
 
 
@@ -125,13 +149,21 @@ def usage_error(exc: CommandError) -> Answer:
 
 
 def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
-    """The answer to `command` asked by `caller`."""
+    """The answer to `command` asked by `caller`, in the language it should be told in."""
+    reply = _answer(command, caller, ctx)
+    reply.language = ctx.language_for(caller, command.language)
+    return reply
+
+
+def _answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
     try:
         repo = _repo(command, ctx)
         if command.verb is Verb.HELP:
             return Answer(kind=AnswerKind.HELP, repo=repo, usage=usage_keys(None))
         if command.verb in (Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE):
             return _admin_answer(command, caller, ctx, repo)
+        if command.verb is Verb.SUBSCRIPTIONS:
+            return _subscriptions_answer(caller, ctx, repo)
         if command.verb is Verb.PR:
             return _pr_answer(command, ctx, repo)
         return _digest_answer(command, ctx, repo)
@@ -201,16 +233,92 @@ def top_prs(digest: Digest, limit: int) -> list[ScoredPR]:
     return sorted(digest.prs, key=lambda p: (-p.score, p.number))[:limit]
 
 
+def _canonical(flt: DigestFilter, ctx: EngineContext, repo: str) -> DigestFilter:
+    """Module names as the classifier writes them (`npu` → `hardware` for verl)."""
+    if not flt.modules or ctx.profile_for is None:
+        return flt
+    profile = ctx.profile_for(repo)
+    modules = dict.fromkeys(profile.canonical_module(m) for m in flt.modules)
+    return flt.model_copy(update={"modules": tuple(modules)})
+
+
+def _unknown_module(flt: DigestFilter, ctx: EngineContext, repo: str, digest: Digest | None) -> str:
+    """The first module of `flt` neither the week nor the repo's profile knows, or ""."""
+    known = {m.lower() for m in week_modules(digest)} if digest else set()
+    if ctx.profile_for is not None:
+        known |= ctx.profile_for(repo).module_names()
+    return next((m for m in flt.modules if m.lower() not in known), "")
+
+
+def _filter_usage(
+    exc: CommandError | None,
+    ctx: EngineContext,
+    repo: str,
+    *,
+    value: str = "",
+    verb: Verb | None = None,
+) -> Answer:
+    """An unknown filter key or module: the usage, the keys and the week's module names."""
+    try:
+        digest = ctx.reader.latest_digest(repo, ctx.language)
+    except ServiceError:
+        digest = None
+    usage = exc.usage if exc is not None else verb
+    return Answer(
+        kind=AnswerKind.USAGE_ERROR,
+        repo=repo,
+        key=UNKNOWN_KEY,
+        params={
+            "value": str(exc.params.get("value", "")) if exc is not None else value,
+            "keys": filter_keys(),
+            "modules": ", ".join(week_modules(digest)) if digest else "-",
+        },
+        usage=["cmd.usage.filters", *usage_keys(usage)],
+        verb=usage.value if usage else "",
+    )
+
+
+def apply_filter(
+    command: Command, ctx: EngineContext, repo: str, digest: Digest
+) -> Digest | Answer:
+    """The digest narrowed to the command's filter, or the answer that says why it can't be."""
+    if command.filter.empty:
+        return digest
+    flt = _canonical(command.filter, ctx, repo)
+    unknown = _unknown_module(flt, ctx, repo, digest)
+    if unknown:
+        return _filter_usage(None, ctx, repo, value=f"module:{unknown}", verb=command.verb)
+    before = digest.trends.previous_week
+    previous = ctx.reader.get_digest(repo, before, ctx.language) if before else None
+    narrowed = narrow_digest(digest, flt, previous)
+    if narrowed.prs:
+        return narrowed
+    return Answer(
+        kind=AnswerKind.NO_MATCH,
+        repo=repo,
+        week=digest.week,
+        filter=narrowed.filter,
+        key="cmd.answer.no_match",
+        params={"repo": repo, "week": digest.week, "filter": narrowed.filter},
+        public=command.public,
+        report_url=_url(ctx, repo, digest.week),
+    )
+
+
 def _digest_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
     loaded = _load(command, ctx, repo)
     if isinstance(loaded, Answer):
         return loaded
-    digest = loaded
+    filtered = apply_filter(command, ctx, repo, loaded)
+    if isinstance(filtered, Answer):
+        return filtered
+    digest = filtered
     base = {
         "repo": repo,
         "week": digest.week,
         "public": command.public,
         "report_url": _url(ctx, repo, digest.week),
+        "filter": digest.filter,
     }
     if command.verb is Verb.RISKS:
         risks = [r for r in digest.risks if command.severity in (None, r.severity)]
@@ -242,21 +350,41 @@ def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
     week = resolve_week(command.week, ctx)
     weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
     for label in weeks:
-        digest = ctx.reader.get_digest(repo, label, ctx.language)
-        found = digest.pr(number) if digest else None
-        if digest is not None and found is not None:
-            risks = [r for r in digest.risks if number in r.prs]
-            return Answer(
-                kind=AnswerKind.PR,
-                repo=repo,
-                week=digest.week,
-                pr=found,
-                number=number,
-                risks=sorted_risks(risks),
-                public=command.public,
-                report_url=_url(ctx, repo, digest.week),
-            )
+        stored = ctx.reader.get_digest(repo, label, ctx.language)
+        if stored is None or stored.pr(number) is None:
+            continue
+        digest = apply_filter(command, ctx, repo, stored)
+        if isinstance(digest, Answer):
+            return digest
+        found = digest.pr(number)
+        if found is None:
+            return _pr_outside_filter(command, repo, digest, number)
+        risks = [r for r in digest.risks if number in r.prs]
+        return Answer(
+            kind=AnswerKind.PR,
+            repo=repo,
+            week=digest.week,
+            pr=found,
+            number=number,
+            risks=sorted_risks(risks),
+            public=command.public,
+            report_url=_url(ctx, repo, digest.week),
+            filter=digest.filter,
+        )
     return _live_pr(command, ctx, repo, number)
+
+
+def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> Answer:
+    return Answer(
+        kind=AnswerKind.NO_MATCH,
+        repo=repo,
+        week=digest.week,
+        number=number,
+        filter=digest.filter,
+        key="cmd.answer.pr_no_match",
+        params={"repo": repo, "number": number, "filter": digest.filter},
+        public=command.public,
+    )
 
 
 def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> Answer:
@@ -370,13 +498,50 @@ def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, r
         return Answer(
             kind=AnswerKind.ERROR, repo=repo, key="cmd.error.no_subscriptions", params=params
         )
+    flt = _canonical(command.filter, ctx, repo)
+    latest = ctx.reader.latest_digest(repo, ctx.language) if flt.modules else None
+    unknown = _unknown_module(flt, ctx, repo, latest)
+    if unknown:
+        return _filter_usage(None, ctx, repo, value=f"module:{unknown}", verb=command.verb)
+    text = flt.describe()
+    params["filter"] = text
+    suffix = "_filter" if text else ""
     if command.verb is Verb.SUBSCRIBE:
-        added = ctx.subscriptions.subscribe(caller.platform, caller.channel, repo, caller.user_id)
+        added = ctx.subscriptions.subscribe(
+            caller.platform,
+            caller.channel,
+            repo,
+            caller.user_id,
+            filter_text=text,
+            language=command.language,
+        )
         kind = AnswerKind.SUBSCRIBED if added else AnswerKind.ALREADY_SUBSCRIBED
     else:
-        removed = ctx.subscriptions.unsubscribe(caller.platform, caller.channel, repo)
+        removed = ctx.subscriptions.unsubscribe(
+            caller.platform, caller.channel, repo, filter_text=text or None
+        )
         kind = AnswerKind.UNSUBSCRIBED if removed else AnswerKind.NOT_SUBSCRIBED
-    return Answer(kind=kind, repo=repo, key=f"cmd.answer.{kind.value}", params=params)
+    return Answer(
+        kind=kind, repo=repo, filter=text, key=f"cmd.answer.{kind.value}{suffix}", params=params
+    )
+
+
+def _subscriptions_answer(caller: Caller, ctx: EngineContext, repo: str) -> Answer:
+    """This channel's subscriptions, every repo, with filter and language."""
+    params: dict[str, str | int] = {"repo": repo, "channel": caller.channel}
+    if ctx.subscriptions is None or not caller.channel:
+        return Answer(
+            kind=AnswerKind.ERROR, repo=repo, key="cmd.error.no_subscriptions", params=params
+        )
+    found = ctx.subscriptions.channel_subscriptions(caller.platform, caller.channel)
+    views = [
+        SubscriptionView(repo=s.repo, filter=s.filter, language=s.language or ctx.language)
+        for s in found
+    ]
+    key = "cmd.answer.subscriptions" if views else "cmd.answer.no_subscriptions_here"
+    return Answer(
+        kind=AnswerKind.SUBSCRIPTIONS, repo=repo, subscriptions=views, key=key, params=params
+    )
 
 
 def answer_failure(incident: str) -> Answer:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from service.core.models import Digest, PullRequest
+from service.core.profile import RepoProfile
 
 REGENERATE_INTERVAL = timedelta(seconds=60)
 DIGEST_CACHE_TTL = timedelta(seconds=60)
@@ -81,11 +82,34 @@ class CachedReader:
                 del self._weeks[wkey]
 
 
-class Subscriptions(Protocol):
-    """Channels that get the weekly post (Store satisfies it)."""
+class SubscriptionLike(Protocol):
+    """One channel's subscription to a repo: its filter (grammar text, "" for all) and language."""
 
-    def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool: ...
-    def unsubscribe(self, platform: str, channel: str, repo: str) -> bool: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def filter(self) -> str: ...
+    @property
+    def language(self) -> str | None: ...
+
+
+class Subscriptions(Protocol):
+    """Channels that get the weekly post, each with a filter and a language (Store satisfies it)."""
+
+    def subscribe(
+        self,
+        platform: str,
+        channel: str,
+        repo: str,
+        added_by: str | None,
+        *,
+        filter_text: str = "",
+        language: str | None = None,
+    ) -> bool: ...
+    def unsubscribe(
+        self, platform: str, channel: str, repo: str, *, filter_text: str | None = None
+    ) -> int: ...
+    def channel_subscriptions(self, platform: str, channel: str) -> Sequence[SubscriptionLike]: ...
 
 
 class RunResultLike(Protocol):
@@ -157,9 +181,23 @@ class EngineContext:
     subscriptions: Subscriptions | None = None
     report_url: Callable[[str, str], str] | None = None
     regenerations: Regenerations = field(default_factory=Regenerations)
+    # the repo's profile: canonical module names (`npu` → `hardware`) and the known ones
+    profile_for: Callable[[str], RepoProfile] | None = None
+    # a channel's own language (SLACK_CHANNELS=C1:en, a subscription's lang:), or None
+    channel_language: Callable[[str, str], str | None] | None = None
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins
+
+    def language_for(self, caller: Caller, asked: str | None = None) -> str:
+        """`lang:` in the command, else the channel's language, else the default."""
+        if asked:
+            return asked
+        if self.channel_language is not None and caller.channel:
+            found = self.channel_language(caller.platform, caller.channel)
+            if found:
+                return found
+        return self.language
 
     def forget(self, repo: str, week: str) -> None:
         """After a rebuild: drop the cached digest (when the reader caches) of (repo, week)."""

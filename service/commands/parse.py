@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from service.commands.filters import LANG_KEY, FilterBuilder, FilterError, is_filter_token
+from service.core.filters import DigestFilter
 from service.core.models import Severity
 from service.core.weeks import WEEK_RE, format_week
 from service.errors import InputError
@@ -42,6 +44,7 @@ class Verb(StrEnum):
     REGENERATE = "regenerate"
     SUBSCRIBE = "subscribe"
     UNSUBSCRIBE = "unsubscribe"
+    SUBSCRIPTIONS = "subscriptions"
 
 
 READ_VERBS = frozenset({Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK})
@@ -49,6 +52,8 @@ ADMIN_VERBS = frozenset({Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
 WEEK_VERBS = frozenset(
     {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.REGENERATE}
 )
+# verbs that take filters (`module:rollout`, …); every verb takes `lang:en`
+FILTER_VERBS = READ_VERBS | {Verb.SUBSCRIBE, Verb.UNSUBSCRIBE}
 _ALIASES = {"risk": Verb.RISKS, "?": Verb.HELP, "trend": Verb.TRENDS, "regen": Verb.REGENERATE}
 
 
@@ -63,6 +68,8 @@ class Command(BaseModel):
     limit: int | None = None
     public: bool = False
     repo: str | None = None
+    filter: DigestFilter = DigestFilter()
+    language: str | None = None
 
 
 class CommandError(InputError):
@@ -166,13 +173,30 @@ def parse_command(text: str) -> Command:
         return Command(verb=Verb.HELP)
     verb = _verb(tokens[0])
     fields: dict[str, object] = {}
+    filters = FilterBuilder()
     for token in tokens[1:]:
+        if _take_filter(verb, token, filters):
+            continue
         if verb is Verb.HELP:
-            break
+            continue  # `help anything` is still help
         if not _take(verb, token, fields):
             raise CommandError(_bad_argument_key(verb, token), verb, value=token)
     _check_required(verb, fields)
-    return Command(verb=verb, **fields)
+    return Command(verb=verb, filter=filters.build(), language=filters.language, **fields)
+
+
+def _take_filter(verb: Verb, token: str, filters: FilterBuilder) -> bool:
+    """A `key:value` token into the filter (or `lang:`); False when it is no such token."""
+    if not is_filter_token(token):
+        return False
+    is_lang = token.lower().startswith(LANG_KEY + ":")
+    if verb not in FILTER_VERBS and not is_lang:
+        raise CommandError("cmd.error.no_filter", verb, value=token, verb=verb.value)
+    try:
+        filters.take(token)
+    except FilterError as exc:
+        raise CommandError(exc.key, verb, **exc.params) from None
+    return True
 
 
 def _bad_argument_key(verb: Verb, token: str) -> str:

@@ -40,6 +40,7 @@ class Path(StrEnum):
     MESSAGE = "/open-apis/im/v1/messages/{message_id}"
     REPLY = "/open-apis/im/v1/messages/{message_id}/reply"
     BOT_INFO = "/open-apis/bot/v3/info"
+    IN_CHAT = "/open-apis/im/v1/chats/{chat_id}/members/is_in_chat"
 
 
 class Code(IntEnum):
@@ -94,6 +95,12 @@ class FeishuApi:
         bot = self._call("GET", Path.BOT_INFO, b"").get("bot")
         open_id = bot.get("open_id") if isinstance(bot, dict) else None
         return str(open_id) if open_id else None
+
+    def bot_in_chat(self, chat_id: str) -> bool:
+        """Whether the bot is a member of group `chat_id` (im:chat:readonly or
+        im:chat.members:read); PlatformRejectedError names Feishu's reason otherwise."""
+        data = self._call("GET", Path.IN_CHAT.format(chat_id=chat_id), b"").get("data")
+        return bool(data.get("is_in_chat")) if isinstance(data, dict) else False
 
     def _call(
         self, method: str, path: str, body: bytes, params: dict[str, str] | None = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ logger = logging.getLogger(__name__)
 Endpoint = Callable[[Request], Awaitable[Response]]
 Regenerate = Callable[..., RunResultLike]
 Spawn = Callable[[Callable[[], None]], None]
+# (platform, answer kind, seconds to answer): how a command went, for the metrics
+ObserveCommand = Callable[[str, str, float], None]
 
 PLATFORM = "feishu"
 URL_VERIFICATION = "url_verification"
@@ -87,6 +90,7 @@ class FeishuEvents:
     bot_open_id: str | None = None
     regenerate: Regenerate | None = None
     spawn: Spawn = spawn_thread
+    observe: ObserveCommand | None = None
 
     # --- authentication ------------------------------------------------------------------
 
@@ -213,16 +217,22 @@ class FeishuEvents:
         return any((m.get("id") or {}).get("open_id") == self.bot_open_id for m in mentions)
 
     def _answer_message(self, text: str, caller: Caller, message_id: str) -> None:
+        started = time.perf_counter()
         try:
             reply = answer_text(text, caller, self.engine)
             self._reply(message_id, reply)
+            if self.observe is not None:
+                self.observe(PLATFORM, reply.kind.value, time.perf_counter() - started)
             if reply.kind is AnswerKind.REGENERATE_STARTED:
-                self._run_regenerate(reply.repo, reply.week, caller.user_id, message_id)
+                self._run_regenerate(
+                    reply.repo, reply.week, caller.user_id, message_id, reply.language
+                )
         except Exception:
             self._report_failure(message_id)
 
     def _reply(self, message_id: str, reply: Answer) -> None:
-        self.api.reply_card(message_id, render.render_answer(reply, self.engine.language))
+        lang = reply.language or self.engine.language
+        self.api.reply_card(message_id, render.render_answer(reply, lang))
 
     def _report_failure(self, message_id: str) -> None:
         incident = uuid.uuid4().hex[:12]
@@ -234,13 +244,17 @@ class FeishuEvents:
 
     # --- regenerate -------------------------------------------------------------------------
 
-    def _run_regenerate(self, repo: str, week: str, requested_by: str, message_id: str) -> None:
+    def _run_regenerate(
+        self, repo: str, week: str, requested_by: str, message_id: str, language: str = ""
+    ) -> None:
         """The heavy part, after the answer: rebuild, which edits the posted cards itself."""
         try:
             if self.regenerate is None:
                 raise ServiceError("regenerate is not available on this server")
             result = self.regenerate(repo, week, requested_by=requested_by)
-            self._reply(message_id, answer_regenerated(result, self.engine))
+            done = answer_regenerated(result, self.engine)
+            done.language = language
+            self._reply(message_id, done)
         finally:
             self.engine.forget(repo, week)
             self.engine.regenerations.finish(repo, week)
@@ -322,6 +336,7 @@ def build_feishu_endpoint(
     bot_open_id: str | None = None,
     regenerate: Regenerate | None = None,
     spawn: Spawn = spawn_thread,
+    observe: ObserveCommand | None = None,
 ) -> Endpoint:
     """The async Starlette endpoint for POST /feishu/events."""
     state = FeishuEvents(
@@ -333,6 +348,7 @@ def build_feishu_endpoint(
         bot_open_id=bot_open_id or None,
         regenerate=regenerate,
         spawn=spawn,
+        observe=observe,
     )
 
     return state.respond

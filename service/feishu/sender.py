@@ -66,20 +66,25 @@ class FeishuSender:
         self.report_url = report_url_for(public_base_url)
         self.language = language
 
-    def _card(self, target: str, digest: Digest) -> dict[str, Any]:
+    def _card(self, target: str, digest: Digest, language: str | None) -> dict[str, Any]:
         card = render.render_digest(
-            digest, report_url=self.report_url(digest), lang=self.language, via="app"
+            digest, report_url=self.report_url(digest), lang=language or self.language, via="app"
         )
         check_card(card, via="app", target=target)
         return card
 
-    def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
+    def post(
+        self, target: str, digest: Digest, *, idempotency_key: str, language: str | None = None
+    ) -> str:
         """Post the card to chat `target`; returns the message id (`om_…`)."""
-        return self.api.create_card(target, self._card(target, digest), uuid=idempotency_key)
+        card = self._card(target, digest, language)
+        return self.api.create_card(target, card, uuid=idempotency_key)
 
-    def update(self, target: str, message_id: str, digest: Digest) -> str:
+    def update(
+        self, target: str, message_id: str, digest: Digest, *, language: str | None = None
+    ) -> str:
         """Replace the posted card in place (PATCH); the message id stays."""
-        return self.api.patch_card(message_id, self._card(target, digest))
+        return self.api.patch_card(message_id, self._card(target, digest, language))
 
     def find_posted(self, target: str, idempotency_key: str) -> str | None:
         """Feishu can't look a message up by uuid; a re-post with the same uuid is dropped by

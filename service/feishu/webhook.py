@@ -61,22 +61,46 @@ class WebhookSender:
         self.timeout = timeout
         self.clock = clock
 
-    def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
+    def post(
+        self, target: str, digest: Digest, *, idempotency_key: str, language: str | None = None
+    ) -> str:
         """Post the card; returns a marker id (custom bots return no message id)."""
         card = render.render_digest(
-            digest, report_url=self.report_url(digest), lang=self.language, via="webhook"
+            digest,
+            report_url=self.report_url(digest),
+            lang=language or self.language,
+            via="webhook",
         )
         card = _without_callbacks(card)
         check_card(card, via="webhook", target=target)
         self._send(card)
         return f"{MARKER_PREFIX}{uuid.uuid4().hex[:16]}"
 
-    def update(self, target: str, message_id: str, digest: Digest) -> str:
+    def update(
+        self, target: str, message_id: str, digest: Digest, *, language: str | None = None
+    ) -> str:
         """A custom bot can't edit: post a fresh card and return its marker."""
-        return self.post(target, digest, idempotency_key=message_id)
+        return self.post(target, digest, idempotency_key=message_id, language=language)
 
     def find_posted(self, target: str, idempotency_key: str) -> str | None:
         return None
+
+    def probe(self) -> int:
+        """Send a signed message with no content, which the custom bot refuses without posting
+        anything: Feishu checks the signature first, so 19021 means the signature (or its
+        absence) is refused, and 9499 (bad request) means it passed. Returns Feishu's code."""
+        timestamp, sign = None, None
+        if self._secret:
+            timestamp = str(int(self.clock()))
+            sign = webhook_sign(timestamp, self._secret)
+        body = {key: value for key, value in (("timestamp", timestamp), ("sign", sign)) if value}
+        try:
+            response = self.session.post(self.url, json=body, timeout=self.timeout)
+            payload = response.json()
+        except (requests.RequestException, ValueError) as exc:
+            raise UnreachableError(f"Feishu webhook unreachable: {type(exc).__name__}") from exc
+        code = payload.get("code", payload.get("StatusCode")) if isinstance(payload, dict) else None
+        return int(code) if isinstance(code, int) else -1
 
     def _send(self, card: dict[str, Any]) -> None:
         timestamp, sign = None, None

@@ -52,6 +52,10 @@ GRAPHQL_FORBIDDEN = "FORBIDDEN"
 TOKEN_REFUSED = "GitHub refused the token (401): check GITHUB_TOKEN"  # noqa: S105 - a message
 
 
+# (api: rest | graphql, HTTP status, x-ratelimit-remaining, x-ratelimit-resource) per answer
+Observe = Callable[[str, int, str | None, str | None], None]
+
+
 class HttpCache(Protocol):
     """Where ETags and bodies of REST GETs are kept (the store implements it)."""
 
@@ -158,6 +162,7 @@ class GitHubHttp:
         max_wait: float = 300.0,
         user_agent: str = "verl-week",
         sleep: Callable[[float], None] = time.sleep,
+        observe: Observe | None = None,
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self.graphql_url = graphql_url
@@ -169,6 +174,7 @@ class GitHubHttp:
         self.backoff_cap = backoff_cap
         self.max_wait = max_wait
         self.stats = RequestStats()
+        self._observe = observe
         self._sleep = sleep
         self._random = random.SystemRandom()
         self._session = requests.Session()
@@ -266,6 +272,11 @@ class GitHubHttp:
     def _record(self, resp: requests.Response, *, graphql: bool) -> None:
         kind = "graphql_requests" if graphql else "rest_requests"
         self.stats.add(requests=1, bytes_downloaded=len(resp.content), **{kind: 1})
+        if self._observe is not None:
+            headers = resp.headers
+            remaining = headers.get("x-ratelimit-remaining")
+            api = "graphql" if graphql else "rest"
+            self._observe(api, resp.status_code, remaining, headers.get("x-ratelimit-resource"))
 
     def _backoff(self, attempt: int) -> float:
         # full jitter: uniform in [0, min(cap, base * 2^attempt)]

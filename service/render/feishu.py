@@ -19,6 +19,7 @@ from service.render import escape, wording
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
+from service.render.wording import subscription_line
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
@@ -117,6 +118,25 @@ def card_environment() -> jinja2.Environment:
     return env
 
 
+def _note(content: str) -> dict[str, Any]:
+    return {"tag": "markdown", "content": content, "text_align": "left"}
+
+
+def with_notes(
+    card: dict[str, Any], tr: Translator, answer: Answer | None, filter_text: str
+) -> dict[str, Any]:
+    """The filter a card applies (first in its body) and a subscriptions list (after the
+    sentence), before the card is fitted."""
+    elements = card["body"]["elements"]
+    if answer is not None and answer.subscriptions:
+        lines = [f"· {subscription_line(tr, v, escape.feishu_text)}" for v in answer.subscriptions]
+        elements.insert(1, _note("\n".join(lines)))
+    if filter_text:
+        line = tr.t("cmd.answer.filter_line", filter=escape.feishu_text(filter_text))
+        elements.insert(0, _note(line))
+    return card
+
+
 def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
     tr = translator(lang)
     text = (
@@ -173,6 +193,7 @@ def render_digest(
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
     )
+    card = with_notes(card, translator(lang), None, digest.filter)
     return _fit(card, lang, url, via)
 
 
@@ -221,4 +242,6 @@ def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, A
             colour=COLOUR_BY_KIND.get(answer.kind, COLOUR_NEUTRAL),
             title=_answer_title(translator(lang), answer),
         )
+    applied = answer.digest.filter if answer.digest is not None else answer.filter
+    card = with_notes(card, translator(lang), answer, applied)
     return _fit(card, lang, url, via)

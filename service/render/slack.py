@@ -19,6 +19,7 @@ from service.core.models import Digest, Risk, Statement, TrendBucket
 from service.render import escape, wording
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
+from service.render.wording import subscription_line
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
@@ -91,7 +92,15 @@ def slack_environment() -> jinja2.Environment:
     return env
 
 
-def _render(template: str, lang: str, *, more_url: str = "", **context: Any) -> SlackMessage:
+def filter_block(tr: Translator, filter_text: str) -> dict[str, Any]:
+    """The context line a filtered card or answer carries: which filter it applies."""
+    line = tr.t("cmd.answer.filter_line", filter=slack_code(filter_text))
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": line}]}
+
+
+def _render(
+    template: str, lang: str, *, more_url: str = "", filter_text: str = "", **context: Any
+) -> SlackMessage:
     tr = translator(lang)
     text = (
         slack_environment()
@@ -108,6 +117,8 @@ def _render(template: str, lang: str, *, more_url: str = "", **context: Any) -> 
         )
     )
     raw = json.loads(text)
+    if filter_text:  # right under the heading, never dropped when the card is condensed
+        raw["blocks"].insert(1, filter_block(tr, filter_text))
     return fit_slack(SlackMessage(raw["text"], raw["blocks"]), more_url=more_url, limits=SLACK)
 
 
@@ -138,6 +149,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         "slack/digest.json.j2",
         lang,
         more_url=url,
+        filter_text=digest.filter,
         digest=digest,
         prs=top_prs(digest, TOP_PRS),
         risks=risks[:TOP_RISKS],
@@ -162,6 +174,8 @@ def statement_text(lang: str, statement: Statement) -> str:
 
 def _message(answer: Answer, tr: Translator, lang: str) -> SlackMessage:
     sentence = say(tr, answer.key, answer.params) if answer.key else tr.t("cmd.help_title")
+    lines = [f"• {subscription_line(tr, s, escape.slack_text)}" for s in answer.subscriptions]
+    sentence = "\n".join([sentence, *lines])
     notes: list[str] = []
     if answer.kind is AnswerKind.NO_DIGEST and answer.weeks:
         notes.append(tr.t("cmd.answer.stored_weeks", weeks=", ".join(answer.weeks)))
@@ -187,6 +201,7 @@ def _risks(answer: Answer, lang: str) -> SlackMessage:
     return _render(
         "slack/risks.json.j2",
         lang,
+        filter_text=answer.filter,
         answer=answer,
         risks=answer.risks[:ANSWER_RISKS],
         more=max(len(answer.risks) - ANSWER_RISKS, 0),
@@ -219,6 +234,7 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
     return _render(
         "slack/pr.json.j2",
         lang,
+        filter_text=answer.filter,
         answer=answer,
         pr=answer.pr,
         live=answer.live_pr,
@@ -242,6 +258,7 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
         return _render(
             "slack/summary.json.j2",
             lang,
+            filter_text=digest.filter,
             answer=answer,
             digest=digest,
             report_url=url,
@@ -252,6 +269,7 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
     return _render(
         "slack/trends.json.j2",
         lang,
+        filter_text=digest.filter,
         answer=answer,
         digest=digest,
         modules=modules,
@@ -279,7 +297,13 @@ def render_answer(answer: Answer, lang: str) -> SlackMessage:
     if answer.kind is AnswerKind.TOP:
         url = escape.safe_url(answer.report_url)
         return _render(
-            "slack/top.json.j2", lang, answer=answer, prs=answer.prs, report_url=url, more_url=url
+            "slack/top.json.j2",
+            lang,
+            filter_text=answer.filter,
+            answer=answer,
+            prs=answer.prs,
+            report_url=url,
+            more_url=url,
         )
     if answer.kind in (AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK) and answer.digest:
         return _digest_view(answer, lang)

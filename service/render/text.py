@@ -5,6 +5,7 @@ from __future__ import annotations
 from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest
 from service.render.environment import environment, translator
+from service.render.escape import md_text
 from service.render.report import MARKDOWN, Speaker
 
 TEMPLATE = "text/answer.md.j2"
@@ -15,8 +16,14 @@ def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) 
     tr = translator(lang)
     source = answer.digest or digest
     speaker = Speaker(source, tr, MARKDOWN) if source else None
-    return (
+    text = (
         environment()
         .get_template(TEMPLATE)
         .render(t=tr.t, has=tr.has, lang=lang, a=answer, kinds=AnswerKind, s=speaker)
     )
+    if not answer.filter or answer.kind is AnswerKind.NO_MATCH:
+        return text
+    # the filter the answer applies, under its heading
+    line = tr.t("cmd.answer.filter_line", filter=md_text(answer.filter))
+    heading, newline, rest = text.lstrip("\n").partition("\n")
+    return f"{heading}{newline}\n{line}\n{rest}" if heading.startswith("#") else f"{line}\n\n{text}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from service.commands.answer import SubscriptionView
 from service.core.models import Risk
 from service.core.risks import message_keys, message_params
 from service.render.strings import Translator
@@ -44,3 +45,14 @@ def risk_say(
             raise KeyError(f"no catalog wording for risk {risk.kind}.{risk.rule}.{field}")
         return say(tr, fallback, {"kind": risk.kind.value}, escape)
     return say(tr, key, dict(message_params(risk)), escape)
+
+
+def subscription_line(tr: Translator, view: SubscriptionView, escape: Escape) -> str:
+    """`repo · filter · language` of one subscription (the filter is the channel's own text)."""
+    filter_text = escape(view.filter) if view.filter else tr.t("cmd.answer.subscription_all")
+    return tr.t(
+        "cmd.answer.subscription_line",
+        repo=escape(view.repo),
+        filter=filter_text,
+        language=view.language or "-",
+    )

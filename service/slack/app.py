@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ IN_CHANNEL = "in_channel"
 Endpoint = Callable[[Request], Awaitable[Response]]
 Regenerate = Callable[[str, str, str], RunResultLike]
 Respond = Callable[..., Any]
+# (platform, answer kind, seconds to answer): how a command went, for the metrics
+ObserveCommand = Callable[[str, str, float], None]
 
 
 @dataclass
@@ -67,9 +70,10 @@ class SlackCommands:
     engine: EngineContext
     regenerate: Regenerate | None
     language: str
+    observe: ObserveCommand | None = None
 
     def message(self, reply: Answer) -> SlackMessage:
-        return render_answer(reply, self.language)
+        return render_answer(reply, reply.language or self.language)
 
     def fields(self, reply: Answer) -> dict[str, Any]:
         """ack/respond keyword arguments for `reply`: ephemeral unless the user said public."""
@@ -98,6 +102,7 @@ class SlackCommands:
         finally:
             self.engine.forget(reply.repo, reply.week)
             self.engine.regenerations.finish(reply.repo, reply.week)
+        result_answer.language = reply.language
         _safe_respond(respond, replace_original=False, **self.fields(result_answer))
 
     def handle(
@@ -108,6 +113,7 @@ class SlackCommands:
         respond: Respond,
         *,
         in_ack: bool,
+        started: float | None = None,
     ) -> None:
         """Acknowledge with the answer (or send it through response_url), then rebuild if asked."""
         fields = self.fields(reply)
@@ -116,6 +122,8 @@ class SlackCommands:
         else:
             ack()
             _safe_respond(respond, replace_original=False, **fields)
+        if self.observe is not None and started is not None:
+            self.observe(PLATFORM, reply.kind.value, time.perf_counter() - started)
         # ack first: Slack shows the user an error when the ack takes over 3 s (§2.2)
         if reply.kind is AnswerKind.REGENERATE_STARTED:
             self.run_regenerate(reply, caller, respond)
@@ -150,11 +158,12 @@ def _action_caller(body: dict[str, Any]) -> Caller:
 def _register(app: App, commands: SlackCommands, command_name: str) -> None:
     @app.command(command_name)
     def on_command(ack: Any, body: dict[str, Any], respond: Any) -> None:
+        started = time.perf_counter()
         caller = Caller(
             user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
         )
         reply = answer_text(body.get("text", ""), caller, commands.engine)
-        commands.handle(reply, caller, ack, respond, in_ack=True)
+        commands.handle(reply, caller, ack, respond, in_ack=True, started=started)
 
     def on_button(verb: Verb) -> Callable[..., None]:
         def listener(ack: Any, body: dict[str, Any], respond: Any) -> None:
@@ -194,6 +203,7 @@ def build_slack_app(
     regenerate: Regenerate | None,
     command: str = DEFAULT_COMMAND,
     language: str = "zh",
+    observe: ObserveCommand | None = None,
 ) -> App:
     """A bolt App on `client` (SLACK_API_URL), with the command and button listeners."""
     app = App(
@@ -202,7 +212,10 @@ def build_slack_app(
         token_verification_enabled=False,  # auth.test on the first request, not at start-up
         logger=logging.getLogger("service.slack.bolt"),
     )
-    _register(app, SlackCommands(engine=engine, regenerate=regenerate, language=language), command)
+    commands = SlackCommands(
+        engine=engine, regenerate=regenerate, language=language, observe=observe
+    )
+    _register(app, commands, command)
     return app
 
 

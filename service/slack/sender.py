@@ -113,9 +113,11 @@ class SlackSender:
             return self._report_url(repo, week)
         return links.report_url(self.public_base_url, repo, week)
 
-    def render(self, digest: Digest) -> SlackMessage:
+    def render(self, digest: Digest, language: str | None = None) -> SlackMessage:
         message = render_digest(
-            digest, report_url=self.report_url(digest.repo, digest.week), lang=self.language
+            digest,
+            report_url=self.report_url(digest.repo, digest.week),
+            lang=language or self.language,
         )
         problems = slack_violations(message)
         if problems:
@@ -134,9 +136,11 @@ class SlackSender:
             raise translate(exc, where, method) from exc
         return dict(response.data) if isinstance(response.data, dict) else {}
 
-    def post(self, target: str, digest: Digest, *, idempotency_key: str) -> str:
+    def post(
+        self, target: str, digest: Digest, *, idempotency_key: str, language: str | None = None
+    ) -> str:
         """chat.postMessage the card; on not_in_channel join the channel and retry once."""
-        message = self.render(digest)
+        message = self.render(digest, language)
         fields = {
             "channel": target,
             "text": message.text,
@@ -154,10 +158,12 @@ class SlackSender:
             data = self._call(SlackMethod.POST, target, **fields)
         return message_id(str(data.get("channel") or target), str(data["ts"]))
 
-    def update(self, target: str, message_id_: str, digest: Digest) -> str:
+    def update(
+        self, target: str, message_id_: str, digest: Digest, *, language: str | None = None
+    ) -> str:
         """chat.update the earlier card in place (regenerate, --force)."""
         channel, ts = split_message_id(message_id_, target)
-        message = self.render(digest)
+        message = self.render(digest, language)
         # no metadata: chat.update keeps the message's metadata (and so its idempotency key)
         data = self._call(
             SlackMethod.UPDATE,

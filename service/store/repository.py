@@ -25,12 +25,18 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
 from service.core.models import Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
-from service.store.schema import SchemaUpgrade, upgrade_schema
+from service.store.schema import (
+    SchemaUpgrade,
+    code_heads,
+    database_heads,
+    known_revisions,
+    upgrade_schema,
+)
 from service.store.translate import translated
 from service.store.upsert import upsert
 
@@ -63,6 +69,23 @@ class DeliveryRecord:
     idempotency_key: str
     attempts: int
     error: str | None
+    filter: str = ""
+
+
+@dataclass(frozen=True)
+class SubscriptionRecord:
+    """A channel's subscription to a repo's weekly card: its filter ("" for every PR) and its
+    language (None: the channel's or the default)."""
+
+    platform: str
+    channel: str
+    repo: str
+    filter: str
+    language: str | None
+
+    @property
+    def destination(self) -> str:
+        return f"{self.platform}:{self.channel}"
 
 
 @dataclass(frozen=True)
@@ -133,6 +156,46 @@ def is_dead_owner(owner: str) -> bool:
     except PermissionError:
         return False
     return False
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """Where a database stands: its Alembic revisions (empty: no verl-week schema yet), the
+    ones this release ships, and the revisions this release knows at all."""
+
+    revisions: frozenset[str]
+    heads: frozenset[str]
+    known: frozenset[str]
+
+    @property
+    def current(self) -> bool:
+        return self.revisions == self.heads
+
+    @property
+    def newer(self) -> bool:
+        """The database was migrated by a newer verl-week."""
+        return not self.revisions <= self.known
+
+
+def schema_state(url: str) -> SchemaState:
+    """Read the schema's revisions without creating or migrating anything (`doctor`)."""
+    heads, known = code_heads(), known_revisions()
+    parsed = make_url(url)
+    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, ":memory:")
+    if is_file and not Path(parsed.database or "").expanduser().exists():
+        return SchemaState(frozenset(), heads, known)  # connecting would create an empty file
+    try:
+        engine = create_store_engine(url)
+    except (SQLAlchemyError, ValueError, OSError) as exc:
+        raise StoreUnavailableError(f"cannot open database: {type(exc).__name__}") from None
+    try:
+        with engine.connect() as conn:
+            return SchemaState(database_heads(conn), heads, known)
+    except DatabaseError as exc:
+        reason = str(exc.orig).splitlines()[0] if exc.orig else "operational error"
+        raise StoreUnavailableError(f"database unavailable: {reason}") from None
+    finally:
+        engine.dispose()
 
 
 class Store:
@@ -302,20 +365,25 @@ class Store:
             m["idempotency_key"],
             m["attempts"],
             m["error"],
+            m["filter"],
         )
 
     @translated
-    def get_delivery(self, repo: str, week: str, destination: str) -> DeliveryRecord | None:
+    def get_delivery(
+        self, repo: str, week: str, destination: str, filter_text: str = ""
+    ) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
-            c.repo == repo, c.week == week, c.destination == destination
+            c.repo == repo, c.week == week, c.destination == destination, c.filter == filter_text
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return self._delivery(row) if row else None
 
     @translated
-    def record_intent(self, repo: str, week: str, destination: str, key: str) -> DeliveryRecord:
+    def record_intent(
+        self, repo: str, week: str, destination: str, key: str, filter_text: str = ""
+    ) -> DeliveryRecord:
         """Record that we are about to post; returns the existing record if there is one."""
         now = _now()
         try:
@@ -325,6 +393,7 @@ class Store:
                         repo=repo,
                         week=week,
                         destination=destination,
+                        filter=filter_text,
                         status="intent",
                         idempotency_key=key,
                         attempts=0,
@@ -334,7 +403,7 @@ class Store:
                 )
         except IntegrityError:
             pass  # another process or an earlier run recorded it first
-        record = self.get_delivery(repo, week, destination)
+        record = self.get_delivery(repo, week, destination, filter_text)
         assert record is not None  # noqa: S101 - inserted or already present just above
         return record
 
@@ -385,8 +454,18 @@ class Store:
     # --- subscriptions --------------------------------------------------------------------
 
     @translated
-    def subscribe(self, platform: str, channel: str, repo: str, added_by: str | None) -> bool:
-        """Add a channel to the weekly post; False when it was already subscribed."""
+    def subscribe(
+        self,
+        platform: str,
+        channel: str,
+        repo: str,
+        added_by: str | None,
+        *,
+        filter_text: str = "",
+        language: str | None = None,
+    ) -> bool:
+        """Add a channel's subscription (repo + filter) to the weekly post; False when it was
+        already there (its language then becomes `language`, when one is given)."""
         try:
             with self._tx() as conn:
                 conn.execute(
@@ -394,35 +473,78 @@ class Store:
                         platform=platform,
                         channel=channel,
                         repo=repo,
+                        filter=filter_text,
+                        language=language,
                         added_by=added_by,
                         created_at=_now(),
                     )
                 )
         except IntegrityError:
+            if language:
+                c = t.subscriptions.c
+                where = (c.platform == platform, c.channel == channel, c.repo == repo)
+                with self._tx() as conn:
+                    conn.execute(
+                        update(t.subscriptions)
+                        .where(*where, c.filter == filter_text)
+                        .values(language=language)
+                    )
             return False
         return True
 
     @translated
-    def unsubscribe(self, platform: str, channel: str, repo: str) -> bool:
-        """Remove a channel; False when it was not subscribed."""
+    def unsubscribe(
+        self, platform: str, channel: str, repo: str, *, filter_text: str | None = None
+    ) -> int:
+        """Remove a channel's subscription with that filter (every one of the repo when
+        `filter_text` is None); returns how many went."""
         c = t.subscriptions.c
+        query = delete(t.subscriptions).where(
+            c.platform == platform, c.channel == channel, c.repo == repo
+        )
+        if filter_text is not None:
+            query = query.where(c.filter == filter_text)
         with self._tx() as conn:
-            result = conn.execute(
-                delete(t.subscriptions).where(
-                    c.platform == platform, c.channel == channel, c.repo == repo
-                )
-            )
-        return bool(result.rowcount)
+            result = conn.execute(query)
+        return int(result.rowcount)
+
+    @staticmethod
+    def _subscription(row: Any) -> SubscriptionRecord:
+        m = row._mapping
+        return SubscriptionRecord(
+            m["platform"], m["channel"], m["repo"], m["filter"], m["language"]
+        )
 
     @translated
-    def subscriptions(self, repo: str, platform: str | None = None) -> list[tuple[str, str]]:
-        """(platform, channel) pairs subscribed to `repo`."""
+    def subscription_records(
+        self, repo: str | None = None, platform: str | None = None
+    ) -> list[SubscriptionRecord]:
+        """Subscriptions (of `repo`, of `platform`), oldest first."""
         c = t.subscriptions.c
-        query = select(c.platform, c.channel).where(c.repo == repo).order_by(c.id)
+        query = select(t.subscriptions).order_by(c.id)
+        if repo:
+            query = query.where(c.repo == repo)
         if platform:
             query = query.where(c.platform == platform)
         with self.engine.connect() as conn:
-            return [(row[0], row[1]) for row in conn.execute(query)]
+            return [self._subscription(row) for row in conn.execute(query)]
+
+    def subscriptions(self, repo: str, platform: str | None = None) -> list[tuple[str, str]]:
+        """(platform, channel) pairs subscribed to `repo`, each once."""
+        pairs = [(s.platform, s.channel) for s in self.subscription_records(repo, platform)]
+        return list(dict.fromkeys(pairs))
+
+    @translated
+    def channel_subscriptions(self, platform: str, channel: str) -> list[SubscriptionRecord]:
+        """Every subscription of one channel, any repo, oldest first."""
+        c = t.subscriptions.c
+        query = (
+            select(t.subscriptions)
+            .where(c.platform == platform, c.channel == channel)
+            .order_by(c.id)
+        )
+        with self.engine.connect() as conn:
+            return [self._subscription(row) for row in conn.execute(query)]
 
     # --- locks ----------------------------------------------------------------------------
 

@@ -55,6 +55,12 @@ def code_heads() -> frozenset[str]:
     return frozenset(ScriptDirectory.from_config(alembic_config()).get_heads())
 
 
+def known_revisions() -> frozenset[str]:
+    """Every revision this code ships (a database at another one was migrated by a newer one)."""
+    script = ScriptDirectory.from_config(alembic_config())
+    return frozenset(r.revision for r in script.walk_revisions())
+
+
 def database_heads(connection: Connection) -> frozenset[str]:
     """The revisions the database is at; empty for a fresh (or pre-Alembic) database."""
     return frozenset(MigrationContext.configure(connection).get_current_heads())

@@ -24,6 +24,8 @@ from sqlalchemy import (
 )
 
 SCHEDULER_JOBS_TABLE = "apscheduler_jobs"
+# a subscription's or delivery's filter, as the grammar writes it back ("" for every PR)
+FILTER_CHARS = 500
 
 metadata = MetaData()
 
@@ -71,6 +73,7 @@ deliveries = Table(
     Column("repo", String(200), nullable=False),
     Column("week", String(10), nullable=False),
     Column("destination", String(300), nullable=False),
+    Column("filter", String(FILTER_CHARS), nullable=False, server_default=""),
     Column("status", String(20), nullable=False),
     Column("message_id", String(300)),
     Column("idempotency_key", String(100), nullable=False),
@@ -78,7 +81,7 @@ deliveries = Table(
     Column("error", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("repo", "week", "destination", name="uq_delivery"),
+    UniqueConstraint("repo", "week", "destination", "filter", name="uq_delivery_target"),
 )
 
 subscriptions = Table(
@@ -88,9 +91,11 @@ subscriptions = Table(
     Column("platform", String(20), nullable=False),
     Column("channel", String(200), nullable=False),
     Column("repo", String(200), nullable=False),
+    Column("filter", String(FILTER_CHARS), nullable=False, server_default=""),
+    Column("language", String(5)),
     Column("added_by", String(200)),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("platform", "channel", "repo", name="uq_subscription"),
+    UniqueConstraint("platform", "channel", "repo", "filter", name="uq_subscription_filter"),
 )
 
 locks = Table(

@@ -148,7 +148,7 @@ def test_bad_text_answers_with_usage(make_ctx: Ctx) -> None:
     assert reply.usage == ["cmd.usage.pr"]
     general = answer_text("launch", USER, make_ctx())
     assert general.usage == usage_keys(None)
-    assert len(general.usage) == len(Verb)
+    assert len(general.usage) == len(Verb) + 1  # every verb, then the filter keys
 
 
 def test_unknown_repo_is_a_usage_error(make_ctx: Ctx) -> None:
@@ -160,7 +160,7 @@ def test_unknown_repo_is_a_usage_error(make_ctx: Ctx) -> None:
 def test_help_lists_every_verb(make_ctx: Ctx) -> None:
     reply = answer_text("help", USER, make_ctx())
     assert reply.kind is AnswerKind.HELP
-    assert reply.usage == [f"cmd.usage.{v.value}" for v in Verb]
+    assert reply.usage == [*(f"cmd.usage.{v.value}" for v in Verb), "cmd.usage.filters"]
 
 
 @pytest.mark.parametrize("text", ["regenerate", "subscribe", "unsubscribe", "regenerate 2026-W04"])

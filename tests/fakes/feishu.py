@@ -26,6 +26,7 @@ TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
 MESSAGES = "/open-apis/im/v1/messages"
 HOOK_PREFIX = "/open-apis/bot/v2/hook/"
 BOT_INFO = "/open-apis/bot/v3/info"
+CHATS = "/open-apis/im/v1/chats/"
 BOT_OPEN_ID = "ou_bot"
 TOKEN_TTL = 7200
 SAME_TOKEN_WHILE = 1800  # "≥ 30 minutes left: the same token comes back"
@@ -114,6 +115,7 @@ class FakeFeishu:
         self.api.route("POST", TOKEN_PATH, self._token)
         self.api.route("POST", MESSAGES, self._create)
         self.api.route("GET", BOT_INFO, self._bot_info)
+        self.api.route_prefix("GET", CHATS, self._in_chat)
         self.api.route_prefix("POST", MESSAGES + "/", self._reply)
         self.api.route_prefix("PATCH", MESSAGES + "/", self._patch)
         self.api.route_prefix("POST", HOOK_PREFIX, self._hook)
@@ -166,6 +168,16 @@ class FakeFeishu:
             return denied
         bot = {"activate_status": 2, "app_name": "verl-week", "open_id": BOT_OPEN_ID}
         return 200, {}, {"code": 0, "msg": "ok", "bot": bot}
+
+    def _in_chat(self, rec: Recorded) -> Reply:
+        """GET /im/v1/chats/:chat_id/members/is_in_chat: is the bot (the token's app) in it."""
+        denied = self._auth(rec)
+        if denied:
+            return denied
+        chat_id, _, rest = rec.path.removeprefix(CHATS).partition("/")
+        if rest != "members/is_in_chat":
+            return _error(1254000, "unsupported path in the fake", 404)
+        return 200, {}, {"code": 0, "msg": "success", "data": {"is_in_chat": chat_id in self.chats}}
 
     def _new_id(self) -> str:
         return f"om_{next(self._ids):06d}"

@@ -30,6 +30,7 @@ def message_event(
     mentions: list[str] | None = None,
     event_id: str | None = None,
     sender: str = "ou_reader",
+    chat_id: str = "oc_group1",
 ) -> dict[str, Any]:
     """A text message; in a group the bot is mentioned (`@_user_1`) unless `mentions` says."""
     keys = mentions if mentions is not None else ([BOT_OPEN_ID] if chat_type == "group" else [])
@@ -41,7 +42,7 @@ def message_event(
             "sender": {"sender_id": {"open_id": sender}, "sender_type": "user", "tenant_key": "t"},
             "message": {
                 "message_id": f"om_{header['event_id']}",
-                "chat_id": "oc_group1",
+                "chat_id": chat_id,
                 "chat_type": chat_type,
                 "message_type": "text",
                 "content": json.dumps({"text": text}),

@@ -63,6 +63,9 @@ CHANGE_TYPES = {
 }
 
 
+TOKENLESS_LIMIT = 60
+
+
 def _template(name: str) -> dict[str, Any]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
@@ -142,6 +145,7 @@ class FakeGitHub:
         self.api.route("GET", "/search/issues", self._wrap(self._search_issues))
         self.api.route("GET", "/search/code", self._wrap(self._search_code))
         self.api.route_prefix("GET", f"/repos/{repo}/pulls/", self._wrap(self._pulls))
+        self.api.route("GET", "/rate_limit", self._rate_limit)
 
     # --- running and scenarios ------------------------------------------------------------
 
@@ -272,6 +276,17 @@ class FakeGitHub:
         return sorted(found, key=lambda p: -p.number)
 
     # --- REST -------------------------------------------------------------------------
+
+    def _rate_limit(self, rec: Recorded) -> Reply:
+        """GET /rate_limit: costs nothing (platform-facts §1.4); 60 an hour without a token."""
+        refused = self._auth_refusal(rec, required=False)
+        if refused is not None:
+            return refused
+        limit = 5000 if rec.header("authorization") else TOKENLESS_LIMIT
+        remaining = self.rate_remaining if rec.header("authorization") else TOKENLESS_LIMIT
+        core = {"limit": limit, "remaining": remaining, "reset": self.reset_epoch, "used": 0}
+        resources = {"core": core, "graphql": core, "search": {**core, "limit": 30}}
+        return 200, {}, {"resources": resources, "rate": core}
 
     def _repository(self, rec: Recorded) -> Reply:
         owner, name = self.repo.split("/")

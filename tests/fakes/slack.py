@@ -208,8 +208,9 @@ class FakeSlack:
         found = self._channel(args)
         if not isinstance(found, Channel):
             return found
-        if not found.member:
-            return 200, {}, {"ok": False, "error": "not_in_channel"}
+        if not found.member:  # a private channel is invisible to a bot that is not in it
+            error = "not_in_channel" if found.public else "channel_not_found"
+            return 200, {}, {"ok": False, "error": error}
         limit = int(args.get("limit") or 100)
         with_metadata = str(args.get("include_all_metadata", "")).lower() in ("1", "true")
         newest_first = list(reversed(found.messages))[:limit]

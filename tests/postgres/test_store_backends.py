@@ -7,11 +7,14 @@ import threading
 from datetime import timedelta
 
 import pytest
+from alembic import command
+from sqlalchemy import text
 
 from service.core.digest import build_digest
 from service.core.models import Digest
 from service.core.profile import load_profile
-from service.store.repository import Store
+from service.store.repository import Store, create_store_engine
+from service.store.schema import alembic_config, code_heads, database_heads
 from tests.conftest import NOW, load_week
 
 REPO = "volcengine/verl"
@@ -152,9 +155,46 @@ def test_subscriptions(store: Store) -> None:
     assert store.subscribe("feishu", "oc_1", REPO, None) is True
     assert store.subscriptions(REPO) == [("slack", "C1"), ("feishu", "oc_1")]
     assert store.subscriptions(REPO, "feishu") == [("feishu", "oc_1")]
-    assert store.unsubscribe("slack", "C1", REPO) is True
-    assert store.unsubscribe("slack", "C1", REPO) is False
+    assert store.unsubscribe("slack", "C1", REPO) == 1
+    assert store.unsubscribe("slack", "C1", REPO) == 0
     assert store.subscriptions(REPO, "slack") == []
+
+
+def test_a_channel_holds_one_subscription_per_repo_and_filter(store: Store) -> None:
+    assert store.subscribe("slack", "C1", REPO, "U1", filter_text="module:megatron") is True
+    assert store.subscribe("slack", "C1", REPO, "U1", language="en") is True
+    assert store.subscribe("slack", "C1", "o/other", "U1", filter_text="module:megatron") is True
+    again = store.subscribe("slack", "C1", REPO, "U2", filter_text="module:megatron", language="en")
+    assert again is False  # the same filter again: only its language changes
+    mine = store.channel_subscriptions("slack", "C1")
+    assert [(s.repo, s.filter, s.language) for s in mine] == [
+        (REPO, "module:megatron", "en"),
+        (REPO, "", "en"),
+        ("o/other", "module:megatron", None),
+    ]
+    assert [s.destination for s in store.subscription_records(REPO)] == ["slack:C1", "slack:C1"]
+    assert store.subscriptions(REPO) == [("slack", "C1")]
+    assert store.unsubscribe("slack", "C1", REPO, filter_text="module:megatron") == 1
+    assert [s.filter for s in store.subscription_records(REPO)] == [""]
+    assert store.unsubscribe("slack", "C1", "o/other") == 1  # no filter: every one of the repo
+    assert store.channel_subscriptions("slack", "C1")[0].repo == REPO
+
+
+def test_deliveries_are_kept_per_destination_and_filter(store: Store) -> None:
+    whole = store.record_intent(REPO, "2026-W04", "slack:C1", "k-whole")
+    narrowed = store.record_intent(REPO, "2026-W04", "slack:C1", "k-mega", "module:megatron")
+    assert whole.id != narrowed.id
+    assert store.record_intent(REPO, "2026-W04", "slack:C1", "k-x", "module:megatron") == narrowed
+    store.record_sent(narrowed.id, "C1:1.2")
+    assert store.get_delivery(REPO, "2026-W04", "slack:C1") == whole
+    found = store.get_delivery(REPO, "2026-W04", "slack:C1", "module:megatron")
+    assert found is not None
+    assert (found.status, found.message_id, found.filter) == ("sent", "C1:1.2", "module:megatron")
+    listed = store.list_deliveries(REPO, "2026-W04")
+    assert [(d.destination, d.filter) for d in listed] == [
+        ("slack:C1", ""),
+        ("slack:C1", "module:megatron"),
+    ]
 
 
 def test_locks_exclude_other_owners_until_released_or_expired(store: Store) -> None:
@@ -213,3 +253,53 @@ def test_remember_event_is_true_only_the_first_time(store: Store) -> None:
     assert store.remember_event("Ev01", "slack") is True
     assert store.remember_event("Ev01", "slack") is False
     assert store.remember_event("om_1", "feishu") is True
+
+
+def at_revision(database_url: str, revision: str) -> None:
+    """Bring a database to one revision of the shipped migrations (as an older release would)."""
+    engine = create_store_engine(database_url)
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+    engine.dispose()
+
+
+def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database_url: str) -> None:
+    at_revision(database_url, "0001")
+    engine = create_store_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO deliveries (repo, week, destination, status, message_id, "
+                "idempotency_key, attempts, created_at, updated_at) VALUES "
+                "(:repo, '2026-W04', 'slack:C1', 'sent', 'C1:1.1', 'k', 1, :now, :now)"
+            ),
+            {"repo": REPO, "now": NOW},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO subscriptions (platform, channel, repo, added_by, created_at) "
+                "VALUES ('slack', 'C9', :repo, 'U1', :now)"
+            ),
+            {"repo": REPO, "now": NOW},
+        )
+    engine.dispose()
+
+    store = Store.open(database_url)
+    with store.engine.connect() as conn:
+        assert database_heads(conn) == code_heads()
+    kept = store.get_delivery(REPO, "2026-W04", "slack:C1")
+    assert kept is not None
+    assert (kept.status, kept.message_id, kept.filter) == ("sent", "C1:1.1", "")
+    assert [(s.channel, s.filter, s.language) for s in store.subscription_records(REPO)] == [
+        ("C9", "", None)
+    ]
+    # what 0001 refused: a second card (and subscription) of the same channel, filtered
+    assert store.record_intent(REPO, "2026-W04", "slack:C1", "k2", "module:megatron").id != kept.id
+    assert store.subscribe("slack", "C9", REPO, "U1", filter_text="module:megatron") is True
+
+    # and back: the filtered rows have no place in 0001, the others stay
+    with store.engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0001")
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM deliveries")).scalar() == 1
+        assert conn.execute(text("SELECT channel FROM subscriptions")).scalars().all() == ["C9"]

@@ -1,0 +1,108 @@
+"""Prometheus metrics of one process, served at GET /metrics (text format 0.0.4).
+
+Each Metrics object has a registry of its own (no global state: tests and several apps in one
+process don't mix). The pipeline, the GitHub client and the chat adapters are handed its
+methods as plain callables, so none of them knows about Prometheus.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+PREFIX = "verl_week"
+# a slash command must be acknowledged within Slack's 3 s: the buckets bracket that
+COMMAND_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+RUN_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+MODEL_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+# what generate_latest writes, as prometheus-client's own servers label it (every Prometheus
+# reads it; newer client releases call their default content type 1.0.0)
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def trigger_kind(trigger: str) -> str:
+    """`regenerate:U123` → `regenerate`: a label never carries a user id (bounded series)."""
+    return trigger.partition(":")[0] or "unknown"
+
+
+class Metrics:
+    """Counters, gauges and histograms of the service; `exposition()` is the /metrics body."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.runs = Counter(
+            f"{PREFIX}_runs", "Weekly runs by repo, trigger and outcome.",
+            ["repo", "trigger", "outcome"], registry=r,
+        )  # fmt: skip
+        self.run_seconds = Histogram(
+            f"{PREFIX}_run_duration_seconds", "Duration of weekly runs.",
+            ["repo"], buckets=RUN_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.last_run = Gauge(
+            f"{PREFIX}_last_run_timestamp_seconds", "When the last run of a repo finished.",
+            ["repo"], registry=r,
+        )  # fmt: skip
+        self.posts = Counter(
+            f"{PREFIX}_posts", "Cards delivered by platform and action (posted, updated, "
+            "reconciled, skipped, failed).", ["platform", "action"], registry=r,
+        )  # fmt: skip
+        self.github_requests = Counter(
+            f"{PREFIX}_github_requests", "HTTP requests sent to GitHub, by API and status.",
+            ["api", "status"], registry=r,
+        )  # fmt: skip
+        self.github_remaining = Gauge(
+            f"{PREFIX}_github_rate_limit_remaining",
+            "Requests GitHub still allows in the current window (x-ratelimit-remaining).",
+            ["resource"], registry=r,
+        )  # fmt: skip
+        self.commands = Counter(
+            f"{PREFIX}_commands", "Chat commands answered, by platform and answer kind.",
+            ["platform", "kind"], registry=r,
+        )  # fmt: skip
+        self.command_seconds = Histogram(
+            f"{PREFIX}_command_duration_seconds", "Time to answer a chat command.",
+            ["platform"], buckets=COMMAND_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.model_calls = Counter(
+            f"{PREFIX}_model_calls", "Calls to the configured language model, by outcome.",
+            ["outcome"], registry=r,
+        )  # fmt: skip
+        self.model_seconds = Histogram(
+            f"{PREFIX}_model_call_duration_seconds", "Duration of language model calls.",
+            buckets=MODEL_BUCKETS, registry=r,
+        )  # fmt: skip
+
+    def run_finished(
+        self, repo: str, trigger: str, outcome: str, seconds: float, finished_at: float
+    ) -> None:
+        self.runs.labels(repo, trigger_kind(trigger), outcome).inc()
+        self.run_seconds.labels(repo).observe(seconds)
+        self.last_run.labels(repo).set(finished_at)
+
+    def delivered(self, platform: str, action: str) -> None:
+        self.posts.labels(platform, action).inc()
+
+    def github_response(
+        self, api: str, status: int, remaining: str | None, resource: str | None
+    ) -> None:
+        self.github_requests.labels(api, str(status)).inc()
+        if remaining is not None and remaining.isdigit():
+            self.github_remaining.labels(resource or api).set(int(remaining))
+
+    def command_answered(self, platform: str, kind: str, seconds: float) -> None:
+        self.commands.labels(platform, kind).inc()
+        self.command_seconds.labels(platform).observe(seconds)
+
+    def model_call(self, outcome: str, seconds: float) -> None:
+        """For the optional language model: one call and how it ended (ok, timeout, error…)."""
+        self.model_calls.labels(outcome).inc()
+        self.model_seconds.observe(seconds)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,139 @@
+"""Operations: GET /metrics in the Prometheus text format (read back with prometheus-client's own
+parser), /livez apart from /healthz, and the scheduler process answering both too."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import requests
+from prometheus_client.parser import text_string_to_metric_families
+
+from service.core.weeks import parse_week
+from service.jobs import run_week
+from tests.channels.conftest import (
+    REPO,
+    ROOT,
+    TZ,
+    WEEK,
+    Wired,
+    wait_for,
+    wired_service,
+)
+from tests.fakes.asgi import free_port
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scrape(url: str) -> tuple[Samples, set[str]]:
+    response = requests.get(f"{url}/metrics", timeout=10)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+    samples: Samples = {}
+    families = set()
+    for family in text_string_to_metric_families(response.text):
+        families.add(family.name)
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples, families
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_metrics_count_runs_posts_github_and_commands(wired: Wired) -> None:
+    window = parse_week(WEEK, TZ, datetime.now(UTC))
+    result = run_week(wired.pipeline, REPO, window, trigger="cli")
+    assert result.outcome == "ok"
+    for text in ("top 3", "risks", "frobnicate"):
+        wired.slash(text)
+    wired.feishu_say("top 3", chat_id="oc_group2")
+    wired.feishu_say("regenerate", chat_id="oc_group2")  # not an admin: denied
+    samples, families = scrape(wired.url)
+
+    assert value(samples, "verl_week_runs_total", repo=REPO, trigger="cli", outcome="ok") == 1
+    assert value(samples, "verl_week_run_duration_seconds_count", repo=REPO) == 1
+    assert value(samples, "verl_week_last_run_timestamp_seconds", repo=REPO) > 0
+    assert value(samples, "verl_week_posts_total", platform="slack", action="posted") == 2
+    assert value(samples, "verl_week_posts_total", platform="feishu", action="posted") == 2
+    assert value(samples, "verl_week_posts_total", platform="webhook", action="posted") == 1
+
+    graphql = len(wired.github.calls("POST", "/graphql"))
+    rest = len([r for r in wired.github.calls() if r.method == "GET"])
+    assert graphql > 0
+    assert value(samples, "verl_week_github_requests_total", api="graphql", status="200") == graphql
+    sent_rest = sum(
+        v for (name, labels), v in samples.items()
+        if name == "verl_week_github_requests_total" and ("api", "rest") in labels
+    )  # fmt: skip
+    assert sent_rest == rest
+    remaining = value(samples, "verl_week_github_rate_limit_remaining", resource="core")
+    assert remaining == wired.github.rate_remaining  # the last answer's header
+
+    for kind, count in (("top", 1), ("risks", 1), ("usage_error", 1)):
+        assert value(samples, "verl_week_commands_total", platform="slack", kind=kind) == count
+    assert value(samples, "verl_week_commands_total", platform="feishu", kind="top") == 1
+    assert value(samples, "verl_week_commands_total", platform="feishu", kind="denied") == 1
+    assert value(samples, "verl_week_command_duration_seconds_count", platform="slack") == 3
+    assert (
+        value(samples, "verl_week_command_duration_seconds_bucket", platform="slack", le="3.0") == 3
+    )
+    assert "verl_week_model_calls" in families  # declared; counted only when a model is configured
+
+
+def test_metrics_start_from_zero_in_each_app(wired: Wired) -> None:
+    samples, _ = scrape(wired.url)
+    assert not [k for k in samples if k[0] == "verl_week_runs_total"]
+
+
+def test_livez_answers_while_healthz_reports_the_database_down(tmp_path: Path) -> None:
+    with wired_service(tmp_path) as wired:
+        assert requests.get(f"{wired.url}/livez", timeout=5).json() == {"status": "ok"}
+        (tmp_path / "verl-week.db").unlink()
+        health = requests.get(f"{wired.url}/healthz", timeout=10)
+        live = requests.get(f"{wired.url}/livez", timeout=5)
+        assert (health.status_code, health.json()["database"]) == (503, "unreachable")
+        assert live.status_code == 200
+
+
+def test_the_scheduler_process_answers_healthz_livez_and_metrics(wired: Wired) -> None:
+    port = free_port()
+    log = wired.folder / "scheduler.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service", "scheduler", "--host", "127.0.0.1", "--port",
+             str(port)],
+            cwd=wired.folder, env=wired_env(wired), stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(f"{base}/livez"), seconds=60)
+        health = requests.get(f"{base}/healthz", timeout=10).json()
+        assert (health["status"], health["scheduler"]) == ("ok", "alive")
+        _, families = scrape(base)
+        assert {"verl_week_runs", "verl_week_posts", "verl_week_github_requests"} <= families
+        assert requests.post(f"{base}/slack/events", timeout=5).status_code == 404
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        # uvicorn re-raises SIGTERM after a clean shutdown
+        assert proc.wait(timeout=60) in (0, -signal.SIGTERM), log.read_text(errors="replace")[
+            -3000:
+        ]
+    assert "scheduler stopped clean=True" in log.read_text(errors="replace")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=2).status_code == 200
+    except requests.ConnectionError:
+        return False
+
+
+def wired_env(wired: Wired) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
+    return {**base, "PYTHONPATH": str(ROOT), **wired.env, "FEISHU_WEBHOOK_URL": ""}
