@@ -1,9 +1,18 @@
 # Developer tasks; .ci/run calls `make ci`. The README's test command is `make test`.
 PY := .venv/bin/python
-.PHONY: install sample fmt lint typecheck test ci wheel-check
+# the locks pin every package with its hashes, for any platform (CI and the image install them)
+LOCK := .venv/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes
+.PHONY: install sample fmt lint typecheck test ci wheel-check lock
 
 install:
-	python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]'
+	python3 -m venv .venv
+	.venv/bin/pip install -q --require-hashes -r requirements/dev.lock
+	.venv/bin/pip install -q --no-deps -e .
+
+# after changing a dependency in pyproject.toml (tests/test_lock.py fails until the locks follow)
+lock:
+	$(LOCK) --extra postgres -o requirements/runtime.lock
+	$(LOCK) --extra dev --extra postgres -o requirements/dev.lock
 
 sample:
 	.venv/bin/verl-week digest --sample
