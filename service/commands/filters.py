@@ -109,3 +109,14 @@ def parse_filter(text: str, *, allow_lang: bool = False) -> DigestFilter:
 def filter_keys() -> str:
     """The keys, as an answer lists them."""
     return ", ".join(f"{key}:" for key in FILTER_KEYS)
+
+
+def card_filter(value: object) -> DigestFilter:
+    """The filter a card button carries back (our own text, but it came over the wire): an
+    unreadable one means the whole week."""
+    if not isinstance(value, str):
+        return DigestFilter()
+    try:
+        return parse_filter(value)
+    except FilterError:
+        return DigestFilter()

@@ -37,6 +37,7 @@ from service.commands.answer import (
     answer_regenerated,
     answer_text,
 )
+from service.commands.filters import card_filter
 from service.commands.parse import Command, Verb
 from service.errors import AuthRefusedError, ServiceError
 from service.feishu import crypto
@@ -268,7 +269,8 @@ class FeishuEvents:
         action = value.get("action") if isinstance(value, dict) else None
         repo, week = str(value.get("repo", "")), str(value.get("week", ""))
         if action == "risks":
-            command = Command(verb=Verb.RISKS, repo=repo or None, week=week or None)
+            flt = card_filter(value.get("filter"))
+            command = Command(verb=Verb.RISKS, repo=repo or None, week=week or None, filter=flt)
             risks = answer(command, Caller(operator, PLATFORM), self.engine)
             self.spawn(lambda: self._safe_reply(message_id, risks))
             return self._toast("info", "feishu.event.risks_shown")

@@ -167,8 +167,12 @@ def top_risks(risks: list[Risk], limit: int = TOP_RISKS) -> list[Risk]:
 
 
 def action_value(action: str, digest: Digest) -> dict[str, str]:
-    """The `value` a card button sends back in card.action.trigger."""
-    return {"action": action, "repo": digest.repo, "week": digest.week}
+    """The `value` a card button sends back in card.action.trigger (with a filtered card's
+    filter, so its risks button lists the card's risks)."""
+    value = {"action": action, "repo": digest.repo, "week": digest.week}
+    if digest.filter and action == "risks":
+        value["filter"] = digest.filter
+    return value
 
 
 def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:

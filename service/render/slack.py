@@ -131,9 +131,13 @@ def bars(buckets: list[TrendBucket], prefix: str = "") -> dict[str, str]:
     }
 
 
-def button_value(digest_repo: str, week: str) -> str:
-    """The `value` a card button carries back to the app (repo and week)."""
-    return json.dumps({"repo": digest_repo, "week": week}, separators=(",", ":"))
+def button_value(digest_repo: str, week: str, filter_text: str = "") -> str:
+    """The `value` a card button carries back to the app (repo, week, and a filtered card's
+    filter, so its Risks button lists the card's risks)."""
+    value = {"repo": digest_repo, "week": week}
+    if filter_text:
+        value["filter"] = filter_text
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _last_day(digest: Digest) -> date:
@@ -160,7 +164,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         discussion_url=escape.safe_url(digest.discussion_url),
         first_day=digest.start.date().isoformat(),
         last_day=_last_day(digest).isoformat(),
-        risks_value=button_value(digest.repo, digest.week),
+        risks_value=button_value(digest.repo, digest.week, digest.filter),
         regenerate_value=button_value(digest.repo, digest.week),
     )
 

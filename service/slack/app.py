@@ -37,6 +37,7 @@ from service.commands.answer import (
     answer_regenerated,
     answer_text,
 )
+from service.commands.filters import card_filter
 from service.commands.parse import Command, Verb, normalize_week
 from service.errors import ServiceError
 from service.render.slack import (
@@ -145,7 +146,7 @@ def _action_command(body: dict[str, Any], verb: Verb) -> Command:
         value = {}
     week = normalize_week(str(value.get("week", ""))) if value.get("week") else None
     repo = value.get("repo") if isinstance(value.get("repo"), str) else None
-    return Command(verb=verb, week=week, repo=repo)
+    return Command(verb=verb, week=week, repo=repo, filter=card_filter(value.get("filter")))
 
 
 def _action_caller(body: dict[str, Any]) -> Caller:

@@ -7,12 +7,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import requests
+
 from service.core.models import CollectedWeek, WeekWindow
 from service.jobs import run_scheduled
+from service.render.slack import ACTION_RISKS
 from tests.channels.conftest import (
     FEISHU_ADMIN,
     REPO,
     SLACK_ADMIN,
+    SLACK_SECRET,
     WEEK,
     Wired,
     card_text,
@@ -22,6 +26,8 @@ from tests.channels.conftest import (
     wired_service,
 )
 from tests.conftest import load_week
+from tests.fakes.signing import sign_slack
+from tests.fakes.slack import action_body
 
 MEGATRON = {4936, 4632, 4931, 4944}
 HUAZHONG = {5033, 5018}
@@ -179,3 +185,37 @@ def test_several_repos_each_card_only_where_asked(tmp_path: Path) -> None:
         assert sorted(repos_of("C_ZH")) == sorted([REPO, OTHER])
         again = run_scheduled(wired.pipeline)
         assert {o.action for r in again for o in r.outcomes} == {"skipped"}
+
+
+def test_the_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired) -> None:
+    wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
+    post(wired)
+    [card] = wired.slack.messages("C_SUB")
+    [button] = [
+        e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]
+        if e.get("action_id") == ACTION_RISKS
+    ]  # fmt: skip
+    hook = wired.slack.response_url()
+    payload = {
+        "type": "block_actions",
+        "team": {"id": "T0001"},
+        "user": {"id": "UPLAIN"},
+        "api_app_id": "A0001",
+        "channel": {"id": "C_SUB"},
+        "container": {"type": "message", "channel_id": "C_SUB", "message_ts": card["ts"]},
+        "response_url": hook,
+        "trigger_id": "1.2.3",
+        "actions": [{"action_id": ACTION_RISKS, "type": "button", "value": button["value"]}],
+    }
+    body = action_body(payload)
+    response = requests.post(
+        f"{wired.url}/slack/events", data=body, headers=sign_slack(body, SLACK_SECRET), timeout=15
+    )
+    assert response.status_code == 200
+    wait_for(lambda: len(wired.slack.responses_to(hook)) == 1)
+    reply = wired.slack.responses_to(hook)[0]
+    text = card_text(reply["blocks"])
+    assert "module:megatron" in text
+    named = set(pr_numbers(text)) & week_numbers(wired)
+    assert named
+    assert named <= MEGATRON
