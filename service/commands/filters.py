@@ -20,6 +20,8 @@ LANG_KEY = "lang"
 LANGUAGES = ("zh", "en")
 MAX_VALUES = 20
 MAX_VALUE_CHARS = 200
+# a whole filter, as written back: it must fit the store's filter column (500 characters)
+MAX_FILTER_CHARS = 400
 # `key:value`, but not a URL (`https://…`) or a Slack link (`<https://…|…>`)
 _TOKEN = re.compile(r"^(?P<key>[A-Za-z_]{1,20}):(?!//)(?P<value>.*)$")
 _FIELDS = {"module": "modules", "label": "labels", "path": "paths", "author": "authors"}
@@ -95,7 +97,10 @@ class FilterBuilder:
 
     def build(self) -> DigestFilter:
         fields = {_FIELDS[k]: tuple(v) for k, v in self.found.items()}
-        return DigestFilter(severity=self.severity, **fields)
+        built = DigestFilter(severity=self.severity, **fields)
+        if len(built.describe()) > MAX_FILTER_CHARS:
+            raise FilterError("cmd.error.filter_too_long", max=MAX_FILTER_CHARS)
+        return built
 
 
 def parse_filter(text: str, *, allow_lang: bool = False) -> DigestFilter:

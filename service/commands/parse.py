@@ -182,7 +182,11 @@ def parse_command(text: str) -> Command:
         if not _take(verb, token, fields):
             raise CommandError(_bad_argument_key(verb, token), verb, value=token)
     _check_required(verb, fields)
-    return Command(verb=verb, filter=filters.build(), language=filters.language, **fields)
+    try:
+        built = filters.build()
+    except FilterError as exc:
+        raise CommandError(exc.key, verb, **exc.params) from None
+    return Command(verb=verb, filter=built, language=filters.language, **fields)
 
 
 def _take_filter(verb: Verb, token: str, filters: FilterBuilder) -> bool:

@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import unquote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -265,13 +266,16 @@ class FeishuEvents:
     def _on_action(self, event: dict[str, Any]) -> dict[str, Any]:
         value = (event.get("action") or {}).get("value") or {}
         operator = str((event.get("operator") or {}).get("open_id") or "")
-        message_id = str((event.get("context") or {}).get("open_message_id") or "")
+        context = event.get("context") or {}
+        message_id = str(context.get("open_message_id") or "")
         action = value.get("action") if isinstance(value, dict) else None
         repo, week = str(value.get("repo", "")), str(value.get("week", ""))
         if action == "risks":
-            flt = card_filter(value.get("filter"))
+            carried = value.get("filter")
+            flt = card_filter(unquote(carried) if isinstance(carried, str) else None)
             command = Command(verb=Verb.RISKS, repo=repo or None, week=week or None, filter=flt)
-            risks = answer(command, Caller(operator, PLATFORM), self.engine)
+            chat = str(context.get("open_chat_id") or "")  # the card's chat: its language
+            risks = answer(command, Caller(operator, PLATFORM, chat), self.engine)
             self.spawn(lambda: self._safe_reply(message_id, risks))
             return self._toast("info", "feishu.event.risks_shown")
         if action == "regenerate":

@@ -10,6 +10,7 @@ import functools
 import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import jinja2
 
@@ -31,6 +32,8 @@ ANSWER_RISKS = 10
 EVIDENCE_PER_RISK = 2
 TITLE_CHARS = 90
 BUTTON_ACTIONS = ("risks", "regenerate")
+# characters of a filter kept as they are in a button's value (the rest is percent-encoded)
+FILTER_SAFE = " :,/*.-_"
 
 # Card header colours (§3.4 `template` values): the week's highest risk, or the answer's mood.
 COLOUR_BY_SEVERITY = {Severity.HIGH: "red", Severity.MEDIUM: "orange", Severity.LOW: "yellow"}
@@ -170,8 +173,8 @@ def action_value(action: str, digest: Digest) -> dict[str, str]:
     """The `value` a card button sends back in card.action.trigger (with a filtered card's
     filter, so its risks button lists the card's risks)."""
     value = {"action": action, "repo": digest.repo, "week": digest.week}
-    if digest.filter and action == "risks":
-        value["filter"] = digest.filter
+    if digest.filter and action == "risks":  # user text, percent-encoded even in a value
+        value["filter"] = quote(digest.filter, safe=FILTER_SAFE)
     return value
 
 

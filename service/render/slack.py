@@ -137,7 +137,9 @@ def button_value(digest_repo: str, week: str, filter_text: str = "") -> str:
     value = {"repo": digest_repo, "week": week}
     if filter_text:
         value["filter"] = filter_text
-    return json.dumps(value, separators=(",", ":"))
+    text = json.dumps(value, separators=(",", ":"))
+    # JSON escapes for Slack's control characters: the filter is user text, even in a value
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _last_day(digest: Digest) -> date:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -14,6 +15,7 @@ from service.jobs import run_scheduled
 from service.render.slack import ACTION_RISKS
 from tests.channels.conftest import (
     FEISHU_ADMIN,
+    FEISHU_TOKEN,
     REPO,
     SLACK_ADMIN,
     SLACK_SECRET,
@@ -26,6 +28,7 @@ from tests.channels.conftest import (
     wired_service,
 )
 from tests.conftest import load_week
+from tests.fakes import feishu_events
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body
 
@@ -219,3 +222,36 @@ def test_the_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired) -> No
     named = set(pr_numbers(text)) & week_numbers(wired)
     assert named
     assert named <= MEGATRON
+
+
+def callback_values(value: Any) -> list[dict[str, Any]]:
+    """Every callback button's value in a card."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        if value.get("type") == "callback" and isinstance(value.get("value"), dict):
+            found.append(value["value"])
+        for child in value.values():
+            found += callback_values(child)
+    elif isinstance(value, list):
+        for child in value:
+            found += callback_values(child)
+    return found
+
+
+def test_the_feishu_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired) -> None:
+    wired.feishu_say("subscribe lang:en path:verl/models/**", chat_id="oc_group3",
+                     sender=FEISHU_ADMIN)  # fmt: skip
+    post(wired)
+    [message] = wired.feishu.posted("oc_group3")
+    [risks] = [v for v in callback_values(message.card) if v["action"] == "risks"]
+    event = feishu_events.action_event(
+        "risks", "ou_reader", message.message_id, token=FEISHU_TOKEN, week=WEEK
+    )
+    event["event"]["action"]["value"] = risks
+    event["event"]["context"]["open_chat_id"] = "oc_group3"
+    assert requests.post(f"{wired.url}/feishu/events", json=event, timeout=15).status_code == 200
+    wait_for(lambda: bool(wired.feishu.replies(message.message_id)))
+    text = card_text(wired.feishu.replies(message.message_id)[0].card)
+    assert "Filter: path:verl/models/" in text  # in the chat's language (its lang:en)
+    in_models = {4931, 4936}  # the PRs of the week changing verl/models/ that carry risks
+    assert set(pr_numbers(text)) & week_numbers(wired) == in_models

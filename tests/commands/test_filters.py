@@ -121,3 +121,12 @@ def test_command_refusals_name_the_verb(text: str, key: str, verb: Verb) -> None
     with pytest.raises(CommandError) as info:
         parse_command(text)
     assert (info.value.key, info.value.usage) == (key, verb)
+
+
+def test_a_filter_longer_than_the_store_keeps_is_refused() -> None:
+    paths = ",".join(f"verl/{'x' * 90}/{n}/**" for n in range(5))
+    with pytest.raises(CommandError) as info:
+        parse_command(f"subscribe path:{paths}")
+    assert (info.value.key, info.value.params) == ("cmd.error.filter_too_long", {"max": 400})
+    with pytest.raises(FilterError):
+        parse_filter(f"path:{paths}")
