@@ -28,11 +28,14 @@ def split_language(item: str) -> tuple[str, str | None]:
     return (target, lang) if sep else (item, None)
 
 
-def _check_destinations(items: list[str], example: str) -> list[str]:
+def _check_destinations(items: list[str], what: str, example: str) -> list[str]:
     for item in items:
         target, lang = split_language(item)
         if not target or (lang is not None and lang not in LANGUAGES):
-            raise ValueError(f"expected {example} or {example}:zh|en, got {item!r}")
+            raise ValueError(
+                f"expected {what} such as {example}, with :zh or :en after it to set its "
+                f"language ({example}:en), got {item!r}"
+            )
     return items
 
 
@@ -96,12 +99,12 @@ class Settings(BaseSettings):
     @field_validator("slack_channels")
     @classmethod
     def _slack_channels(cls, value: list[str]) -> list[str]:
-        return _check_destinations(value, "a channel id such as C0123")
+        return _check_destinations(value, "a channel id", "C0123")
 
     @field_validator("feishu_chat_ids")
     @classmethod
     def _feishu_chats(cls, value: list[str]) -> list[str]:
-        return _check_destinations(value, "a chat id such as oc_abc")
+        return _check_destinations(value, "a chat id", "oc_abc")
 
     @field_validator("digest_repos")
     @classmethod

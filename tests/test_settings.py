@@ -36,6 +36,21 @@ def test_comma_lists_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.admin_users == ["U1", "ou_2"]
 
 
+def test_destinations_take_a_language_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.settings import split_language
+
+    monkeypatch.setenv("SLACK_CHANNELS", "C0123, C0456:en")
+    monkeypatch.setenv("FEISHU_CHAT_IDS", "oc_a,oc_b:zh")
+    monkeypatch.setenv("FEISHU_WEBHOOK_LANGUAGE", "en")
+    s = load_settings(_env_file=None)
+    assert [split_language(c) for c in s.slack_channels] == [("C0123", None), ("C0456", "en")]
+    assert [split_language(c) for c in s.feishu_chat_ids] == [("oc_a", None), ("oc_b", "zh")]
+    assert s.feishu_webhook_language == "en"
+    assert (
+        load_settings(_env_file=None, feishu_webhook_language=None).feishu_webhook_language is None
+    )
+
+
 def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".env").write_text("DIGEST_LANGUAGE=en\nGITHUB_TOKEN=ghp_dotenv\n")
     monkeypatch.chdir(tmp_path)
@@ -55,6 +70,9 @@ def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         ("SLACK_API_URL", "ftp://x", "http(s) URL"),
         ("DIGEST_LANGUAGE", "fr", "'zh' or 'en'"),
         ("DATABASE_URL", "data.db", "SQLAlchemy URL"),
+        ("SLACK_CHANNELS", "C1,C2:fr", "language (C0123:en), got 'C2:fr'"),
+        ("FEISHU_CHAT_IDS", "oc_a,:en", "expected a chat id such as oc_abc, with :zh or :en"),
+        ("FEISHU_WEBHOOK_LANGUAGE", "de", "'zh' or 'en'"),
     ],
 )
 def test_bad_value_is_one_line_naming_the_setting(

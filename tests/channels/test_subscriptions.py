@@ -255,3 +255,15 @@ def test_the_feishu_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired
     assert "Filter: path:verl/models/" in text  # in the chat's language (its lang:en)
     in_models = {4931, 4936}  # the PRs of the week changing verl/models/ that carry risks
     assert set(pr_numbers(text)) & week_numbers(wired) == in_models
+
+
+def test_dry_run_shows_every_target_with_its_filter_and_language(wired: Wired) -> None:
+    wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
+    done = wired.cli("post", "--week", WEEK, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    lines = {line.split("\t")[0]: line.split("\t")[2] for line in done.stdout.splitlines()}
+    assert lines["slack:C_SUB [module:megatron]"].startswith("slack card in en, 4 PRs, ")
+    assert lines["slack:C_ZH"].startswith("slack card in zh, 22 PRs, ")
+    assert lines["feishu:oc_group2"].startswith("feishu card in en, 22 PRs, ")
+    assert lines["webhook:feishu"].startswith("feishu card in en, 22 PRs, ")
+    assert wired.slack.messages("C_SUB") == []  # a dry run posts nothing
