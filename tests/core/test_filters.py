@@ -51,7 +51,7 @@ def digest(verl_profile: RepoProfile, previous: Digest) -> Digest:
         (DigestFilter(paths=("*.md", "**/*.md")), [4665, 4936, 4885, 4320]),
         (DigestFilter(authors=("huazhong",)), HUAZHONG),
         (DigestFilter(severity=Severity.HIGH), [4280]),
-        (DigestFilter(severity=Severity.MEDIUM), [4280, 4936, 5033, 4931]),
+        (DigestFilter(severity=Severity.MEDIUM), [4280, 4936, 5033, 4320, 4931]),
         (DigestFilter(modules=("megatron",), severity=Severity.MEDIUM), [4936, 4931]),
         (DigestFilter(modules=("rollout",), authors=("Huazhong",)), [5018]),
         (DigestFilter(modules=("megatron",), authors=("Huazhong",)), []),
@@ -80,14 +80,14 @@ def test_a_narrowed_digest_has_its_own_figures(digest: Digest) -> None:
     assert narrowed.stats.deletions == sum(p.deletions for p in prs if p)
     assert narrowed.stats.contributors == 3  # 4931 and 4632 have the same author
     assert narrowed.stats.changed_files == len({path for p in prs if p for path in p.paths})
-    # risks of the megatron PRs only: two core-without-tests (medium), one precision (low)
+    # risks of the megatron PRs only: a renamed module and two core changes without tests
     assert sorted((r.kind.value, r.prs[0]) for r in narrowed.risks) == [
+        ("breaking", 4931),
         ("core_without_tests", 4931),
         ("core_without_tests", 4936),
-        ("precision", 4936),
     ]
-    assert (narrowed.stats.risks_high, narrowed.stats.risks_medium) == (0, 2)
-    assert narrowed.stats.risks_low == 1
+    assert (narrowed.stats.risks_high, narrowed.stats.risks_medium) == (0, 3)
+    assert narrowed.stats.risks_low == 0
     assert {c.login for c in narrowed.trends.contributors} == {p.author for p in prs if p}
 
 
