@@ -86,8 +86,8 @@ def deliver_targets(
     groups: dict[str, list[Target]] = {}
     for target in as_targets(targets):
         groups.setdefault(target.filter, []).append(target)
-    filtered = any(groups)
-    previous = _previous(p, digest.repo, _window_of(p, digest))[0] if filtered else None
+    before = previous_window(_window_of(p, digest)).label
+    previous = p.store.get_digest(digest.repo, before, p.language) if any(groups) else None
     outcomes: list[Outcome] = []
     for filter_text, group in groups.items():
         try:
