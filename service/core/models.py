@@ -296,6 +296,48 @@ class Narrative(Model):
     recommendations: list[Statement] = Field(default_factory=list)
 
 
+class AnalysisItem(Model):
+    """One sentence a model wrote and the checker kept, with the PRs it rests on; `theme` is
+    the short label of a key-change bullet."""
+
+    text: str
+    prs: list[int] = Field(default_factory=list)
+    theme: str = ""
+
+
+class DroppedSentence(Model):
+    """A sentence (or theme label) the checker refused, and each rule it broke (`rule: detail`)."""
+
+    section: str
+    text: str
+    prs: list[int] = Field(default_factory=list)
+    reasons: list[str]
+
+
+class TokenUsage(Model):
+    prompt: int = 0
+    completion: int = 0
+
+
+class Analysis(Model):
+    """The model-written part of a digest: only checked sentences, per section; the audit list of
+    what was dropped and why; which model and prompt wrote it and what it cost. The narrative
+    stays the source of truth: a section too thin here is rendered from the narrative."""
+
+    model: str
+    prompt_version: str
+    language: str
+    headline: AnalysisItem | None = None
+    summary: list[AnalysisItem] = Field(default_factory=list)
+    key_changes: list[AnalysisItem] = Field(default_factory=list)
+    pr_points: list[AnalysisItem] = Field(default_factory=list)
+    trends: list[AnalysisItem] = Field(default_factory=list)
+    recommendations: list[AnalysisItem] = Field(default_factory=list)
+    review_notes: list[AnalysisItem] = Field(default_factory=list)
+    dropped: list[DroppedSentence] = Field(default_factory=list)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+
+
 class Stats(Model):
     prs: int = 0
     additions: int = 0
@@ -332,6 +374,8 @@ class Digest(Model):
     unknown: list[str] = Field(default_factory=list)
     # the filter this digest was narrowed by (`module:rollout severity:high`); "" for the week
     filter: str = ""
+    # sentences an optional language model wrote, each checked against the facts (issue 11)
+    analysis: Analysis | None = None
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)

@@ -1,0 +1,368 @@
+"""The checker: a sentence a model wrote is kept only if it stands in the week's facts.
+
+A sentence (and a key change's theme label) is kept only if
+- every PR number in it is a PR of the week and one of the PRs the item rests on, and the item
+  rests only on PRs of the week;
+- every figure in it appears in the facts of those PRs or in the week's totals and trends;
+- every path, module or identifier it quotes exists in those PRs (or names a module of the week);
+- a word of danger (风险, 回归, 破坏, 严重, regression, breaking, …) has a flagged risk or a
+  reviewer's comment on one of those PRs behind it;
+- it holds no mention, link, markup or instruction;
+- it is in the report's language.
+What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from service.core.analyst import claims
+from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.schema import LIMITS, Draft
+from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
+
+MAX_CHARS = {"headline": 120, "theme": 40}
+MAX_SENTENCE = 400
+# sections whose items must name the PRs they rest on
+NEED_PRS = frozenset({"key_changes", "pr_points", "recommendations", "review_notes"})
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uac00-\ud7af]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# a zh sentence may carry English names from the facts; unknown English is at most this many
+# letters per Chinese character
+ZH_LATIN_PER_CJK = 3
+_ALWAYS_KNOWN = frozenset({"pr", "prs"})
+
+_DANGER = re.compile(
+    r"风险|回归|破坏|严重|不兼容|隐患|危险|漏洞"
+    r"|\b(?:risk(?:s|y|ier)?|regress(?:ion|ions|ed|es)?|break(?:s|ing)?|broke|broken"
+    r"|severe(?:ly)?|serious(?:ly)?|critical|incompatib\w*|dangerous|unsafe|vulnerab\w*)\b",
+    re.IGNORECASE,
+)
+# a recommendation to test is not a claim of danger
+_NOT_DANGER = re.compile(
+    r"回归测试|\bregression[- ]test\w*|\bnon-breaking\b|\bbackward[- ]compatib\w*", re.I
+)
+
+Rule = tuple[str, re.Pattern[str]]
+_SAFETY: tuple[Rule, ...] = (
+    ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
+    ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
+    (
+        "link",
+        re.compile(
+            r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:"
+            r"|\bwww\.|\]\s*\(|[\w.+-]+@[\w-]+\.[A-Za-z]{2,}",
+            re.I,
+        ),
+    ),
+    (
+        "link",
+        re.compile(
+            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+            r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
+            r"(?!\.\w)",
+            re.I,
+        ),
+    ),
+    (
+        "markup",
+        re.compile(
+            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
+            r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
+            r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
+        ),
+    ),
+    (
+        "instruction",
+        re.compile(
+            r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
+            r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
+            r"|\b(?:system|developer)\s+(?:prompt|message)|\byou\s+are\s+(?:now|an?|the)\b"
+            r"|\bas\s+an\s+ai\b|\bnew\s+instructions?\b|\bdo\s+not\s+(?:check|verify|follow)\b"
+            r"|^\s*(?:system|assistant|user)\s*:|\bclick\s+(?:here|the\s+link)\b"
+            r"|忽略|无视|指令|提示词|系统提示|请(?:立即|马上|务必)?(?:点击|访问|打开|转发)",
+            re.I,
+        ),
+    ),
+)
+
+
+@dataclass
+class Checker:
+    """Precomputed views of the week's facts (figures and words per PR), so that checking the
+    sentences of a 2,000-PR week stays fast."""
+
+    facts: WeekFacts
+    _numbers: dict[int, set[str]] = field(default_factory=dict)
+    _ints: dict[int, list[int]] = field(default_factory=dict)
+    _words: dict[int, str] = field(default_factory=dict)
+    _stated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+    week_numbers: set[str] = field(default_factory=set)
+    week_ints: list[int] = field(default_factory=list)
+    pr_counts: set[str] = field(default_factory=set)
+    week_words: str = ""
+    roots: frozenset[str] = frozenset()
+    any_risk: bool = False
+
+    def __post_init__(self) -> None:
+        f = self.facts
+        values: list[int] = [*f.totals.values(), len(f.prs)]
+        year, week = f.week.split("-W") if "-W" in f.week else (f.week, "0")
+        values += [int(year), int(week)] if year.isdigit() and week.isdigit() else []
+        for day in (f.first_day, f.last_day):
+            values += [int(part) for part in day.split("-") if part.isdigit()]
+        words = [f.repo, f.week]
+        counts = [f.totals.get("prs", 0), f.totals.get("breaking_prs", 0), len(f.prs)]
+        for buckets in f.trends.values():
+            for b in buckets:
+                counts.append(b.count)
+                if b.previous is not None:
+                    counts += [b.previous, abs(b.count - b.previous)]
+                words.append(b.key)
+        counts += [len(prs) for _kind, _severity, prs in f.risks]
+        values += counts
+        self.pr_counts = {str(v) for v in counts}
+        self.week_ints = values
+        self.week_numbers = {str(v) for v in values}
+        self.week_words = "\n".join(words).lower()
+        self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
+        self.any_risk = bool(f.totals.get("risks"))
+
+    def _pr_text(self, pr: PRFacts) -> str:
+        evidence = [e for r in pr.risks for e in r.evidence]
+        return "\n".join([pr.title, pr.excerpt, *pr.review_notes, *evidence])
+
+    def numbers(self, pr: PRFacts) -> set[str]:
+        if pr.number not in self._numbers:
+            ints = [pr.additions, pr.deletions, pr.additions + pr.deletions, pr.files]
+            ints += [pr.files_removed, len(pr.modules), pr.number]
+            found = claims.numbers_in(self._pr_text(pr))
+            found |= {str(v) for v in ints} | claims.normalised(f"{pr.score:g}")
+            self._numbers[pr.number] = found
+            self._ints[pr.number] = ints + [int(v) for v in found if v.isdigit()]
+        return self._numbers[pr.number]
+
+    def stated(self, pr: PRFacts, kind: str) -> set[str]:
+        """The multipliers or percentages the PR's text states."""
+        key = (pr.number, kind)
+        if key not in self._stated:
+            self._stated[key] = claims.values_of_kind(self._pr_text(pr), kind)
+        return self._stated[key]
+
+    def ints(self, pr: PRFacts) -> list[int]:
+        """The PR's integer facts (for `7.7k`-style rounded figures)."""
+        self.numbers(pr)
+        return self._ints[pr.number]
+
+    def words(self, pr: PRFacts) -> str:
+        if pr.number not in self._words:
+            parts = [self._pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
+            self._words[pr.number] = "\n".join(parts).lower()
+        return self._words[pr.number]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A text and what it rests on, with the facts of those PRs gathered once."""
+
+    text: str
+    prs: tuple[int, ...]
+    facts: tuple[PRFacts, ...]
+    section: str
+
+
+def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
+    week = checker.facts.by_number
+    reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week]
+    for number in claims.pr_refs(claim.text):
+        if number not in week:
+            reasons.append(f"pr_not_in_week: #{number}")
+        elif number not in claim.prs:
+            reasons.append(f"pr_not_cited: #{number}")
+    if not claim.prs and claim.section in NEED_PRS:
+        reasons.append("no_prs: the item names no PR it rests on")
+    return list(dict.fromkeys(reasons))
+
+
+def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> bool:
+    if figure.values & known:
+        return True
+    if figure.scaled is None:
+        return False
+    value, tolerance = figure.scaled
+    return any(abs(v - value) <= tolerance for v in ints)
+
+
+def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
+    known = set(checker.week_numbers) | {str(len(claim.prs))} | {str(n) for n in claim.prs}
+    ints = list(checker.week_ints)
+    for pr in claim.facts:
+        known |= checker.numbers(pr)
+        ints += checker.ints(pr)
+    counts = checker.pr_counts | {str(len(claim.prs))}
+    reasons = []
+    for figure in claims.figures(claim.text):
+        if figure.kind == "prs":
+            ok = bool(figure.values & counts)
+        elif figure.kind in ("multiplier", "percent"):
+            # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
+            stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
+            ok = bool(figure.values & stated)
+        else:
+            ok = _figure_ok(figure, known, ints)
+        if not ok:
+            reasons.append(f"figure: {figure.text}")
+    return reasons
+
+
+def _known_word(token: str, blob: str) -> bool:
+    lowered = token.lower().rstrip("/")
+    return lowered in blob or lowered.replace(".", "/") in blob
+
+
+def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
+    blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    return [
+        f"identifier: {token}"
+        for token in claims.identifiers(claim.text, checker.roots)
+        if not _known_word(token, blob)
+    ]
+
+
+def _danger_rule(claim: Claim, checker: Checker) -> list[str]:
+    found = _DANGER.search(_NOT_DANGER.sub(" ", claim.text))
+    if found is None:
+        return []
+    if claim.facts:
+        backed = any(pr.flagged or pr.reviewed for pr in claim.facts)
+    else:
+        backed = checker.any_risk and not claim.prs
+    return [] if backed else [f"unbacked_risk: {found.group(0)}"]
+
+
+def _safety_rule(claim: Claim, _checker: Checker) -> list[str]:
+    reasons = []
+    for name, pattern in _SAFETY:
+        found = pattern.search(claim.text)
+        if found:
+            reasons.append(f"{name}: {found.group(0).strip()[:40] or repr(found.group(0))}")
+    if claim.text.count("`") % 2:
+        reasons.append("markup: unbalanced `")
+    return list(dict.fromkeys(reasons))
+
+
+def _unknown_latin(text: str, blob: str) -> int:
+    text = claims._BACKTICK.sub(" ", text)
+    return sum(
+        len(word)
+        for word in _LATIN_WORD.findall(text)
+        if word.lower() not in _ALWAYS_KNOWN and word.lower() not in blob
+    )
+
+
+def _language_rule(claim: Claim, checker: Checker) -> list[str]:
+    language = checker.facts.language
+    if _KANA_HANGUL.search(claim.text):
+        return [f"language: not {language}"]
+    blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    if language == "zh":
+        cjk = len(_CJK.findall(claim.text))
+        unknown = _unknown_latin(claim.text, blob)
+        if claim.section == "theme" and unknown == 0:
+            return []  # a theme may be a name from the facts alone ("Megatron")
+        if cjk == 0 or unknown > ZH_LATIN_PER_CJK * cjk:
+            return ["language: not zh"]
+        return []
+    foreign = [run for run in _CJK_RUN.findall(claim.text) if run.lower() not in blob]
+    return [f"language: not {language}"] if foreign else []
+
+
+RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
+    _pr_rule,
+    _figure_rule,
+    _identifier_rule,
+    _danger_rule,
+    _safety_rule,
+    _language_rule,
+)
+
+
+def check_text(text: str, prs: Sequence[int], section: str, checker: Checker) -> list[str]:
+    """Every rule `text` breaks when it rests on `prs` (empty: the text is kept)."""
+    limit = MAX_CHARS.get(section, MAX_SENTENCE)
+    reasons = [f"too_long: {len(text)} > {limit}"] if len(text) > limit else []
+    found = tuple(f for f in (checker.facts.pr(n) for n in prs) if f is not None)
+    claim = Claim(text, tuple(prs), found, section)
+    for rule in RULES:
+        reasons += rule(claim, checker)
+    return reasons
+
+
+def _check_draft(draft: Draft, checker: Checker) -> list[str]:
+    reasons = check_text(draft.text, draft.prs, draft.section, checker)
+    if draft.section == "key_changes":
+        theme = check_text(draft.theme, draft.prs, "theme", checker) if draft.theme else []
+        reasons += [f"theme {reason}" for reason in theme]
+    return reasons
+
+
+@dataclass
+class _Sorted:
+    kept: dict[str, list[AnalysisItem]] = field(default_factory=dict)
+    dropped: list[DroppedSentence] = field(default_factory=list)
+    seen_points: set[int] = field(default_factory=set)
+
+    def drop(self, draft: Draft, reasons: list[str]) -> None:
+        text = f"{draft.theme}: {draft.text}" if draft.theme else draft.text
+        self.dropped.append(
+            DroppedSentence(section=draft.section, text=text, prs=list(draft.prs), reasons=reasons)
+        )
+
+
+def _reasons(draft: Draft, sorted_: _Sorted, checker: Checker) -> list[str]:
+    if len(sorted_.kept.get(draft.section, [])) >= LIMITS[draft.section]:
+        return [f"over_limit: at most {LIMITS[draft.section]} in {draft.section}"]
+    if draft.section == "pr_points" and draft.prs and draft.prs[0] in sorted_.seen_points:
+        return [f"duplicate: a second point for #{draft.prs[0]}"]
+    return _check_draft(draft, checker)
+
+
+def check_answer(
+    drafts: Sequence[Draft],
+    facts: WeekFacts,
+    *,
+    model: str,
+    prompt_version: str,
+    usage: TokenUsage | None = None,
+) -> Analysis:
+    """The checked analysis: the drafts that stand in `facts`, per section, and the audit list
+    of the ones dropped with their reasons."""
+    checker = Checker(facts)
+    out = _Sorted()
+    for draft in drafts:
+        text = " ".join(draft.text.split()) if "\n" not in draft.text else draft.text.strip()
+        draft = Draft(draft.section, text, draft.prs, draft.theme.strip())
+        if not draft.text:
+            continue  # an empty item claims nothing (a model with no headline leaves it empty)
+        reasons = _reasons(draft, out, checker)
+        if reasons:
+            out.drop(draft, reasons)
+            continue
+        if draft.section == "pr_points":
+            out.seen_points.add(draft.prs[0])
+        item = AnalysisItem(text=draft.text, prs=list(draft.prs), theme=draft.theme)
+        out.kept.setdefault(draft.section, []).append(item)
+    headline = out.kept.pop("headline", [None])[0]
+    return Analysis(
+        model=model,
+        prompt_version=prompt_version,
+        language=facts.language,
+        headline=headline,
+        dropped=out.dropped,
+        usage=usage or TokenUsage(),
+        **out.kept,
+    )

@@ -1,0 +1,186 @@
+"""What a sentence claims, read the same way from the model's sentence and from the facts:
+the PR numbers it names, the figures it states and the identifiers it quotes.
+
+Reading both sides with the same functions is what makes the checker fair: a figure copied
+from a PR's title or body is found in that PR's facts; a figure the model worked out or made up
+is not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# `#123`, `＃123`, `PR 123`, `PR#123`, `PR-123`, `pull/123`
+_PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,7})\b", re.IGNORECASE)
+# a number not glued to an identifier, path or version on its left (`fp16`, `Qwen3-30B`,
+# `patch_v012`), with an optional `v` and thousands separators; what follows it is its unit
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.#/＃])(?<![A-Za-z0-9]-)[vV]?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)*)"
+    r"(?P<unit>\s*(?:%|％|percent\b|x\b|×|倍|times\b|k\b|K\b|千|万|M\b))?"
+)
+# a figure followed by this counts pull requests ("5 个 PR", "12 PRs")
+_PR_COUNT = re.compile(r"\s*(?:个|項|项)?\s*(?:PRs?\b|pull requests?\b|合并请求)", re.IGNORECASE)
+_MULTIPLIER_UNITS = frozenset({"x", "×", "倍", "times"})
+_PERCENT_UNITS = frozenset({"%", "％", "percent"})
+_SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
+# counts in words: English two…twelve, Chinese 二/两…十 before a measure word
+_EN_NUMBERS = ("two", "three", "four", "five", "six", "seven")
+_EN_NUMBERS += ("eight", "nine", "ten", "eleven", "twelve")
+_EN_WORDS = {word: value for value, word in enumerate(_EN_NUMBERS, start=2)}
+_EN_COUNT = re.compile(r"\b(" + "|".join(_EN_WORDS) + r")\b", re.IGNORECASE)
+_ZH_DIGITS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_COUNT = re.compile(r"([二两三四五六七八九十]{1,3})\s*(?=[个项位处次倍类篇份条名种组])")
+# multipliers in words
+_WORD_MULTIPLIERS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (
+        re.compile(r"\b(?:twice|doubl(?:ed|es|ing)|double(?![-\s]?check))\b|翻倍|翻番", re.I),
+        frozenset({"2"}),
+    ),
+    (re.compile(r"\b(?:triple[sd]?|tripling)\b", re.IGNORECASE), frozenset({"3"})),
+    (re.compile(r"\b(?:halve[sd]?|halving)\b|减半", re.IGNORECASE), frozenset({"2", "50", "0.5"})),
+)
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_EXTENSIONS = (
+    "py|pyi|yaml|yml|json|toml|sh|md|rst|txt|cfg|ini|cc|cpp|cu|cuh|h|hpp|ipynb|j2|proto|lock"
+)
+_PATH = re.compile(
+    rf"(?<![A-Za-z0-9_.\-/])(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]*"
+    rf"|(?<![A-Za-z0-9_.\-/])[A-Za-z0-9_\-]+\.(?:{_EXTENSIONS})(?![A-Za-z0-9_])"
+)
+_DOTTED = re.compile(r"(?<![A-Za-z0-9_./])[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?![A-Za-z0-9_(])")
+_SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_./])")
+_CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*(?![A-Za-z0-9_./])")
+_ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*(?![A-Za-z0-9_./])")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+MIN_SEGMENT = 2
+MIN_PATH_SLASHES = 2
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure as written (`text`), the values it may stand for, and for `7.7k` or `1.2万` the
+    scaled value with the rounding it allows."""
+
+    text: str
+    values: frozenset[str]
+    scaled: tuple[float, float] | None = None
+    kind: str = "plain"  # plain | multiplier | percent | prs (a count of pull requests)
+
+
+def pr_refs(text: str) -> list[int]:
+    """PR numbers a sentence names (`#123`, `PR 123`, `pull/123`), in order, once each."""
+    return list(dict.fromkeys(int(n) for n in _PR_REF.findall(text)))
+
+
+def _without_refs(text: str) -> str:
+    return _PR_REF.sub(" ", text)
+
+
+def normalised(raw: str) -> frozenset[str]:
+    """`1,676` → {1676}; `v0.16` → {0.16}; `04` → {4}; `9.90` → {9.90, 9.9}."""
+    plain = raw.lstrip("vV").replace(",", "")
+    if plain.isdigit():
+        return frozenset({str(int(plain))})
+    values = {plain}
+    if plain.count(".") == 1:
+        number = float(plain)
+        values.add(str(int(number)) if number.is_integer() else repr(number))
+    return frozenset(values)
+
+
+def _scaled(num: str, unit: str) -> tuple[float, float] | None:
+    scale = _SCALES.get(unit.strip())
+    if scale is None:
+        return None
+    plain = num.replace(",", "")
+    if plain.count(".") > 1:
+        return None
+    decimals = len(plain.partition(".")[2])
+    return float(plain) * scale, scale / (2 * 10**decimals)
+
+
+def _kind(text: str, end: int, unit: str) -> str:
+    unit = unit.strip()
+    if unit in _MULTIPLIER_UNITS:
+        return "multiplier"
+    if unit in _PERCENT_UNITS:
+        return "percent"
+    return "prs" if not unit and _PR_COUNT.match(text, end) else "plain"
+
+
+def figures(text: str) -> list[Figure]:
+    """Every figure a text states: numbers (with %, x, 倍, k …), counts in words, multipliers."""
+    text = _without_refs(text)
+    out = [
+        Figure(
+            m.group(0).strip(),
+            normalised(m.group("num")),
+            _scaled(m["num"], m["unit"] or ""),
+            kind=_kind(text, m.end(), m["unit"] or ""),
+        )
+        for m in _NUMBER.finditer(text)
+    ]
+    out += [
+        Figure(
+            m.group(0),
+            frozenset({str(_EN_WORDS[m.group(1).lower()])}),
+            kind=_kind(text, m.end(), ""),
+        )
+        for m in _EN_COUNT.finditer(text)
+    ]
+    out += [
+        Figure(m.group(1), frozenset({str(_zh_number(m.group(1)))}))
+        for m in _ZH_COUNT.finditer(text)
+    ]
+    for pattern, values in _WORD_MULTIPLIERS:
+        out += [Figure(m.group(0), values, kind="multiplier") for m in pattern.finditer(text)]
+    return out
+
+
+def _zh_number(text: str) -> int:
+    """二…九十九 written in Chinese numerals."""
+    if "十" not in text:
+        return _ZH_DIGITS.get(text, 0)
+    tens, _, ones = text.partition("十")
+    return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(ones, 0)
+
+
+def numbers_in(text: str) -> set[str]:
+    """The normalised values of every figure in `text` (the facts side)."""
+    return {value for figure in figures(text) for value in figure.values}
+
+
+def values_of_kind(text: str, kind: str) -> set[str]:
+    """The values `text` states as multipliers (`2x`, `2 倍`, twice) or percentages."""
+    return {v for figure in figures(text) if figure.kind == kind for v in figure.values}
+
+
+def _is_path(token: str, roots: frozenset[str]) -> bool:
+    if not _HAS_LETTER.search(token):
+        return False
+    if re.search(rf"\.(?:{_EXTENSIONS})$", token):
+        return True
+    segments = [s for s in token.split("/") if s]
+    return token.count("/") >= MIN_PATH_SLASHES or (bool(segments) and segments[0] in roots)
+
+
+def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
+    """What a sentence quotes as code: backticked spans, paths, dotted modules, snake_case,
+    camelCase and letter+digit names (`fp16`, `Qwen3`). `roots` are the first path segments of
+    the week's files, so `verl/utils` is a path while `CI/CD` is two words."""
+    found = [m.group(1).strip() for m in _BACKTICK.finditer(text)]
+    rest = _BACKTICK.sub(" ", text)
+    for match in _PATH.finditer(rest):
+        token = match.group(0).strip(".")
+        if _is_path(token, roots):
+            found.append(token)
+            rest = rest.replace(match.group(0), " ", 1)
+    for pattern in (_DOTTED, _SNAKE, _CAMEL, _ALNUM):
+        for match in pattern.finditer(rest):
+            token = match.group(0)
+            if pattern is _DOTTED and min(len(s) for s in token.split(".")) < MIN_SEGMENT:
+                continue
+            found.append(token)
+    return list(dict.fromkeys(t for t in found if t))

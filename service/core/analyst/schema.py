@@ -1,0 +1,153 @@
+"""What the model must answer: the JSON schema sent as `response_format`, and the parser that
+turns the answer's text into drafts (or says why it is not an answer at all).
+
+Every item names the PR numbers it rests on. Limits (at most 5 summary sentences, 6 key-change
+bullets, 10 PR points, 5 recommendations) are in the schema and enforced again by the checker.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# bump when the schema or the meaning of a field changes: cached answers of another version
+# are not reused (the prompt templates' own text is hashed into the version by render/prompt.py)
+PROMPT_VERSION = "1"
+SCHEMA_NAME = "weekly_analysis"
+LIMITS = {
+    "headline": 1,
+    "summary": 5,
+    "key_changes": 6,
+    "pr_points": 10,
+    "trends": 5,
+    "recommendations": 5,
+    "review_notes": 5,
+}
+SECTIONS = tuple(LIMITS)
+_THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class InvalidAnswerError(ValueError):
+    """The model's text is not JSON for the schema; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One sentence as the model wrote it, before the checker: its section, the PRs it says it
+    rests on, and for a key change its theme label."""
+
+    section: str
+    text: str
+    prs: tuple[int, ...] = ()
+    theme: str = ""
+
+
+def _item(extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        **(extra or {}),
+        "text": {"type": "string"},
+        "prs": {"type": "array", "items": {"type": "integer"}},
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(properties),
+        "properties": properties,
+    }
+
+
+def _list(item: dict[str, Any], limit: int) -> dict[str, Any]:
+    return {"type": "array", "maxItems": limit, "items": item}
+
+
+def answer_schema() -> dict[str, Any]:
+    """The JSON schema of the answer (strict-mode compatible: every property required)."""
+    properties = {
+        "headline": _item(),
+        "summary": _list(_item(), LIMITS["summary"]),
+        "key_changes": _list(_item({"theme": {"type": "string"}}), LIMITS["key_changes"]),
+        "pr_points": _list(_item({"pr": {"type": "integer"}}), LIMITS["pr_points"]),
+        "trends": _list(_item(), LIMITS["trends"]),
+        "recommendations": _list(_item(), LIMITS["recommendations"]),
+        "review_notes": _list(_item(), LIMITS["review_notes"]),
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(properties),
+        "properties": properties,
+    }
+
+
+def response_format() -> dict[str, Any]:
+    """The chat completions `response_format` carrying the schema."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": answer_schema()},
+    }
+
+
+def _strip(text: str) -> str:
+    """Reasoning models may think aloud first or fence the JSON: keep the JSON only."""
+    text = _THINK.sub("", text)
+    fenced = _FENCE.match(text)
+    return fenced.group(1) if fenced else text.strip()
+
+
+def _prs(value: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in value
+    ):
+        raise InvalidAnswerError(f"{where}.prs is not a list of integers")
+    return tuple(dict.fromkeys(value))
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidAnswerError(f"{where}.text is not a string")
+    return value
+
+
+def _draft(section: str, raw: Any, where: str) -> Draft:
+    if not isinstance(raw, dict):
+        raise InvalidAnswerError(f"{where} is not an object")
+    for name in ("text", "prs"):
+        if name not in raw:
+            raise InvalidAnswerError(f"{where} has no {name}")
+    prs = _prs(raw["prs"], where)
+    theme: Any = ""
+    if section == "key_changes":
+        theme = raw.get("theme")
+        if not isinstance(theme, str):
+            raise InvalidAnswerError(f"{where}.theme is not a string")
+    if section == "pr_points":
+        number = raw.get("pr")
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise InvalidAnswerError(f"{where}.pr is not an integer")
+        prs = tuple(dict.fromkeys((number, *prs)))
+    return Draft(section, _text(raw["text"], where), prs, theme)
+
+
+def parse_answer(text: str) -> list[Draft]:
+    """The drafts of an answer, in section order; InvalidAnswerError when it is not JSON for the
+    schema (unknown extra fields are ignored; items past a limit are kept for the checker,
+    which drops them with a reason)."""
+    try:
+        data = json.loads(_strip(text))
+    except ValueError as exc:
+        raise InvalidAnswerError(f"not JSON ({exc.__class__.__name__}: {exc})") from None
+    if not isinstance(data, dict):
+        raise InvalidAnswerError("the answer is not a JSON object")
+    missing = [name for name in SECTIONS if name not in data]
+    if missing:
+        raise InvalidAnswerError(f"missing {', '.join(missing)}")
+    drafts = [_draft("headline", data["headline"], "headline")]
+    for section in SECTIONS[1:]:
+        items = data[section]
+        if not isinstance(items, list):
+            raise InvalidAnswerError(f"{section} is not a list")
+        drafts += [_draft(section, raw, f"{section}[{i}]") for i, raw in enumerate(items)]
+    return drafts

@@ -1,0 +1,57 @@
+"""The one rule for which text a report shows: the model's checked sentences when a section is
+full enough, else the deterministic narrative."""
+
+from __future__ import annotations
+
+from service.core.analyst.checker import check_answer
+from service.core.analyst.schema import Draft, parse_answer
+from service.core.analyst.sections import MIN_KEPT, written
+from service.core.models import Digest
+from tests.core.analyst.helpers import week_digest, week_facts
+from tests.fakes.openai import recorded_answer
+
+
+def _with(drafts: list[Draft], lang: str = "zh") -> Digest:
+    analysis = check_answer(drafts, week_facts(language=lang), model="m-1", prompt_version="1")
+    return week_digest(language=lang).model_copy(update={"analysis": analysis})
+
+
+def test_no_analysis_means_the_deterministic_text_everywhere() -> None:
+    assert written(week_digest()) is None
+
+
+def test_a_good_answer_writes_every_section_it_filled() -> None:
+    view = written(_with(parse_answer(recorded_answer("2026-W04.good.zh"))))
+    assert view is not None
+    assert view.model == "m-1"
+    assert view.sections == ["summary", "key_changes", "trends", "recommendations", "pr_points"]
+    assert view.point(4280) is not None and view.point(4632) is None
+    assert view.kept == 1 + 5 + 5 + 2 + 2 + 6 and view.dropped == 0
+
+
+def test_a_section_below_its_minimum_falls_back() -> None:
+    one = [Draft("summary", "本周共合入 22 个 PR。"), Draft("trends", "新功能类 PR 共 7 个。")]
+    view = written(_with(one))
+    assert MIN_KEPT["summary"] == 2
+    assert view is not None
+    assert view.summary == [] and len(view.trends) == 1
+    assert view.sections == ["trends"]
+
+
+def test_a_section_mostly_dropped_falls_back_even_with_enough_kept() -> None:
+    drafts = [Draft("summary", "本周共合入 22 个 PR。"), Draft("summary", "来自 20 位贡献者。")]
+    drafts += [Draft("summary", f"#9999 修复了第 {i} 个问题。", (9999,)) for i in range(3)]
+    view = written(_with(drafts))
+    assert view is None  # two kept, three dropped: the deterministic summary is shown
+
+
+def test_the_headline_and_points_stand_on_their_own() -> None:
+    drafts = [
+        Draft("headline", "本周主线是 rollout 架构的进程分离", (4280,)),
+        Draft("pr_points", "训练与推理拆到不同进程。", (4280,)),
+    ]
+    view = written(_with(drafts))
+    assert view is not None
+    assert view.headline is not None and view.headline.prs == [4280]
+    assert list(view.points) == [4280]
+    assert view.sections == ["summary", "pr_points"]
