@@ -10,9 +10,10 @@ ServiceError                        base; carries a one-line, user-facing messag
     ├── UnreachableError            DNS, connect, timeout after bounded retries
     ├── PlatformRejectedError(code) Slack ok:false, Feishu code != 0 (the code kept)
     ├── UnconfirmedSendError        a send went out and its answer never came (read timeout)
-    └── StoreError                  the database refused an operation (constraint, permission)
-        └── StoreUnavailableError   the database is missing, unreadable or locked
-            └── SchemaTooNewError   a newer verl-week migrated the database past this code
+    ├── StoreError                  the database refused an operation (constraint, permission)
+    │   └── StoreUnavailableError   the database is missing, unreadable or locked
+    │       └── SchemaTooNewError   a newer verl-week migrated the database past this code
+    └── ModelError                  the optional language model gave no usable answer in time
 """
 
 from __future__ import annotations
@@ -92,3 +93,9 @@ class StoreUnavailableError(StoreError):
 
 class SchemaTooNewError(StoreUnavailableError):
     """The database's schema revision is unknown to this code: a newer version migrated it."""
+
+
+class ModelError(UpstreamError):
+    """The language model gave no usable answer: none within LLM_TIMEOUT_SECONDS, the server
+    refused (key, model, request), or the answer is not JSON for the schema. The week goes out
+    with the deterministic text."""
