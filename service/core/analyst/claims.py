@@ -26,7 +26,7 @@ _MULTIPLIER_UNITS = frozenset({"x", "×", "倍", "times"})
 _PERCENT_UNITS = frozenset({"%", "％", "percent"})
 _SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
 # counts in words: English two…twelve, Chinese 二/两…十 before a measure word
-_EN_NUMBERS = ("two", "three", "four", "five", "six", "seven")
+_EN_NUMBERS: tuple[str, ...] = ("two", "three", "four", "five", "six", "seven")
 _EN_NUMBERS += ("eight", "nine", "ten", "eleven", "twelve")
 _EN_WORDS = {word: value for value, word in enumerate(_EN_NUMBERS, start=2)}
 _EN_COUNT = re.compile(r"\b(" + "|".join(_EN_WORDS) + r")\b", re.IGNORECASE)

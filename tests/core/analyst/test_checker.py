@@ -54,7 +54,9 @@ def test_the_invented_answer_keeps_only_what_stands_in_the_facts() -> None:
         "训练与推理拆到不同进程，通过 CUDA IPC 与 ZeroMQ 同步权重。",
         "为 #4931、#4936、#5033 补充测试：它们修改了核心路径但没有改动测试。",
     }
-    assert analysis.headline is None and analysis.trends == [] and analysis.review_notes == []
+    assert analysis.headline is None
+    assert analysis.trends == []
+    assert analysis.review_notes == []
     why = {d.text: {r.split(":")[0] for r in d.reasons} for d in analysis.dropped}
     assert why["<!channel> 本周 #4280 带来 35% 吞吐提升"] >= {"mention", "figure"}
     assert why["#9999 修复了 rollout 的内存泄漏问题。"] == {"pr_not_in_week"}
@@ -284,7 +286,8 @@ def test_items_past_a_section_limit_and_second_points_are_dropped() -> None:
 def test_too_long_and_empty_items() -> None:
     assert rules("#4280 " + "重构" * 300, [4280]) == {"too_long"}
     analysis = check_answer([Draft("headline", "  ")], week_facts(), model="m", prompt_version="1")
-    assert analysis.headline is None and analysis.dropped == []
+    assert analysis.headline is None
+    assert analysis.dropped == []
 
 
 def test_multipliers_and_percentages_must_be_stated_as_such_by_the_pr() -> None:

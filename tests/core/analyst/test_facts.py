@@ -65,10 +65,13 @@ def test_facts_hold_stats_risks_and_paths_of_each_pr() -> None:
     pr = facts.pr(4280)
     assert pr is not None
     assert (pr.additions, pr.deletions, pr.files, pr.score) == (527, 520, 37, 9.9)
-    assert pr.breaking and pr.flagged and not pr.reviewed
+    assert pr.breaking
+    assert pr.flagged
+    assert not pr.reviewed
     assert {r.kind for r in pr.risks} >= {"breaking"}
     assert "verl/workers/engine_workers.py" in pr.paths
-    assert facts.totals["prs"] == 22 and facts.totals["additions"] == 5614
+    assert facts.totals["prs"] == 22
+    assert facts.totals["additions"] == 5614
     assert [p.number for p in facts.prs][:2] == [4280, 4665]  # most important first
 
 
@@ -87,7 +90,8 @@ def test_review_threads_and_change_requests_become_review_notes() -> None:
     noted = facts.pr(pr.number)
     assert noted is not None
     assert noted.review_notes == ("a.py: This may break resume",)
-    assert noted.changes_requested and noted.reviewed
+    assert noted.changes_requested
+    assert noted.reviewed
 
 
 def test_pr_text_is_data_that_cannot_close_the_block() -> None:
@@ -97,9 +101,11 @@ def test_pr_text_is_data_that_cannot_close_the_block() -> None:
     week = collected.model_copy(update={"prs": [first, *collected.prs[1:]]})
     facts = build_facts(digest_from_week(week, language="en"), week.prs)
     data = facts_json(facts)
-    assert "<" not in data and ">" not in data
+    assert "<" not in data
+    assert ">" not in data
     user = prompt_messages(facts)[1]["content"]
-    assert user.count(OPEN) == 1 and user.count(CLOSE) == 1
+    assert user.count(OPEN) == 1
+    assert user.count(CLOSE) == 1
     inside = user.split(OPEN, 1)[1].split(CLOSE, 1)[0]
     listed = {p["number"]: p for p in json.loads(inside)["prs"]}
     assert listed[first.number]["title"] == hostile  # the text itself is kept, as data

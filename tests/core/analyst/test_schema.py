@@ -32,7 +32,9 @@ def test_the_schema_is_strict_and_names_the_prs_of_every_item() -> None:
         assert item["properties"]["prs"] == {"type": "array", "items": {"type": "integer"}}
     assert response_format()["type"] == "json_schema"
     assert response_format()["json_schema"]["strict"] is True
-    assert LIMITS["summary"] == 5 and LIMITS["key_changes"] == 6 and LIMITS["pr_points"] == 10
+    assert LIMITS["summary"] == 5
+    assert LIMITS["key_changes"] == 6
+    assert LIMITS["pr_points"] == 10
     assert LIMITS["recommendations"] == 5
 
 

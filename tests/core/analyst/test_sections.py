@@ -25,8 +25,10 @@ def test_a_good_answer_writes_every_section_it_filled() -> None:
     assert view is not None
     assert view.model == "m-1"
     assert view.sections == ["summary", "key_changes", "trends", "recommendations", "pr_points"]
-    assert view.point(4280) is not None and view.point(4632) is None
-    assert view.kept == 1 + 5 + 5 + 2 + 2 + 6 and view.dropped == 0
+    assert view.point(4280) is not None
+    assert view.point(4632) is None
+    assert view.kept == 1 + 5 + 5 + 2 + 2 + 6
+    assert view.dropped == 0
 
 
 def test_a_section_below_its_minimum_falls_back() -> None:
@@ -34,7 +36,8 @@ def test_a_section_below_its_minimum_falls_back() -> None:
     view = written(_with(one))
     assert MIN_KEPT["summary"] == 2
     assert view is not None
-    assert view.summary == [] and len(view.trends) == 1
+    assert view.summary == []
+    assert len(view.trends) == 1
     assert view.sections == ["trends"]
 
 
@@ -52,6 +55,7 @@ def test_the_headline_and_points_stand_on_their_own() -> None:
     ]
     view = written(_with(drafts))
     assert view is not None
-    assert view.headline is not None and view.headline.prs == [4280]
+    assert view.headline is not None
+    assert view.headline.prs == [4280]
     assert list(view.points) == [4280]
     assert view.sections == ["summary", "pr_points"]
