@@ -36,6 +36,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
 
 
+def _no_llm(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-llm", action="store_true", help="deterministic narrative only (no language model)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="verl-week", description="Weekly digest of a repository's merged PRs.")
     parser.add_argument("--version", action="version", version=f"verl-week {__version__}")
@@ -45,11 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     digest.add_argument("--format", choices=FORMATS, default="markdown")
     digest.add_argument("--lang", choices=("zh", "en"), default=None)
     digest.add_argument("--output", type=Path, default=None, help="write to FILE instead")
+    _no_llm(digest)
     post = sub.add_parser("post", help="build the week and post it to chat, once")
     _common(post)
     post.add_argument("--to", default=None, help="slack:CHANNEL,feishu:oc_xxx,webhook:feishu")
     post.add_argument("--dry-run", action="store_true", help="show what would be posted")
     post.add_argument("--force", action="store_true", help="edit cards already posted")
+    _no_llm(post)
     risks = sub.add_parser("risks", help="the week's risks, as the chat command answers")
     _common(risks)
     risks.add_argument("--severity", choices=("high", "medium", "low"), default=None)
@@ -103,7 +111,11 @@ def _progress() -> Callable[[int, int], None] | None:
 
 def _pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
     return wiring.build_pipeline(
-        settings, sample=args.sample, progress=_progress(), with_senders=senders
+        settings,
+        sample=args.sample,
+        progress=_progress(),
+        with_senders=senders,
+        llm=not getattr(args, "no_llm", False),
     )
 
 

@@ -18,6 +18,7 @@ from service.core.weeks import parse_week, previous_window
 from service.delivery import Outcome, Sender, Target, as_targets, deliver
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
+from service.narrator import Narrator
 from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,8 @@ class Pipeline:
     destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
+    narrator: Narrator | None = None
 
 
 @dataclass
@@ -75,6 +78,8 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
         earlier=earlier,
         discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
     )
+    if p.narrator is not None:
+        digest.analysis = p.narrator.analyse(digest, collected.prs)
     p.store.save_digest(digest)
     return digest
 

@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
+    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint …/v1")
+    llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
+    llm_model: str | None = Field(None, description="model name the endpoint serves")
+    llm_timeout_seconds: int = Field(120, ge=1, le=3600, description="model budget per week")
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"
@@ -145,6 +149,7 @@ class Settings(BaseSettings):
         "slack_api_url",
         "feishu_base_url",
         "feishu_webhook_url",
+        "llm_base_url",
     )
     @classmethod
     def _urls(cls, value: str | None) -> str | None:
@@ -162,6 +167,19 @@ class Settings(BaseSettings):
         if not self.github_graphql_url:
             self.github_graphql_url = derive_graphql_url(self.github_api_url)
         return self
+
+    @model_validator(mode="after")
+    def _llm_pair(self) -> Settings:
+        if self.llm_base_url and not self.llm_model:
+            raise ValueError("LLM_MODEL is required with LLM_BASE_URL (the model to ask)")
+        if self.llm_model and not self.llm_base_url:
+            raise ValueError("LLM_BASE_URL is required with LLM_MODEL (e.g. http://host:8000/v1)")
+        return self
+
+    @property
+    def llm_enabled(self) -> bool:
+        """Whether a language model writes the narrative (both LLM_BASE_URL and LLM_MODEL)."""
+        return bool(self.llm_base_url and self.llm_model)
 
     @property
     def graphql_url(self) -> str:
@@ -183,6 +201,8 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
-        name = str(first["loc"][0]).upper() if first["loc"] else "settings"
         reason = str(first["msg"]).removeprefix("Value error, ")
+        if not first["loc"]:  # a rule across settings names them in its reason
+            raise ConfigError(f"invalid settings: {reason}") from None
+        name = str(first["loc"][0]).upper()
         raise ConfigError(f"invalid setting {name}: {reason}") from None

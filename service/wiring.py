@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from service.commands.answer import EngineContext
     from service.doctor import Finding
     from service.github.http import GitHubHttp
+    from service.narrator import Narrator
     from service.scheduler import WeeklyScheduler
     from service.web import Endpoint
 
@@ -125,6 +126,22 @@ def github_collector(
     return collect, fetch
 
 
+def build_narrator(settings: Settings, store: Store) -> Narrator | None:
+    """The language model's narrator when LLM_BASE_URL and LLM_MODEL are set, else None."""
+    if not settings.llm_enabled:
+        return None
+    from service.llm.client import ModelClient
+    from service.narrator import Narrator
+
+    client = ModelClient(
+        base_url=settings.llm_base_url or "",
+        api_key=secret(settings.llm_api_key),
+        model=settings.llm_model or "",
+        timeout_seconds=float(settings.llm_timeout_seconds),
+    )
+    return Narrator(client=client, cache=store)
+
+
 def build_senders(settings: Settings) -> dict[str, Sender]:
     """A sender per configured platform."""
     senders: dict[str, Sender] = {}
@@ -217,8 +234,10 @@ def build_pipeline(
     store: Store | None = None,
     with_senders: bool = True,
     metrics: Metrics | None = None,
+    llm: bool = True,
 ) -> Pipeline:
-    """The pipeline for the CLI, the scheduler and the chat adapters."""
+    """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
+    deterministic narrative only, whatever the LLM_* settings say)."""
     store = store or build_store(settings)
     metrics = metrics or Metrics()
     fetch: Callable[[str, int], PullRequest] | None = None
@@ -240,6 +259,7 @@ def build_pipeline(
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
         metrics=metrics,
+        narrator=build_narrator(settings, store) if llm else None,
     )
 
 

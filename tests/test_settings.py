@@ -105,3 +105,44 @@ def test_env_example_lists_every_setting_with_a_comment() -> None:
     for name in names:
         index = next(i for i, line in enumerate(lines) if re.match(rf"^#?\s*{name}=", line))
         assert lines[index - 1].startswith("# "), name
+
+
+def test_the_language_model_is_off_unless_url_and_model_are_set() -> None:
+    plain = load_settings(_env_file=None)
+    assert plain.llm_enabled is False
+    assert plain.llm_timeout_seconds == 120
+    on = load_settings(
+        _env_file=None, llm_base_url="http://127.0.0.1:8000/v1", llm_model="Qwen/Qwen3-32B"
+    )
+    assert on.llm_enabled is True
+    assert on.llm_api_key is None
+
+
+@pytest.mark.parametrize(
+    ("values", "needed"),
+    [
+        ({"LLM_BASE_URL": "http://127.0.0.1:8000/v1"}, "LLM_MODEL is required"),
+        ({"LLM_MODEL": "deepseek-chat"}, "LLM_BASE_URL is required"),
+    ],
+)
+def test_half_a_language_model_setting_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, values: dict[str, str], needed: str
+) -> None:
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=None)
+    assert str(info.value).startswith(f"invalid settings: {needed}")
+    assert "\n" not in str(info.value)
+
+
+def test_the_model_key_is_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-model-key-0123456789abcdef"
+    monkeypatch.setenv("LLM_API_KEY", key)
+    monkeypatch.setenv("LLM_TIMEOUT_SECONDS", "0")
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=None)
+    assert str(info.value).startswith("invalid setting LLM_TIMEOUT_SECONDS:")
+    assert key not in str(info.value)
+    monkeypatch.setenv("LLM_TIMEOUT_SECONDS", "30")
+    assert key not in repr(load_settings(_env_file=None))

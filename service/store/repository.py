@@ -101,6 +101,15 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
+class StoredAnswer:
+    """A language model's answer as cached: its text and what it cost."""
+
+    content: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
 class ReportEntry:
     repo: str
     week: str
@@ -657,6 +666,48 @@ class Store:
             m["outcome"],
             m["detail"],
         )
+
+    # --- language model answers (satisfies narrator.AnswerCache) ------------------------------
+
+    @translated
+    def get_model_answer(
+        self, content_hash: str, model: str, prompt_version: str, language: str
+    ) -> StoredAnswer | None:
+        """The cached answer to the same data, model, prompt version and language, if any."""
+        c = t.model_answers.c
+        query = select(c.answer, c.prompt_tokens, c.completion_tokens).where(
+            c.content_hash == content_hash,
+            c.model == model,
+            c.prompt_version == prompt_version,
+            c.language == language,
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return StoredAnswer(row[0], int(row[1]), int(row[2])) if row else None
+
+    @translated
+    def save_model_answer(
+        self,
+        content_hash: str,
+        model: str,
+        prompt_version: str,
+        language: str,
+        answer: StoredAnswer,
+    ) -> None:
+        """Keep (or replace) the answer to this data, model, prompt version and language."""
+        row = {
+            "content_hash": content_hash,
+            "model": model,
+            "prompt_version": prompt_version,
+            "language": language,
+            "answer": answer.content,
+            "prompt_tokens": answer.prompt_tokens,
+            "completion_tokens": answer.completion_tokens,
+            "created_at": _now(),
+        }
+        keys = ("content_hash", "model", "prompt_version", "language")
+        with self._tx() as conn:
+            upsert(conn, t.model_answers, keys, [row])
 
     # --- inbound event de-duplication -------------------------------------------------------
 

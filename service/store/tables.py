@@ -136,3 +136,20 @@ scheduler_jobs = Table(
     Column("next_run_time", Float(25), index=True),
     Column("job_state", LargeBinary, nullable=False),
 )
+
+# answers of the optional language model, by what was asked: the prompt's data (hashed), the
+# model, the prompt version and the language; the checker runs on them again at every build
+model_answers = Table(
+    "model_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("content_hash", String(64), nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("prompt_version", String(40), nullable=False),
+    Column("language", String(5), nullable=False),
+    Column("answer", Text, nullable=False),
+    Column("prompt_tokens", Integer, nullable=False),
+    Column("completion_tokens", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("content_hash", "model", "prompt_version", "language", name="uq_model_answer"),
+)

@@ -1,0 +1,156 @@
+"""The model-written part of a week's digest: facts → the cached answer or one model call →
+the checker. Only checked sentences reach the digest; the deterministic narrative stays.
+
+An answer is cached by the prompt's data (hashed), the model, the prompt version and the
+language: rebuilding unchanged data, answering a command or posting to a second channel never
+calls the model again, and new data calls it once. Any failure (no answer within
+LLM_TIMEOUT_SECONDS, a refusal, an answer that is not JSON for the schema) leaves the digest
+without analysis, with one log line saying why: the week goes out, on time, deterministic.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from service.core.analyst.checker import check_answer
+from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
+from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
+from service.core.models import Analysis, Digest, PullRequest, TokenUsage
+from service.errors import ModelError, StoreUnavailableError
+from service.llm.client import Completion
+from service.render.prompt import prompt_messages, prompt_version
+
+logger = logging.getLogger(__name__)
+
+
+class ModelClient(Protocol):
+    """What the narrator needs of service.llm.client.ModelClient."""
+
+    model: str
+
+    def complete(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any]
+    ) -> Completion: ...
+
+
+class CachedAnswer(Protocol):
+    """An answer's text and cost (a Completion, or the store's StoredAnswer)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def completion_tokens(self) -> int: ...
+
+
+class AnswerCache(Protocol):
+    """Cached answers (service.store.repository.Store satisfies it)."""
+
+    def get_model_answer(
+        self, content_hash: str, model: str, prompt_version: str, language: str
+    ) -> CachedAnswer | None: ...
+
+    def save_model_answer(
+        self,
+        content_hash: str,
+        model: str,
+        prompt_version: str,
+        language: str,
+        answer: Any,
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What is asked of the model for one week, and the key its answer is cached under."""
+
+    facts: WeekFacts
+    data: str
+    version: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return content_hash(self.data), self.version, self.facts.language
+
+
+@dataclass
+class Narrator:
+    """Writes a digest's Analysis with a model; `calls` counts real model calls (not hits)."""
+
+    client: ModelClient
+    cache: AnswerCache
+    calls: int = 0
+
+    def analyse(self, digest: Digest, prs: Sequence[PullRequest]) -> Analysis | None:
+        """The checked analysis of `digest`, or None (logged once) when the model gave none."""
+        started = time.monotonic()
+        facts = build_facts(digest, prs)
+        asked = _Asked(facts, facts_json(facts), prompt_version(facts.language))
+        where = {"repo": digest.repo, "week": digest.week, "language": digest.language}
+        try:
+            answer, cached = self._answer(asked)
+            drafts = parse_answer(answer.content)
+        except (ModelError, InvalidAnswerError) as exc:
+            logger.warning(
+                "model narrative skipped, the deterministic text goes out: %s",
+                exc,
+                extra={**where, "model": self.client.model},
+            )
+            return None
+        if not cached:
+            self._remember(asked, answer)
+        analysis = self._checked(drafts, asked, answer)
+        logger.info(
+            "model narrative",
+            extra={
+                **where,
+                "model": self.client.model,
+                "cached": cached,
+                "tokens": 0 if cached else answer.prompt_tokens + answer.completion_tokens,
+                "prompt_tokens": answer.prompt_tokens,
+                "completion_tokens": answer.completion_tokens,
+                "kept": len(drafts) - len(analysis.dropped),
+                "dropped": len(analysis.dropped),
+                "seconds": round(time.monotonic() - started, 3),
+            },
+        )
+        return analysis
+
+    def _answer(self, asked: _Asked) -> tuple[CachedAnswer, bool]:
+        data_hash, version, language = asked.key
+        hit = self._cached(data_hash, version, language)
+        if hit is not None:
+            return hit, True
+        self.calls += 1
+        messages = prompt_messages(asked.facts, asked.data)
+        return self.client.complete(messages, response_format()), False
+
+    def _cached(self, data_hash: str, version: str, language: str) -> CachedAnswer | None:
+        try:
+            return self.cache.get_model_answer(data_hash, self.client.model, version, language)
+        except StoreUnavailableError as exc:
+            logger.warning("model answer cache unreadable: %s", exc.message)
+            return None
+
+    def _remember(self, asked: _Asked, answer: CachedAnswer) -> None:
+        """Cache an answer that parsed (a malformed one is asked again next time)."""
+        data_hash, version, language = asked.key
+        try:
+            self.cache.save_model_answer(data_hash, self.client.model, version, language, answer)
+        except StoreUnavailableError as exc:
+            logger.warning("model answer not cached: %s", exc.message)
+
+    def _checked(self, drafts: list[Draft], asked: _Asked, answer: CachedAnswer) -> Analysis:
+        usage = TokenUsage(prompt=answer.prompt_tokens, completion=answer.completion_tokens)
+        return check_answer(
+            drafts,
+            asked.facts,
+            model=self.client.model,
+            prompt_version=asked.version,
+            usage=usage,
+        )

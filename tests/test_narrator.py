@@ -1,0 +1,263 @@
+"""The model's narrative through the real pipeline (wiring, store, jobs) against a fake
+OpenAI-compatible server on loopback: checked sentences reach the stored digest, answers are
+cached (rebuilds, commands and a second channel make no new call; new data makes one), and every
+failure leaves the deterministic digest, on time, with one log line saying why."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from service import wiring
+from service.commands.answer import Caller, answer, answer_text
+from service.core.models import CollectedWeek, Digest
+from service.core.weeks import window_for
+from service.jobs import Pipeline, build_week, regenerate, run_week
+from service.settings import Settings
+from tests.conftest import load_week
+from tests.fakes.feishu import serve_feishu
+from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
+from tests.fakes.slack import BOT_TOKEN, running_fake_slack
+
+WEEK = window_for(2026, 4, "Asia/Shanghai")
+REPO = "volcengine/verl"
+GOOD = {lang: recorded_answer(f"2026-W04.good.{lang}") for lang in ("zh", "en")}
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    with serve_model() as fake:
+        yield fake
+
+
+@pytest.fixture
+def llm_settings(
+    make_settings: Callable[..., Settings], model: FakeModel
+) -> Callable[..., Settings]:
+    def build(**overrides: object) -> Settings:
+        values: dict[str, object] = {
+            "llm_base_url": model.url,
+            "llm_api_key": API_KEY,
+            "llm_model": MODEL,
+            "llm_timeout_seconds": 2,
+        }
+        return make_settings(**{**values, **overrides})
+
+    return build
+
+
+@pytest.fixture
+def pipeline(llm_settings: Callable[..., Settings]) -> Pipeline:
+    return wiring.build_pipeline(llm_settings(), sample=True)
+
+
+def _model_log(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "service.narrator"]
+
+
+def test_checked_sentences_reach_the_stored_digest_and_tokens_the_log(
+    pipeline: Pipeline, model: FakeModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    model.answer(GOOD["zh"])
+    with caplog.at_level(logging.INFO, logger="service.narrator"):
+        digest = build_week(pipeline, REPO, WEEK)
+    assert digest.analysis is not None
+    assert digest.analysis.model == MODEL
+    assert digest.analysis.dropped == []
+    assert len(digest.analysis.summary) == 5
+    assert digest.analysis.usage.prompt > 0
+    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.analysis == digest.analysis
+    (line,) = _model_log(caplog)
+    assert line.getMessage() == "model narrative"
+    assert line.__dict__["prompt_tokens"] == digest.analysis.usage.prompt
+    assert (
+        line.__dict__["tokens"] == digest.analysis.usage.prompt + digest.analysis.usage.completion
+    )
+    assert line.__dict__["cached"] is False
+    sent = model.last_request()
+    assert sent["response_format"]["type"] == "json_schema"
+    assert "<<<WEEK_DATA" in sent["messages"][1]["content"]
+
+
+def test_an_invented_answer_keeps_its_audit_list_in_the_digest(
+    pipeline: Pipeline, model: FakeModel
+) -> None:
+    model.answer(recorded_answer("2026-W04.bad.zh"))
+    digest = build_week(pipeline, REPO, WEEK)
+    assert digest.analysis is not None
+    assert len(digest.analysis.dropped) == 13
+    assert {d.section for d in digest.analysis.dropped} >= {"headline", "summary", "pr_points"}
+    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.analysis is not None
+    assert stored.analysis.dropped == digest.analysis.dropped
+
+
+def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
+    pipeline: Pipeline,
+    model: FakeModel,
+    llm_settings: Callable[..., Settings],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model.always(GOOD["zh"])
+    first = build_week(pipeline, REPO, WEEK)
+    with caplog.at_level(logging.INFO, logger="service.narrator"):
+        second = build_week(pipeline, REPO, WEEK)
+    assert len(model.calls) == 1
+    assert second.analysis == first.analysis
+    assert _model_log(caplog)[-1].__dict__["cached"] is True
+    assert _model_log(caplog)[-1].__dict__["tokens"] == 0
+    # a new process (a fresh pipeline on the same database) reads the cache too
+    again = wiring.build_pipeline(llm_settings(), sample=True)
+    build_week(again, REPO, WEEK)
+    # chat commands read the stored digest
+    ctx = wiring.engine_context(llm_settings(), again)
+    for text in ("pr 4280", "summary", "week", "risks"):
+        answer_text(text, Caller(user_id="U1", platform="slack"), ctx)
+    assert len(model.calls) == 1
+    # the other language is another prompt: one call, then cached as well
+    again.language = "en"
+    model.always(GOOD["en"])
+    english = build_week(again, REPO, WEEK)
+    build_week(again, REPO, WEEK)
+    assert english.analysis is not None
+    assert english.analysis.language == "en"
+    assert len(model.calls) == 2
+
+
+def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
+    llm_settings: Callable[..., Settings], model: FakeModel
+) -> None:
+    model.always(GOOD["zh"])
+    with running_fake_slack() as slack, serve_feishu() as feishu:
+        slack.add_channel("C111")
+        settings = llm_settings(
+            slack_bot_token=BOT_TOKEN,
+            slack_api_url=slack.api_url,
+            slack_channels="C111",
+            feishu_app_id=feishu.app_id,
+            feishu_app_secret=feishu.app_secret,
+            feishu_base_url=feishu.url,
+            feishu_chat_ids="oc_group1",
+        )
+        pipeline = wiring.build_pipeline(settings, sample=True)
+        result = run_week(pipeline, REPO, WEEK, trigger="test")
+        assert {o.action for o in result.outcomes} == {"posted"}
+        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    assert len(model.calls) == 1
+
+
+def _changed_week() -> CollectedWeek:
+    week = load_week("2026-W04")
+    first = week.prs[0].model_copy(update={"title": week.prs[0].title + " (retitled)"})
+    return week.model_copy(update={"prs": [first, *week.prs[1:]]})
+
+
+def test_a_regenerate_after_new_data_calls_the_model_once(
+    pipeline: Pipeline, model: FakeModel
+) -> None:
+    model.always(GOOD["zh"])
+    build_week(pipeline, REPO, WEEK)
+    changed = _changed_week()
+    pipeline.collect = lambda _repo, _window: changed
+    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    assert len(model.calls) == 2
+
+
+def _fallback(
+    pipeline: Pipeline, caplog: pytest.LogCaptureFixture
+) -> tuple[Digest, list[logging.LogRecord], float]:
+    started = time.monotonic()
+    with caplog.at_level(logging.INFO, logger="service.narrator"):
+        digest = build_week(pipeline, REPO, WEEK)
+    return digest, _model_log(caplog), time.monotonic() - started
+
+
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        (lambda m: m.answer('{"headline": {"text": "本周", "prs": []}, "summary": ['), "not JSON"),
+        (lambda m: m.answer("当然！以下是本周周报：……"), "not JSON"),
+        (lambda m: m.answer(json.dumps({"headline": {"text": "x", "prs": []}})), "missing summary"),
+        (lambda m: m.fail(429, retry_after=0.2, times=100), "HTTP 429"),
+        (lambda m: m.fail(500, times=100), "HTTP 500"),
+        (lambda m: m.hang(times=10), "timed out"),
+    ],
+    ids=["truncated-json", "prose", "not-the-schema", "429", "500", "never-answers"],
+)
+def test_every_failure_leaves_the_deterministic_digest_with_one_log_line(
+    pipeline: Pipeline,
+    model: FakeModel,
+    caplog: pytest.LogCaptureFixture,
+    script: Callable[[FakeModel], None],
+    why: str,
+) -> None:
+    script(model)
+    digest, lines, seconds = _fallback(pipeline, caplog)
+    assert digest.analysis is None
+    assert digest.narrative.summary  # the deterministic narrative is there, as always
+    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.analysis is None
+    (line,) = lines
+    assert line.levelno == logging.WARNING
+    assert why in line.getMessage()
+    assert "deterministic" in line.getMessage()
+    assert seconds < 2 + 1.5  # LLM_TIMEOUT_SECONDS=2, and then on time
+
+
+def test_a_failed_answer_is_not_cached_the_next_build_asks_again(
+    pipeline: Pipeline, model: FakeModel
+) -> None:
+    model.answer("not json at all")
+    model.answer(GOOD["zh"])
+    assert build_week(pipeline, REPO, WEEK).analysis is None
+    assert build_week(pipeline, REPO, WEEK).analysis is not None
+    assert build_week(pipeline, REPO, WEEK).analysis is not None
+    assert len(model.calls) == 2
+
+
+def test_a_refused_key_is_logged_without_the_key(
+    llm_settings: Callable[..., Settings], model: FakeModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    wrong = "sk-not-the-right-key-0123456789"
+    pipeline = wiring.build_pipeline(llm_settings(llm_api_key=wrong), sample=True)
+    digest, lines, _ = _fallback(pipeline, caplog)
+    assert digest.analysis is None
+    assert "refused LLM_API_KEY (401)" in lines[0].getMessage()
+    assert wrong not in caplog.text
+    assert API_KEY not in caplog.text
+    assert len(model.calls) == 1
+
+
+def test_without_llm_settings_or_with_no_llm_nothing_is_asked(
+    make_settings: Callable[..., Settings], llm_settings: Callable[..., Settings], model: FakeModel
+) -> None:
+    model.always(GOOD["zh"])
+    plain = wiring.build_pipeline(make_settings(), sample=True)
+    assert plain.narrator is None
+    assert build_week(plain, REPO, WEEK).analysis is None
+    off = wiring.build_pipeline(llm_settings(), sample=True, llm=False)
+    assert off.narrator is None
+    assert build_week(off, REPO, WEEK).analysis is None
+    assert model.calls == []
+
+
+def test_pr_answer_of_a_stored_digest_carries_no_new_call(
+    pipeline: Pipeline, model: FakeModel, llm_settings: Callable[..., Settings]
+) -> None:
+    model.always(GOOD["zh"])
+    build_week(pipeline, REPO, WEEK)
+    ctx = wiring.engine_context(llm_settings(), pipeline)
+    from service.commands.parse import parse_command
+
+    reply = answer(parse_command("pr 4280"), Caller(user_id="U1", platform="slack"), ctx)
+    assert reply.pr is not None
+    assert len(model.calls) == 1
