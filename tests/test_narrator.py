@@ -17,6 +17,7 @@ from service.commands.answer import Caller, answer, answer_text
 from service.core.models import CollectedWeek, Digest
 from service.core.weeks import window_for
 from service.jobs import Pipeline, build_week, regenerate, run_week
+from service.render.report import render_markdown
 from service.settings import Settings
 from tests.conftest import load_week
 from tests.fakes.feishu import serve_feishu
@@ -150,7 +151,14 @@ def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
         result = run_week(pipeline, REPO, WEEK, trigger="test")
         assert {o.action for o in result.outcomes} == {"posted"}
         regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        posted = json.dumps(slack.messages("C111"), ensure_ascii=False)
+        carded = json.dumps([m.card for m in feishu.posted("oc_group1")], ensure_ascii=False)
+        assert slack.violations == []
+        assert feishu.violations == []
     assert len(model.calls) == 1
+    for payload in (posted, carded):
+        assert "本周主线是 rollout 架构的进程分离与新推理引擎接入" in payload
+        assert MODEL in payload
 
 
 def _changed_week() -> CollectedWeek:
@@ -194,6 +202,7 @@ def _fallback(
 )
 def test_every_failure_leaves_the_deterministic_digest_with_one_log_line(
     pipeline: Pipeline,
+    llm_settings: Callable[..., Settings],
     model: FakeModel,
     caplog: pytest.LogCaptureFixture,
     script: Callable[[FakeModel], None],
@@ -202,7 +211,9 @@ def test_every_failure_leaves_the_deterministic_digest_with_one_log_line(
     script(model)
     digest, lines, seconds = _fallback(pipeline, caplog)
     assert digest.analysis is None
-    assert digest.narrative.summary  # the deterministic narrative is there, as always
+    plain = build_week(wiring.build_pipeline(llm_settings(), sample=True, llm=False), REPO, WEEK)
+    same_time = digest.model_copy(update={"generated_at": plain.generated_at})
+    assert render_markdown(same_time) == render_markdown(plain)
     stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
     assert stored is not None
     assert stored.analysis is None
@@ -260,4 +271,7 @@ def test_pr_answer_of_a_stored_digest_carries_no_new_call(
 
     reply = answer(parse_command("pr 4280"), Caller(user_id="U1", platform="slack"), ctx)
     assert reply.pr is not None
+    assert reply.point is not None
+    assert reply.point.text == "训练与推理拆到不同进程，通过 CUDA IPC 与 ZeroMQ 同步权重。"
+    assert reply.point_model == MODEL
     assert len(model.calls) == 1

@@ -23,7 +23,16 @@ from service.commands.context import (
 from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.filters import DigestFilter, narrow_digest, week_modules
-from service.core.models import Digest, PullRequest, Risk, ScoredPR, Severity, Trends
+from service.core.analyst.sections import written
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    PullRequest,
+    Risk,
+    ScoredPR,
+    Severity,
+    Trends,
+)
 from service.core.weeks import parse_week
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
@@ -116,6 +125,9 @@ class Answer(BaseModel):
     # the filter the answer applies, in the grammar (`module:rollout severity:high`)
     filter: str = ""
     subscriptions: list[SubscriptionView] = Field(default_factory=list)
+    # `pr N`: the language model's checked 要点 of the PR and the model that wrote it
+    point: AnalysisItem | None = None
+    point_model: str = ""
 
 
 def usage_keys(verb: Verb | None) -> list[str]:
@@ -360,7 +372,10 @@ def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
         if found is None:
             return _pr_outside_filter(command, repo, digest, number)
         risks = [r for r in digest.risks if number in r.prs]
+        view = written(digest)
         return Answer(
+            point=view.point(number) if view else None,
+            point_model=view.model if view else "",
             kind=AnswerKind.PR,
             repo=repo,
             week=digest.week,

@@ -15,8 +15,16 @@ from urllib.parse import quote
 import jinja2
 
 from service.commands.answer import Answer, AnswerKind
-from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
-from service.render import escape, wording
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Evidence,
+    Risk,
+    ScoredPR,
+    Severity,
+    TrendBucket,
+)
+from service.render import analysis, escape, wording
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
@@ -183,6 +191,23 @@ def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
     return fit_feishu(card, via=via, more_url=url, more_text=more, limits=FEISHU)
 
 
+def _model_context(digest: Digest, lang: str) -> dict[str, Any]:
+    """The model-written parts of the card: `model` (core's Written or None), its checked
+    sentences and per-PR points escaped for card markdown, and the note naming the model."""
+    tr = translator(lang)
+    view = analysis.written(digest)
+
+    def item(value: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
+        return analysis.item_text(tr, value, escape.feishu_text, skip=skip)
+
+    def point(pr: ScoredPR) -> str:
+        found = view.point(pr.number) if view else None
+        return item(found, skip=(pr.number,)) if found else ""
+
+    note = analysis.card_note(tr, view, escape.feishu_text) if view else ""
+    return {"model": view, "model_item": item, "point": point, "model_note": note}
+
+
 def render_digest(
     digest: Digest, *, report_url: str, lang: str, via: Via = "app"
 ) -> dict[str, Any]:
@@ -199,6 +224,7 @@ def render_digest(
         report_url=url,
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
+        **_model_context(digest, lang),
     )
     card = with_notes(card, translator(lang), None, digest.filter)
     return _fit(card, lang, url, via)
@@ -211,6 +237,15 @@ def _answer_title(tr: Translator, answer: Answer) -> str:
         repo=answer.repo or "-",
         week=answer.week or "-",
         count=len(answer.prs),
+    )
+
+
+def _point(answer: Answer, tr: Translator) -> str:
+    """The model's checked 要点 of the answer's PR, saying who wrote it ('' when none)."""
+    if answer.point is None or answer.number is None:
+        return ""
+    return analysis.point_line(
+        tr, answer.point, answer.point_model, answer.number, escape.feishu_text
     )
 
 
@@ -234,6 +269,7 @@ def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, A
         card = _render(
             "feishu/pr.json.j2",
             lang,
+            point=_point(answer, translator(lang)),
             answer=answer,
             pr=answer.pr,
             live=answer.live_pr,

@@ -10,10 +10,18 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from service.core.models import Digest, Factor, Risk, ScoredPR, Statement, TrendBucket
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Factor,
+    Risk,
+    ScoredPR,
+    Statement,
+    TrendBucket,
+)
 from service.core.risks import message_keys
 from service.errors import InputError
-from service.render import escape
+from service.render import analysis, escape
 from service.render.environment import (
     environment,
     format_date,
@@ -121,6 +129,8 @@ class Speaker:
         for risk in digest.risks:
             for number in dict.fromkeys(risk.prs):
                 self._risks.setdefault(number, []).append(risk)
+        # the model-written parts (None: every section is the deterministic one)
+        self.written = analysis.written(digest)
 
     def pr_url(self, number: int) -> str:
         """The PR's own URL when it is a safe http(s) URL, else github.com/<repo>/pull/<n>."""
@@ -199,6 +209,43 @@ class Speaker:
         if not rest:
             return sentence
         return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
+
+    # --- the model-written parts (which ones: core.analyst.sections) ------------------------
+
+    def prose(self, value: str) -> str:
+        """A model's checked sentence: escaped, `#N` linked, `code` spans shown as code."""
+        parts = _BACKTICK_SPAN.split(value)
+        return "".join(self.code(p) if i % 2 else self._spaced(p) for i, p in enumerate(parts))
+
+    def _spaced(self, piece: str) -> str:
+        """`text` of a piece between code spans, keeping the spaces that separate them."""
+        stripped = piece.strip()
+        if not stripped:
+            return " " if piece else ""
+        lead = " " if piece[0].isspace() else ""
+        tail = " " if piece[-1].isspace() else ""
+        return lead + self.text(stripped) + tail
+
+    def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
+        """A checked item, followed by the PRs it rests on that it does not name."""
+        sentence = self.prose(item.text)
+        rest = analysis.unnamed_prs(item, skip)
+        if not rest:
+            return sentence
+        return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
+
+    def gist(self, pr: ScoredPR, limit: int = GIST_CHARS) -> str:
+        """A PR's 要点: the model's checked point when it wrote one, else the rule's gist."""
+        point = self.written.point(pr.number) if self.written else None
+        if point is not None:
+            return self.item(point, skip=(pr.number,))
+        return self.text(escape.truncate(pr.gist or pr.title, limit))
+
+    def model_note(self) -> str:
+        """Which parts a model wrote, its name, and that every sentence was checked ('' if none)."""
+        if self.written is None:
+            return ""
+        return analysis.note(self.tr, self.written, self.target.text)
 
     def risk_text(self, risk: Risk, field: str) -> str:
         """Risk wording: the first of core's `message_keys` the catalog has (rule, then kind;
@@ -326,6 +373,7 @@ def _context(digest: Digest, lang: str, target: _Target) -> dict[str, Any]:
         "lang": lang,
         "digest": digest,
         "s": speaker,
+        "model": speaker.written,
         "dates": _dates(digest, lang),
         "top_prs": top,
         "rest_prs": digest.prs[len(top) :],

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from service.commands.answer import Answer, AnswerKind, sorted_risks, top_prs
-from service.core.models import Digest, Risk, Statement, TrendBucket
-from service.render import escape, wording
+from service.core.models import AnalysisItem, Digest, Risk, ScoredPR, Statement, TrendBucket
+from service.render import analysis, escape, wording
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.wording import subscription_line
@@ -146,6 +146,25 @@ def _last_day(digest: Digest) -> date:
     return date.fromordinal(digest.end.date().toordinal() - 1)
 
 
+def _model_context(digest: Digest, lang: str) -> dict[str, Any]:
+    """The model-written parts of the card: `model` (core's Written or None), its checked
+    sentences and per-PR points escaped for mrkdwn, and the note naming the model."""
+    tr = translator(lang)
+    view = analysis.written(digest)
+
+    def item(value: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
+        return analysis.item_text(tr, value, escape.slack_text, skip=skip)
+
+    def point(pr: ScoredPR) -> str:
+        found = view.point(pr.number) if view else None
+        if found is not None:
+            return item(found, skip=(pr.number,))
+        return slack_gist(pr.gist) if pr.gist else ""
+
+    note = analysis.card_note(tr, view, escape.slack_text) if view else ""
+    return {"model": view, "model_item": item, "point": point, "model_note": note}
+
+
 def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
     """The weekly card for `digest`, within every Block Kit limit however large the week."""
     url = escape.safe_url(report_url)
@@ -168,6 +187,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         last_day=_last_day(digest).isoformat(),
         risks_value=button_value(digest.repo, digest.week, digest.filter),
         regenerate_value=button_value(digest.repo, digest.week),
+        **_model_context(digest, lang),
     )
 
 
@@ -232,6 +252,15 @@ def _factor_lines(answer: Answer, tr: Translator) -> list[str]:
     return lines
 
 
+def _point(answer: Answer, tr: Translator) -> str:
+    """The model's checked 要点 of the answer's PR, saying who wrote it ('' when none)."""
+    if answer.point is None or answer.number is None:
+        return ""
+    return analysis.point_line(
+        tr, answer.point, answer.point_model, answer.number, escape.slack_text
+    )
+
+
 def _pr(answer: Answer, lang: str) -> SlackMessage:
     tr = translator(lang)
     item = answer.pr or answer.live_pr
@@ -247,6 +276,7 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
         url=slack_url(item.url if item else ""),
         title=slack_title(title),
         gist=slack_gist(gist),
+        point=_point(answer, tr),
         factors=_factor_lines(answer, tr),
         risks=answer.risks[:TOP_RISKS],
         report_url=escape.safe_url(answer.report_url),

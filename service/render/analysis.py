@@ -1,0 +1,74 @@
+"""The model-written parts of a digest, made safe for one target.
+
+Which parts a model wrote is decided once, in core (`sections.written`); here its checked
+sentences are escaped like any untrusted text (they passed the checker, and are still escaped
+for every target), and the note is worded that says which parts a model wrote, names the model
+and says that every sentence was checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from service.core.analyst.claims import pr_refs
+from service.core.analyst.sections import Written, written
+from service.core.models import AnalysisItem
+from service.render.strings import Translator
+
+__all__ = ["Written", "card_note", "item_text", "note", "point_line", "section_names", "written"]
+
+Escape = Callable[[str], str]
+
+
+def section_names(tr: Translator, view: Written) -> str:
+    """The model-written sections, named in the report's language."""
+    return tr.t("analysis.list_sep").join(tr.t(f"analysis.section.{s}") for s in view.sections)
+
+
+def note(tr: Translator, view: Written, escape: Escape) -> str:
+    """The report's note: which parts the model wrote, its name, that each sentence was checked
+    and how many were dropped."""
+    key = "analysis.note" if view.dropped else "analysis.note_clean"
+    return tr.t(
+        key, sections=section_names(tr, view), model=escape(view.model), dropped=view.dropped
+    )
+
+
+def card_note(tr: Translator, view: Written, escape: Escape) -> str:
+    """The one-line note of a chat card."""
+    return tr.t("analysis.card_note", sections=section_names(tr, view), model=escape(view.model))
+
+
+def unnamed_prs(item: AnalysisItem, skip: tuple[int, ...] = ()) -> list[int]:
+    """The PRs an item rests on that its text does not name (nor `skip`: a PR's own point
+    need not name the PR it stands beside)."""
+    named = {*pr_refs(item.text), *skip}
+    return [n for n in item.prs if n not in named]
+
+
+def item_text(
+    tr: Translator,
+    item: AnalysisItem,
+    escape: Escape,
+    *,
+    prs: Callable[[list[int]], str] | None = None,
+    theme: Callable[[str], str] | None = None,
+    skip: tuple[int, ...] = (),
+) -> str:
+    """A checked sentence for a chat card or plain text: escaped, followed by the PRs it rests
+    on that it does not name (`prs` writes them, default `#1, #2`), after its theme if any."""
+    text = escape(item.text)
+    rest = unnamed_prs(item, skip)
+    if rest:
+        listed = prs(rest) if prs else ", ".join(f"#{n}" for n in rest)
+        text = tr.t("analysis.with_prs", sentence=text, prs=listed)
+    if item.theme:
+        label = theme(item.theme) if theme else escape(item.theme)
+        text = tr.t("analysis.theme", theme=label, text=text)
+    return text
+
+
+def point_line(tr: Translator, item: AnalysisItem, model: str, number: int, escape: Escape) -> str:
+    """`/verl-week pr N`: the model's checked 要点 of PR `number`, saying who wrote it."""
+    text = item_text(tr, item, escape, skip=(number,))
+    return tr.t("analysis.point", model=escape(model), text=text)

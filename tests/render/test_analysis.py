@@ -1,0 +1,202 @@
+"""The model-written parts in every output: the checked sentences of the scripted good answer
+reach Markdown, HTML, JSON, Slack and Feishu (and `pr N`) in both languages, with a note that
+names the model and says each sentence was checked; nothing the checker dropped reaches any of
+them; a section left too thin is the deterministic one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from service.commands.answer import Answer, AnswerKind
+from service.core.analyst.checker import check_answer
+from service.core.analyst.schema import parse_answer
+from service.core.models import AnalysisItem, Digest
+from service.render import feishu, slack
+from service.render.feishu_limits import feishu_violations
+from service.render.limits import slack_violations
+from service.render.report import render_html, render_json, render_markdown
+from service.render.text import render_answer_text
+from tests.core.analyst.helpers import week_digest, week_facts
+from tests.fakes.openai import recorded_answer
+
+MODEL = "Qwen/Qwen3-32B"
+URL = "https://verl-week.example.org/reports/volcengine/verl/2026-W04"
+# what the invented answer made up: none of it may reach an output
+MADE_UP = [
+    "#9999",
+    "35%",
+    "3 倍",
+    "evil",
+    "javascript",
+    "channel>",
+    "user_id",
+    "@all",
+    "Ignore previous",
+    "admin token",
+    "document.cookie",
+    "忽略之前",
+    "This week the team",
+    "严重回归",
+    "magic_engine",
+    "15 个 PR",
+    "立即回滚",
+    "profiler 有严重",
+]
+
+
+def with_answer(name: str, lang: str) -> Digest:
+    drafts = parse_answer(recorded_answer(name))
+    analysis = check_answer(drafts, week_facts(language=lang), model=MODEL, prompt_version="1")
+    return week_digest(language=lang).model_copy(update={"analysis": analysis})
+
+
+def outputs(digest: Digest) -> Iterator[tuple[str, str]]:
+    lang = digest.language
+    yield "markdown", render_markdown(digest)
+    yield "html", render_html(digest)
+    message = slack.render_digest(digest, report_url=URL, lang=lang)
+    assert slack_violations(message) == []
+    yield "slack", json.dumps({"text": message.text, "blocks": message.blocks}, ensure_ascii=False)
+    card = feishu.render_digest(digest, report_url=URL, lang=lang)
+    assert feishu_violations(card, via="app") == []
+    yield "feishu", json.dumps(card, ensure_ascii=False)
+    for kind, target in (("slack", slack), ("feishu", feishu)):
+        pr = target.render_answer(pr_answer(digest, 4280), lang)
+        yield (
+            f"{kind} pr",
+            json.dumps(pr if isinstance(pr, dict) else pr.blocks, ensure_ascii=False),
+        )
+    yield "text pr", render_answer_text(pr_answer(digest, 4280), lang, digest)
+
+
+def pr_answer(digest: Digest, number: int) -> Answer:
+    from service.core.analyst.sections import written
+
+    view = written(digest)
+    return Answer(
+        kind=AnswerKind.PR,
+        repo=digest.repo,
+        week=digest.week,
+        pr=digest.pr(number),
+        number=number,
+        point=view.point(number) if view else None,
+        point_model=view.model if view else "",
+        report_url=URL,
+    )
+
+
+GOOD = {
+    "zh": [
+        "本周主线是 rollout 架构的进程分离与新推理引擎接入",
+        "TensorRT-LLM 成为新的 rollout 引擎，新增 1676 行",
+        "训练与推理拆到不同进程",
+        f"由模型 {MODEL} 撰写",
+    ],
+    "en": [
+        "Rollout moves to separate processes and gains a TensorRT-LLM engine",
+        "TensorRT-LLM becomes a rollout engine, with 1676 added lines",
+        "Training and inference run in separate processes",
+        MODEL,
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_good_sentences_reach_every_output_with_the_models_name(lang: str) -> None:
+    digest = with_answer(f"2026-W04.good.{lang}", lang)
+    for name, text in outputs(digest):
+        if name.endswith("pr"):
+            assert GOOD[lang][2] in text, name
+            assert MODEL in text, name
+            continue
+        for sentence in GOOD[lang]:
+            assert sentence in text, (name, sentence)
+    assert json.loads(render_json(digest))["analysis"]["model"] == MODEL
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_report_says_which_parts_the_model_wrote_and_that_each_was_checked(lang: str) -> None:
+    markdown = render_markdown(with_answer(f"2026-W04.good.{lang}", lang))
+    note = markdown.split("\n> ", 1)[1].split("\n", 1)[0]
+    if lang == "zh":
+        assert note.startswith("本报告的执行摘要、重点变化、趋势点评、后续建议、重点 PR 要点由模型")
+        assert "每一句都已与本周数据核对" in note
+    else:
+        assert note.startswith("The executive summary, key changes, trend remarks")
+        assert "every sentence was checked" in note
+
+
+def test_nothing_made_up_reaches_markdown_html_slack_feishu_or_answers() -> None:
+    digest = with_answer("2026-W04.bad.zh", "zh")
+    assert digest.analysis is not None
+    assert len(digest.analysis.dropped) == 13
+    for name, text in outputs(digest):
+        for invented in MADE_UP:
+            assert invented not in text, (name, invented)
+
+
+def test_in_json_what_was_made_up_stands_only_in_the_audit_list() -> None:
+    digest = with_answer("2026-W04.bad.zh", "zh")
+    data = json.loads(render_json(digest))
+    audit = json.dumps(data["analysis"].pop("dropped"), ensure_ascii=False)
+    rest = json.dumps(data, ensure_ascii=False)
+    for invented in MADE_UP:
+        assert invented not in rest, invented
+    for invented in ("#9999", "35%", "evil", "javascript", "<!channel>", "忽略之前"):
+        assert invented in audit, invented
+    assert "reasons" in audit
+
+
+def test_thin_sections_fall_back_to_the_deterministic_text() -> None:
+    bad = with_answer("2026-W04.bad.zh", "zh")
+    plain = week_digest(language="zh")
+    markdown = render_markdown(bad)
+    deterministic = render_markdown(plain)
+    section = lambda text, title: text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]  # noqa: E731
+    # summary: one sentence kept, four dropped → the rule-written summary
+    assert section(markdown, "执行摘要") == section(deterministic, "执行摘要")
+    assert "本周共合入 22 个 PR，来自 20 位贡献者。" not in markdown
+    # trends: nothing kept → the rule-written trend lines
+    trends = section(markdown, "模块与主题趋势")
+    assert trends == section(deterministic, "模块与主题趋势")
+    # key changes: three kept, two dropped → the model's bullets
+    changes = section(markdown, "本周重点变化")
+    assert "**昇腾 NPU**：" in changes
+    assert changes != section(deterministic, "本周重点变化")
+    # recommendations: one kept, one dropped → the model's; risks stay the detectors'
+    assert "补充测试：它们修改了核心路径" in section(markdown, "后续建议")
+    assert section(markdown, "风险观察") == section(deterministic, "风险观察")
+    # points: #4280's checked point; #4665's was dropped, so its rule-written gist stays
+    table = section(markdown, "重点 PR 速览")
+    assert "训练与推理拆到不同进程" in table
+    assert "This PR introduces TensorRT-LLM as a new rollout engine for VeRL" in table
+
+
+def test_without_an_analysis_every_output_is_the_deterministic_one() -> None:
+    plain = week_digest(language="zh")
+    failed = plain.model_copy(update={"analysis": None})
+    assert render_markdown(failed) == render_markdown(plain)
+    assert "由模型" not in render_markdown(plain)
+    assert "✎" not in json.dumps(slack.render_digest(plain, report_url=URL, lang="zh").blocks)
+    text = render_answer_text(pr_answer(plain, 4280), "zh", plain)
+    assert "要点（模型" not in text
+
+
+def test_model_text_is_escaped_for_each_target_and_code_spans_stay_code() -> None:
+    digest = with_answer("2026-W04.good.zh", "zh")
+    assert digest.analysis is not None
+    item = AnalysisItem(
+        text="#4280 修改了 `verl/workers/engine_workers.py` & __init__ 的 a_b。", prs=[4280]
+    )
+    digest.analysis.summary = [item, *digest.analysis.summary[1:]]
+    markdown = render_markdown(digest)
+    assert "修改了 `verl/workers/engine_workers.py` & \\_\\_init\\_\\_ 的 a_b" in markdown
+    html = render_html(digest)
+    assert "<code>verl/workers/engine_workers.py</code> &amp; __init__" in html
+    card = json.dumps(
+        slack.render_digest(digest, report_url=URL, lang="zh").blocks, ensure_ascii=False
+    )
+    assert "`verl/workers/engine_workers.py` &amp; __init__" in card
