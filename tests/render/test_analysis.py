@@ -200,3 +200,40 @@ def test_model_text_is_escaped_for_each_target_and_code_spans_stay_code() -> Non
         slack.render_digest(digest, report_url=URL, lang="zh").blocks, ensure_ascii=False
     )
     assert "`verl/workers/engine_workers.py` &amp; __init__" in card
+
+
+HOSTILE = (
+    '<!channel> <@U123> <at user_id="all"></at> [x](javascript:alert(1)) <script>alert(1)</script>'
+    " **bold** <https://evil.example.com|click> `<!here>` #4280"
+)
+
+
+def test_model_text_that_skipped_the_checker_is_still_inert_everywhere() -> None:
+    """Defence in depth: even an Analysis that never met the checker renders inert."""
+    from service.core.models import Analysis
+    from tests.fuzz.inert import feishu_problems, html_problems, markdown_problems, slack_problems
+
+    item = AnalysisItem(text=HOSTILE, prs=[4280], theme="<at id=all></at>")
+    hostile = Analysis(
+        model="<!channel>",
+        prompt_version="1",
+        language="zh",
+        headline=item,
+        summary=[item, item],
+        key_changes=[item, item],
+        pr_points=[AnalysisItem(text=HOSTILE, prs=[4280])],
+        trends=[item],
+        recommendations=[item],
+        review_notes=[item],
+    )
+    digest = week_digest(language="zh").model_copy(update={"analysis": hostile})
+    assert markdown_problems(render_markdown(digest)) == []
+    assert html_problems(render_html(digest)) == []
+    message = slack.render_digest(digest, report_url=URL, lang="zh")
+    assert slack_problems(message.text, message.blocks) == []
+    assert feishu_problems(feishu.render_digest(digest, report_url=URL, lang="zh")) == []
+    answer = pr_answer(digest, 4280)
+    reply = slack.render_answer(answer, "zh")
+    assert slack_problems(reply.text, reply.blocks) == []
+    assert feishu_problems(feishu.render_answer(answer, "zh")) == []
+    assert markdown_problems(render_answer_text(answer, "zh", digest)) == []
