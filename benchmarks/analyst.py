@@ -48,7 +48,8 @@ def full_answer(facts: WeekFacts) -> list[Draft]:
         for i in range(limit):
             pr = top[i % len(top)]
             path = f"`{pr.paths[0]}`" if pr.paths else ""
-            text = f"#{pr.number} 新增 {pr.additions} 行、删除 {pr.deletions} 行，涉及 {pr.files} 个文件 {path}。"
+            size = f"新增 {pr.additions} 行、删除 {pr.deletions} 行，涉及 {pr.files} 个文件"
+            text = f"#{pr.number} {size} {path}。"
             theme = "主题" if section == "key_changes" else ""
             drafts.append(Draft(section, text, (pr.number,), theme))
     return drafts
