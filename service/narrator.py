@@ -80,11 +80,10 @@ class _Asked:
 
 @dataclass
 class Narrator:
-    """Writes a digest's Analysis with a model; `calls` counts real model calls (not hits)."""
+    """Writes a digest's Analysis with a model, through the answer cache."""
 
     client: ModelClient
     cache: AnswerCache
-    calls: int = 0
 
     def analyse(self, digest: Digest, prs: Sequence[PullRequest]) -> Analysis | None:
         """The checked analysis of `digest`, or None (logged once) when the model gave none."""
@@ -126,7 +125,6 @@ class Narrator:
         hit = self._cached(data_hash, version, language)
         if hit is not None:
             return hit, True
-        self.calls += 1
         messages = prompt_messages(asked.facts, asked.data)
         return self.client.complete(messages, response_format()), False
 

@@ -161,6 +161,37 @@ def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
         assert MODEL in payload
 
 
+def test_an_invented_answer_posts_nothing_made_up_to_slack_or_feishu(
+    llm_settings: Callable[..., Settings], model: FakeModel
+) -> None:
+    from tests.render.test_analysis import MADE_UP
+
+    model.always(recorded_answer("2026-W04.bad.zh"))
+    with running_fake_slack() as slack, serve_feishu() as feishu:
+        slack.add_channel("C111")
+        settings = llm_settings(
+            slack_bot_token=BOT_TOKEN,
+            slack_api_url=slack.api_url,
+            slack_channels="C111",
+            feishu_app_id=feishu.app_id,
+            feishu_app_secret=feishu.app_secret,
+            feishu_base_url=feishu.url,
+            feishu_chat_ids="oc_group1",
+            feishu_webhook_url=feishu.hook_url,
+        )
+        result = run_week(wiring.build_pipeline(settings, sample=True), REPO, WEEK, trigger="t")
+        assert {o.action for o in result.outcomes} == {"posted"}
+        sent = [
+            json.dumps(slack.messages("C111"), ensure_ascii=False),
+            json.dumps([m.card for m in feishu.posted("oc_group1")], ensure_ascii=False),
+            json.dumps(feishu.hook_cards, ensure_ascii=False),
+        ]
+    for payload in sent:
+        assert "训练与推理拆到不同进程" in payload  # #4280's point passed the checker
+        for invented in MADE_UP:
+            assert invented not in payload, invented
+
+
 def _changed_week() -> CollectedWeek:
     week = load_week("2026-W04")
     first = week.prs[0].model_copy(update={"title": week.prs[0].title + " (retitled)"})

@@ -303,3 +303,14 @@ def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM deliveries")).scalar() == 1
         assert conn.execute(text("SELECT channel FROM subscriptions")).scalars().all() == ["C9"]
+
+
+def test_model_answers_are_cached_and_replaced_by_their_key(store: Store) -> None:
+    from service.store.repository import StoredAnswer
+
+    key = ("c" * 64, "deepseek-chat", "1.0123abcd", "zh")
+    assert store.get_model_answer(*key) is None
+    store.save_model_answer(*key, StoredAnswer('{"summary": []}', 7000, 800))
+    store.save_model_answer(*key, StoredAnswer('{"summary": [1]}', 7100, 900))
+    assert store.get_model_answer(*key) == StoredAnswer('{"summary": [1]}', 7100, 900)
+    assert store.get_model_answer("c" * 64, "deepseek-chat", "1.0123abcd", "en") is None
