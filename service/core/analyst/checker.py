@@ -256,7 +256,7 @@ def _safety_rule(claim: Claim, _checker: Checker) -> list[str]:
 
 
 def _unknown_latin(text: str, blob: str) -> int:
-    text = claims._BACKTICK.sub(" ", text)
+    text = claims.without_code(text)
     return sum(
         len(word)
         for word in _LATIN_WORD.findall(text)

@@ -157,6 +157,11 @@ def values_of_kind(text: str, kind: str) -> set[str]:
     return {v for figure in figures(text) if figure.kind == kind for v in figure.values}
 
 
+def without_code(text: str) -> str:
+    """`text` with its backticked spans blanked out."""
+    return _BACKTICK.sub(" ", text)
+
+
 def _is_path(token: str, roots: frozenset[str]) -> bool:
     if not _HAS_LETTER.search(token):
         return False
