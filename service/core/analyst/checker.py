@@ -2,7 +2,7 @@
 
 A sentence (and a key change's theme label) is kept only if
 - every PR number in it is a PR of the week and one of the PRs the item rests on, and the item
-  rests only on PRs of the week;
+  rests only on PRs of the week (a review note only on PRs with a reviewer's comment);
 - every figure in it appears in the facts of those PRs or in the week's totals and trends;
 - every path, module or identifier it quotes exists in those PRs (or names a module of the week);
 - a word of danger (风险, 回归, 破坏, 严重, regression, breaking, …) has a flagged risk or a
@@ -185,6 +185,8 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
             reasons.append(f"pr_not_cited: #{number}")
     if not claim.prs and claim.section in NEED_PRS:
         reasons.append("no_prs: the item names no PR it rests on")
+    if claim.section == "review_notes":  # what reviewers raised rests on what they wrote
+        reasons += [f"no_review: #{pr.number}" for pr in claim.facts if not pr.reviewed]
     return list(dict.fromkeys(reasons))
 
 
