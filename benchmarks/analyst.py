@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/analyst.py [--prs 2000] [--repeat 20]
 
 For each week: the facts are built from the real digest, the prompt rendered (zh and en), and
-a full answer checked — every section at its limit (37 sentences) written from the facts of the
-top PRs, as a well-behaved model would. For 2026-W04 the scripted good and invented answers of
-tests/data/llm are checked too. Token figures are estimates (characters / 3.5, what mixed
+a full answer checked: every section at its limit, written from the facts of the top PRs as a
+well-behaved model would (32 sentences; no review notes, the recorded weeks have no review
+data). For 2026-W04 the scripted good and invented answers of tests/data/llm are checked too. Token figures are estimates (characters / 3.5, what mixed
 Chinese, English and JSON averages on common tokenizers); the real count is in the
 `model narrative` log line of each week.
 """
@@ -39,14 +39,17 @@ ANSWERS = ROOT / "tests" / "data" / "llm"
 
 
 def full_answer(facts: WeekFacts) -> list[Draft]:
-    """An answer at every section's limit, each sentence built from one top PR's facts."""
+    """An answer at every section's limit, each sentence built from one top PR's facts (review
+    notes only where a reviewer wrote something: the recorded weeks have no review data)."""
     top = facts.prs[: LIMITS["pr_points"]]
+    reviewed = [pr for pr in facts.prs if pr.reviewed]  # review notes rest on reviewers' words
     drafts = [Draft("headline", f"#{top[0].number} 是本周重点", (top[0].number,))]
     for section, limit in LIMITS.items():
         if section == "headline":
             continue
-        for i in range(limit):
-            pr = top[i % len(top)]
+        pool = reviewed if section == "review_notes" else top
+        for i in range(limit if pool else 0):
+            pr = pool[i % len(pool)]
             path = f"`{pr.paths[0]}`" if pr.paths else ""
             size = f"新增 {pr.additions} 行、删除 {pr.deletions} 行，涉及 {pr.files} 个文件"
             text = f"#{pr.number} {size} {path}。"
