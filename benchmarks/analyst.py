@@ -6,9 +6,9 @@
 For each week: the facts are built from the real digest, the prompt rendered (zh and en), and
 a full answer checked: every section at its limit, written from the facts of the top PRs as a
 well-behaved model would (32 sentences; no review notes, the recorded weeks have no review
-data). For 2026-W04 the scripted good and invented answers of tests/data/llm are checked too. Token figures are estimates (characters / 3.5, what mixed
-Chinese, English and JSON averages on common tokenizers); the real count is in the
-`model narrative` log line of each week.
+data). For 2026-W04 the scripted good and invented answers of tests/data/llm are checked too.
+Token figures are estimates (characters / 3.5, what mixed Chinese, English and JSON averages on
+common tokenizers); the real count is in the `model narrative` log line of each week.
 """
 
 from __future__ import annotations
