@@ -305,4 +305,7 @@ def test_pr_answer_of_a_stored_digest_carries_no_new_call(
     assert reply.point is not None
     assert reply.point.text == "训练与推理拆到不同进程，通过 CUDA IPC 与 ZeroMQ 同步权重。"
     assert reply.point_model == MODEL
+    english = answer(parse_command("pr 4280 lang:en"), Caller(user_id="U1", platform="slack"), ctx)
+    assert english.pr is not None
+    assert english.point is None  # the model wrote the zh digest's point in zh
     assert len(model.calls) == 1

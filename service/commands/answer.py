@@ -22,8 +22,8 @@ from service.commands.context import (
 )
 from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
-from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.analyst.sections import written
+from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.models import (
     AnalysisItem,
     Digest,
@@ -164,6 +164,8 @@ def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
     """The answer to `command` asked by `caller`, in the language it should be told in."""
     reply = _answer(command, caller, ctx)
     reply.language = ctx.language_for(caller, command.language)
+    if reply.point is not None and reply.language not in ("", ctx.language):
+        reply.point = None  # the model wrote in the digest's language, not the answer's
     return reply
 
 

@@ -195,7 +195,7 @@ def _model_context(digest: Digest, lang: str) -> dict[str, Any]:
     """The model-written parts of the card: `model` (core's Written or None), its checked
     sentences and per-PR points escaped for card markdown, and the note naming the model."""
     tr = translator(lang)
-    view = analysis.written(digest)
+    view = analysis.written(digest, lang)
 
     def item(value: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
         return analysis.item_text(tr, value, escape.feishu_text, skip=skip)

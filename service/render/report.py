@@ -130,7 +130,7 @@ class Speaker:
             for number in dict.fromkeys(risk.prs):
                 self._risks.setdefault(number, []).append(risk)
         # the model-written parts (None: every section is the deterministic one)
-        self.written = analysis.written(digest)
+        self.written = analysis.written(digest, tr.lang)
 
     def pr_url(self, number: int) -> str:
         """The PR's own URL when it is a safe http(s) URL, else github.com/<repo>/pull/<n>."""

@@ -237,3 +237,13 @@ def test_model_text_that_skipped_the_checker_is_still_inert_everywhere() -> None
     assert slack_problems(reply.text, reply.blocks) == []
     assert feishu_problems(feishu.render_answer(answer, "zh")) == []
     assert markdown_problems(render_answer_text(answer, "zh", digest)) == []
+
+
+def test_a_card_or_report_in_another_language_shows_none_of_the_models_text() -> None:
+    digest = with_answer("2026-W04.good.zh", "zh")
+    english = json.dumps(slack.render_digest(digest, report_url=URL, lang="en").blocks)
+    assert "rollout 架构" not in english
+    assert MODEL not in english
+    card = json.dumps(feishu.render_digest(digest, report_url=URL, lang="en"), ensure_ascii=False)
+    assert "训练与推理" not in card
+    assert MODEL not in render_markdown(digest, "en")

@@ -61,22 +61,29 @@ def section_items(analysis: Analysis, section: str, dropped: Counter[str]) -> li
     return items
 
 
-def written(digest: Digest) -> Written | None:
-    """What the model wrote for `digest` that a renderer shows, or None when nothing is."""
+def written(digest: Digest, language: str | None = None) -> Written | None:
+    """What the model wrote for `digest` that a renderer shows, or None when nothing is (also
+    when the card or report is in another `language` than the model wrote in)."""
     analysis = digest.analysis
-    if analysis is None:
+    if analysis is None or (language is not None and language != analysis.language):
         return None
     dropped = Counter(d.section for d in analysis.dropped)
     known = {p.number for p in digest.prs}
     points = {item.prs[0]: item for item in analysis.pr_points if item.prs and item.prs[0] in known}
+    # the model wrote about the whole week: a filtered digest keeps only its PRs' points
+    week = not digest.filter
+
+    def items(section: str) -> list[AnalysisItem]:
+        return section_items(analysis, section, dropped) if week else []
+
     view = Written(
         model=analysis.model,
-        headline=analysis.headline,
-        summary=section_items(analysis, "summary", dropped),
-        key_changes=section_items(analysis, "key_changes", dropped),
-        trends=section_items(analysis, "trends", dropped),
-        recommendations=section_items(analysis, "recommendations", dropped),
-        review_notes=section_items(analysis, "review_notes", dropped),
+        headline=analysis.headline if week else None,
+        summary=items("summary"),
+        key_changes=items("key_changes"),
+        trends=items("trends"),
+        recommendations=items("recommendations"),
+        review_notes=items("review_notes"),
         points=points,
     )
     shown = (

@@ -59,3 +59,17 @@ def test_the_headline_and_points_stand_on_their_own() -> None:
     assert view.headline.prs == [4280]
     assert list(view.points) == [4280]
     assert view.sections == ["summary", "pr_points"]
+
+
+def test_a_filtered_digest_keeps_only_the_points_of_its_prs() -> None:
+    from service.core.filters import DigestFilter, narrow_digest
+
+    whole = _with(parse_answer(recorded_answer("2026-W04.good.zh")))
+    narrowed = narrow_digest(whole, DigestFilter(modules=("megatron",)))
+    assert narrowed.filter
+    view = written(narrowed)
+    assert view is not None
+    assert view.headline is None
+    assert view.summary == view.key_changes == view.trends == view.recommendations == []
+    assert sorted(view.points) == [4931, 4936]  # megatron PRs the model wrote a point for
+    assert view.sections == ["pr_points"]
