@@ -34,16 +34,18 @@ def pr_from_recorded(raw: dict[str, Any], repo: str) -> PullRequest:
     """One recorded PR. Labels, reviews, comments and checks are unknown in git history: None."""
     files = [_file_from_recorded(f) for f in raw.get("files", [])]
     author = raw.get("author") or {}
-    # git history gives no login for some authors ("unknown"); their display name still names them
+    # git history gives no login for some authors ("unknown"): the display name is their key
+    name = author.get("name") or None
     login = author.get("login")
     if not login or login == UNKNOWN_LOGIN:
-        login = author.get("name") or None
+        login = name
     return PullRequest(
         number=int(raw["number"]),
         title=raw.get("title", ""),
         body=raw.get("body") or "",
         url=f"https://github.com/{repo}/pull/{raw['number']}",
         author=login,
+        author_name=name,
         created_at=datetime.fromisoformat(raw["created_at"]),
         merged_at=datetime.fromisoformat(raw["merged_at"]),
         additions=int(raw.get("additions", 0)),

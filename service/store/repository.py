@@ -27,7 +27,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
-from service.core.models import Digest, PullRequest
+from service.core.digest import upgrade_digest
+from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
 from service.store.schema import (
@@ -322,7 +323,12 @@ class Store:
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
-        return Digest.model_validate(row[0]) if row else None
+        if not row:
+            return None
+        digest = Digest.model_validate(row[0])
+        if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
+            digest = upgrade_digest(digest, self.load_prs(repo, week))
+        return digest
 
     @translated
     def latest_digest(self, repo: str, language: str) -> Digest | None:

@@ -488,6 +488,7 @@ class FakeGitHub:
     def _node(self, pr: FakePR) -> dict[str, Any]:
         raw = pr.raw
         author = (raw.get("author") or {}).get("login")
+        name = (raw.get("author") or {}).get("name")
         return {
             "number": pr.number,
             "title": raw["title"],
@@ -499,7 +500,7 @@ class FakeGitHub:
             "deletions": raw["deletions"],
             "changedFiles": raw["changed_files"],
             "authorAssociation": pr.association,
-            "author": {"login": author} if author else None,
+            "author": {"login": author, "name": name} if author else None,
             "mergeCommit": {"oid": raw.get("merge_commit_sha")},
             "reviewDecision": pr.review_decision,
             "labels": {"nodes": [{"name": name} for name in pr.labels]},

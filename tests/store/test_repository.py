@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from service.core.models import Completeness, Digest, MissingItem
+from service.core.digest import build_digest
+from service.core.models import DIGEST_SCHEMA_VERSION, Completeness, Digest, MissingItem
+from service.core.profile import RepoProfile
 from service.errors import StoreUnavailableError
+from service.render.report import render_markdown
 from service.store.repository import Store
 from service.store.schema import code_heads
-from tests.conftest import load_week
+from tests.conftest import NOW, load_week
 
 
 @pytest.fixture
@@ -75,6 +78,28 @@ def test_digest_round_trip_and_listing(store: Store) -> None:
     assert latest.week == "2026-W04"
     assert len(store.list_reports()) == 3
     assert store.list_reports()[0].complete is False
+
+
+def test_a_digest_stored_by_schema_1_is_read_anew(store: Store, verl_profile: RepoProfile) -> None:
+    week = load_week("2026-W04")
+    built = build_digest(week, verl_profile, language="zh", now=NOW)
+    old = built.model_dump(mode="json")
+    old["schema_version"] = 1
+    old["stats"]["changed_files"] = 174  # schema 1 summed the PRs' counts
+    old["narrative"] = {  # keys the catalogs no longer have
+        "summary": [{"key": "narrative.summary.top_pr", "params": {"number": 4280}}],
+        "key_changes": [],
+        "trends": [{"key": "narrative.trend.types", "params": {"types_text": "fix 12"}}],
+        "recommendations": [],
+    }
+    store.save_prs(week.repo, "2026-W04", week.prs)
+    store.save_digest(Digest.model_validate(old))
+    loaded = store.get_digest(week.repo, "2026-W04", "zh")
+    assert loaded is not None
+    assert loaded.schema_version == DIGEST_SCHEMA_VERSION
+    assert loaded.stats.changed_files == 127
+    assert loaded.narrative == built.narrative
+    assert "127" in render_markdown(loaded)
 
 
 def test_delivery_intent_is_unique(store: Store) -> None:
