@@ -228,8 +228,9 @@ def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Sta
     return [Statement(key=key("summary", "breaking"), params=params, prs=named)]
 
 
-def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: bool) -> Statement:
-    """The risk counts and the worst risk item not told yet (high first), naming its PRs."""
+def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
+    """The risk counts and the worst risk item the summary has not told yet (high first; a
+    breaking change or migration is told when its PRs were told as breaking), naming its PRs."""
     stats = digest.stats
     counts: Params = {
         "count": stats.risks_high + stats.risks_medium + stats.risks_low,
@@ -239,8 +240,14 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: bool) -
     }
     if not digest.risks:
         return Statement(key=key("summary", "no_risks"))
-    skip = set(BREAKING_KINDS) if told_breaking else set()
-    group = next((g for g in risk_groups(digest.risks) if g.kind not in skip), None)
+    group = next(
+        (
+            g
+            for g in risk_groups(digest.risks)
+            if not (g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking)
+        ),
+        None,
+    )
     if group is None:
         return Statement(key=key("summary", "risk_counts"), params=counts)
     named = ledger.take(group.prs, SUMMARY_LISTED)
@@ -264,12 +271,15 @@ def build_summary(digest: Digest, ledger: MentionLedger) -> list[Statement]:
     stories = _stories(digest, ledger)
     told = {n for s in stories for n in s.prs}
     breaking = _breaking(digest, ledger, told)
-    told_breaking = bool(breaking) or bool(told & set(_breaking_prs(digest)))
+    marked = {n for n in told if (pr := digest.pr(n)) is not None and pr.breaking}
+    told_breaking = marked | (
+        {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
+    )
     return [
         _overview(digest),
         *stories,
         *breaking,
-        _risk_headline(digest, ledger, told_breaking=told_breaking),
+        _risk_headline(digest, ledger, told_breaking),
         *_incomplete(digest),
     ]
 

@@ -17,8 +17,6 @@ FORMATS = ("markdown", "html", "json")
 # The Markdown table lists the most important PRs (core/mentions.py: TOP_TABLE_ROWS); the HTML
 # lists every PR.
 TOP_PRS_MARKDOWN = TOP_TABLE_ROWS
-# Evidence items the HTML shows per risk before folding the rest away; the Markdown shows one.
-EVIDENCE_PER_RISK = 5
 # The Markdown table's titles are cut at a word, its points at a clause (HTML: whole).
 TITLE_CHARS = 80
 POINT_CHARS = 60
@@ -97,7 +95,6 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
         "dates": _dates(digest, lang),
         "top_prs": top,
         "rest_prs": digest.prs[len(top) :],
-        "evidence_limit": EVIDENCE_PER_RISK,
         "point_chars": POINT_CHARS,
         "title_chars": TITLE_CHARS,
         "chart": _chart(digest.trends.modules),
