@@ -82,6 +82,18 @@ def module_line(tr: Translator, bucket: TrendBucket) -> str:
     return tr.t("feishu.digest.module_line_vs", delta=delta, **params)
 
 
+def type_line(tr: Translator, bucket: TrendBucket) -> str:
+    """`change type: n PRs`, the type named in the language (report.type)."""
+    name = f"report.type.{bucket.key}"
+    shown = TrendBucket(
+        key=tr.t(name) if tr.has(name) else bucket.key,
+        count=bucket.count,
+        prs=bucket.prs,
+        previous=bucket.previous,
+    )
+    return module_line(tr, shown)
+
+
 def worst_severity(risks: list[Risk]) -> Severity | None:
     if not risks:
         return None
@@ -172,6 +184,7 @@ def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
             say_key=lambda key, params: say(tr, key, params),
             risk_say=lambda r, field: risk_say(tr, r, field),
             module_line=lambda bucket: module_line(tr, bucket),
+            type_line=lambda bucket: type_line(tr, bucket),
             top_modules=TOP_MODULES,
             evidence_per_risk=EVIDENCE_PER_RISK,
             **context,

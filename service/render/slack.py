@@ -135,6 +135,7 @@ def _render(
         .get_template(template)
         .render(
             t=tr.t,
+            has=tr.has,
             lang=lang,
             risk_say=lambda r, field: risk_say(tr, r, field),
             action_report=ACTION_REPORT,
