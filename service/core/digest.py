@@ -26,12 +26,8 @@ from service.core.profile import RepoProfile
 from service.core.risks import detect_risks
 from service.core.score import score_pr
 from service.core.trends import build_contributors, build_trends
+from service.core.unknown import unknown_facts
 
-# facts GitHub may not give (Digest.unknown)
-UNKNOWN_REVIEWS = "reviews"
-UNKNOWN_CHECKS = "checks"
-UNKNOWN_LABELS = "labels"
-UNKNOWN_FIRST_TIME = "first_time"
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
 
 
@@ -98,19 +94,6 @@ def _stats(prs: list[PullRequest], scored: list[ScoredPR], risks: list[Risk]) ->
     )
 
 
-def unknown_facts(prs: list[PullRequest], people: list[Contributor]) -> list[str]:
-    """What GitHub told us for none of the week's PRs (git history tells none of these)."""
-    if not prs:
-        return []
-    missing = {
-        UNKNOWN_REVIEWS: all(pr.reviews is None and pr.review_decision is None for pr in prs),
-        UNKNOWN_CHECKS: all(pr.check_state is None and not pr.failing_checks for pr in prs),
-        UNKNOWN_LABELS: all(pr.labels is None for pr in prs),
-        UNKNOWN_FIRST_TIME: all(c.first_time is None for c in people),
-    }
-    return [fact for fact, unknown in missing.items() if unknown]
-
-
 def _first_timers(people: list[Contributor]) -> int | None:
     if all(c.first_time is None for c in people):
         return None
@@ -163,7 +146,7 @@ def build_digest(
         trends=trends,
         completeness=week.completeness,
         discussion_url=discussion_url,
-        unknown=unknown_facts(prs, trends.contributors),
+        unknown=unknown_facts(prs),
     )
     digest.narrative = build_narrative(digest)
     return digest
@@ -188,6 +171,6 @@ def upgrade_digest(digest: Digest, prs: list[PullRequest]) -> Digest:
         out.trends.contributors = build_contributors(week)
         out.stats.changed_files = changed_paths(week)
         out.stats.first_time_contributors = _first_timers(out.trends.contributors)
-        out.unknown = unknown_facts(week, out.trends.contributors)
+        out.unknown = unknown_facts(week)
     out.narrative = build_narrative(out)
     return out
