@@ -3,8 +3,9 @@ changes by theme, trends (with the short report's module table) and follow-up re
 No words here: every sentence is a key of templates/strings/{zh,en}/narrative.toml.
 
 The short report names a PR at most MENTION_LIMIT times (core/mentions.py): the top-PR table and
-the risk items always name theirs; the summary, key changes, the recommendations and the module
-table, in that order, name a PR only while it has mentions left (a recommendation also points at
+the risk items always name theirs; the summary's top stories, key changes, the rest of the
+summary, the recommendations and the module table, in that order, name a PR only while it has
+mentions left (a recommendation also points at
 its numbered risk items, so it reads well when it can name none). A PR list that had to leave
 PRs out says how many it holds (`<name>_total`)."""
 
@@ -141,8 +142,9 @@ def _theme_weight(prs: list[ScoredPR]) -> tuple[float, float]:
     return (sum(p.score for p in prs if p.score >= NOTABLE_SCORE), sum(p.score for p in prs))
 
 
-def _themes(digest: Digest) -> list[tuple[str, list[ScoredPR]]]:
-    """The heaviest themes (at most THEMES) with the PRs worth stating, best first."""
+def _themes(digest: Digest) -> list[tuple[str, list[ScoredPR], list[ScoredPR]]]:
+    """The heaviest themes (at most THEMES), best first: the category, its PRs and the PRs
+    worth stating."""
     out = []
     for category, prs in _by_category(digest).items():
         stated = [p for p in prs if p.score >= NOTABLE_SCORE][:THEME_PRS]
@@ -151,14 +153,19 @@ def _themes(digest: Digest) -> list[tuple[str, list[ScoredPR]]]:
         if stated:
             out.append((category, prs, stated))
     out.sort(key=lambda t: (*(-w for w in _theme_weight(t[1])), _category_rank(t[0])))
-    return [(category, stated) for category, _, stated in out[:THEMES]]
+    return out[:THEMES]
 
 
 def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:
-    """At most THEMES themed groups, each stating its most important PRs with their point."""
+    """At most THEMES themed groups, each stating its most important PRs with their point; a
+    theme whose best PRs are named enough elsewhere states its next one worth it."""
     groups = []
-    for category, stated in _themes(digest):
-        items = [pr_statement(p, digest, ledger) for p in stated if ledger.take([p.number])]
+    for category, prs, stated in _themes(digest):
+        named = ledger.take(p.number for p in stated)
+        if not named:
+            rest = [p.number for p in prs if p.score >= GROUP_LEAD_SCORE and p not in stated]
+            named = ledger.take(rest, 1)
+        items = [pr_statement(p, digest, ledger) for p in prs if p.number in named]
         if items:
             groups.append(KeyChangeGroup(category=category, items=items))
     return groups
@@ -263,12 +270,14 @@ def _incomplete(digest: Digest) -> list[Statement]:
     return [Statement(key=key("summary", "incomplete"), params=params)]
 
 
-def build_summary(digest: Digest, ledger: MentionLedger) -> list[Statement]:
-    """At most five sentences: the week in numbers, its top stories, breaking changes and
-    migrations, the risk headline (real failures first), and data gaps."""
+def build_summary(
+    digest: Digest, ledger: MentionLedger, stories: list[Statement]
+) -> list[Statement]:
+    """At most five sentences: the week in numbers, its top stories (told first, see
+    build_narrative), breaking changes and migrations, the risk headline (real failures
+    first), and data gaps."""
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
-    stories = _stories(digest, ledger)
     told = {n for s in stories for n in s.prs}
     breaking = _breaking(digest, ledger, told)
     marked = {n for n in told if (pr := digest.pr(n)) is not None and pr.breaking}
@@ -421,8 +430,11 @@ def build_recommendations(digest: Digest, ledger: MentionLedger) -> list[Stateme
 def build_narrative(digest: Digest) -> Narrative:
     """The narrative of a digest whose prs, risks, trends and stats are filled."""
     ledger = fixed_ledger(digest)
-    summary = build_summary(digest, ledger)
+    # the top stories lead the summary; then each theme names its PRs, before the summary's
+    # other sentences, the recommendations and the module table take what mentions are left
+    stories = _stories(digest, ledger) if digest.prs else []
     key_changes = build_key_changes(digest, ledger)
+    summary = build_summary(digest, ledger, stories)
     recommendations = build_recommendations(digest, ledger)
     table = build_module_table(digest, ledger)
     return Narrative(
