@@ -4,6 +4,7 @@ wording and evidence, score factors. Every renderer speaks through a Speaker."""
 
 from __future__ import annotations
 
+import html
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ _TRUNCATED = "…"
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
+_CATALOG_CODE = re.compile(r"`([^`]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _NAME_KEY = re.compile(r"[\W_]+")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
@@ -44,13 +46,19 @@ SNIPPET_CHARS = 80
 ParamValue = str | int | float | list[int] | list[str]
 
 
+def _as_written(sentence: str) -> str:
+    return sentence
+
+
 @dataclass(frozen=True)
 class Target:
-    """How one output format writes untrusted text and links."""
+    """How one output format writes untrusted text, links and code, and how it shows the
+    `code` spans a catalog sentence writes in Markdown."""
 
     text: Callable[[str], str]
     link: Callable[[str, str], str]
     code: Callable[[str], str]
+    catalog: Callable[[str], str] = _as_written
 
 
 def _md_link(url: str, label: str) -> str:
@@ -93,8 +101,16 @@ def _md_part(text: str) -> str:
     return lead + escape.md_text(text) + trail
 
 
+def _html_catalog(sentence: str) -> str:
+    """A catalog sentence's `code` spans as <code> (catalog text is trusted; the placeholders
+    inside are filled with escaped values afterwards)."""
+    return _CATALOG_CODE.sub(
+        lambda m: "<code>" + html.escape(m.group(1), quote=False) + "</code>", sentence
+    )
+
+
 MARKDOWN = Target(text=_md_inline, link=_md_link, code=escape.md_code)
-HTML = Target(text=_html_inline, link=_html_link, code=_html_code)
+HTML = Target(text=_html_inline, link=_html_link, code=_html_code, catalog=_html_catalog)
 
 
 def _is_int(value: object) -> bool:
@@ -254,7 +270,7 @@ class Speaker:
         for name, value in raw.items():
             if _is_pr_value(name, value):
                 template = template.replace(f"#{{{name}}}", f"{{{name}}}")
-        return template.format_map(_Strict(params))
+        return self.target.catalog(template).format_map(_Strict(params))
 
     def say(self, statement: Statement) -> str:
         """The statement's sentence; its PRs not already named in the sentence follow as links."""
@@ -289,13 +305,14 @@ class Speaker:
         """`path:line`（删除）`snippet` — where, on which side of the diff, and what."""
         where = f"{ev.path}:{ev.line}" if ev.path and ev.line is not None else ev.path or ""
         snippet = escape.truncate(ev.snippet, SNIPPET_CHARS) if short else ev.snippet
-        side = self.tr.t(f"report.side.{ev.side.value}") if ev.side is not None else ""
-        return self.tr.t(
-            "report.evidence",
-            where=self.code(where) if where else "",
-            side=side,
-            snippet=self.code(snippet) if snippet else "",
-        ).strip()
+        parts = {
+            "where": self.code(where) if where else "",
+            "snippet": self.code(snippet) if snippet else "",
+        }
+        if ev.side is None:
+            return self.tr.t("report.evidence_plain", **parts).strip()
+        side = self.tr.t(f"report.side.{ev.side.value}")
+        return self.tr.t("report.evidence", side=side, **parts).strip()
 
     def first_evidence(self, risks: list[Risk]) -> Evidence | None:
         """The first piece of evidence that points at a file line, else the first at all."""

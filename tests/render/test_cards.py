@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from service.core.mentions import risk_groups
 from service.core.models import Digest, Evidence, EvidenceSide, Risk, RiskKind, Severity
 from service.core.titles import parse_title
 from service.render import feishu, slack
@@ -91,15 +92,28 @@ def test_slack_top_five_each_with_a_point_that_is_not_the_title(lang: str) -> No
     assert "`verl/models/mcore/mtp_patch.py`" in lines[5]
 
 
+def five_items(lang: str) -> Digest:
+    """The sample week with two more risk items (a roll-up and a single risk): five in all."""
+    digest = real_digest("2026-W04", language=lang)
+    extra = [
+        rollup(RiskKind.PRECISION, Severity.LOW, [4885, 4936, 4320, 4191]),
+        Risk(
+            kind=RiskKind.SECRET, severity=Severity.LOW, prs=[4998], params={"path": "a", "line": 1}
+        ),
+    ]
+    return with_risks(digest, [*digest.risks, *extra])
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_slack_shows_at_most_three_risk_lines(lang: str) -> None:
-    digest = real_digest("2026-W04", language=lang)
+    digest = five_items(lang)
+    assert len(risk_groups(digest.risks)) == 5
     heading = "*主要风险*" if lang == "zh" else "*Top risks*"
     risks = _section(slack_sections(digest, lang), heading).splitlines()
     lines = [line for line in risks if line.startswith(SEVERITY_ICONS)]
     assert len(lines) == 3
     assert lines[0].startswith("🔴")
-    more = "……另有 1 项" if lang == "zh" else "…and 1 more"  # the fourth risk item
+    more = "……另有 2 项" if lang == "zh" else "…and 2 more"
     assert risks[-1].startswith(more)
 
 
@@ -153,10 +167,11 @@ def test_feishu_top_five_each_with_a_point(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_feishu_shows_at_most_three_risk_lines(lang: str) -> None:
-    digest = real_digest("2026-W04", language=lang)
     heading = "**风险" if lang == "zh" else "**Risks"
-    lines = _section(feishu_markdown(digest, lang), heading).splitlines()[1:]
+    lines = _section(feishu_markdown(five_items(lang), lang), heading).splitlines()[1:]
     assert len([line for line in lines if line.startswith(SEVERITY_ICONS)]) == 3
+    more = "……另有 2 项" if lang == "zh" else "…and 2 more"
+    assert lines[-1].startswith(more)
 
 
 def _colour(digest: Digest) -> Any:

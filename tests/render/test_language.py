@@ -29,7 +29,9 @@ from tests.conftest import NOW, load_week
 
 PREVIOUS = {"2025-W47": None, "2025-W48": "2025-W47", "2026-W03": None, "2026-W04": "2026-W03"}
 # names that Chinese technical writing keeps in Latin letters (products, formats, acronyms)
-PROPER_NAMES = frozenset({"PR", "GitHub", "HTML", "JSON", "CI", "NPU", "Slack", "verl"})
+PROPER_NAMES = frozenset(
+    {"PR", "GitHub", "HTML", "JSON", "CI", "NPU", "Slack", "verl", "Ray", "NCCL", "macOS"}
+)
 PLACEHOLDER = {"zh": "某文本", "en": "sometext"}
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 HAN = re.compile(r"[\u3400-\u9fff]")
