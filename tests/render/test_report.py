@@ -635,3 +635,12 @@ def test_html_table_cells_never_break_inside_a_word() -> None:
     assert '<td class="label"><code>rollout</code></td>' in html
     # a long path may wrap only after a folder's slash
     assert "<code>verl/<wbr>models/<wbr>mcore/<wbr>mtp_patch.py</code>" in html
+
+
+def test_people_are_logins_with_their_name_beside() -> None:
+    zh = render_markdown(real_digest("2025-W48", "zh"))
+    assert "@yyDing1（Yuyang Ding，4 个）" in zh  # the name says more than the login
+    assert "@Chi-Zhang（6 个）" in zh  # "Chi Zhang" only respells the login
+    html = render_html(real_digest("2025-W48", "en"))
+    assert "@yyDing1 (Yuyang Ding): " in html
+    assert "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟: " in html  # no login in git history: the name, without an @
