@@ -24,6 +24,14 @@ logger = logging.getLogger(__name__)
 LOCK_TTL = timedelta(minutes=30)
 
 
+@dataclass(frozen=True)
+class Retention:
+    """How long the stores that only grow keep a row (EVENTS_/HTTP_CACHE_RETENTION_DAYS)."""
+
+    events: timedelta
+    http_cache: timedelta
+
+
 @dataclass
 class Pipeline:
     """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
@@ -41,6 +49,7 @@ class Pipeline:
     destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    retention: Retention | None = None  # None: the weekly job prunes nothing
 
 
 @dataclass
@@ -193,4 +202,16 @@ def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
     for repo in p.repos:
         window = parse_week("last", p.timezone, window_now)
         results.append(run_week(p, repo, window, trigger=trigger))
+    prune_store(p)
     return results
+
+
+def prune_store(p: Pipeline) -> None:
+    """Drop handled event ids and cached GitHub answers older than their retention."""
+    if p.retention is None:
+        return
+    now = p.clock()
+    events, cached = p.store.prune(
+        events_before=now - p.retention.events, cache_before=now - p.retention.http_cache
+    )
+    logger.info("store pruned", extra={"events": events, "http_cache": cached})

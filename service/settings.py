@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
+    events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
+    http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,8 +14,8 @@ from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError
-from service.jobs import Pipeline, RunResult
 from service.metrics import Metrics
+from service.jobs import Pipeline, Retention, RunResult
 from service.recorded import SAMPLE_REPO, load_sample
 from service.render.environment import translator
 from service.settings import Settings, split_language
@@ -240,6 +240,10 @@ def build_pipeline(
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
         metrics=metrics,
+        retention=Retention(
+            events=timedelta(days=settings.events_retention_days),
+            http_cache=timedelta(days=settings.http_cache_retention_days),
+        ),
     )
 
 

@@ -658,6 +658,21 @@ class Store:
             m["detail"],
         )
 
+    # --- pruning -----------------------------------------------------------------------------
+
+    @translated
+    def prune(self, *, events_before: datetime, cache_before: datetime) -> tuple[int, int]:
+        """Drop event ids received and cache entries written before the given times;
+        returns (events, cache entries) removed."""
+        with self._tx() as conn:
+            events = conn.execute(
+                delete(t.processed_events).where(t.processed_events.c.received_at < events_before)
+            ).rowcount
+            cached = conn.execute(
+                delete(t.http_cache).where(t.http_cache.c.updated_at < cache_before)
+            ).rowcount
+        return int(events), int(cached)
+
     # --- inbound event de-duplication -------------------------------------------------------
 
     @translated
