@@ -14,6 +14,7 @@ from service.errors import ConfigError
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LANGUAGES = ("zh", "en")
 CommaList = Annotated[list[str], NoDecode]
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _split_commas(value: Any) -> Any:
@@ -152,6 +153,14 @@ class Settings(BaseSettings):
     def _urls(cls, value: str | None) -> str | None:
         return _check_url(value)
 
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}, got {value!r}")
+        return level
+
     @field_validator("database_url")
     @classmethod
     def _database(cls, value: str) -> str:
@@ -183,6 +192,8 @@ def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
     try:
         return Settings(**overrides)
+    except (UnicodeDecodeError, OSError) as exc:  # a .env file that is not UTF-8 text
+        raise ConfigError(f"cannot read the .env file: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         name = str(first["loc"][0]).upper() if first["loc"] else "settings"

@@ -14,8 +14,8 @@ from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError
-from service.metrics import Metrics
 from service.jobs import Pipeline, Retention, RunResult
+from service.metrics import Metrics
 from service.recorded import SAMPLE_REPO, load_sample
 from service.render.environment import translator
 from service.settings import Settings, split_language

@@ -115,6 +115,9 @@ def test_digest_from_fake_github_by_settings(github: FakeGitHub, tmp_path: Path)
     ("args", "needle"),
     [
         (["digest", "--week", "2026-W99", "--sample"], "not an ISO week"),
+        (["digest", "--week", "2030-W01", "--sample"], "2030-W01 has not begun yet"),
+        (["post", "--week", "2030-W01", "--sample"], "2030-W01 has not begun yet"),
+        (["risks", "--week", "2099-W52", "--sample"], "2099-W52 has not begun yet"),
         (["digest", "--week", "yesterday", "--sample"], "bad week"),
         (["digest", "--sample", "--format", "pdf"], "invalid choice"),
         (["digest", "--repo", "foo", "--sample"], "owner/name"),
@@ -139,6 +142,32 @@ def test_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
         "verl-week: error: invalid setting DIGEST_TIMEZONE: "
         "expected an IANA timezone such as Asia/Shanghai, got 'Mars/Olympus'"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("LOG_LEVEL", "verbose", "invalid setting LOG_LEVEL: expected one of DEBUG, INFO, WARNING"),
+        ("GITHUB_PATCH_CONCURRENCY", "many", "invalid setting GITHUB_PATCH_CONCURRENCY: "),
+        ("HTTP_CACHE_RETENTION_DAYS", "-3", "invalid setting HTTP_CACHE_RETENTION_DAYS: "),
+    ],
+)
+def test_any_invalid_setting_is_one_line_and_exit_2(
+    tmp_path: Path, name: str, value: str, expected: str
+) -> None:
+    result = run(["digest", "--sample"], tmp_path, **{name: value})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"verl-week: error: {expected}")
+
+
+def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"LOG_LEVEL=\xff\n")
+    result = run(["digest", "--sample"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("verl-week: error: cannot read the .env file: ")
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def _failure(result: subprocess.CompletedProcess[str]) -> str:

@@ -73,6 +73,8 @@ def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         ("SLACK_CHANNELS", "C1,C2:fr", "language (C0123:en), got 'C2:fr'"),
         ("FEISHU_CHAT_IDS", "oc_a,:en", "expected a chat id such as oc_abc, with :zh or :en"),
         ("FEISHU_WEBHOOK_LANGUAGE", "de", "'zh' or 'en'"),
+        ("LOG_LEVEL", "verbose", "expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        ("EVENTS_RETENTION_DAYS", "0", "greater than or equal to 1"),
     ],
 )
 def test_bad_value_is_one_line_naming_the_setting(

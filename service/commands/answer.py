@@ -24,7 +24,7 @@ from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.models import Digest, PullRequest, Risk, ScoredPR, Severity, Trends
-from service.core.weeks import parse_week
+from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
 # the engine's context types are re-exported: adapters import them from here
@@ -192,10 +192,16 @@ def _repo(command: Command, ctx: EngineContext) -> str:
     return command.repo
 
 
-def resolve_week(week: str | None, ctx: EngineContext) -> str | None:
-    """`last`/`this` → an ISO label in the context's timezone; a label or None as is."""
+def resolve_week(week: str | None, ctx: EngineContext, verb: Verb | None = None) -> str | None:
+    """`last`/`this` → an ISO label in the context's timezone; a label or None as is.
+    A week that has not begun is a usage error (of `verb`)."""
     if week in RELATIVE_WEEKS:
         return parse_week(week, ctx.timezone, ctx.clock()).label
+    match = WEEK_RE.match(week) if week is not None else None
+    if match is not None:
+        window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)
+        if has_not_begun(window, ctx.clock()):
+            raise CommandError("cmd.error.future_week", verb, week=window.label)
     return week
 
 
@@ -204,7 +210,7 @@ def _url(ctx: EngineContext, repo: str, week: str) -> str:
 
 
 def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
-    week = resolve_week(command.week, ctx)
+    week = resolve_week(command.week, ctx, command.verb)
     if week is None:
         digest = ctx.reader.latest_digest(repo, ctx.language)
     else:
@@ -347,7 +353,7 @@ def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
 def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
     number = command.number
     assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
-    week = resolve_week(command.week, ctx)
+    week = resolve_week(command.week, ctx, command.verb)
     weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
     for label in weeks:
         stored = ctx.reader.get_digest(repo, label, ctx.language)
@@ -428,7 +434,7 @@ def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: st
 
 
 def _regenerate_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
-    week = resolve_week(command.week or "last", ctx) or ""
+    week = resolve_week(command.week or "last", ctx, command.verb) or ""
     now = ctx.clock()
     wait = ctx.regenerations.wait_seconds(caller.user_id, now)
     if wait:

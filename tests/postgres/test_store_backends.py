@@ -303,6 +303,8 @@ def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM deliveries")).scalar() == 1
         assert conn.execute(text("SELECT channel FROM subscriptions")).scalars().all() == ["C9"]
+
+
 def test_prune_drops_only_rows_older_than_the_cut(store: Store) -> None:
     store.remember_event("Ev_old", "slack")
     store.cache_put("GET /old", '"e"', "{}")
