@@ -91,6 +91,7 @@ class Settings(BaseSettings):
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
     events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
     http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
+    pr_lookups_per_hour: int = Field(20, ge=0, description="live `pr N` lookups per chat user")
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"

@@ -279,6 +279,7 @@ def configure_logging(settings: Settings) -> None:
 def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
     """The command engine's context: the store as reader and subscriptions, admins, live PRs."""
     from service.commands.answer import EngineContext
+    from service.commands.context import LiveLookups
     from service.render.links import report_url
 
     return EngineContext(
@@ -293,6 +294,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         report_url=lambda repo, week: report_url(settings.public_base_url, repo, week),
         profile_for=pipeline.profile_for,
         channel_language=channel_language(settings, pipeline.store),
+        lookups=LiveLookups(limit=settings.pr_lookups_per_hour),
     )
 
 

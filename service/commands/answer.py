@@ -165,7 +165,7 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
         if command.verb is Verb.SUBSCRIPTIONS:
             return _subscriptions_answer(caller, ctx, repo)
         if command.verb is Verb.PR:
-            return _pr_answer(command, ctx, repo)
+            return _pr_answer(command, caller, ctx, repo)
         return _digest_answer(command, ctx, repo)
     except CommandError as exc:
         return usage_error(exc)
@@ -350,7 +350,7 @@ def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
     return [p for p in digest.prs if p.number in wanted]
 
 
-def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
+def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
     number = command.number
     assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
     week = resolve_week(command.week, ctx, command.verb)
@@ -377,7 +377,7 @@ def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
         )
-    return _live_pr(command, ctx, repo, number)
+    return _live_pr(command, caller, ctx, repo, number)
 
 
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> Answer:
@@ -393,7 +393,9 @@ def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int)
     )
 
 
-def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> Answer:
+def _live_pr(
+    command: Command, caller: Caller, ctx: EngineContext, repo: str, number: int
+) -> Answer:
     not_found = Answer(
         kind=AnswerKind.NOT_FOUND,
         repo=repo,
@@ -404,6 +406,15 @@ def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> An
     )
     if ctx.fetch_pr is None:
         return not_found
+    wait = ctx.lookups.take(caller.user_id, ctx.clock())
+    if wait:
+        return Answer(
+            kind=AnswerKind.RATE_LIMITED,
+            repo=repo,
+            number=number,
+            key="cmd.answer.lookups_limited",
+            params={"limit": ctx.lookups.limit, "minutes": (wait + 59) // 60},
+        )
     try:
         live = ctx.fetch_pr(repo, number)
     except NotFoundError:
