@@ -353,7 +353,7 @@ def render_html(digest: Digest, lang: str | None = None) -> str:
 
 def render_json(digest: Digest) -> str:
     """The digest itself as JSON (round-trips through Digest.model_validate_json)."""
-    return digest.model_dump_json(indent=2)
+    return escape.json_inert(digest.model_dump_json(indent=2))
 
 
 def render_report(digest: Digest, fmt: str, lang: str | None = None) -> str:
