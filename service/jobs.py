@@ -49,6 +49,7 @@ class Pipeline:
     destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    github_web_url: str = ""  # GITHUB_WEB_URL; empty: the report derives it from PR URLs
     retention: Retention | None = None  # None: the weekly job prunes nothing
 
 
@@ -70,6 +71,13 @@ def _previous(
     return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
 
 
+def discussion_url(github_web_url: str, repo: str) -> str:
+    """The repository's merged PRs on its own GitHub host (empty when the host is unknown)."""
+    if not github_web_url:
+        return ""
+    return f"{github_web_url.rstrip('/')}/{repo}/pulls?q=is%3Apr+is%3Amerged"
+
+
 def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
     collected = p.collect(repo, window)
@@ -82,7 +90,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
         now=p.clock(),
         previous=previous,
         earlier=earlier,
-        discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
+        discussion_url=discussion_url(p.github_web_url, repo),
     )
     p.store.save_digest(digest)
     return digest

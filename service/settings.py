@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -56,6 +57,7 @@ class Settings(BaseSettings):
     github_token: SecretStr | None = Field(None, description="GitHub token; without it REST only")
     github_api_url: str = Field("https://api.github.com", description="GitHub REST base URL")
     github_graphql_url: str | None = Field(None, description="GraphQL URL; derived if unset")
+    github_web_url: str | None = Field(None, description="GitHub web host; derived if unset")
     digest_repos: CommaList = Field(["volcengine/verl"], description="owner/name list")
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
     digest_language: Literal["zh", "en"] = Field("zh", description="language of the digest")
@@ -145,6 +147,7 @@ class Settings(BaseSettings):
     @field_validator(
         "github_api_url",
         "github_graphql_url",
+        "github_web_url",
         "public_base_url",
         "slack_api_url",
         "feishu_base_url",
@@ -173,6 +176,8 @@ class Settings(BaseSettings):
     def _derive_graphql(self) -> Settings:
         if not self.github_graphql_url:
             self.github_graphql_url = derive_graphql_url(self.github_api_url)
+        if not self.github_web_url:
+            self.github_web_url = derive_web_url(self.github_api_url)
         return self
 
     @property
@@ -187,6 +192,17 @@ def derive_graphql_url(api_url: str) -> str:
     if base.endswith("/api/v3"):
         return base[: -len("/v3")] + "/graphql"
     return base + "/graphql"
+
+
+def derive_web_url(api_url: str) -> str:
+    """Where people open the repositories: `https://api.HOST` → `https://HOST` (github.com),
+    Enterprise `https://HOST/api/v3` → `https://HOST`; any other API URL → its origin."""
+    parts = urlsplit(api_url.strip())
+    path = parts.path.rstrip("/")
+    if path.endswith("/api/v3"):
+        return f"{parts.scheme}://{parts.netloc}{path.removesuffix('/api/v3')}"
+    host = parts.netloc.removeprefix("api.")
+    return f"{parts.scheme}://{host}"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -240,6 +240,8 @@ def build_pipeline(
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
         metrics=metrics,
+        # the sample's PR links name their own host (github.com); a configured one would be wrong
+        github_web_url="" if sample else settings.github_web_url or "",
         retention=Retention(
             events=timedelta(days=settings.events_retention_days),
             http_cache=timedelta(days=settings.http_cache_retention_days),
