@@ -81,6 +81,8 @@ def discussion_url(github_web_url: str, repo: str) -> str:
 def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
     collected = p.collect(repo, window)
+    if collected.private is not None:
+        p.store.save_repo_privacy(repo, collected.private)
     p.store.save_prs(repo, window.label, collected.prs)
     previous, earlier = _previous(p, repo, window)
     digest = build_digest(

@@ -61,7 +61,14 @@ def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedWeek:
     repo = data["repo"]
     window = parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)
     prs = [pr_from_recorded(raw, repo, str(data.get("web_url") or "")) for raw in data["pulls"]]
-    return CollectedWeek(repo=repo, window=window, prs=prs, source="sample")
+    private = data.get("private")
+    return CollectedWeek(
+        repo=repo,
+        window=window,
+        prs=prs,
+        source="sample",
+        private=private if isinstance(private, bool) else None,
+    )
 
 
 def load_recorded(path: Path, now: datetime) -> CollectedWeek:

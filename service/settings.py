@@ -94,6 +94,11 @@ class Settings(BaseSettings):
     events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
     http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
     pr_lookups_per_hour: int = Field(20, ge=0, description="live `pr N` lookups per chat user")
+    reports_access: Literal["public", "signed"] | None = Field(
+        None, description="report pages: public, or signed links; unset: signed if private"
+    )
+    reports_signing_key: SecretStr | None = Field(None, description="key of signed report links")
+    report_link_days: int = Field(30, ge=1, description="days a signed report link is valid")
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"

@@ -288,3 +288,27 @@ def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_pat
         **github_env(github, tmp_path),
     )
     assert "collecting" not in piped.stderr
+
+
+def _report_links(stdout: str) -> list[str]:
+    return re.findall(r"https?://[^\s\"|>]+/reports/volcengine/verl/[^\s\"|>]+", stdout)
+
+
+def test_the_public_sample_gets_plain_links_and_signed_access_signs_them(tmp_path: Path) -> None:
+    args = ["digest", "--sample", "--format", "slack"]
+    plain = run(args, tmp_path, GITHUB_TOKEN="ghp_cliTestToken0123456789abcdefgh")
+    assert plain.returncode == 0, plain.stderr
+    assert _report_links(plain.stdout)
+    assert not any("?t=" in link for link in _report_links(plain.stdout))
+    signed = run(args, tmp_path, REPORTS_ACCESS="signed", REPORTS_SIGNING_KEY="cli-key-1234")
+    assert signed.returncode == 0, signed.stderr
+    assert all("?t=" in link for link in _report_links(signed.stdout))
+
+
+def test_signed_access_without_a_key_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run(["digest", "--sample"], tmp_path, REPORTS_ACCESS="signed")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "verl-week: error: invalid setting REPORTS_ACCESS: signed links need "
+        "REPORTS_SIGNING_KEY (or GITHUB_TOKEN to derive a key from)"
+    ]

@@ -313,3 +313,11 @@ def test_prune_drops_only_rows_older_than_the_cut(store: Store) -> None:
     assert store.prune(events_before=cut, cache_before=cut) == (1, 0)
     assert store.remember_event("Ev_old", "slack") is True
     assert store.cache_get("GET /old") is None
+
+
+def test_repository_privacy_is_recorded_and_updated(store: Store) -> None:
+    assert store.repo_privacy(REPO) is None
+    store.save_repo_privacy(REPO, True)
+    assert store.repo_privacy(REPO) is True
+    store.save_repo_privacy(REPO, False)  # made public since
+    assert store.repo_privacy(REPO) is False
