@@ -24,6 +24,14 @@ logger = logging.getLogger(__name__)
 LOCK_TTL = timedelta(minutes=30)
 
 
+@dataclass(frozen=True)
+class Retention:
+    """How long the stores that only grow keep a row (EVENTS_/HTTP_CACHE_RETENTION_DAYS)."""
+
+    events: timedelta
+    http_cache: timedelta
+
+
 @dataclass
 class Pipeline:
     """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
@@ -41,6 +49,8 @@ class Pipeline:
     destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    github_web_url: str = ""  # GITHUB_WEB_URL; empty: the report derives it from PR URLs
+    retention: Retention | None = None  # None: the weekly job prunes nothing
 
 
 @dataclass
@@ -61,9 +71,18 @@ def _previous(
     return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
 
 
+def discussion_url(github_web_url: str, repo: str) -> str:
+    """The repository's merged PRs on its own GitHub host (empty when the host is unknown)."""
+    if not github_web_url:
+        return ""
+    return f"{github_web_url.rstrip('/')}/{repo}/pulls?q=is%3Apr+is%3Amerged"
+
+
 def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
     collected = p.collect(repo, window)
+    if collected.private is not None:
+        p.store.save_repo_privacy(repo, collected.private)
     p.store.save_prs(repo, window.label, collected.prs)
     previous, earlier = _previous(p, repo, window)
     digest = build_digest(
@@ -73,7 +92,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
         now=p.clock(),
         previous=previous,
         earlier=earlier,
-        discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
+        discussion_url=discussion_url(p.github_web_url, repo),
     )
     p.store.save_digest(digest)
     return digest
@@ -193,4 +212,16 @@ def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
     for repo in p.repos:
         window = parse_week("last", p.timezone, window_now)
         results.append(run_week(p, repo, window, trigger=trigger))
+    prune_store(p)
     return results
+
+
+def prune_store(p: Pipeline) -> None:
+    """Drop handled event ids and cached GitHub answers older than their retention."""
+    if p.retention is None:
+        return
+    now = p.clock()
+    events, cached = p.store.prune(
+        events_before=now - p.retention.events, cache_before=now - p.retention.http_cache
+    )
+    logger.info("store pruned", extra={"events": events, "http_cache": cached})

@@ -157,6 +157,7 @@ class CollectedWeek(Model):
     source: str = "github"
     references_checked: bool = False
     remaining_references: dict[str, list[str]] = Field(default_factory=dict)
+    private: bool | None = None  # what GitHub says of the repository; None: not asked
 
 
 # --- digest --------------------------------------------------------------------------------

@@ -33,11 +33,14 @@ def _repo_not_found(repo: str) -> NotFoundError:
     return NotFoundError(f"repository {repo} not found (or the token can't see it)")
 
 
-def _check_repo(http: GitHubHttp, repo: str) -> None:
+def _check_repo(http: GitHubHttp, repo: str) -> bool | None:
+    """The repository exists for us; returns whether GitHub marks it private (None: unsaid)."""
     try:
-        rest.repository(http, repo)
+        data = rest.repository(http, repo)
     except NotFoundError:
         raise _repo_not_found(repo) from None
+    private = data.get("private")
+    return private if isinstance(private, bool) else None
 
 
 def _in_window(moment: datetime | None, window: WeekWindow) -> bool:
@@ -155,7 +158,7 @@ def collect_week(
     Without a token only REST is used: reviews, threads, decision and checks stay None.
     `progress(done, total)` follows the per-PR fetches (patches, or pulls/N without a token).
     """
-    _check_repo(http, repo)
+    private = _check_repo(http, repo)
     run = _Run(http, repo)
     if http.has_token:
         prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
@@ -177,6 +180,7 @@ def collect_week(
         source=SOURCE,
         references_checked=checked,
         remaining_references=refs,
+        private=private,
     )
 
 

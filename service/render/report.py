@@ -11,7 +11,7 @@ from service.core.models import Digest, ScoredPR, TrendBucket
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import environment, format_date, translator, week_label
-from service.render.speaker import HTML, MARKDOWN, Speaker, Target
+from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
 FORMATS = ("markdown", "html", "json")
 # The Markdown table lists the most important PRs (core/mentions.py: TOP_TABLE_ROWS); the HTML
@@ -80,7 +80,8 @@ def _chart(buckets: list[TrendBucket]) -> dict[str, Any]:
 
 
 def _discussion_url(digest: Digest) -> str:
-    return escape.safe_url(digest.discussion_url, f"https://github.com/{digest.repo}/pulls")
+    web = repo_web_url(digest)
+    return escape.safe_url(digest.discussion_url, f"{web}/pulls" if web else "")
 
 
 def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
@@ -117,7 +118,7 @@ def render_html(digest: Digest, lang: str | None = None) -> str:
 
 def render_json(digest: Digest) -> str:
     """The digest itself as JSON (round-trips through Digest.model_validate_json)."""
-    return digest.model_dump_json(indent=2)
+    return escape.json_inert(digest.model_dump_json(indent=2))
 
 
 def render_report(digest: Digest, fmt: str, lang: str | None = None) -> str:

@@ -74,9 +74,16 @@ def slack_code(text: str) -> str:
     return f"`{escape.slack_text(line)}`" if line else ""
 
 
-def slack_url(url: str) -> str:
-    """A URL safe inside `<url|label>`: http(s) only, and `|` / `>` can't end the link early."""
-    return escape.safe_url(url, "https://github.com").replace("|", "%7C")
+@jinja2.pass_context
+def slack_url_filter(context: jinja2.runtime.Context, url: str) -> str:
+    """`slack_url` in a template: an unsafe URL links to the template's report page instead."""
+    return slack_url(url, str(context.get("report_url") or ""))
+
+
+def slack_url(url: str, fallback: str = "") -> str:
+    """A URL safe inside `<url|label>`: http(s) only (else `fallback`), and `|` / `>` can't end
+    the link early."""
+    return escape.safe_url(url, escape.safe_url(fallback)).replace("|", "%7C")
 
 
 def slack_prs(numbers: list[int]) -> str:
@@ -113,7 +120,7 @@ def slack_environment() -> jinja2.Environment:
         slack_title=slack_title,
         slack_gist=slack_gist,
         slack_code=slack_code,
-        slack_url=slack_url,
+        slack_url=slack_url_filter,
         slack_prs=slack_prs,
     )
     return env
@@ -283,7 +290,7 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
         answer=answer,
         pr=answer.pr,
         live=answer.live_pr,
-        url=slack_url(item.url if item else ""),
+        url=slack_url(item.url if item else "", answer.report_url),
         title=slack_title(title),
         gist=gist,
         factors=_factor_lines(answer, tr),

@@ -141,6 +141,17 @@ def same_person(login: str, name: str | None) -> bool:
     return _NAME_KEY.sub("", login).lower() == _NAME_KEY.sub("", name).lower()
 
 
+
+def repo_web_url(digest: Digest) -> str:
+    """The repository's web page on its own GitHub host (github.com or an Enterprise one), as
+    the API's PR URLs give it: `https://HOST/<repo>`; '' when no PR URL says."""
+    suffix = re.compile(rf"^(https?://[^\s/]+(?:/[^\s]*)?/{re.escape(digest.repo)})/pull/\d+$")
+    for pr in digest.prs:
+        match = suffix.match(escape.safe_url(pr.url))
+        if match:
+            return match.group(1)
+    return ""
+
 class Speaker:
     """Turns catalog keys and digest values into safe text for one target and language."""
 
@@ -158,9 +169,10 @@ class Speaker:
                 self._risks.setdefault(number, []).append(risk)
 
     def pr_url(self, number: int) -> str:
-        """The PR's own URL when it is a safe http(s) URL, else github.com/<repo>/pull/<n>."""
-        fallback = f"https://github.com/{self.digest.repo}/pull/{number}"
-        return escape.safe_url(self._urls.get(number, ""), fallback)
+        """The PR's own URL when it is a safe http(s) URL, else <repo web URL>/pull/<n> on the
+        host the digest's PR URLs come from, else '' (no link)."""
+        web = repo_web_url(self.digest)
+        return escape.safe_url(self._urls.get(number, ""), f"{web}/pull/{number}" if web else "")
 
     def pr_risks(self, number: int) -> str:
         """The titles of the risks that name PR `number` (each kind once), or ''."""
@@ -170,7 +182,8 @@ class Speaker:
         return self.tr.t("report.top.risks", titles=self.sep.join(titles))
 
     def pr_link(self, number: int) -> str:
-        return self.target.link(self.pr_url(number), f"#{number}")
+        url = self.pr_url(number)
+        return self.target.link(url, f"#{number}") if url else f"#{number}"
 
     def pr_links(self, numbers: Sequence[int]) -> str:
         return self.sep.join(self.pr_link(n) for n in numbers)

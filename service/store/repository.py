@@ -664,6 +664,38 @@ class Store:
             m["detail"],
         )
 
+    # --- repositories ------------------------------------------------------------------------
+
+    @translated
+    def save_repo_privacy(self, repo: str, private: bool) -> None:
+        """Record what GitHub said of `repo` (private or not) when it was last collected."""
+        row = {"repo": repo, "private": private, "checked_at": _now()}
+        with self._tx() as conn:
+            upsert(conn, t.repositories, ("repo",), [row])
+
+    @translated
+    def repo_privacy(self, repo: str) -> bool | None:
+        """Whether `repo` is private as last collected; None when it never was."""
+        query = select(t.repositories.c.private).where(t.repositories.c.repo == repo)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else bool(found)
+
+    # --- pruning -----------------------------------------------------------------------------
+
+    @translated
+    def prune(self, *, events_before: datetime, cache_before: datetime) -> tuple[int, int]:
+        """Drop event ids received and cache entries written before the given times;
+        returns (events, cache entries) removed."""
+        with self._tx() as conn:
+            events = conn.execute(
+                delete(t.processed_events).where(t.processed_events.c.received_at < events_before)
+            ).rowcount
+            cached = conn.execute(
+                delete(t.http_cache).where(t.http_cache.c.updated_at < cache_before)
+            ).rowcount
+        return int(events), int(cached)
+
     # --- inbound event de-duplication -------------------------------------------------------
 
     @translated

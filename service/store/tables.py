@@ -127,6 +127,14 @@ processed_events = Table(
     Column("received_at", DateTime(timezone=True), nullable=False),
 )
 
+repositories = Table(
+    "repositories",
+    metadata,
+    Column("repo", String(200), primary_key=True),
+    Column("private", Boolean, nullable=False),
+    Column("checked_at", DateTime(timezone=True), nullable=False),
+)
+
 # APScheduler 3's SQLAlchemyJobStore table: created by our revisions (under the schema lock)
 # so that APScheduler's own unlocked CREATE finds it and does nothing.
 scheduler_jobs = Table(

@@ -4,7 +4,7 @@ locks, runs and inbound event de-duplication, with real verl weeks."""
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
@@ -303,3 +303,21 @@ def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM deliveries")).scalar() == 1
         assert conn.execute(text("SELECT channel FROM subscriptions")).scalars().all() == ["C9"]
+
+
+def test_prune_drops_only_rows_older_than_the_cut(store: Store) -> None:
+    store.remember_event("Ev_old", "slack")
+    store.cache_put("GET /old", '"e"', "{}")
+    cut = datetime.now(UTC) + timedelta(seconds=1)
+    assert store.prune(events_before=cut - timedelta(days=1), cache_before=cut) == (0, 1)
+    assert store.prune(events_before=cut, cache_before=cut) == (1, 0)
+    assert store.remember_event("Ev_old", "slack") is True
+    assert store.cache_get("GET /old") is None
+
+
+def test_repository_privacy_is_recorded_and_updated(store: Store) -> None:
+    assert store.repo_privacy(REPO) is None
+    store.save_repo_privacy(REPO, True)
+    assert store.repo_privacy(REPO) is True
+    store.save_repo_privacy(REPO, False)  # made public since
+    assert store.repo_privacy(REPO) is False
