@@ -3,16 +3,27 @@ scheduler and regenerate. Every run takes a database lock per (repo, week) and l
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
+from service import __version__
+from service import core as core_package
 from service.commands.filters import FilterError, parse_filter
 from service.core.digest import build_digest
 from service.core.filters import narrow_digest
-from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
+from service.core.models import (
+    DIGEST_SCHEMA_VERSION,
+    CollectedWeek,
+    Digest,
+    PullRequest,
+    WeekWindow,
+)
 from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
 from service.delivery import Outcome, Sender, Target, as_targets, deliver
@@ -61,21 +72,59 @@ def _previous(
     return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
 
 
+@functools.cache
+def analysis_version() -> str:
+    """What the analysing code is: editing any core module makes every stored digest stale."""
+    core = Path(core_package.__file__).parent
+    key = hashlib.sha256(f"{__version__}:{DIGEST_SCHEMA_VERSION}".encode())
+    for path in sorted(core.rglob("*.py")):
+        key.update(path.relative_to(core).as_posix().encode() + b"\0" + path.read_bytes())
+    return key.hexdigest()
+
+
+def inputs_key(
+    collected: CollectedWeek, profile: RepoProfile, language: str, discussion: str, before: str
+) -> str:
+    """sha256 of everything a digest is built from: the collected week, the profile, the
+    language, the code, and `before` (what the store holds for the previous week)."""
+    key = hashlib.sha256()
+    for part in (analysis_version(), language, discussion, before, profile.model_dump_json()):
+        key.update(part.encode() + b"\0")
+    key.update(collected.model_dump_json(exclude={"prs"}).encode())
+    for pr in collected.prs:  # one PR at a time: a 2,000-PR week is ~40 MB of JSON
+        key.update(pr.model_dump_json().encode())
+    return key.hexdigest()
+
+
 def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
-    """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
+    """Collect the week, keep the PR snapshots, build and store the digest (no posting).
+
+    When nothing the digest is built from changed since the stored one was built (same PRs,
+    reviews, checks, labels, profile, code and previous week), the stored digest stands: a
+    rebuild of a finished week re-renders it instead of analysing again."""
     collected = p.collect(repo, window)
+    profile = p.profile_for(repo)
+    discussion = f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged"
+    before = p.store.week_stamp(repo, previous_window(window).label, p.language)
+    inputs = inputs_key(collected, profile, p.language, discussion, before)
+    stored = p.store.digest_built_from(repo, window.label, p.language, inputs)
+    if stored is not None:
+        logger.info(
+            "nothing new: the stored digest stands", extra={"repo": repo, "week": window.label}
+        )
+        return stored
     p.store.save_prs(repo, window.label, collected.prs)
     previous, earlier = _previous(p, repo, window)
     digest = build_digest(
         collected,
-        p.profile_for(repo),
+        profile,
         language=p.language,
         now=p.clock(),
         previous=previous,
         earlier=earlier,
-        discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
+        discussion_url=discussion,
     )
-    p.store.save_digest(digest)
+    p.store.save_digest(digest, inputs=inputs)
     return digest
 
 
