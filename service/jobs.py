@@ -102,30 +102,47 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     When nothing the digest is built from changed since the stored one was built (same PRs,
     reviews, checks, labels, profile, code and previous week), the stored digest stands: a
     rebuild of a finished week re-renders it instead of analysing again."""
+    clock = _Stopwatch()
     collected = p.collect(repo, window)
+    clock.lap("collect_s")
     profile = p.profile_for(repo)
     discussion = f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged"
     before = p.store.week_stamp(repo, previous_window(window).label, p.language)
     inputs = inputs_key(collected, profile, p.language, discussion, before)
-    stored = p.store.digest_built_from(repo, window.label, p.language, inputs)
-    if stored is not None:
-        logger.info(
-            "nothing new: the stored digest stands", extra={"repo": repo, "week": window.label}
+    digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
+    reused = digest is not None
+    if digest is None:
+        p.store.save_prs(repo, window.label, collected.prs)
+        previous, earlier = _previous(p, repo, window)
+        clock.lap("store_s")
+        digest = build_digest(
+            collected,
+            profile,
+            language=p.language,
+            now=p.clock(),
+            previous=previous,
+            earlier=earlier,
+            discussion_url=discussion,
         )
-        return stored
-    p.store.save_prs(repo, window.label, collected.prs)
-    previous, earlier = _previous(p, repo, window)
-    digest = build_digest(
-        collected,
-        profile,
-        language=p.language,
-        now=p.clock(),
-        previous=previous,
-        earlier=earlier,
-        discussion_url=discussion,
-    )
-    p.store.save_digest(digest, inputs=inputs)
+        clock.lap("analyse_s")
+        p.store.save_digest(digest, inputs=inputs)
+    clock.lap("store_s")
+    extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
+    logger.info("week built", extra={**extra, **clock.laps})
     return digest
+
+
+class _Stopwatch:
+    """Seconds spent per named phase, added up over laps."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.laps[name] = round(self.laps.get(name, 0.0) + now - self._last, 3)
+        self._last = now
 
 
 def deliver_targets(
