@@ -20,6 +20,7 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -69,6 +70,8 @@ def serve(scenario: str, prs: int, latency: float, distinct: bool) -> None:
         for raw in synthetic(prs, _window("synthetic"), distinct=distinct):
             fake.add_pr(raw)
     fake.api.latency = latency
+    start = resource.getrusage(resource.RUSAGE_SELF)
+    spent = start.ru_utime + start.ru_stime  # the fake's own CPU counted so far
     with fake.running():
         print(json.dumps({"url": fake.url}), flush=True)
         for line in sys.stdin:
@@ -76,7 +79,12 @@ def serve(scenario: str, prs: int, latency: float, distinct: bool) -> None:
                 continue
             kinds = collections.Counter(_kind(m, p) for m, p, _ in fake.answers)
             not_modified = sum(1 for _, _, status in fake.answers if status == 304)
-            print(json.dumps({"kinds": kinds, "not_modified": not_modified}), flush=True)
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = round(usage.ru_utime + usage.ru_stime - spent, 2)
+            spent += cpu
+            print(
+                json.dumps({"kinds": kinds, "not_modified": not_modified, "cpu": cpu}), flush=True
+            )
             fake.reset_log()
 
 
@@ -205,6 +213,7 @@ def _row(scenario: str, phase: str, cli: dict[str, Any], seen: dict[str, Any], l
         "not_modified": seen["not_modified"],
         **cli,
         "floor_s": round(floor, 2),
+        "fake_cpu_s": seen["cpu"],
         "ratio": round(cli["wall_s"] / floor, 2) if floor else None,
     }
 
@@ -309,7 +318,7 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
 
 COLUMNS = ["scenario", "phase", "requests", "by_kind", "not_modified", "wall_s", "floor_s",
            "ratio", "import_s", "setup_s", "run_s", "collect_s", "analyse_s", "store_s",
-           "render_s", "reused", "cpu_s", "peak_rss_mb", "report_kb"]  # fmt: skip
+           "render_s", "reused", "cpu_s", "peak_rss_mb", "fake_cpu_s", "report_kb"]  # fmt: skip
 
 
 def main() -> None:
