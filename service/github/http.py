@@ -186,6 +186,9 @@ class GitHubHttp:
         self.max_wait = max_wait
         self.stats = RequestStats()
         self._observe = observe
+        # resource → (its window's x-ratelimit-reset, the lowest remaining answered in it)
+        self._lowest: dict[str, tuple[str, int]] = {}
+        self._lowest_lock = threading.Lock()
         self._sleep = sleep
         self._random = random.SystemRandom()
         self._session = requests.Session()
@@ -301,9 +304,25 @@ class GitHubHttp:
         self.stats.add(requests=1, bytes_downloaded=len(resp.content), **{kind: 1})
         if self._observe is not None:
             headers = resp.headers
-            remaining = headers.get("x-ratelimit-remaining")
+            remaining = self._remaining(headers)
             api = "graphql" if graphql else "rest"
             self._observe(api, resp.status_code, remaining, headers.get("x-ratelimit-resource"))
+
+    def _remaining(self, headers: Any) -> str | None:
+        """x-ratelimit-remaining, never above what an earlier answer of the same window said:
+        answers to concurrent requests arrive in any order."""
+        value = headers.get("x-ratelimit-remaining")
+        if value is None or not value.isdigit():
+            return value
+        resource, reset = (
+            headers.get("x-ratelimit-resource", ""),
+            headers.get("x-ratelimit-reset", ""),
+        )
+        with self._lowest_lock:
+            seen_reset, seen = self._lowest.get(resource, (reset, int(value)))
+            lowest = min(int(value), seen) if seen_reset == reset else int(value)
+            self._lowest[resource] = (reset, lowest)
+        return str(lowest)
 
     def _backoff(self, attempt: int) -> float:
         # full jitter: uniform in [0, min(cap, base * 2^attempt)]
