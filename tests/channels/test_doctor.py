@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from service.store.schema import code_heads
 from tests.channels.conftest import FEISHU_APP_SECRET, Wired
 from tests.fakes.feishu_signing import sign_feishu_webhook
 from tests.github.conftest import TOKEN
 from tests.postgres.test_store_backends import at_revision
 
 HOOK_SECRET = "hook-signing-secret-91"
+(HEAD,) = code_heads()  # the revision this release needs
 
 
 def doctor(wired: Wired, **env: str) -> tuple[int, dict[str, list[tuple[str, str]]]]:
@@ -48,7 +50,7 @@ def test_a_working_setup_is_all_ok(wired: Wired) -> None:
         "chat oc_group2: the bot is a member",
     ]
     assert "takes unsigned messages" in lines["webhook"][0][1]
-    assert lines["database"][0][1].endswith("schema at revision 0002 (current)")
+    assert lines["database"][0][1].endswith(f"schema at revision {HEAD} (current)")
     assert wired.slack.messages("C_ZH") == []  # nothing posted anywhere
     assert wired.feishu.hook_cards == []
 
@@ -139,13 +141,13 @@ def test_a_database_behind_the_current_schema(wired: Wired, tmp_path: Path) -> N
     code, lines = doctor(wired, DATABASE_URL=url)
     assert code == 1
     assert problems(lines) == [
-        "database: sqlite old.db is at revision 0001, this release needs 0002: run "
+        f"database: sqlite old.db is at revision 0001, this release needs {HEAD}: run "
         "`verl-week migrate` (serve and the scheduler also migrate on start)"
     ]
     wired.cli("migrate", DATABASE_URL=url)
     code, lines = doctor(wired, DATABASE_URL=url)
     assert lines["database"] == [
-        ("ok", "sqlite old.db reachable, schema at revision 0002 (current)")
+        ("ok", f"sqlite old.db reachable, schema at revision {HEAD} (current)")
     ]
 
 
