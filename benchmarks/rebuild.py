@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import logging
 import os
 import re
 import resource
@@ -128,7 +129,7 @@ def _environment(url: str, database: Path) -> dict[str, str]:
         "DIGEST_TIMEZONE": "Asia/Shanghai",
         "DIGEST_LANGUAGE": "zh",
         "GITHUB_PATCH_CONCURRENCY": str(CONCURRENCY),
-        "LOG_LEVEL": "INFO",
+        "LOG_LEVEL": "WARNING",
         "LOG_FORMAT": "json",
     }
 
@@ -145,6 +146,7 @@ def cli_run(week: str, output: str) -> None:
 
     settings = load_settings()
     wiring.configure_logging(settings)
+    logging.getLogger("service.jobs").setLevel(logging.DEBUG)  # its "week built" line
     imported = time.perf_counter()
     pipeline = wiring.build_pipeline(settings, with_senders=False)
     window = parse_week(week, settings.digest_timezone, wiring.utc_now())

@@ -128,7 +128,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
         p.store.save_digest(digest, inputs=inputs)
     clock.lap("store")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
-    logger.info("week built", extra={**extra, **clock.laps})
+    logger.debug("week built", extra={**extra, **clock.laps})
     return digest
 
 
