@@ -118,6 +118,7 @@ def github_collector(
             profile_loader(settings)(repo),
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
+            stored=store,
         )
 
     def fetch(repo: str, number: int) -> PullRequest:

@@ -141,7 +141,6 @@ def same_person(login: str, name: str | None) -> bool:
     return _NAME_KEY.sub("", login).lower() == _NAME_KEY.sub("", name).lower()
 
 
-
 def repo_web_url(digest: Digest) -> str:
     """The repository's web page on its own GitHub host (github.com or an Enterprise one), as
     the API's PR URLs give it: `https://HOST/<repo>`; '' when no PR URL says."""
@@ -151,6 +150,7 @@ def repo_web_url(digest: Digest) -> str:
         if match:
             return match.group(1)
     return ""
+
 
 class Speaker:
     """Turns catalog keys and digest values into safe text for one target and language."""

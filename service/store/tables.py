@@ -63,6 +63,8 @@ digests = Table(
     Column("generated_at", DateTime(timezone=True), nullable=False),
     Column("complete", Boolean, nullable=False),
     Column("missing", JSON, nullable=False),
+    # sha256 of everything the digest was built from (jobs.inputs_key); None: unknown
+    Column("inputs", String(64)),
     UniqueConstraint("repo", "week", "language", name="uq_digest"),
 )
 

@@ -17,6 +17,7 @@ from tests.postgres.test_store_backends import at_revision
 HEAD = ", ".join(sorted(code_heads()))  # the newest revision this code ships
 
 HOOK_SECRET = "hook-signing-secret-91"
+(HEAD,) = code_heads()  # the revision this release needs
 
 
 def doctor(wired: Wired, **env: str) -> tuple[int, dict[str, list[tuple[str, str]]]]:

@@ -7,14 +7,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from alembic import command
+from sqlalchemy import create_engine, insert
 
 from service.core.digest import build_digest
 from service.core.models import DIGEST_SCHEMA_VERSION, Completeness, Digest, MissingItem
 from service.core.profile import RepoProfile
 from service.errors import StoreUnavailableError
 from service.render.report import render_markdown
+from service.store import tables
 from service.store.repository import Store
-from service.store.schema import code_heads
+from service.store.schema import alembic_config, code_heads
 from tests.conftest import NOW, load_week
 
 
@@ -53,6 +56,35 @@ def test_schema_revision_recorded_and_reopen_is_idempotent(tmp_path: Path) -> No
     assert (opened.before, opened.after) == (frozenset(), code_heads())
     again = Store.open(url).migrate()
     assert again.before == again.after == code_heads()
+
+
+def test_a_database_before_the_inputs_revision_gains_the_digest_inputs_column(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/v1.sqlite"
+    engine = create_engine(url)
+    with engine.begin() as conn:  # as verl-week 0.1 left it, with a digest stored
+        command.upgrade(alembic_config(conn), "0003")
+        row = {**_digest_row(_digest()), "generated_at": _digest().generated_at}
+        conn.execute(insert(tables.digests).values(**row))
+    engine.dispose()
+    store = Store.open(url)
+    assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest()
+    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) is None
+    store.save_digest(_digest(), inputs="k" * 64)
+    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) == _digest()
+
+
+def _digest_row(digest: Digest) -> dict[str, object]:
+    return {
+        "repo": digest.repo,
+        "week": digest.week,
+        "language": digest.language,
+        "schema_version": digest.schema_version,
+        "data": digest.model_dump(mode="json"),
+        "complete": digest.completeness.complete,
+        "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
+    }
 
 
 def test_pr_snapshots_upsert(store: Store) -> None:
