@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import resource
 import subprocess
@@ -49,16 +50,24 @@ def _window(scenario: str) -> WeekWindow:
     return window_for(2026, 4, TZ)
 
 
-def synthetic(count: int, window: WeekWindow) -> list[dict[str, Any]]:
-    """`count` PRs made of the real recorded ones, renumbered and spread over the window."""
+def synthetic(count: int, window: WeekWindow, *, distinct: bool = False) -> list[dict[str, Any]]:
+    """`count` PRs made of the real recorded ones, renumbered and spread over the window.
+
+    The copies share their patches' text unless `distinct`: then each patch ends with a context
+    line naming its PR, so no two PRs carry the same patch, as in a real week."""
     real = [pr for path in sorted(WEEKS.glob("*.json")) for pr in _week_file(path.stem)["pulls"]]
     step = (window.end - window.start) / count
     made = []
     for i in range(count):
         pr = copy.deepcopy(real[i % len(real)])
         pr["number"] = 100_000 + i
+        # every merge has its own commit, as on GitHub
+        pr["merge_commit_sha"] = hashlib.sha1(str(pr["number"]).encode()).hexdigest()  # noqa: S324
         merged = (window.start + step * i + timedelta(seconds=1)).astimezone(UTC)
         pr["merged_at"] = pr["created_at"] = merged.strftime("%Y-%m-%dT%H:%M:%SZ")
+        for change in pr["files"] if distinct else ():
+            if change.get("patch"):
+                change["patch"] += f"\n # copy {pr['number']}"
         made.append(pr)
     return made
 

@@ -136,7 +136,7 @@ def cmd_digest(args: argparse.Namespace, settings: Settings) -> int:
     digest = build_week(pipeline, _repo(args, settings), _window(args, settings))
     from service.render.formats import render_format
 
-    url = wiring.report_link(settings, digest.repo, digest.week)
+    url = wiring.report_link(settings, pipeline.store, digest.repo, digest.week)
     _emit(render_format(digest, args.format, lang, report_url=url), args.output)
     return EXIT_OK
 

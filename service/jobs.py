@@ -3,16 +3,27 @@ scheduler and regenerate. Every run takes a database lock per (repo, week) and l
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
+from service import __version__
+from service import core as core_package
 from service.commands.filters import FilterError, parse_filter
 from service.core.digest import build_digest
 from service.core.filters import narrow_digest
-from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
+from service.core.models import (
+    DIGEST_SCHEMA_VERSION,
+    CollectedWeek,
+    Digest,
+    PullRequest,
+    WeekWindow,
+)
 from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
 from service.delivery import Outcome, Sender, Target, as_targets, deliver
@@ -23,6 +34,14 @@ from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
 LOCK_TTL = timedelta(minutes=30)
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long the stores that only grow keep a row (EVENTS_/HTTP_CACHE_RETENTION_DAYS)."""
+
+    events: timedelta
+    http_cache: timedelta
 
 
 @dataclass
@@ -44,6 +63,8 @@ class Pipeline:
     metrics: Metrics = field(default_factory=Metrics)
     # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
     narrator: Narrator | None = None
+    github_web_url: str = ""  # GITHUB_WEB_URL; empty: the report derives it from PR URLs
+    retention: Retention | None = None  # None: the weekly job prunes nothing
 
 
 @dataclass
@@ -64,24 +85,111 @@ def _previous(
     return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
 
 
+def discussion_url(github_web_url: str, repo: str) -> str:
+    """The repository's merged PRs on its own GitHub host (empty when the host is unknown)."""
+    if not github_web_url:
+        return ""
+    return f"{github_web_url.rstrip('/')}/{repo}/pulls?q=is%3Apr+is%3Amerged"
+
+
+@functools.cache
+def analysis_version() -> str:
+    """What the analysing code is: editing any core module makes every stored digest stale."""
+    core = Path(core_package.__file__).parent
+    key = hashlib.sha256(f"{__version__}:{DIGEST_SCHEMA_VERSION}".encode())
+    for path in sorted(core.rglob("*.py")):
+        key.update(path.relative_to(core).as_posix().encode() + b"\0" + path.read_bytes())
+    return key.hexdigest()
+
+
+def inputs_key(
+    collected: CollectedWeek,
+    profile: RepoProfile,
+    language: str,
+    discussion: str,
+    before: str,
+    narration: str = "",
+) -> str:
+    """sha256 of everything a digest is built from: the collected week, the profile, the
+    language, the code, `before` (what the store holds for the previous week) and `narration`
+    (the language model and its prompts; empty without one, or with `--no-llm`)."""
+    key = hashlib.sha256()
+    parts = (analysis_version(), language, discussion, before, narration)
+    for part in (*parts, profile.model_dump_json()):
+        key.update(part.encode() + b"\0")
+    key.update(collected.model_dump_json(exclude={"prs"}).encode())
+    for pr in collected.prs:  # one PR at a time: a 2,000-PR week is ~40 MB of JSON
+        key.update(pr.model_dump_json().encode())
+    return key.hexdigest()
+
+
 def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
-    """Collect the week, keep the PR snapshots, build and store the digest (no posting)."""
+    """Collect the week, keep the PR snapshots, build and store the digest (no posting); with a
+    language model, its narrative.
+
+    When nothing the digest is built from changed since the stored one was built (same PRs,
+    reviews, checks, labels, profile, code, previous week, model and prompts), the stored
+    digest stands: a rebuild of a finished week re-renders it instead of analysing again, and
+    asks the model only when it holds no narrative (the model failed last time)."""
+    clock = _Stopwatch()
     collected = p.collect(repo, window)
-    p.store.save_prs(repo, window.label, collected.prs)
-    previous, earlier = _previous(p, repo, window)
-    digest = build_digest(
-        collected,
-        p.profile_for(repo),
-        language=p.language,
-        now=p.clock(),
-        previous=previous,
-        earlier=earlier,
-        discussion_url=f"https://github.com/{repo}/pulls?q=is%3Apr+is%3Amerged",
-    )
-    if p.narrator is not None:
-        digest.analysis = p.narrator.analyse(digest, collected.prs)
-    p.store.save_digest(digest)
+    clock.lap("collect")
+    profile = p.profile_for(repo)
+    if collected.private is not None:
+        p.store.save_repo_privacy(repo, collected.private)
+    discussion = discussion_url(p.github_web_url, repo)
+    before = p.store.week_stamp(repo, previous_window(window).label, p.language)
+    narration = p.narrator.settings_key if p.narrator is not None else ""
+    inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
+    digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
+    reused = digest is not None
+    if digest is None:
+        p.store.save_prs(repo, window.label, collected.prs)
+        previous, earlier = _previous(p, repo, window)
+        clock.lap("store")
+        digest = build_digest(
+            collected,
+            profile,
+            language=p.language,
+            now=p.clock(),
+            previous=previous,
+            earlier=earlier,
+            discussion_url=discussion,
+        )
+        clock.lap("analyse")
+    narrated = _narrate(p, digest, collected.prs)
+    clock.lap("narrate")
+    if not reused or narrated:
+        p.store.save_digest(digest, inputs=inputs)
+    clock.lap("store")
+    extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
+    logger.debug("week built", extra={**extra, **clock.laps})
     return digest
+
+
+def _narrate(p: Pipeline, digest: Digest, prs: Sequence[PullRequest]) -> bool:
+    """Ask the model for the narrative the digest lacks (the answer cache makes a repeat free;
+    a failure leaves the deterministic text and is asked again on the next build); whether it
+    was added."""
+    if p.narrator is None or digest.analysis is not None:
+        return False
+    digest.analysis = p.narrator.analyse(digest, prs)
+    return digest.analysis is not None
+
+
+class _Stopwatch:
+    """Seconds spent per named phase, added up over laps: wall time as `<name>_s` and the
+    process's CPU time as `<name>_cpu_s` (a busy machine stretches the one, not the other)."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = (time.monotonic(), time.process_time())
+
+    def lap(self, name: str) -> None:
+        now = (time.monotonic(), time.process_time())
+        for key, spent in (("_s", now[0] - self._last[0]), ("_cpu_s", now[1] - self._last[1])):
+            self.laps[name + key] = round(self.laps.get(name + key, 0.0) + spent, 3)
+        self._last = now
 
 
 def deliver_targets(
@@ -198,4 +306,16 @@ def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
     for repo in p.repos:
         window = parse_week("last", p.timezone, window_now)
         results.append(run_week(p, repo, window, trigger=trigger))
+    prune_store(p)
     return results
+
+
+def prune_store(p: Pipeline) -> None:
+    """Drop handled event ids and cached GitHub answers older than their retention."""
+    if p.retention is None:
+        return
+    now = p.clock()
+    events, cached = p.store.prune(
+        events_before=now - p.retention.events, cache_before=now - p.retention.http_cache
+    )
+    logger.info("store pruned", extra={"events": events, "http_cache": cached})

@@ -16,6 +16,7 @@ from typing import Any, Literal, TextIO
 NO_REQUEST = "-"
 MASK = "***"
 REQUEST_ID_BYTES = 8
+TRACE_INDENT = "  "
 request_id_var: ContextVar[str] = ContextVar("verl_week_request_id", default=NO_REQUEST)
 
 # Shapes of credentials we may meet: Slack (xoxb-, xoxp-, xapp-), GitHub (ghp_, gho_, ghs_,
@@ -30,6 +31,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b[tau]-[A-Za-z0-9]{24,}"), MASK),
     (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {MASK}"),
     (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), rf"\1{MASK}@"),
+    # URLs whose path is the credential: Feishu/Lark custom-bot webhooks, Slack response_urls
+    # (hooks.slack.com/commands|actions/TEAM/ID/SECRET) and incoming webhooks (services/T/B/X),
+    # as urllib3 and slack_sdk print them at DEBUG
+    (re.compile(r"(/open-apis/bot/v2/hook/)[^\s\"'?#/]+"), rf"\1{MASK}"),
+    (re.compile(r"(/(?:commands|actions)/[A-Za-z0-9]+/[0-9]+/)[A-Za-z0-9]+"), rf"\1{MASK}"),
+    (re.compile(r"(/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/)[A-Za-z0-9]+"), rf"\1{MASK}"),
     (
         re.compile(
             r"(?i)\b([a-z_]*(?:secret|token|password|passwd|api_key|apikey|signature)[a-z_]*"
@@ -96,16 +103,34 @@ def _extras(record: logging.LogRecord) -> dict[str, Any]:
     return {k: v for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")}
 
 
+# Line breaks and terminal escapes in a message or an extra (a request path, a header) would let
+# a request write a line of its own into a text log, or recolour a terminal: shown escaped.
+_LINE_FORGERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_log_line(text: str) -> str:
+    """`text` with CR, LF, ESC and the other control characters written as escapes."""
+    return _LINE_FORGERS.sub(lambda m: repr(m.group(0))[1:-1], text)
+
+
 class TextFormatter(logging.Formatter):
-    """`time level logger [request id] message key=value…`, redacted as a whole."""
+    """`time level logger [request id] message key=value…`, one line per record (a traceback
+    follows on its own lines), redacted as a whole."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
 
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        record.message = one_log_line(record.message)
+        return super().formatMessage(record)
+
     def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        extras = " ".join(f"{k}={v}" for k, v in _extras(record).items())
-        return redact(f"{line} {extras}" if extras else line)
+        head, _, trace = super().format(record).partition("\n")
+        extras = " ".join(f"{k}={one_log_line(str(v))}" for k, v in _extras(record).items())
+        line = f"{head} {extras}" if extras else head
+        if trace:  # indented, so no line of it (an exception's message) starts like a record
+            line += "\n" + "\n".join(TRACE_INDENT + part for part in trace.split("\n"))
+        return redact(line)
 
 
 class JsonFormatter(logging.Formatter):

@@ -23,6 +23,7 @@ from service.core.models import Analysis, Digest, PullRequest, TokenUsage
 from service.errors import ModelError, StoreUnavailableError
 from service.llm.client import Completion
 from service.render.prompt import prompt_messages, prompt_version
+from service.render.strings import LANGUAGES
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +85,13 @@ class Narrator:
 
     client: ModelClient
     cache: AnswerCache
+
+    @property
+    def settings_key(self) -> str:
+        """What the narrative depends on besides the week: the model and every language's
+        prompt version (a stored digest written under other ones is built again)."""
+        versions = ",".join(prompt_version(lang) for lang in LANGUAGES)
+        return f"{self.client.model}\0{versions}"
 
     def analyse(self, digest: Digest, prs: Sequence[PullRequest]) -> Analysis | None:
         """The checked analysis of `digest`, or None (logged once) when the model gave none."""

@@ -30,20 +30,23 @@ def _file_from_recorded(raw: dict[str, Any]) -> FileChange:
     )
 
 
-def pr_from_recorded(raw: dict[str, Any], repo: str) -> PullRequest:
-    """One recorded PR. Labels, reviews, comments and checks are unknown in git history: None."""
+def pr_from_recorded(raw: dict[str, Any], repo: str, web_url: str = "") -> PullRequest:
+    """One recorded PR. Labels, reviews, comments and checks are unknown in git history: None.
+    Its URL is `web_url/<repo>/pull/<n>`, the host the recording came from (none without it)."""
     files = [_file_from_recorded(f) for f in raw.get("files", [])]
     author = raw.get("author") or {}
-    # git history gives no login for some authors ("unknown"); their display name still names them
+    # git history gives no login for some authors ("unknown"): the display name is their key
+    name = author.get("name") or None
     login = author.get("login")
     if not login or login == UNKNOWN_LOGIN:
-        login = author.get("name") or None
+        login = name
     return PullRequest(
         number=int(raw["number"]),
         title=raw.get("title", ""),
         body=raw.get("body") or "",
-        url=f"https://github.com/{repo}/pull/{raw['number']}",
+        url=f"{web_url.rstrip('/')}/{repo}/pull/{raw['number']}" if web_url else "",
         author=login,
+        author_name=name,
         created_at=datetime.fromisoformat(raw["created_at"]),
         merged_at=datetime.fromisoformat(raw["merged_at"]),
         additions=int(raw.get("additions", 0)),
@@ -59,8 +62,15 @@ def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedWeek:
     """A recorded week file's content → CollectedWeek (source `sample`)."""
     repo = data["repo"]
     window = parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)
-    prs = [pr_from_recorded(raw, repo) for raw in data["pulls"]]
-    return CollectedWeek(repo=repo, window=window, prs=prs, source="sample")
+    prs = [pr_from_recorded(raw, repo, str(data.get("web_url") or "")) for raw in data["pulls"]]
+    private = data.get("private")
+    return CollectedWeek(
+        repo=repo,
+        window=window,
+        prs=prs,
+        source="sample",
+        private=private if isinstance(private, bool) else None,
+    )
 
 
 def load_recorded(path: Path, now: datetime) -> CollectedWeek:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -14,6 +15,7 @@ from service.errors import ConfigError
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 LANGUAGES = ("zh", "en")
 CommaList = Annotated[list[str], NoDecode]
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _split_commas(value: Any) -> Any:
@@ -55,6 +57,7 @@ class Settings(BaseSettings):
     github_token: SecretStr | None = Field(None, description="GitHub token; without it REST only")
     github_api_url: str = Field("https://api.github.com", description="GitHub REST base URL")
     github_graphql_url: str | None = Field(None, description="GraphQL URL; derived if unset")
+    github_web_url: str | None = Field(None, description="GitHub web host; derived if unset")
     digest_repos: CommaList = Field(["volcengine/verl"], description="owner/name list")
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
     digest_language: Literal["zh", "en"] = Field("zh", description="language of the digest")
@@ -88,6 +91,14 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
+    events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
+    http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
+    pr_lookups_per_hour: int = Field(20, ge=0, description="live `pr N` lookups per chat user")
+    reports_access: Literal["public", "signed"] | None = Field(
+        None, description="report pages: public, or signed links; unset: signed if private"
+    )
+    reports_signing_key: SecretStr | None = Field(None, description="key of signed report links")
+    report_link_days: int = Field(30, ge=1, description="days a signed report link is valid")
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint …/v1")
     llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
     llm_model: str | None = Field(None, description="model name the endpoint serves")
@@ -145,6 +156,7 @@ class Settings(BaseSettings):
     @field_validator(
         "github_api_url",
         "github_graphql_url",
+        "github_web_url",
         "public_base_url",
         "slack_api_url",
         "feishu_base_url",
@@ -154,6 +166,14 @@ class Settings(BaseSettings):
     @classmethod
     def _urls(cls, value: str | None) -> str | None:
         return _check_url(value)
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}, got {value!r}")
+        return level
 
     @field_validator("database_url")
     @classmethod
@@ -166,6 +186,8 @@ class Settings(BaseSettings):
     def _derive_graphql(self) -> Settings:
         if not self.github_graphql_url:
             self.github_graphql_url = derive_graphql_url(self.github_api_url)
+        if not self.github_web_url:
+            self.github_web_url = derive_web_url(self.github_api_url)
         return self
 
     @model_validator(mode="after")
@@ -195,10 +217,23 @@ def derive_graphql_url(api_url: str) -> str:
     return base + "/graphql"
 
 
+def derive_web_url(api_url: str) -> str:
+    """Where people open the repositories: `https://api.HOST` → `https://HOST` (github.com),
+    Enterprise `https://HOST/api/v3` → `https://HOST`; any other API URL → its origin."""
+    parts = urlsplit(api_url.strip())
+    path = parts.path.rstrip("/")
+    if path.endswith("/api/v3"):
+        return f"{parts.scheme}://{parts.netloc}{path.removesuffix('/api/v3')}"
+    host = parts.netloc.removeprefix("api.")
+    return f"{parts.scheme}://{host}"
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
     try:
         return Settings(**overrides)
+    except (UnicodeDecodeError, OSError) as exc:  # a .env file that is not UTF-8 text
+        raise ConfigError(f"cannot read the .env file: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         reason = str(first["msg"]).removeprefix("Value error, ")

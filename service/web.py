@@ -27,9 +27,10 @@ from service.logs import bound_request_id, new_request_id
 from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from service.metrics import Metrics
 from service.render.environment import render
+from service.render.links import TOKEN_PARAM, ReportLinks
 from service.render.report import render_html, render_json, render_markdown
 from service.render.strings import LANGUAGES
-from service.store.repository import Store
+from service.store.repository import ReportEntry, Store
 
 logger = logging.getLogger(__name__)
 access_logger = logging.getLogger("service.web.access")
@@ -237,6 +238,11 @@ def _elapsed_ms(started: float) -> float:
 class _Reports:
     store: Store
     language: str
+    links: ReportLinks | None = None  # None: every page is public (REPORTS_ACCESS unused)
+
+    def is_listed(self, repo: str) -> bool:
+        """Whether `repo` may appear in the index and on 404 pages (its pages need no link)."""
+        return self.links is None or not self.links.needs_token(repo)
 
     def page_lang(self, request: Request) -> str:
         wanted = request.query_params.get("lang", "")
@@ -249,11 +255,11 @@ class _Reports:
         return HTMLResponse(html, status_code=HTTP_NOT_FOUND)
 
     def repos(self) -> list[str]:
-        return sorted({entry.repo for entry in self.store.list_reports()})
+        return sorted({e.repo for e in self.store.list_reports() if self.is_listed(e.repo)})
 
     async def index(self, request: Request) -> Response:
         lang = self.page_lang(request)
-        entries = await anyio.to_thread.run_sync(self.store.list_reports)
+        entries = await anyio.to_thread.run_sync(self._listed_reports)
         by_repo: dict[str, dict[str, list[str]]] = {}
         for entry in entries:
             by_repo.setdefault(entry.repo, {}).setdefault(entry.week, []).append(entry.language)
@@ -262,6 +268,11 @@ class _Reports:
             for repo, weeks in sorted(by_repo.items())
         ]
         return HTMLResponse(render("web/reports.html.j2", lang, listing=listing))
+
+    def _listed_reports(self) -> list[ReportEntry]:
+        listed: dict[str, bool] = {}
+        entries = self.store.list_reports()
+        return [e for e in entries if listed.setdefault(e.repo, self.is_listed(e.repo))]
 
     async def report(self, request: Request) -> Response:
         owner, name = request.path_params["owner"], request.path_params["repo"]
@@ -274,12 +285,18 @@ class _Reports:
         )
 
     def _report(self, request: Request, repo: str, week: str, fmt: str) -> Response:
-        if repo not in self.repos():
+        token = request.query_params.get(TOKEN_PARAM)
+        if self.links is not None and not self.links.allows(repo, week, token):
+            return self.not_found(request)  # the same 404 as a repository we never heard of
+        if repo not in {e.repo for e in self.store.list_reports()}:
             return self.not_found(request)
         digest = self._digest(request, repo, week)
         if digest is None:
-            return self.not_found(request, repo)
-        return Response(_render(digest, fmt), media_type=_MEDIA[fmt])
+            return self.not_found(request, repo if self.is_listed(repo) else None)
+        response = Response(_render(digest, fmt), media_type=_MEDIA[fmt])
+        if token:  # a page opened through a signed link: no shared cache may keep it
+            response.headers["cache-control"] = "private, no-store"
+        return response
 
     def _digest(self, request: Request, repo: str, week: str) -> Digest | None:
         wanted = request.query_params.get("lang")
@@ -332,12 +349,14 @@ def build_web_app(
     language: str = "zh",
     health: HealthProbe | None = None,
     metrics: Metrics | None = None,
+    report_links: ReportLinks | None = None,
 ) -> Starlette:
     """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
 
-    `health` replaces the default probe (store ping + `scheduler_alive` + last run).
+    `health` replaces the default probe (store ping + `scheduler_alive` + last run);
+    `report_links` decides which report pages need a signed link (REPORTS_ACCESS).
     """
-    reports = _Reports(store, language)
+    reports = _Reports(store, language, report_links)
 
     async def not_found(request: Request) -> Response:
         return await anyio.to_thread.run_sync(reports.not_found, request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,7 @@ from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError
-from service.jobs import Pipeline, RunResult
+from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
 from service.recorded import SAMPLE_REPO, load_sample
 from service.render.environment import translator
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from service.doctor import Finding
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
+    from service.render.links import ReportLinks
     from service.scheduler import WeeklyScheduler
     from service.web import Endpoint
 
@@ -118,6 +119,7 @@ def github_collector(
             profile_loader(settings)(repo),
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
+            stored=store,
         )
 
     def fetch(repo: str, number: int) -> PullRequest:
@@ -142,15 +144,40 @@ def build_narrator(settings: Settings, store: Store) -> Narrator | None:
     return Narrator(client=client, cache=store)
 
 
-def build_senders(settings: Settings) -> dict[str, Sender]:
-    """A sender per configured platform."""
+def report_links(settings: Settings, store: Store) -> ReportLinks:
+    """REPORTS_ACCESS: which report pages need a signed link, and the links cards carry."""
+    from service.render.links import ReportLinks, ReportsAccess, signing_key
+
+    access = ReportsAccess(settings.reports_access) if settings.reports_access else None
+    key_source = secret(settings.reports_signing_key) or secret(settings.github_token)
+    if access is ReportsAccess.SIGNED and not key_source:
+        raise ConfigError(
+            "invalid setting REPORTS_ACCESS: signed links need REPORTS_SIGNING_KEY "
+            "(or GITHUB_TOKEN to derive a key from)"
+        )
+    return ReportLinks(
+        base_url=settings.public_base_url,
+        clock=utc_now,
+        access=access,
+        key=signing_key(key_source) if key_source else None,
+        ttl=timedelta(days=settings.report_link_days),
+        privacy=store.repo_privacy,
+    )
+
+
+def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[str, Sender]:
+    """A sender per configured platform; their cards link to `links` (signed as needed)."""
     senders: dict[str, Sender] = {}
+    report_url = links.url if links is not None else None
     if settings.slack_bot_token:
         from service.slack.sender import SlackSender, build_web_client
 
         client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
         senders["slack"] = SlackSender(
-            client, public_base_url=settings.public_base_url, language=settings.digest_language
+            client,
+            public_base_url=settings.public_base_url,
+            language=settings.digest_language,
+            report_url=report_url,
         )
     if settings.feishu_app_id and settings.feishu_app_secret:
         from service.feishu.sender import FeishuSender
@@ -161,6 +188,7 @@ def build_senders(settings: Settings) -> dict[str, Sender]:
             app_secret=secret(settings.feishu_app_secret) or "",
             public_base_url=settings.public_base_url,
             language=settings.digest_language,
+            report_url=report_url,
         )
     if settings.feishu_webhook_url:
         from service.feishu.webhook import WebhookSender
@@ -170,6 +198,7 @@ def build_senders(settings: Settings) -> dict[str, Sender]:
             secret=secret(settings.feishu_webhook_secret),
             public_base_url=settings.public_base_url,
             language=settings.feishu_webhook_language or settings.digest_language,
+            report_url=report_url,
         )
     return senders
 
@@ -255,18 +284,23 @@ def build_pipeline(
         timezone=settings.digest_timezone,
         public_base_url=settings.public_base_url,
         clock=utc_now,
-        senders=build_senders(settings) if with_senders else {},
+        senders=build_senders(settings, report_links(settings, store)) if with_senders else {},
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store) if llm else None,
+        # the sample's PR links name their own host (github.com); a configured one would be wrong
+        github_web_url="" if sample else settings.github_web_url or "",
+        retention=Retention(
+            events=timedelta(days=settings.events_retention_days),
+            http_cache=timedelta(days=settings.http_cache_retention_days),
+        ),
     )
 
 
-def report_link(settings: Settings, repo: str, week: str) -> str:
-    from service.render.links import report_url
-
-    return report_url(settings.public_base_url, repo, week)
+def report_link(settings: Settings, store: Store, repo: str, week: str) -> str:
+    """The report page of (repo, week) as a card would link it (signed when it must be)."""
+    return report_links(settings, store).url(repo, week)
 
 
 def parse_destinations(text: str) -> list[str]:
@@ -295,7 +329,7 @@ def configure_logging(settings: Settings) -> None:
 def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
     """The command engine's context: the store as reader and subscriptions, admins, live PRs."""
     from service.commands.answer import EngineContext
-    from service.render.links import report_url
+    from service.commands.context import LiveLookups
 
     return EngineContext(
         reader=pipeline.store,
@@ -306,9 +340,10 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         admins=frozenset(settings.admin_users),
         fetch_pr=pipeline.fetch_pr,
         subscriptions=pipeline.store,
-        report_url=lambda repo, week: report_url(settings.public_base_url, repo, week),
+        report_url=report_links(settings, pipeline.store).url,
         profile_for=pipeline.profile_for,
         channel_language=channel_language(settings, pipeline.store),
+        lookups=LiveLookups(limit=settings.pr_lookups_per_hour),
     )
 
 
@@ -335,7 +370,7 @@ def dry_run_lines(
         return [
             "no destination configured: set SLACK_CHANNELS, FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL"
         ]
-    url = report_link(settings, digest.repo, digest.week)
+    url = report_link(settings, pipeline.store, digest.repo, digest.week)
     lines = []
     for target in chosen:
         platform = target.destination.partition(":")[0]
@@ -483,6 +518,7 @@ def build_app(
         on_shutdown=scheduler.shutdown if scheduler else None,
         language=settings.digest_language,
         metrics=pipeline.metrics,
+        report_links=report_links(settings, pipeline.store),
     )
 
 

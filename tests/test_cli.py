@@ -115,6 +115,9 @@ def test_digest_from_fake_github_by_settings(github: FakeGitHub, tmp_path: Path)
     ("args", "needle"),
     [
         (["digest", "--week", "2026-W99", "--sample"], "not an ISO week"),
+        (["digest", "--week", "2030-W01", "--sample"], "2030-W01 has not begun yet"),
+        (["post", "--week", "2030-W01", "--sample"], "2030-W01 has not begun yet"),
+        (["risks", "--week", "2099-W52", "--sample"], "2099-W52 has not begun yet"),
         (["digest", "--week", "yesterday", "--sample"], "bad week"),
         (["digest", "--sample", "--format", "pdf"], "invalid choice"),
         (["digest", "--repo", "foo", "--sample"], "owner/name"),
@@ -139,6 +142,32 @@ def test_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
         "verl-week: error: invalid setting DIGEST_TIMEZONE: "
         "expected an IANA timezone such as Asia/Shanghai, got 'Mars/Olympus'"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("LOG_LEVEL", "verbose", "invalid setting LOG_LEVEL: expected one of DEBUG, INFO, WARNING"),
+        ("GITHUB_PATCH_CONCURRENCY", "many", "invalid setting GITHUB_PATCH_CONCURRENCY: "),
+        ("HTTP_CACHE_RETENTION_DAYS", "-3", "invalid setting HTTP_CACHE_RETENTION_DAYS: "),
+    ],
+)
+def test_any_invalid_setting_is_one_line_and_exit_2(
+    tmp_path: Path, name: str, value: str, expected: str
+) -> None:
+    result = run(["digest", "--sample"], tmp_path, **{name: value})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"verl-week: error: {expected}")
+
+
+def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"LOG_LEVEL=\xff\n")
+    result = run(["digest", "--sample"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("verl-week: error: cannot read the .env file: ")
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def _failure(result: subprocess.CompletedProcess[str]) -> str:
@@ -259,3 +288,27 @@ def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_pat
         **github_env(github, tmp_path),
     )
     assert "collecting" not in piped.stderr
+
+
+def _report_links(stdout: str) -> list[str]:
+    return re.findall(r"https?://[^\s\"|>]+/reports/volcengine/verl/[^\s\"|>]+", stdout)
+
+
+def test_the_public_sample_gets_plain_links_and_signed_access_signs_them(tmp_path: Path) -> None:
+    args = ["digest", "--sample", "--format", "slack"]
+    plain = run(args, tmp_path, GITHUB_TOKEN="ghp_cliTestToken0123456789abcdefgh")
+    assert plain.returncode == 0, plain.stderr
+    assert _report_links(plain.stdout)
+    assert not any("?t=" in link for link in _report_links(plain.stdout))
+    signed = run(args, tmp_path, REPORTS_ACCESS="signed", REPORTS_SIGNING_KEY="cli-key-1234")
+    assert signed.returncode == 0, signed.stderr
+    assert all("?t=" in link for link in _report_links(signed.stdout))
+
+
+def test_signed_access_without_a_key_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run(["digest", "--sample"], tmp_path, REPORTS_ACCESS="signed")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "verl-week: error: invalid setting REPORTS_ACCESS: signed links need "
+        "REPORTS_SIGNING_KEY (or GITHUB_TOKEN to derive a key from)"
+    ]

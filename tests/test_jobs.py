@@ -4,13 +4,13 @@ regenerate edits in place; the (repo, week) lock; a failing destination doesn't 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service import wiring
+from service import jobs, wiring
 from service.core.weeks import window_for
 from service.jobs import Pipeline, regenerate, run_week
 from service.settings import Settings
@@ -140,3 +140,23 @@ def test_subscribed_channel_gets_the_post(
     pipeline.store.subscribe("slack", "C222", REPO, "U1")
     run_week(pipeline, REPO, WEEK, trigger="test")
     assert len(slack.messages("C222")) == 1
+
+
+def test_the_weekly_job_prunes_old_event_ids_and_cache_entries(
+    make_settings: Callable[..., Settings],
+) -> None:
+    settings = make_settings(events_retention_days=7, http_cache_retention_days=30)
+    pipeline = wiring.build_pipeline(settings, sample=True, with_senders=False)
+    store = pipeline.store
+    assert store.remember_event("Ev0001", "slack") is True
+    store.cache_put("https://api.github.com/repos/volcengine/verl", '"e1"', "{}")
+    started = datetime.now(UTC)
+
+    pipeline.clock = lambda: started + timedelta(days=8)
+    jobs.run_scheduled(pipeline)
+    assert store.remember_event("Ev0001", "slack") is True  # forgotten, so new again
+    assert store.cache_get("https://api.github.com/repos/volcengine/verl") == ('"e1"', "{}")
+
+    pipeline.clock = lambda: started + timedelta(days=31)
+    jobs.run_scheduled(pipeline)
+    assert store.cache_get("https://api.github.com/repos/volcengine/verl") is None

@@ -111,12 +111,12 @@ def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
     with caplog.at_level(logging.INFO, logger="service.narrator"):
         second = build_week(pipeline, REPO, WEEK)
     assert len(model.calls) == 1
+    # nothing the digest is built from changed: the stored digest stands, its narrative too
     assert second.analysis == first.analysis
-    assert _model_log(caplog)[-1].__dict__["cached"] is True
-    assert _model_log(caplog)[-1].__dict__["tokens"] == 0
-    # a new process (a fresh pipeline on the same database) reads the cache too
+    assert _model_log(caplog) == []
+    # a new process (a fresh pipeline on the same database) serves it as well
     again = wiring.build_pipeline(llm_settings(), sample=True)
-    build_week(again, REPO, WEEK)
+    assert build_week(again, REPO, WEEK).analysis == first.analysis
     # chat commands read the stored digest
     ctx = wiring.engine_context(llm_settings(), again)
     for text in ("pr 4280", "summary", "week", "risks"):
@@ -130,6 +130,41 @@ def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
     assert english.analysis is not None
     assert english.analysis.language == "en"
     assert len(model.calls) == 2
+
+
+def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
+    llm_settings: Callable[..., Settings],
+    model: FakeModel,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model.always(GOOD["zh"])
+    on = wiring.build_pipeline(llm_settings(), sample=True)
+    narrated = build_week(on, REPO, WEEK)
+    assert narrated.analysis is not None
+    # --no-llm: built again, deterministic, and stored so
+    off = wiring.build_pipeline(llm_settings(), sample=True, llm=False)
+    assert build_week(off, REPO, WEEK).analysis is None
+    stored = on.store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.analysis is None
+    # the model back on: built again, and the cached answer writes the narrative (no call)
+    with caplog.at_level(logging.INFO, logger="service.narrator"):
+        back = build_week(on, REPO, WEEK)
+    assert back.analysis == narrated.analysis
+    assert [r.__dict__["cached"] for r in _model_log(caplog)] == [True]
+    assert _model_log(caplog)[0].__dict__["tokens"] == 0
+    assert len(model.calls) == 1
+    # another model: built again and asked (its own answer, its own cache entry)
+    with serve_model(model="other-model-14b") as other:
+        other.always(GOOD["zh"])
+        switched = wiring.build_pipeline(
+            llm_settings(llm_base_url=other.url, llm_model="other-model-14b"), sample=True
+        )
+        digest = build_week(switched, REPO, WEEK)
+        build_week(switched, REPO, WEEK)
+        assert len(other.calls) == 1
+    assert digest.analysis is not None
+    assert digest.analysis.model == "other-model-14b"
 
 
 def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(

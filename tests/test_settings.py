@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.errors import ConfigError
-from service.settings import Settings, derive_graphql_url, load_settings
+from service.settings import Settings, derive_graphql_url, derive_web_url, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,6 +73,8 @@ def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         ("SLACK_CHANNELS", "C1,C2:fr", "language (C0123:en), got 'C2:fr'"),
         ("FEISHU_CHAT_IDS", "oc_a,:en", "expected a chat id such as oc_abc, with :zh or :en"),
         ("FEISHU_WEBHOOK_LANGUAGE", "de", "'zh' or 'en'"),
+        ("LOG_LEVEL", "verbose", "expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        ("EVENTS_RETENTION_DAYS", "0", "greater than or equal to 1"),
     ],
 )
 def test_bad_value_is_one_line_naming_the_setting(
@@ -105,6 +107,27 @@ def test_env_example_lists_every_setting_with_a_comment() -> None:
     for name in names:
         index = next(i for i, line in enumerate(lines) if re.match(rf"^#?\s*{name}=", line))
         assert lines[index - 1].startswith("# "), name
+
+
+@pytest.mark.parametrize(
+    ("api_url", "web_url"),
+    [
+        ("https://api.github.com", "https://github.com"),
+        ("https://api.github.com/", "https://github.com"),
+        ("https://ghe.example.com/api/v3", "https://ghe.example.com"),
+        ("https://ghe.example.com/api/v3/", "https://ghe.example.com"),
+        ("https://example.com/github/api/v3", "https://example.com/github"),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000"),
+    ],
+)
+def test_the_web_host_is_derived_from_the_api_url(api_url: str, web_url: str) -> None:
+    assert derive_web_url(api_url) == web_url
+    assert load_settings(_env_file=None, github_api_url=api_url).github_web_url == web_url
+
+
+def test_an_explicit_web_host_wins() -> None:
+    s = load_settings(_env_file=None, github_web_url="https://git.corp.example")
+    assert s.github_web_url == "https://git.corp.example"
 
 
 def test_the_language_model_is_off_unless_url_and_model_are_set() -> None:

@@ -24,16 +24,8 @@ from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.analyst.sections import written
 from service.core.filters import DigestFilter, narrow_digest, week_modules
-from service.core.models import (
-    AnalysisItem,
-    Digest,
-    PullRequest,
-    Risk,
-    ScoredPR,
-    Severity,
-    Trends,
-)
-from service.core.weeks import parse_week
+from service.core.models import AnalysisItem, Digest, PullRequest, Risk, ScoredPR, Severity, Trends
+from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
 # the engine's context types are re-exported: adapters import them from here
@@ -179,7 +171,7 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
         if command.verb is Verb.SUBSCRIPTIONS:
             return _subscriptions_answer(caller, ctx, repo)
         if command.verb is Verb.PR:
-            return _pr_answer(command, ctx, repo)
+            return _pr_answer(command, caller, ctx, repo)
         return _digest_answer(command, ctx, repo)
     except CommandError as exc:
         return usage_error(exc)
@@ -206,10 +198,16 @@ def _repo(command: Command, ctx: EngineContext) -> str:
     return command.repo
 
 
-def resolve_week(week: str | None, ctx: EngineContext) -> str | None:
-    """`last`/`this` → an ISO label in the context's timezone; a label or None as is."""
+def resolve_week(week: str | None, ctx: EngineContext, verb: Verb | None = None) -> str | None:
+    """`last`/`this` → an ISO label in the context's timezone; a label or None as is.
+    A week that has not begun is a usage error (of `verb`)."""
     if week in RELATIVE_WEEKS:
         return parse_week(week, ctx.timezone, ctx.clock()).label
+    match = WEEK_RE.match(week) if week is not None else None
+    if match is not None:
+        window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)
+        if has_not_begun(window, ctx.clock()):
+            raise CommandError("cmd.error.future_week", verb, week=window.label)
     return week
 
 
@@ -218,7 +216,7 @@ def _url(ctx: EngineContext, repo: str, week: str) -> str:
 
 
 def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
-    week = resolve_week(command.week, ctx)
+    week = resolve_week(command.week, ctx, command.verb)
     if week is None:
         digest = ctx.reader.latest_digest(repo, ctx.language)
     else:
@@ -358,10 +356,10 @@ def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
     return [p for p in digest.prs if p.number in wanted]
 
 
-def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
+def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
     number = command.number
     assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
-    week = resolve_week(command.week, ctx)
+    week = resolve_week(command.week, ctx, command.verb)
     weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
     for label in weeks:
         stored = ctx.reader.get_digest(repo, label, ctx.language)
@@ -388,7 +386,7 @@ def _pr_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
         )
-    return _live_pr(command, ctx, repo, number)
+    return _live_pr(command, caller, ctx, repo, number)
 
 
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> Answer:
@@ -404,7 +402,9 @@ def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int)
     )
 
 
-def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> Answer:
+def _live_pr(
+    command: Command, caller: Caller, ctx: EngineContext, repo: str, number: int
+) -> Answer:
     not_found = Answer(
         kind=AnswerKind.NOT_FOUND,
         repo=repo,
@@ -415,6 +415,15 @@ def _live_pr(command: Command, ctx: EngineContext, repo: str, number: int) -> An
     )
     if ctx.fetch_pr is None:
         return not_found
+    wait = ctx.lookups.take(caller.user_id, ctx.clock())
+    if wait:
+        return Answer(
+            kind=AnswerKind.RATE_LIMITED,
+            repo=repo,
+            number=number,
+            key="cmd.answer.lookups_limited",
+            params={"limit": ctx.lookups.limit, "minutes": (wait + 59) // 60},
+        )
     try:
         live = ctx.fetch_pr(repo, number)
     except NotFoundError:
@@ -445,7 +454,7 @@ def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: st
 
 
 def _regenerate_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
-    week = resolve_week(command.week or "last", ctx) or ""
+    week = resolve_week(command.week or "last", ctx, command.verb) or ""
     now = ctx.clock()
     wait = ctx.regenerations.wait_seconds(caller.user_id, now)
     if wait:

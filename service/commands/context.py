@@ -1,10 +1,12 @@
 """What the command engine works with: the digest reader (and its cache), subscriptions, the
-caller, the regenerate gate, and the EngineContext an adapter builds once."""
+caller, the regenerate gate, the live-lookup quota, and the EngineContext an adapter builds
+once."""
 
 from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -16,6 +18,9 @@ from service.core.profile import RepoProfile
 REGENERATE_INTERVAL = timedelta(seconds=60)
 DIGEST_CACHE_TTL = timedelta(seconds=60)
 DIGEST_CACHE_ENTRIES = 32
+LIVE_LOOKUP_WINDOW = timedelta(hours=1)
+LIVE_LOOKUPS_PER_WINDOW = 20  # PR_LOOKUPS_PER_HOUR's default
+LIVE_LOOKUP_USERS = 10_000  # users remembered before the idle ones are forgotten
 
 
 class DigestReader(Protocol):
@@ -168,6 +173,34 @@ class Regenerations:
 
 
 @dataclass
+class LiveLookups:
+    """A per-user quota on answers that spend GitHub quota (`pr N` for a PR not in the store):
+    at most `limit` in any `window`, so one chat user can't drain the token."""
+
+    limit: int = LIVE_LOOKUPS_PER_WINDOW
+    window: timedelta = LIVE_LOOKUP_WINDOW
+    _taken: dict[str, deque[datetime]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, user: str, now: datetime) -> int:
+        """Count one lookup for `user` and return 0, or the seconds until one is allowed."""
+        with self._lock:
+            taken = self._taken.setdefault(user, deque())
+            while taken and now - taken[0] >= self.window:
+                taken.popleft()
+            if len(taken) >= self.limit:
+                return max(math.ceil((self.window - (now - taken[0])).total_seconds()), 1)
+            taken.append(now)
+            if len(self._taken) > LIVE_LOOKUP_USERS:
+                self._forget_idle(now)
+            return 0
+
+    def _forget_idle(self, now: datetime) -> None:
+        for user in [u for u, t in self._taken.items() if not t or now - t[-1] >= self.window]:
+            del self._taken[user]
+
+
+@dataclass
 class EngineContext:
     """Everything answer() needs, passed in by the adapter (wiring builds it once)."""
 
@@ -185,6 +218,7 @@ class EngineContext:
     profile_for: Callable[[str], RepoProfile] | None = None
     # a channel's own language (SLACK_CHANNELS=C1:en, a subscription's lang:), or None
     channel_language: Callable[[str, str], str | None] | None = None
+    lookups: LiveLookups = field(default_factory=LiveLookups)
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins

@@ -7,8 +7,12 @@ from collections import Counter
 from datetime import datetime
 
 from service.core.classify import Classification, classify_pr
+from service.core.gists import files_gist, gist_of
+from service.core.mentions import leaf_risks
 from service.core.models import (
+    DIGEST_SCHEMA_VERSION,
     CollectedWeek,
+    Contributor,
     Digest,
     FileStatus,
     PullRequest,
@@ -21,104 +25,10 @@ from service.core.narrative import build_narrative
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks
 from service.core.score import score_pr
-from service.core.titles import parse_title
-from service.core.trends import build_trends
+from service.core.trends import build_contributors, build_trends
+from service.core.unknown import unknown_facts
 
-# verl's PR template: the first section says what the PR does
-_WHAT_HEADING = re.compile(
-    r"^\s*#{1,6}\s*\**\s*what does this pr do\b.*$", re.IGNORECASE | re.MULTILINE
-)
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
-_HTML = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"(\*\*|__)(.*?)\1")
-_SPACE = re.compile(r"\s+")
-_URL = re.compile(r"https?://\S+")
-_LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)]|\[[ xX]\])\s+")
-_BOLD_LINE = re.compile(r"^(\*\*|__)[^*_]+\1:?$")  # `**Summary**` is a heading, not a gist
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
-GIST_MAX_CHARS = 160
-# cut at the first sentence end after this many characters ("1. Fix …" is not a sentence)
-GIST_MIN_SENTENCE = 40
-_SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?。])(?<!e\.g\.)(?<!i\.e\.)\s")
-# shorter than this ("As title", "N/A", "To fix the issue") says nothing the title does not
-GIST_MIN_CHARS = 20
-GIST_MIN_WORDS = 5
-_THIS_PR = re.compile(r"(?<=[.!?。] )(?:this (?:pr|pull request|change)|we)\b", re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u9fff]")
-ELLIPSIS = "…"
-
-
-def _section_text(body: str) -> str:
-    heading = _WHAT_HEADING.search(body)
-    if not heading:
-        return ""
-    rest = body[heading.end() :]
-    following = _HEADING.search(rest)
-    return rest[: following.start()] if following else rest
-
-
-def _first_paragraph(text: str) -> str:
-    """The first paragraph that is not the template's hint; list items joined with `; `."""
-    text = _URL.sub("", _LINK.sub(r"\1", _IMAGE.sub("", _HTML.sub("", text))))
-    items: list[str] = []
-    quoted = False  # a `>` line and its lazy continuation lines are the template's hint
-    fenced = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("```"):  # code is no gist: a fence ends the paragraph
-            if items:
-                break
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        if not line:
-            quoted = False
-            if items:
-                break
-            continue
-        quoted = quoted or line.startswith(">")
-        if quoted or _BOLD_LINE.match(line):
-            continue
-        item = _LIST_MARK.sub("", line)
-        if item != line or not items:
-            items.append(item)
-        else:
-            items[-1] += " " + line
-    heads = [i.strip().rstrip(";.") for i in items[:-1]]
-    joined = "; ".join([*heads, *(i.strip() for i in items[-1:])])
-    return _SPACE.sub(" ", _EMPHASIS.sub(r"\2", joined)).strip().rstrip(" ,;:(")
-
-
-def _shorten(text: str, limit: int = GIST_MAX_CHARS) -> str:
-    """The first sentence when it is long enough to say something, else a cut at a word."""
-    end = _SENTENCE_END.search(text, GIST_MIN_SENTENCE)
-    if end and end.start() <= limit:
-        return text[: end.start()]
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + ELLIPSIS
-
-
-def _too_few_words(text: str) -> bool:
-    """A note such as "test with Qwen3-30B." says less than the title (CJK text has no spaces)."""
-    return not _CJK.search(text) and len(text.split()) < GIST_MIN_WORDS
-
-
-def gist_of(pr: PullRequest) -> str:
-    """One line: the body's "What does this PR do?" section, else the title's description."""
-    gist = _first_paragraph(_section_text(pr.body or ""))
-    this_pr = _THIS_PR.search(gist)
-    if this_pr and this_pr.start() > 0:  # context first, then "This PR adds …": take the latter
-        gist = gist[this_pr.start() :]
-    if len(gist) < GIST_MIN_CHARS or _too_few_words(gist):
-        gist = parse_title(pr.title).description or pr.title.strip()
-    # no closing full stop: sentences of the catalogs punctuate around the gist
-    return _shorten(_SPACE.sub(" ", gist).strip()).rstrip("。.")
 
 
 def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]) -> set[int]:
@@ -144,12 +54,14 @@ def _scored(
         title=pr.title,
         url=pr.url,
         author=pr.author,
+        author_name=pr.author_name,
         merged_at=pr.merged_at,
         modules=c.modules,
         change_type=c.change_type,
         breaking=c.breaking,
         category=c.category,
         gist=gist_of(pr),
+        files_gist=files_gist(pr),
         additions=pr.additions,
         deletions=pr.deletions,
         changed_files=pr.changed_files or len(pr.files),
@@ -161,18 +73,31 @@ def _scored(
     )
 
 
+def changed_paths(prs: list[PullRequest]) -> int:
+    """Distinct files the week changed (a file two PRs touch counts once); a PR that came
+    without its file list adds its own count."""
+    paths = {f.path for pr in prs for f in pr.files}
+    return len(paths) + sum(pr.changed_files for pr in prs if not pr.files)
+
+
 def _stats(prs: list[PullRequest], scored: list[ScoredPR], risks: list[Risk]) -> Stats:
-    severities = Counter(r.severity for r in risks)
+    severities = Counter(r.severity for r in leaf_risks(risks))
     return Stats(
         prs=len(scored),
         additions=sum(p.additions for p in scored),
         deletions=sum(p.deletions for p in scored),
-        changed_files=sum(p.changed_files for p in scored),
+        changed_files=changed_paths(prs),
         contributors=len({p.author for p in prs if p.author}),
         risks_high=severities[Severity.HIGH],
         risks_medium=severities[Severity.MEDIUM],
         risks_low=severities[Severity.LOW],
     )
+
+
+def _first_timers(people: list[Contributor]) -> int | None:
+    if all(c.first_time is None for c in people):
+        return None
+    return sum(1 for c in people if c.first_time)
 
 
 def build_digest(
@@ -190,7 +115,7 @@ def build_digest(
     classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
     risks = detect_risks(prs, profile, earlier=earlier or [], references=references)
-    per_pr = Counter(n for risk in risks for n in set(risk.prs))
+    per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))
     reverted = _reverted_numbers(prs, classes)
     scored = [
         _scored(
@@ -205,7 +130,7 @@ def build_digest(
     scored.sort(key=lambda s: (-s.score, s.number))
     trends = build_trends(scored, prs, previous=previous)
     stats = _stats(prs, scored, risks)
-    stats.first_time_contributors = sum(1 for c in trends.contributors if c.first_time)
+    stats.first_time_contributors = _first_timers(trends.contributors)
     digest = Digest(
         repo=week.repo,
         week=week.window.label,
@@ -221,6 +146,31 @@ def build_digest(
         trends=trends,
         completeness=week.completeness,
         discussion_url=discussion_url,
+        unknown=unknown_facts(prs),
     )
     digest.narrative = build_narrative(digest)
     return digest
+
+
+def upgrade_digest(digest: Digest, prs: list[PullRequest]) -> Digest:
+    """A digest stored by an older schema, brought to this one without the profile: what the
+    week's PR snapshots (`prs`, may be empty) and the digest itself tell is derived again
+    (gists, names, distinct files, contributors, unknown facts, the narrative); scores and
+    risks stay as they were built."""
+    if digest.schema_version >= DIGEST_SCHEMA_VERSION:
+        return digest
+    out = digest.model_copy(deep=True)
+    out.schema_version = DIGEST_SCHEMA_VERSION
+    snapshots = {pr.number: pr for pr in prs}
+    week = [snapshots[p.number] for p in out.prs if p.number in snapshots]
+    if len(week) == len(out.prs):
+        for scored in out.prs:
+            pr = snapshots[scored.number]
+            scored.gist, scored.files_gist = gist_of(pr), files_gist(pr)
+            scored.author_name = pr.author_name
+        out.trends.contributors = build_contributors(week)
+        out.stats.changed_files = changed_paths(week)
+        out.stats.first_time_contributors = _first_timers(out.trends.contributors)
+        out.unknown = unknown_facts(week)
+    out.narrative = build_narrative(out)
+    return out

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+from service.core.mentions import leaf_risks
 from service.core.models import (
     Contributor,
     Digest,
@@ -137,9 +138,9 @@ def _stats(prs: list[ScoredPR], risks: list[Risk], trends: Trends) -> Stats:
         first_time_contributors=None
         if known and all(k is None for k in known)
         else sum(1 for k in known if k),
-        risks_high=sum(1 for r in risks if r.severity is Severity.HIGH),
-        risks_medium=sum(1 for r in risks if r.severity is Severity.MEDIUM),
-        risks_low=sum(1 for r in risks if r.severity is Severity.LOW),
+        risks_high=sum(1 for r in leaf_risks(risks) if r.severity is Severity.HIGH),
+        risks_medium=sum(1 for r in leaf_risks(risks) if r.severity is Severity.MEDIUM),
+        risks_low=sum(1 for r in leaf_risks(risks) if r.severity is Severity.LOW),
     )
 
 

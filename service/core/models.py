@@ -7,7 +7,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DIGEST_SCHEMA_VERSION = 1
+# 2: distinct changed files, gists that never repeat the title (files_gist), contributors
+# with names and an unknown first-time flag, `unknown`, and the short report's narrative
+DIGEST_SCHEMA_VERSION = 2
 
 
 class Model(BaseModel):
@@ -155,6 +157,7 @@ class CollectedWeek(Model):
     source: str = "github"
     references_checked: bool = False
     remaining_references: dict[str, list[str]] = Field(default_factory=dict)
+    private: bool | None = None  # what GitHub says of the repository; None: not asked
 
 
 # --- digest --------------------------------------------------------------------------------
@@ -223,6 +226,14 @@ class Risk(Model):
     members: list[Risk] = Field(default_factory=list)
 
 
+class Statement(Model):
+    """One sentence of narrative: a catalog key and its parameters (no words in core)."""
+
+    key: str
+    params: dict[str, str | int | float | list[int] | list[str]] = Field(default_factory=dict)
+    prs: list[int] = Field(default_factory=list)
+
+
 class ScoredPR(Model):
     number: int
     title: str
@@ -234,7 +245,10 @@ class ScoredPR(Model):
     change_type: str = "other"
     breaking: bool = False
     category: str = "other"
+    # what the body says the PR does ("" when it says nothing beyond the title); then
+    # `files_gist` says what the files show instead
     gist: str = ""
+    files_gist: Statement | None = None
     additions: int = 0
     deletions: int = 0
     changed_files: int = 0
@@ -276,23 +290,20 @@ class Trends(Model):
     previous_week: str | None = None
 
 
-class Statement(Model):
-    """One sentence of narrative: a catalog key and its parameters (no words in core)."""
-
-    key: str
-    params: dict[str, str | int | float | list[int] | list[str]] = Field(default_factory=dict)
-    prs: list[int] = Field(default_factory=list)
-
-
 class KeyChangeGroup(Model):
     category: str
     items: list[Statement]
 
 
 class Narrative(Model):
+    """The deterministic text by section; each field can be replaced on its own (e.g. by a
+    checked model text). `module_table` holds the short report's module rows: each bucket's
+    `prs` are the PRs that row names (the count may hold more)."""
+
     summary: list[Statement] = Field(default_factory=list)
     key_changes: list[KeyChangeGroup] = Field(default_factory=list)
     trends: list[Statement] = Field(default_factory=list)
+    module_table: list[TrendBucket] = Field(default_factory=list)
     recommendations: list[Statement] = Field(default_factory=list)
 
 

@@ -1,12 +1,24 @@
 """The digest's narrative as catalog statements (key, params, PRs): executive summary, key
-changes by category, trends and follow-up recommendations. No words here: every sentence is a
-key of templates/strings/{zh,en}/narrative.toml."""
+changes by theme, trends (with the short report's module table) and follow-up recommendations.
+No words here: every sentence is a key of templates/strings/{zh,en}/narrative.toml.
+
+The short report names a PR at most MENTION_LIMIT times (core/mentions.py): the top-PR table and
+the risk items always name theirs; the summary's top stories, key changes, the rest of the
+summary, the recommendations and the module table, in that order, name a PR only while it has
+mentions left (a recommendation also points at
+its numbered risk items, so it reads well when it can name none). A PR list that had to leave
+PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import timedelta
 
+from service.core.mentions import (
+    MentionLedger,
+    fixed_ledger,
+    leaf_risks,
+    risk_groups,
+)
 from service.core.models import (
     Digest,
     KeyChangeGroup,
@@ -14,7 +26,6 @@ from service.core.models import (
     Risk,
     RiskKind,
     ScoredPR,
-    Severity,
     Statement,
     TrendBucket,
 )
@@ -22,7 +33,7 @@ from service.core.titles import parse_title
 
 Params = dict[str, str | int | float | list[int] | list[str]]
 PREFIX = "narrative"
-# how categories rank when their most important PRs score the same
+# how categories rank when their most important PRs weigh the same
 CATEGORY_ORDER = (
     "migration",
     "refactor",
@@ -36,29 +47,34 @@ CATEGORY_ORDER = (
     "chores",
     "other",
 )
-NOT_THEMES = frozenset({"other", "chores"})
-THEMES = 3
+# key changes: at most this many themes, each naming up to THEME_PRS PRs
+THEMES = 6
 THEME_PRS = 3
-# a PR is stated on its own line in key changes from this score on (else listed under "more")
+# a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
 NOTABLE_SCORE = 4.5
-# a group whose best PR is below NOTABLE_SCORE still states it when it reaches this
 GROUP_LEAD_SCORE = 3.0
-MAX_NOTABLE_PER_GROUP = 4
-# PR lists in sentences stop after this many numbers
-MAX_LISTED = 8
-TOP_MODULES = 5
-TOP_SUMMARY_MODULES = 3
-TOP_CONTRIBUTORS = 5
-MAX_PATHS = 4
+# the summary tells this many top stories; its breaking/migration sentence names this many PRs
+STORIES = 2
+STORY_CANDIDATES = 4
+SUMMARY_LISTED = 3
+# recommendations and module rows name this many PRs at most
+RECOMMEND_LISTED = 4
+ROW_LISTED = 3
+# the module table: modules with at least this many PRs (at least MIN_ROWS rows, at most MAX_ROWS)
+ROW_MIN_PRS = 2
+MIN_ROWS = 3
+MAX_ROWS = 8
+MOST_ACTIVE_MIN_PRS = 2
+MOST_ACTIVE = 5
+MAX_PATHS = 3
 # core-path regression tests are advised for PRs this important with this many core points
 REGRESSION_SCORE = 5.0
 REGRESSION_CORE_POINTS = 0.5
-REGRESSION_PRS = 5
 REMOVED_FILES_NOTABLE = 5
 # the migration detector's rule when files of the repository still name a removed path
 MIGRATION_REFERENCES_REMAIN = "references_remain"
-SEVERITY_RANK = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
-KIND_ORDER = tuple(RiskKind)
+BREAKING_KINDS = (RiskKind.BREAKING, RiskKind.MIGRATION)
+TOTAL_SUFFIX = "_total"
 
 
 def key(*parts: str) -> str:
@@ -66,20 +82,12 @@ def key(*parts: str) -> str:
     return ".".join((PREFIX, *parts))
 
 
-def prs_text(numbers: list[int], limit: int = MAX_LISTED) -> str:
-    """`#6200, #6162`; past `limit` numbers: `#1, #2, …(+3)`."""
-    shown = ", ".join(f"#{n}" for n in numbers[:limit])
-    rest = len(numbers) - limit
-    return f"{shown}, …(+{rest})" if rest > 0 else shown
-
-
-def signed(value: int) -> str:
-    """`+2`, `-1`, `±0`."""
-    return f"{value:+d}" if value else "±0"
-
-
-def _lines(prs: list[ScoredPR]) -> int:
-    return sum(p.additions + p.deletions for p in prs)
+def _listed(name: str, named: list[int], total: int) -> Params:
+    """A PR list parameter and, when it names fewer than it stands for, its total."""
+    params: Params = {name: named}
+    if total > len(named):
+        params[name + TOTAL_SUFFIX] = total
+    return params
 
 
 def _by_category(digest: Digest) -> dict[str, list[ScoredPR]]:
@@ -89,38 +97,78 @@ def _by_category(digest: Digest) -> dict[str, list[ScoredPR]]:
     return groups
 
 
-def _ordered_categories(groups: dict[str, list[ScoredPR]]) -> list[str]:
-    """Groups with the most important PR first; ties in CATEGORY_ORDER, then by name."""
-
-    def rank(category: str) -> tuple[float, int, str]:
-        position = (
-            CATEGORY_ORDER.index(category) if category in CATEGORY_ORDER else len(CATEGORY_ORDER)
-        )
-        return (-max(p.score for p in groups[category]), position, category)
-
-    return sorted(groups, key=rank)
+def _category_rank(category: str) -> int:
+    return CATEGORY_ORDER.index(category) if category in CATEGORY_ORDER else len(CATEGORY_ORDER)
 
 
-def _risk_kinds(risks: list[Risk]) -> list[tuple[RiskKind, list[Risk]]]:
-    """Risks by kind, the most severe kind first (then the most frequent, then kind order)."""
-    by_kind: dict[RiskKind, list[Risk]] = defaultdict(list)
-    for risk in risks:
-        by_kind[risk.kind].append(risk)
-    return sorted(
-        by_kind.items(),
-        key=lambda item: (
-            min(SEVERITY_RANK[r.severity] for r in item[1]),
-            -len(item[1]),
-            KIND_ORDER.index(item[0]),
-        ),
-    )
+# --- key changes ------------------------------------------------------------------------
 
 
-def _risk_prs(risks: list[Risk], digest: Digest) -> list[int]:
-    """PR numbers named by `risks`, most important PR first."""
-    rank = {p.number: i for i, p in enumerate(digest.prs)}
-    numbers = {n for r in risks for n in r.prs}
-    return sorted(numbers, key=lambda n: (rank.get(n, len(rank)), n))
+def _revert_params(pr: ScoredPR, digest: Digest, ledger: MentionLedger) -> tuple[str, Params]:
+    reverted_title = parse_title(pr.title).reverted_title or ""
+    target = next((p for p in digest.prs if p.title.strip() == reverted_title.strip()), None)
+    if target is not None and ledger.take([target.number]):
+        return "pr_revert_of", {"reverted": target.number, "reverted_title": reverted_title}
+    return "pr_revert", {"reverted_title": reverted_title}
+
+
+def pr_statement(pr: ScoredPR, digest: Digest, ledger: MentionLedger) -> Statement:
+    """One key-change line: the PR's point (the Speaker renders `point` from the PR), size and
+    what is special about it (breaking, a large removal, a revert)."""
+    params: Params = {
+        "number": pr.number,
+        "point": pr.number,
+        "files": pr.changed_files,
+        "additions": pr.additions,
+        "deletions": pr.deletions,
+        "removed": pr.files_removed,
+        "count": pr.changed_files,  # picks the catalog's one-file sentence
+    }
+    variant = "pr"
+    named = [pr.number]
+    if pr.change_type == "revert":
+        variant, extra = _revert_params(pr, digest, ledger)
+        params.update(extra)
+        named += [v for k, v in extra.items() if k == "reverted" and isinstance(v, int)]
+    elif pr.files_removed >= REMOVED_FILES_NOTABLE:
+        variant = "pr_removal"
+    elif pr.breaking:
+        variant = "pr_breaking"
+    return Statement(key=key("change", variant), params=params, prs=named)
+
+
+def _theme_weight(prs: list[ScoredPR]) -> tuple[float, float]:
+    """A theme weighs what its notable PRs score together (then all its PRs)."""
+    return (sum(p.score for p in prs if p.score >= NOTABLE_SCORE), sum(p.score for p in prs))
+
+
+def _themes(digest: Digest) -> list[tuple[str, list[ScoredPR], list[ScoredPR]]]:
+    """The heaviest themes (at most THEMES), best first: the category, its PRs and the PRs
+    worth stating."""
+    out = []
+    for category, prs in _by_category(digest).items():
+        stated = [p for p in prs if p.score >= NOTABLE_SCORE][:THEME_PRS]
+        if not stated and prs[0].score >= GROUP_LEAD_SCORE:
+            stated = [prs[0]]
+        if stated:
+            out.append((category, prs, stated))
+    out.sort(key=lambda t: (*(-w for w in _theme_weight(t[1])), _category_rank(t[0])))
+    return out[:THEMES]
+
+
+def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:
+    """At most THEMES themed groups, each stating its most important PRs with their point; a
+    theme whose best PRs are named enough elsewhere states its next one worth it."""
+    groups = []
+    for category, prs, stated in _themes(digest):
+        named = ledger.take(p.number for p in stated)
+        if not named:
+            rest = [p.number for p in prs if p.score >= GROUP_LEAD_SCORE and p not in stated]
+            named = ledger.take(rest, 1)
+        items = [pr_statement(p, digest, ledger) for p in prs if p.number in named]
+        if items:
+            groups.append(KeyChangeGroup(category=category, items=items))
+    return groups
 
 
 # --- executive summary ------------------------------------------------------------------
@@ -128,7 +176,6 @@ def _risk_prs(risks: list[Risk], digest: Digest) -> list[int]:
 
 def _overview(digest: Digest) -> Statement:
     stats = digest.stats
-    last_day = (digest.end - timedelta(days=1)).date()
     return Statement(
         key=key("summary", "overview"),
         params={
@@ -138,258 +185,166 @@ def _overview(digest: Digest) -> Statement:
             "deletions": stats.deletions,
             "files": stats.changed_files,
             "contributors": stats.contributors,
-            "week": digest.week,
-            "repo": digest.repo,
-            "first_day": digest.start.date().isoformat(),
-            "last_day": last_day.isoformat(),
         },
     )
 
 
-def _weight(prs: list[ScoredPR]) -> float:
-    """A theme weighs what its notable PRs score together."""
-    return sum(p.score for p in prs if p.score >= NOTABLE_SCORE)
+def _story_key(told: list[ScoredPR]) -> str:
+    """`story`/`stories` and which of the told PRs is breaking (`_breaking`, `_first_breaking`…)."""
+    flags = [p.breaking for p in told]
+    if len(told) == 1:
+        return "story_breaking" if flags[0] else "story"
+    marks = {
+        (False, False): "",
+        (True, False): "_first_breaking",
+        (False, True): "_second_breaking",
+        (True, True): "_both_breaking",
+    }
+    return "stories" + marks[(flags[0], flags[1])]
 
 
-def _themes(digest: Digest) -> list[Statement]:
-    groups = _by_category(digest)
-    ranked = sorted(
-        (c for c in groups if c not in NOT_THEMES),
-        key=lambda c: (-_weight(groups[c]), -sum(p.score for p in groups[c]), c),
-    )[:THEMES]
-    if not ranked:
+def _stories(digest: Digest, ledger: MentionLedger) -> list[Statement]:
+    """The highest-scored changes, by number and the title's own words."""
+    candidates = [p.number for p in digest.prs[:STORY_CANDIDATES]]
+    told = [p for n in ledger.take(candidates, STORIES) if (p := digest.pr(n)) is not None]
+    if not told:
         return []
-    out = [Statement(key=key("summary", "themes"), params={"count": len(ranked)})]
-    for category in ranked:
-        prs = groups[category]
-        top = [p.number for p in prs[:THEME_PRS]]
-        params: Params = {
-            "count": len(prs),
-            "lines": _lines(prs),
-            "prs_text": prs_text(top),
-            "all_prs_text": prs_text([p.number for p in prs]),
-        }
-        out.append(
-            Statement(key=key("theme", category), params=params, prs=[p.number for p in prs])
-        )
-    return out
+    params: Params = {}
+    for name, pr in zip(("top", "next"), told, strict=False):
+        params[f"{name}_pr"] = pr.number
+        params[f"{name}_title"] = parse_title(pr.title).description or pr.title
+    prs = [p.number for p in told]
+    return [Statement(key=key("summary", _story_key(told)), params=params, prs=prs)]
 
 
-def _flagged(digest: Digest) -> list[Statement]:
-    out: list[Statement] = []
-    breaking = [p.number for p in digest.prs if p.breaking]
-    if breaking:
-        params = {"count": len(breaking), "prs_text": prs_text(breaking)}
-        out.append(Statement(key=key("summary", "breaking"), params=params, prs=breaking))
-    reverts = [p.number for p in digest.prs if p.change_type == "revert"]
-    if reverts:
-        params = {"count": len(reverts), "prs_text": prs_text(reverts)}
-        out.append(Statement(key=key("summary", "reverts"), params=params, prs=reverts))
-    first = [c.login for c in digest.trends.contributors if c.first_time]
-    if first:
-        params = {"count": len(first), "logins_text": ", ".join(first)}
-        out.append(Statement(key=key("summary", "first_timers"), params=params))
-    return out
+def _breaking_prs(digest: Digest) -> list[int]:
+    from_risks = [n for r in leaf_risks(digest.risks) if r.kind in BREAKING_KINDS for n in r.prs]
+    declared = [p.number for p in digest.prs if p.breaking]
+    rank = {p.number: i for i, p in enumerate(digest.prs)}
+    numbers = set(from_risks) | set(declared)
+    return sorted(numbers, key=lambda n: (rank.get(n, len(rank)), n))
 
 
-def _risk_headline(digest: Digest) -> list[Statement]:
+def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Statement]:
+    """Breaking changes and migrations the stories did not already tell."""
+    numbers = [n for n in _breaking_prs(digest) if n not in told]
+    if not numbers:
+        return []
+    named = ledger.take(numbers, SUMMARY_LISTED)
+    params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
+    return [Statement(key=key("summary", "breaking"), params=params, prs=named)]
+
+
+def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
+    """The risk counts and the worst risk item the summary has not told yet (high first; a
+    breaking change or migration is told when its PRs were told as breaking), naming its PRs."""
     stats = digest.stats
-    if not digest.risks:
-        return [Statement(key=key("summary", "no_risks"))]
-    counts = {
-        "count": len(digest.risks),
-        "total": len(digest.risks),
+    counts: Params = {
+        "count": stats.risks_high + stats.risks_medium + stats.risks_low,
         "high": stats.risks_high,
         "medium": stats.risks_medium,
         "low": stats.risks_low,
     }
-    out = [Statement(key=key("summary", "risks"), params=counts)]
-    kind, risks = _risk_kinds(digest.risks)[0]
-    numbers = _risk_prs(risks, digest)
-    params = {"count": len(risks), "prs_text": prs_text(numbers)}
-    out.append(Statement(key=key("summary", "risk_top", kind.value), params=params, prs=numbers))
-    return out
+    if not digest.risks:
+        return Statement(key=key("summary", "no_risks"))
+    group = next(
+        (
+            g
+            for g in risk_groups(digest.risks)
+            if not (g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking)
+        ),
+        None,
+    )
+    if group is None:
+        return Statement(key=key("summary", "risk_counts"), params=counts)
+    named = ledger.take(group.prs, SUMMARY_LISTED)
+    params = {**counts, **_listed("prs", named, len(group.prs))}
+    return Statement(key=key("summary", "risk_top", group.kind.value), params=params, prs=named)
 
 
 def _incomplete(digest: Digest) -> list[Statement]:
     if digest.completeness.complete and not digest.completeness.missing:
         return []
     missing = digest.completeness.missing
-    numbers = sorted({m.number for m in missing if m.number is not None})
-    params = {
-        "count": len(missing),
-        "prs_text": prs_text(numbers),
-        "pages": sum(1 for m in missing if m.number is None),
-    }
-    return [Statement(key=key("summary", "incomplete"), params=params, prs=numbers)]
+    params = {"count": len(missing), "pages": sum(1 for m in missing if m.number is None)}
+    return [Statement(key=key("summary", "incomplete"), params=params)]
 
 
-def build_summary(digest: Digest) -> list[Statement]:
-    """Counts and lines, the week's themes, flagged PRs, the risk headline, data gaps."""
+def build_summary(
+    digest: Digest, ledger: MentionLedger, stories: list[Statement]
+) -> list[Statement]:
+    """At most five sentences: the week in numbers, its top stories (told first, see
+    build_narrative), breaking changes and migrations, the risk headline (real failures
+    first), and data gaps."""
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
-    top = digest.prs[0]
-    highest = Statement(
-        key=key("summary", "top_pr"),
-        params={"number": top.number, "score": top.score, "gist": top.gist, "title": top.title},
-        prs=[top.number],
+    told = {n for s in stories for n in s.prs}
+    breaking = _breaking(digest, ledger, told)
+    marked = {n for n in told if (pr := digest.pr(n)) is not None and pr.breaking}
+    told_breaking = marked | (
+        {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
     )
-    modules = digest.trends.modules[:TOP_SUMMARY_MODULES]
-    busiest = [
-        Statement(
-            key=key("summary", "modules"),
-            params={"count": len(modules), "modules_text": _counts_text(modules)},
-        )
-    ]
     return [
         _overview(digest),
-        *_themes(digest),
-        *(busiest if modules else []),
-        highest,
-        *_flagged(digest),
-        *_risk_headline(digest),
+        *stories,
+        *breaking,
+        _risk_headline(digest, ledger, told_breaking),
         *_incomplete(digest),
     ]
-
-
-# --- key changes ------------------------------------------------------------------------
-
-
-def _revert_params(pr: ScoredPR, digest: Digest) -> tuple[str, dict[str, str | int]]:
-    parsed = parse_title(pr.title)
-    reverted_title = parsed.reverted_title or ""
-    target = next((p for p in digest.prs if p.title.strip() == reverted_title.strip()), None)
-    if target is not None:
-        return "pr_revert_of", {"reverted": target.number, "reverted_title": reverted_title}
-    return "pr_revert", {"reverted_title": reverted_title}
-
-
-def pr_statement(pr: ScoredPR, digest: Digest) -> Statement:
-    """One key-change line for a notable PR: gist, modules, size, files (and what is special)."""
-    params: Params = {
-        "number": pr.number,
-        "title": pr.title,
-        "gist": pr.gist,
-        "modules_text": ", ".join(pr.modules),
-        "files": pr.changed_files,
-        "additions": pr.additions,
-        "deletions": pr.deletions,
-        "lines": pr.additions + pr.deletions,
-        "removed": pr.files_removed,
-        "score": pr.score,
-        "count": pr.changed_files,  # picks the catalog's one-file sentence
-    }
-    variant = "pr"
-    if pr.change_type == "revert":
-        variant, extra = _revert_params(pr, digest)
-        params.update(extra)
-    elif pr.files_removed >= REMOVED_FILES_NOTABLE:
-        variant = "pr_removal"
-    elif pr.breaking:
-        variant = "pr_breaking"
-    return Statement(key=key("change", variant), params=params, prs=[pr.number])
-
-
-def _group(category: str, prs: list[ScoredPR], digest: Digest) -> KeyChangeGroup:
-    notable = [p for p in prs if p.score >= NOTABLE_SCORE][:MAX_NOTABLE_PER_GROUP]
-    if not notable and prs[0].score >= GROUP_LEAD_SCORE:
-        notable = [prs[0]]
-    items = [pr_statement(p, digest) for p in notable]
-    rest = [p.number for p in prs if p not in notable]
-    if rest:
-        more_key = "more" if notable else "listed"
-        params = {"count": len(rest), "prs_text": prs_text(rest, limit=len(rest))}
-        items.append(Statement(key=key("change", more_key), params=params, prs=rest))
-    return KeyChangeGroup(category=category, items=items)
-
-
-def build_key_changes(digest: Digest) -> list[KeyChangeGroup]:
-    """Every PR of the week under its category: notable ones stated, the rest listed."""
-    groups = _by_category(digest)
-    return [_group(c, groups[c], digest) for c in _ordered_categories(groups)]
 
 
 # --- trends -----------------------------------------------------------------------------
 
 
-def _bucket_params(bucket: TrendBucket) -> Params:
-    params: Params = {
-        "count": bucket.count,
-        "prs_text": prs_text(bucket.prs),
-    }
-    if bucket.previous is not None:
-        params["previous"] = bucket.previous
-        params["delta_signed"] = signed(bucket.count - bucket.previous)
-    return params
+def _table_buckets(digest: Digest) -> list[TrendBucket]:
+    modules = digest.trends.modules
+    rows = [b for b in modules if b.count >= ROW_MIN_PRS]
+    if len(rows) < MIN_ROWS:
+        rows = modules[:MIN_ROWS]
+    return rows[:MAX_ROWS]
 
 
-def _module_trends(digest: Digest) -> list[Statement]:
-    out = []
-    for bucket in digest.trends.modules[:TOP_MODULES]:
-        params = _bucket_params(bucket)
-        params["module"] = bucket.key
-        name = "module" if bucket.previous is None else "module_vs"
-        out.append(Statement(key=key("trend", name), params=params, prs=bucket.prs))
-    return out
+def build_module_table(digest: Digest, ledger: MentionLedger) -> list[TrendBucket]:
+    """The busiest modules, each naming up to ROW_LISTED of its PRs (most important first) that
+    still have mentions left; `count` keeps the whole count."""
+    rank = {p.number: i for i, p in enumerate(digest.prs)}
+    rows = []
+    for bucket in _table_buckets(digest):
+        ordered = sorted(bucket.prs, key=lambda n: (rank.get(n, len(rank)), n))
+        rows.append(bucket.model_copy(update={"prs": ledger.take(ordered, ROW_LISTED)}))
+    return rows
 
 
-def _category_trends(digest: Digest) -> list[Statement]:
-    out = []
-    for bucket in digest.trends.categories:
-        name = "category" if bucket.previous is None else "category_vs"
-        statement = Statement(
-            key=key("trend", name, bucket.key), params=_bucket_params(bucket), prs=bucket.prs
-        )
-        out.append(statement)
-    return out
-
-
-def _counts_text(buckets: list[TrendBucket]) -> str:
-    return ", ".join(f"{b.key} {b.count}" for b in buckets)
-
-
-def _people_trends(digest: Digest) -> list[Statement]:
+def _people(digest: Digest) -> list[Statement]:
     people = digest.trends.contributors
     if not people:
         return []
-    top = people[:TOP_CONTRIBUTORS]
-    params: Params = {
-        "count": len(people),
-        "top_text": ", ".join(f"{c.login} ({len(c.prs)})" for c in top),
-    }
-    return [Statement(key=key("trend", "contributors"), params=params)]
+    active = [c.login for c in people if len(c.prs) >= MOST_ACTIVE_MIN_PRS][:MOST_ACTIVE]
+    out = []
+    if active:
+        params: Params = {"count": len(people), "logins": active}
+        out.append(Statement(key=key("trend", "contributors"), params=params))
+    else:
+        out.append(Statement(key=key("trend", "contributors_even"), params={"count": len(people)}))
+    first = [c.login for c in people if c.first_time]
+    if first:
+        params = {"count": len(first), "logins": first}
+        out.append(Statement(key=key("trend", "first_timers"), params=params))
+    return out
 
 
-def build_trend_statements(digest: Digest) -> list[Statement]:
-    """Top modules and every category with counts (and change from last week); types; people."""
-    trends = digest.trends
+def build_trend_statements(digest: Digest, table: list[TrendBucket]) -> list[Statement]:
+    """What the module table leaves out, and who contributed (the most active with 2+ PRs)."""
     out: list[Statement] = []
-    params: Params
-    if trends.previous_week:
-        params = {"previous_week": trends.previous_week}
-        out.append(Statement(key=key("trend", "compared_with"), params=params))
-    out += [*_module_trends(digest), *_category_trends(digest)]
-    if trends.types:
-        params = {"types_text": _counts_text(trends.types), "count": len(trends.types)}
-        out.append(Statement(key=key("trend", "types"), params=params))
-    if trends.labels:
-        params = {"labels_text": _counts_text(trends.labels), "count": len(trends.labels)}
-        out.append(Statement(key=key("trend", "labels"), params=params))
-    return out + _people_trends(digest)
+    shown = {b.key for b in table}
+    rest = [b.key for b in digest.trends.modules if b.key not in shown]
+    if rest:
+        params: Params = {"count": len(rest), "modules": rest}
+        out.append(Statement(key=key("trend", "other_modules"), params=params))
+    return out + _people(digest)
 
 
 # --- recommendations --------------------------------------------------------------------
-
-
-def _risk_recommendation(kind: RiskKind, risks: list[Risk], digest: Digest) -> Statement:
-    numbers = _risk_prs(risks, digest)
-    paths = sorted({e.path for r in risks for e in r.evidence if e.path})
-    params: Params = {
-        "count": len(numbers),
-        "prs_text": prs_text(numbers),
-        "paths_text": ", ".join(paths[:MAX_PATHS]) + (", …" if len(paths) > MAX_PATHS else ""),
-    }
-    return Statement(key=key("recommend", _recommend_name(kind, risks)), params=params, prs=numbers)
 
 
 def _recommend_name(kind: RiskKind, risks: list[Risk]) -> str:
@@ -403,40 +358,70 @@ def _recommend_name(kind: RiskKind, risks: list[Risk]) -> str:
     return "migration_unverified"
 
 
-def _core_regression(digest: Digest) -> list[Statement]:
-    numbers = [
+def _by_kind(digest: Digest) -> list[tuple[RiskKind, list[Risk], list[str]]]:
+    """Leaf risks by kind, in the order of the report's numbered risk items, with the numbers
+    of the items that hold them."""
+    risks: dict[RiskKind, list[Risk]] = {}
+    items: dict[RiskKind, list[str]] = {}
+    for index, group in enumerate(risk_groups(digest.risks), start=1):
+        risks.setdefault(group.kind, []).extend(group.risks)
+        items.setdefault(group.kind, []).append(str(index))
+    return [(kind, risks[kind], items[kind]) for kind in risks]
+
+
+def _risk_recommendation(
+    kind: RiskKind, risks: list[Risk], items: list[str], ledger: MentionLedger, rank: dict[int, int]
+) -> Statement:
+    numbers = list(dict.fromkeys(n for r in risks for n in r.prs))
+    numbers.sort(key=lambda n: (rank.get(n, len(rank)), n))
+    named = ledger.take(numbers, RECOMMEND_LISTED)
+    paths = sorted({e.path for r in risks for e in r.evidence if e.path})[:MAX_PATHS]
+    params: Params = {
+        "count": len(numbers),
+        "items": items,
+        "paths": paths,
+        **_listed("prs", named, len(numbers)),
+    }
+    return Statement(key=key("recommend", _recommend_name(kind, risks)), params=params, prs=named)
+
+
+def _week_recommendation(
+    name: str, numbers: list[int], ledger: MentionLedger, listed: int = RECOMMEND_LISTED
+) -> Statement:
+    named = ledger.take(numbers, listed)
+    params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
+    return Statement(key=key("recommend", name), params=params, prs=named)
+
+
+def _core_regression(digest: Digest, covered: set[int]) -> list[int]:
+    return [
         p.number
         for p in digest.prs
         if p.score >= REGRESSION_SCORE
+        and p.number not in covered
         and any(f.name == "core" and f.points >= REGRESSION_CORE_POINTS for f in p.factors)
-    ][:REGRESSION_PRS]
-    if not numbers:
-        return []
-    params = {"count": len(numbers), "prs_text": prs_text(numbers)}
-    return [Statement(key=key("recommend", "regression_core"), params=params, prs=numbers)]
+    ]
 
 
-def _week_recommendations(digest: Digest, covered: set[RiskKind]) -> list[Statement]:
-    out = _core_regression(digest)
+def build_recommendations(digest: Digest, ledger: MentionLedger) -> list[Statement]:
+    """One follow-up per risk kind (naming its PRs), then what the week itself calls for."""
+    rank = {p.number: i for i, p in enumerate(digest.prs)}
+    kinds = _by_kind(digest)
+    out = [_risk_recommendation(kind, risks, items, ledger, rank) for kind, risks, items in kinds]
+    covered_kinds = {kind for kind, _, _ in kinds}
+    covered = {n for _, risks, _ in kinds for r in risks for n in r.prs}
+    regression = _core_regression(digest, covered)
+    if regression:
+        out.append(_week_recommendation("regression_core", regression, ledger))
     removed = [p.number for p in digest.prs if p.files_removed >= REMOVED_FILES_NOTABLE]
-    if removed and RiskKind.MIGRATION not in covered:
-        params = {"count": len(removed), "prs_text": prs_text(removed)}
-        out.append(Statement(key=key("recommend", "removed_paths"), params=params, prs=removed))
+    if removed and RiskKind.MIGRATION not in covered_kinds:
+        out.append(_week_recommendation("removed_paths", removed, ledger))
     reverts = [p.number for p in digest.prs if p.change_type == "revert"]
-    if reverts and RiskKind.FOLLOWUP not in covered:
-        params = {"count": len(reverts), "prs_text": prs_text(reverts)}
-        out.append(Statement(key=key("recommend", "reverts"), params=params, prs=reverts))
+    if reverts and RiskKind.FOLLOWUP not in covered_kinds:
+        out.append(_week_recommendation("reverts", reverts, ledger))
     if not digest.completeness.complete or digest.completeness.missing:
         params = {"count": len(digest.completeness.missing)}
         out.append(Statement(key=key("recommend", "incomplete"), params=params))
-    return out
-
-
-def build_recommendations(digest: Digest) -> list[Statement]:
-    """One follow-up per risk kind (naming its PRs), then what the week itself calls for."""
-    kinds = _risk_kinds(digest.risks)
-    out = [_risk_recommendation(kind, risks, digest) for kind, risks in kinds]
-    out += _week_recommendations(digest, {kind for kind, _ in kinds})
     if not out:
         out.append(Statement(key=key("recommend", "none")))
     return out
@@ -444,9 +429,18 @@ def build_recommendations(digest: Digest) -> list[Statement]:
 
 def build_narrative(digest: Digest) -> Narrative:
     """The narrative of a digest whose prs, risks, trends and stats are filled."""
+    ledger = fixed_ledger(digest)
+    # the top stories lead the summary; then each theme names its PRs, before the summary's
+    # other sentences, the recommendations and the module table take what mentions are left
+    stories = _stories(digest, ledger) if digest.prs else []
+    key_changes = build_key_changes(digest, ledger)
+    summary = build_summary(digest, ledger, stories)
+    recommendations = build_recommendations(digest, ledger)
+    table = build_module_table(digest, ledger)
     return Narrative(
-        summary=build_summary(digest),
-        key_changes=build_key_changes(digest),
-        trends=build_trend_statements(digest),
-        recommendations=build_recommendations(digest),
+        summary=summary,
+        key_changes=key_changes,
+        trends=build_trend_statements(digest, table),
+        module_table=table,
+        recommendations=recommendations,
     )

@@ -47,27 +47,40 @@ def bucket_pairs(
     return _buckets(pairs, previous)
 
 
-def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool:
-    """GitHub's word when it has one; else absence from `earlier_authors` when that is known."""
+def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool | None:
+    """GitHub's word when it has one; else absence from `earlier_authors` when that is known;
+    else None (unknown)."""
     if pr.author_association is not None:
         return pr.author_association.upper() in FIRST_TIME_ASSOCIATIONS
     if earlier_authors is not None and pr.author:
         return pr.author not in earlier_authors
-    return False
+    return None
+
+
+def _either(known: bool | None, more: bool | None) -> bool | None:
+    """True if any PR says first-time; None only while no PR has said anything."""
+    if known is None:
+        return more
+    return known or bool(more)
 
 
 def build_contributors(
     prs: list[PullRequest], earlier_authors: set[str] | None = None
 ) -> list[Contributor]:
-    """Authors of the week with their PRs (most PRs first), flagged when first-time."""
+    """Authors of the week by login with their display name and PRs (most PRs first); first-time
+    when GitHub said so, None when it did not say."""
     by_login: dict[str, list[int]] = defaultdict(list)
-    first: dict[str, bool] = {}
+    names: dict[str, str | None] = {}
+    first: dict[str, bool | None] = {}
     for pr in sorted(prs, key=lambda p: p.number):
         if not pr.author:
             continue
         by_login[pr.author].append(pr.number)
-        first[pr.author] = first.get(pr.author, False) or is_first_time(pr, earlier_authors)
-    people = [Contributor(login=k, prs=v, first_time=first[k]) for k, v in by_login.items()]
+        names[pr.author] = names.get(pr.author) or pr.author_name
+        first[pr.author] = _either(first.get(pr.author), is_first_time(pr, earlier_authors))
+    people = [
+        Contributor(login=k, name=names[k], prs=v, first_time=first[k]) for k, v in by_login.items()
+    ]
     return sorted(people, key=lambda c: (-len(c.prs), c.login.lower()))
 
 

@@ -33,7 +33,10 @@ def window_containing(moment: datetime, timezone: str) -> WeekWindow:
 
 
 def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
-    """`2026-W18`, `last` (last complete week) or `this`, relative to `now`, in `timezone`."""
+    """`2026-W18`, `last` (last complete week) or `this`, relative to `now`, in `timezone`.
+
+    A week that has not begun at `now` is refused: it can only be empty, and a stored empty
+    future week would become the newest one."""
     value = text.strip()
     lowered = value.lower()
     if lowered == "this":
@@ -45,7 +48,18 @@ def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
         raise InputError(
             f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'"
         )
-    return window_for(int(match.group(1)), int(match.group(2)), timezone)
+    window = window_for(int(match.group(1)), int(match.group(2)), timezone)
+    if has_not_begun(window, now):
+        current = window_containing(now, timezone).label
+        raise InputError(
+            f"{window.label} has not begun yet: pick a week up to {current}, 'last' or 'this'"
+        )
+    return window
+
+
+def has_not_begun(window: WeekWindow, now: datetime) -> bool:
+    """Whether `window` starts after `now`."""
+    return window.start > now
 
 
 def previous_window(window: WeekWindow) -> WeekWindow:

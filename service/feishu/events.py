@@ -1,9 +1,11 @@
 """POST /feishu/events: Feishu/Lark event subscription and card callbacks (§3.5-§3.7).
 
 Order of checks, before anything is acted on: X-Lark-Signature over the raw body when an
-Encrypt Key is set (401 on mismatch, before parsing); AES decryption; the Verification Token
-(`header.token` in schema 2.0, `token` in url_verification / v1); `header.event_id` seen before
-→ 200 and nothing else (Feishu delivers at least once). Then:
+Encrypt Key is set (401 on mismatch, before parsing) and its timestamp within 5 minutes of ours
+(a recorded request can't be replayed later); AES decryption; the Verification Token
+(`header.token` in schema 2.0, `token` in url_verification / v1); the event seen before
+(`header.event_id`, or when that is empty the message id or the payload's digest) → 200 and
+nothing else (Feishu delivers at least once). Then:
 
 - url_verification → {"challenge": …};
 - im.message.receive_v1 (p2p, or a group message that mentions the bot) → the command engine
@@ -13,8 +15,10 @@ Encrypt Key is set (401 on mismatch, before parsing); AES decryption; the Verifi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 import threading
 import time
 import uuid
@@ -64,6 +68,9 @@ HEADER_SIGNATURE = "x-lark-signature"
 HTTP_BAD_REQUEST = 400
 HTTP_UNAUTHORIZED = 401
 GROUP_CHAT = "group"
+# the same replay window Slack and lark-oapi's own examples use for signed requests
+SIGNATURE_WINDOW_SECONDS = 5 * 60
+TIMESTAMP_RE = re.compile(r"^[0-9]{1,12}$")
 PRIVATE_CHAT = "p2p"
 
 
@@ -93,6 +100,7 @@ class FeishuEvents:
     regenerate: Regenerate | None = None
     spawn: Spawn = spawn_thread
     observe: ObserveCommand | None = None
+    clock: Callable[[], float] = time.time
 
     # --- authentication ------------------------------------------------------------------
 
@@ -119,15 +127,20 @@ class FeishuEvents:
         signature = headers.get(HEADER_SIGNATURE)
         if signature is None:
             return False
+        timestamp = headers.get(HEADER_TIMESTAMP, "")
         matches = crypto.signature_matches(
             signature,
-            timestamp=headers.get(HEADER_TIMESTAMP, ""),
+            timestamp=timestamp,
             nonce=headers.get(HEADER_NONCE, ""),
             encrypt_key=self.encrypt_key,
             body=body,
         )
         if not matches:
             raise RejectedError("bad signature")
+        if not TIMESTAMP_RE.match(timestamp):
+            raise RejectedError("bad timestamp")
+        if abs(self.clock() - int(timestamp)) > SIGNATURE_WINDOW_SECONDS:
+            raise RejectedError("stale timestamp")
         return True
 
     def _decrypt(self, encrypted: str) -> dict[str, Any]:
@@ -178,8 +191,8 @@ class FeishuEvents:
             return {"challenge": payload.get("challenge", "")}
         header = payload.get("header") or {}
         event = payload.get("event") or {}
-        event_id = str(header.get("event_id") or payload.get("uuid") or "")
-        if event_id and not self.events.remember_event(event_id, PLATFORM):
+        event_id = dedupe_key(payload)
+        if not self.events.remember_event(event_id, PLATFORM):
             logger.info("feishu event already handled", extra={"event_id": event_id})
             return {}
         event_type = header.get("event_type")
@@ -332,6 +345,20 @@ def command_text(message: dict[str, Any]) -> str | None:
     return " ".join(text.split())
 
 
+def dedupe_key(payload: dict[str, Any]) -> str:
+    """The id a retry of this event shares: `header.event_id` (v1: `uuid`); when Feishu sends
+    it empty, the message id, else a digest of the whole payload (retries repeat it as is)."""
+    header = payload.get("header") or {}
+    found = header.get("event_id") or payload.get("uuid")
+    if found:
+        return str(found)
+    message = (payload.get("event") or {}).get("message") or {}
+    if message.get("message_id"):
+        return f"message:{message['message_id']}"
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+    return f"sha256:{hashlib.sha256(canonical).hexdigest()}"
+
+
 def build_feishu_endpoint(
     *,
     events: EventLog,
@@ -343,6 +370,7 @@ def build_feishu_endpoint(
     regenerate: Regenerate | None = None,
     spawn: Spawn = spawn_thread,
     observe: ObserveCommand | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Endpoint:
     """The async Starlette endpoint for POST /feishu/events."""
     state = FeishuEvents(
@@ -355,6 +383,7 @@ def build_feishu_endpoint(
         regenerate=regenerate,
         spawn=spawn,
         observe=observe,
+        clock=clock,
     )
 
     return state.respond

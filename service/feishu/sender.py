@@ -26,8 +26,13 @@ ReportUrl = Callable[[Digest], str]
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
-def report_url_for(public_base_url: str) -> ReportUrl:
-    """The full report page of a digest."""
+def report_url_for(
+    public_base_url: str, report_url: Callable[[str, str], str] | None = None
+) -> ReportUrl:
+    """The full report page of a digest (through `report_url(repo, week)` when given: the
+    signed links of REPORTS_ACCESS)."""
+    if report_url is not None:
+        return lambda digest: report_url(digest.repo, digest.week)
     return lambda digest: links.report_url(public_base_url, digest.repo, digest.week)
 
 
@@ -54,6 +59,7 @@ class FeishuSender:
         language: str,
         session: requests.Session | None = None,
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        report_url: Callable[[str, str], str] | None = None,
     ) -> None:
         tokens = TenantTokenCache(
             base_url=base_url,
@@ -63,7 +69,7 @@ class FeishuSender:
             timeout=timeout,
         )
         self.api = FeishuApi(tokens, timeout=timeout)
-        self.report_url = report_url_for(public_base_url)
+        self.report_url = report_url_for(public_base_url, report_url)
         self.language = language
 
     def _card(self, target: str, digest: Digest, language: str | None) -> dict[str, Any]:

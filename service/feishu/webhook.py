@@ -52,10 +52,11 @@ class WebhookSender:
         session: requests.Session | None = None,
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
         clock: Callable[[], float] = time.time,
+        report_url: Callable[[str, str], str] | None = None,
     ) -> None:
         self.url = url
         self._secret = secret or None
-        self.report_url = report_url_for(public_base_url)
+        self.report_url = report_url_for(public_base_url, report_url)
         self.language = language
         self.session = session or requests.Session()
         self.timeout = timeout

@@ -3,10 +3,10 @@ without; per-PR failures are recorded in Completeness, never silently dropped.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from service.core.models import (
     CollectedWeek,
@@ -29,15 +29,32 @@ FATAL = (RateLimitError, AuthRefusedError)
 SOURCE = "github"
 
 
+class StoredPulls(Protocol):
+    """PRs kept from earlier runs (the store implements it): their files are not asked again."""
+
+    def stored_prs(self, repo: str, numbers: Collection[int]) -> dict[int, PullRequest]: ...
+
+
+def stored_files(known: PullRequest | None, merge_commit: str | None) -> PullRequest | None:
+    """`known` when its files, patches included, are those of `merge_commit`: a merged PR's
+    files never change, so the same merge commit means the same files (else None)."""
+    if known is None or not known.patches_fetched or not merge_commit:
+        return None
+    return known if known.merge_commit == merge_commit else None
+
+
 def _repo_not_found(repo: str) -> NotFoundError:
     return NotFoundError(f"repository {repo} not found (or the token can't see it)")
 
 
-def _check_repo(http: GitHubHttp, repo: str) -> None:
+def _check_repo(http: GitHubHttp, repo: str) -> bool | None:
+    """The repository exists for us; returns whether GitHub marks it private (None: unsaid)."""
     try:
-        rest.repository(http, repo)
+        data = rest.repository(http, repo)
     except NotFoundError:
         raise _repo_not_found(repo) from None
+    private = data.get("private")
+    return private if isinstance(private, bool) else None
 
 
 def _in_window(moment: datetime | None, window: WeekWindow) -> bool:
@@ -75,10 +92,30 @@ def _run_each(
 class _Run:
     """State of one collection: where it goes, and what could not be fetched."""
 
-    def __init__(self, http: GitHubHttp, repo: str) -> None:
+    def __init__(self, http: GitHubHttp, repo: str, stored: StoredPulls | None) -> None:
         self.http = http
         self.repo = repo
+        self.stored = stored
+        # with a store the files live in the PR snapshots, so the ETag cache would keep every
+        # patch a second time
+        self.cache_files = stored is None
+        self.known: dict[int, PullRequest] = {}
         self.missing: list[MissingItem] = []
+
+    def load_known(self, numbers: Collection[int]) -> None:
+        """The stored snapshots of `numbers`, read in one go before the per-PR requests."""
+        if self.stored is not None and numbers:
+            self.known = self.stored.stored_prs(self.repo, numbers)
+
+    def reuse(self, pr: PullRequest) -> PullRequest | None:
+        """`pr` with the files stored for its merge commit, if there are any."""
+        known = stored_files(self.known.get(pr.number), pr.merge_commit)
+        if known is None:
+            return None
+        return pr.model_copy(update={"files": known.files, "patches_fetched": True})
+
+    def files(self, number: int) -> list[dict[str, Any]]:
+        return rest.pull_files(self.http, self.repo, number, cache=self.cache_files)
 
     def miss(self, number: int, what: str, exc: UpstreamError) -> None:
         if isinstance(exc, FATAL):
@@ -97,7 +134,7 @@ class _Run:
 
     def patched(self, pr: PullRequest) -> PullRequest:
         try:
-            return convert.with_patches(pr, rest.pull_files(self.http, self.repo, pr.number))
+            return convert.with_patches(pr, self.files(pr.number))
         except UpstreamError as exc:
             self.miss(pr.number, "patches", exc)
             return pr
@@ -111,8 +148,11 @@ class _Run:
         except UpstreamError as exc:
             self.miss(number, "pull", exc)
             return convert.pr_from_search_item(item)
+        reused = self.reuse(convert.pr_from_rest(pull, None))
+        if reused is not None:
+            return reused
         try:
-            files: list[dict[str, Any]] | None = rest.pull_files(self.http, self.repo, number)
+            files: list[dict[str, Any]] | None = self.files(number)
         except UpstreamError as exc:
             self.miss(number, "files", exc)
             files = None
@@ -122,11 +162,16 @@ class _Run:
 def _collect_graphql(
     run: _Run, window: WeekWindow, profile: RepoProfile, concurrency: int, progress: Progress | None
 ) -> list[PullRequest]:
-    nodes = graphql.search_nodes(run.http, run.repo, window.start, window.end)
+    nodes = graphql.search_nodes(
+        run.http, run.repo, window.start, window.end, concurrency=concurrency
+    )
     nodes = _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
     prs = [run.graphql_pr(node) for node in nodes]
     wanted = [pr for pr in prs if any(profile.needs_patch(f.path) for f in pr.files)]
-    patched = {pr.number: pr for pr in _run_each(wanted, run.patched, concurrency, progress)}
+    run.load_known([pr.number for pr in wanted])
+    patched = {pr.number: r for pr in wanted if (r := run.reuse(pr)) is not None}
+    ask = [pr for pr in wanted if pr.number not in patched]
+    patched.update((pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress))
     return [patched.get(pr.number, pr) for pr in prs]
 
 
@@ -135,6 +180,7 @@ def _collect_rest(
 ) -> list[PullRequest]:
     items = rest.search_items(run.http, run.repo, window.start, window.end)
     items = _unique(i for i in items if _in_window(convert.merged_at_of_item(i), window))
+    run.load_known([int(item["number"]) for item in items])
     return _run_each(items, run.rest_pr, concurrency, progress)
 
 
@@ -147,16 +193,19 @@ def collect_week(
     patch_concurrency: int = 4,
     check_references: bool = True,
     progress: Progress | None = None,
+    stored: StoredPulls | None = None,
 ) -> CollectedWeek:
     """Every PR merged in `window` (start inclusive, end exclusive), oldest merge first.
 
     A failed search page raises (the PR set would be unknown); a PR whose files, patches or
     details fail after the retries is kept as far as known and listed in `completeness`.
     Without a token only REST is used: reviews, threads, decision and checks stay None.
+    A PR that `stored` holds with its patches under the same merge commit keeps those files
+    without asking GitHub for them again (everything else about it is asked afresh).
     `progress(done, total)` follows the per-PR fetches (patches, or pulls/N without a token).
     """
-    _check_repo(http, repo)
-    run = _Run(http, repo)
+    private = _check_repo(http, repo)
+    run = _Run(http, repo, stored)
     if http.has_token:
         prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
     else:
@@ -177,6 +226,7 @@ def collect_week(
         source=SOURCE,
         references_checked=checked,
         remaining_references=refs,
+        private=private,
     )
 
 

@@ -41,6 +41,11 @@ def _login(actor: dict[str, Any] | None) -> str | None:
     return actor.get("login") if actor else None
 
 
+def _name(actor: dict[str, Any] | None) -> str | None:
+    """A user's display name (GraphQL `... on User { name }`; bots and REST give none)."""
+    return (actor.get("name") or None) if actor else None
+
+
 def _nodes(connection: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [n for n in (connection or {}).get("nodes") or [] if n]
 
@@ -132,6 +137,7 @@ def pr_from_graphql(
         body=node.get("body") or "",
         url=node.get("url") or "",
         author=_login(node.get("author")),
+        author_name=_name(node.get("author")),
         author_association=node.get("authorAssociation"),
         created_at=parse_time(node["createdAt"]),
         merged_at=parse_time(node["mergedAt"]),

@@ -4,12 +4,13 @@ windows over 1,000 results), the rest of a PR's files past 100, and one PR by nu
 from __future__ import annotations
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from service.errors import UpstreamError
-from service.github.search import halves, merged_query, needs_split
+from service.github.search import merged_query, needs_split, split
 
 if TYPE_CHECKING:
     from service.github.http import GitHubHttp
@@ -42,16 +43,26 @@ def _search_page(http: GitHubHttp, q: str, first: int, cursor: str | None) -> di
 
 
 def search_nodes(
-    http: GitHubHttp, repo: str, start: datetime, end: datetime, *, page_size: int = PAGE_SIZE
+    http: GitHubHttp,
+    repo: str,
+    start: datetime,
+    end: datetime,
+    *,
+    page_size: int = PAGE_SIZE,
+    concurrency: int = 1,
 ) -> list[dict[str, Any]]:
-    """Every PR node the search finds for [start, end), page after page; split when capped."""
+    """Every PR node the search finds for [start, end), page after page. A capped window is
+    split, and its parts are searched `concurrency` at a time (cursors make pages sequential)."""
     q = merged_query(repo, start, end)
     page = _search_page(http, q, page_size, None)
-    if needs_split(int(page.get("issueCount") or 0), start, end):
-        found: list[dict[str, Any]] = []
-        for lo, hi in halves(start, end):
-            found.extend(search_nodes(http, repo, lo, hi, page_size=page_size))
-        return found
+    count = int(page.get("issueCount") or 0)
+    if needs_split(count, start, end):
+        parts = split(start, end, count)
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(parts)))) as pool:
+            found = pool.map(
+                lambda part: search_nodes(http, repo, *part, page_size=page_size), parts
+            )
+            return [node for nodes in found for node in nodes]
     nodes = list(page.get("nodes") or [])
     while page["pageInfo"]["hasNextPage"]:
         page = _search_page(http, q, page_size, page["pageInfo"]["endCursor"])

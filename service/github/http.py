@@ -63,15 +63,19 @@ class HttpCache(Protocol):
 
     def cache_put(self, key: str, etag: str, body: str) -> None: ...
 
+    def cache_fresh(self, key: str, max_age: timedelta) -> str | None: ...  # body, if that young
+
 
 @dataclass
 class RequestStats:
-    """What the collector cost: requests sent (retries included), 304s, bytes, rate-limit cost."""
+    """What the collector cost: requests sent (retries included), 304s, answers still fresh in
+    the cache (no request), bytes, rate-limit cost."""
 
     requests: int = 0
     rest_requests: int = 0
     graphql_requests: int = 0
     not_modified: int = 0
+    fresh: int = 0
     bytes_downloaded: int = 0
     retries: int = 0
     rate_limit_cost: int = 0
@@ -89,6 +93,7 @@ class RequestStats:
                 "rest_requests": self.rest_requests,
                 "graphql_requests": self.graphql_requests,
                 "not_modified": self.not_modified,
+                "fresh": self.fresh,
                 "bytes_downloaded": self.bytes_downloaded,
                 "retries": self.retries,
                 "rate_limit_cost": self.rate_limit_cost,
@@ -102,6 +107,12 @@ class RestPage:
     data: Any
     next_url: str | None
     cached: bool = False
+
+
+def _page_of(envelope: str, *, cached: bool) -> RestPage:
+    """A RestPage from the cache's `{"data": …, "next": …}` text."""
+    parsed = json.loads(envelope)
+    return RestPage(parsed["data"], parsed.get("next"), cached=cached)
 
 
 def _message(resp: requests.Response) -> str:
@@ -175,6 +186,9 @@ class GitHubHttp:
         self.max_wait = max_wait
         self.stats = RequestStats()
         self._observe = observe
+        # resource → (its window's x-ratelimit-reset, the lowest remaining answered in it)
+        self._lowest: dict[str, tuple[str, int]] = {}
+        self._lowest_lock = threading.Lock()
         self._sleep = sleep
         self._random = random.SystemRandom()
         self._session = requests.Session()
@@ -198,23 +212,39 @@ class GitHubHttp:
         url = path if path.startswith(("http://", "https://")) else f"{self.api_url}{path}"
         return f"{url}?{urlencode(params)}" if params else url
 
-    def get(self, path: str, params: dict[str, str | int] | None = None) -> RestPage:
-        """GET a REST resource; a cached ETag makes it conditional and a 304 reuses the body."""
+    def get(
+        self,
+        path: str,
+        params: dict[str, str | int] | None = None,
+        *,
+        cache: bool = True,
+        max_age: timedelta | None = None,
+    ) -> RestPage:
+        """GET a REST resource; a cached ETag makes it conditional and a 304 reuses the body.
+
+        `cache=False` skips the cache both ways (for answers the caller keeps elsewhere); with
+        `max_age`, an answer cached less than that long ago is used without asking at all.
+        """
         url = self.url_for(path, params)
-        cached = self.cache.cache_get(url) if self.cache is not None else None
+        store = self.cache if cache else None
+        if store is not None and max_age is not None:
+            fresh = store.cache_fresh(url, max_age)
+            if fresh is not None:
+                self.stats.add(fresh=1)
+                return _page_of(fresh, cached=True)
+        cached = store.cache_get(url) if store is not None else None
         headers = {"If-None-Match": cached[0]} if cached else {}
         resp = self._send("GET", url, headers=headers)
         if resp.status_code == NOT_MODIFIED and cached:
             self.stats.add(not_modified=1)
-            envelope = json.loads(cached[1])
-            return RestPage(envelope["data"], envelope.get("next"), cached=True)
+            return _page_of(cached[1], cached=True)
         self._raise_for_status(resp)
         self.stats.add(rate_limit_cost=1)
         data = _json(resp)
         next_url = resp.links.get("next", {}).get("url")
         etag = resp.headers.get("etag")
-        if self.cache is not None and etag:
-            self.cache.cache_put(url, etag, json.dumps({"data": data, "next": next_url}))
+        if store is not None and etag:
+            store.cache_put(url, etag, json.dumps({"data": data, "next": next_url}))
         return RestPage(data, next_url)
 
     def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
@@ -274,9 +304,25 @@ class GitHubHttp:
         self.stats.add(requests=1, bytes_downloaded=len(resp.content), **{kind: 1})
         if self._observe is not None:
             headers = resp.headers
-            remaining = headers.get("x-ratelimit-remaining")
+            remaining = self._remaining(headers)
             api = "graphql" if graphql else "rest"
             self._observe(api, resp.status_code, remaining, headers.get("x-ratelimit-resource"))
+
+    def _remaining(self, headers: Any) -> str | None:
+        """x-ratelimit-remaining, never above what an earlier answer of the same window said:
+        answers to concurrent requests arrive in any order."""
+        value = headers.get("x-ratelimit-remaining")
+        if value is None or not value.isdigit():
+            return value
+        resource, reset = (
+            headers.get("x-ratelimit-resource", ""),
+            headers.get("x-ratelimit-reset", ""),
+        )
+        with self._lowest_lock:
+            seen_reset, seen = self._lowest.get(resource, (reset, int(value)))
+            lowest = min(int(value), seen) if seen_reset == reset else int(value)
+            self._lowest[resource] = (reset, lowest)
+        return str(lowest)
 
     def _backoff(self, attempt: int) -> float:
         # full jitter: uniform in [0, min(cap, base * 2^attempt)]

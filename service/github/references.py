@@ -8,6 +8,7 @@ digest says that search is incomplete rather than that nothing refers to it.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from service.core.models import PullRequest
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 # code search allows ~9 requests a minute (platform-facts §1.1): a handful per week
 MAX_QUERIES = 5
 MAX_PATHS = 20
+# an answer this young is used again without asking: a rebuild of the week an hour later
+# costs no search, while the next day's report sees references removed since
+ANSWER_MAX_AGE = timedelta(hours=12)
 
 
 class _SearchStoppedError(Exception):
@@ -33,7 +37,7 @@ def _files_naming(http: GitHubHttp, repo: str, term: SearchTerm) -> list[str] | 
     paths: set[str] = set()
     for phrase in term.phrases:
         try:
-            payload = rest.code_search(http, repo, phrase)
+            payload = rest.code_search(http, repo, phrase, max_age=ANSWER_MAX_AGE)
         except (RateLimitError, AuthRefusedError):
             raise _SearchStoppedError from None
         except UpstreamError:

@@ -4,10 +4,10 @@ code search; `Link` pagination throughout."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from service.github.search import halves, merged_query, needs_split
+from service.github.search import merged_query, needs_split, split
 
 if TYPE_CHECKING:
     from service.github.http import GitHubHttp, RestPage
@@ -15,12 +15,14 @@ if TYPE_CHECKING:
 PER_PAGE = 100  # the maximum on search and pulls endpoints (platform-facts §1.3)
 
 
-def pages(http: GitHubHttp, path: str, params: dict[str, str | int]) -> Iterator[RestPage]:
-    """The first page and every `rel="next"` page after it."""
-    page = http.get(path, params)
+def pages(
+    http: GitHubHttp, path: str, params: dict[str, str | int], *, cache: bool = True
+) -> Iterator[RestPage]:
+    """The first page and every `rel="next"` page after it (`cache`: see GitHubHttp.get)."""
+    page = http.get(path, params, cache=cache)
     yield page
     while page.next_url:
-        page = http.get(page.next_url)
+        page = http.get(page.next_url, cache=cache)
         yield page
 
 
@@ -36,8 +38,9 @@ def search_items(
     params: dict[str, str | int] = {"q": merged_query(repo, start, end), "per_page": PER_PAGE}
     found: list[dict[str, Any]] = []
     for index, page in enumerate(pages(http, "/search/issues", params)):
-        if index == 0 and needs_split(int(page.data.get("total_count") or 0), start, end):
-            for lo, hi in halves(start, end):
+        count = int(page.data.get("total_count") or 0)
+        if index == 0 and needs_split(count, start, end):
+            for lo, hi in split(start, end, count):
                 found.extend(search_items(http, repo, lo, hi))
             return found
         found.extend(page.data.get("items") or [])
@@ -48,15 +51,21 @@ def pull(http: GitHubHttp, repo: str, number: int) -> dict[str, Any]:
     return dict(http.get(f"/repos/{repo}/pulls/{number}").data)
 
 
-def pull_files(http: GitHubHttp, repo: str, number: int) -> list[dict[str, Any]]:
+def pull_files(
+    http: GitHubHttp, repo: str, number: int, *, cache: bool = True
+) -> list[dict[str, Any]]:
     """Every Diff Entry of a PR (GitHub lists at most 3,000), with `patch` where GitHub has one."""
     files: list[dict[str, Any]] = []
-    for page in pages(http, f"/repos/{repo}/pulls/{number}/files", {"per_page": PER_PAGE}):
+    path = f"/repos/{repo}/pulls/{number}/files"
+    for page in pages(http, path, {"per_page": PER_PAGE}, cache=cache):
         files.extend(page.data)
     return files
 
 
-def code_search(http: GitHubHttp, repo: str, term: str) -> dict[str, Any]:
-    """One `search/code` page for an exact term in the repository (needs a token)."""
+def code_search(
+    http: GitHubHttp, repo: str, term: str, *, max_age: timedelta | None = None
+) -> dict[str, Any]:
+    """One `search/code` page for an exact term in the repository (needs a token); an answer
+    stored less than `max_age` ago is used without asking."""
     params: dict[str, str | int] = {"q": f'"{term}" repo:{repo}', "per_page": PER_PAGE}
-    return dict(http.get("/search/code", params).data)
+    return dict(http.get("/search/code", params, max_age=max_age).data)

@@ -4,11 +4,15 @@ window split that keeps every sub-query under GitHub's 1,000-result cap."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 # GitHub search answers at most 1,000 results per query, REST and GraphQL alike (platform-facts
 # §1.1); a window with that many is split, never truncated. At exactly 1,000 we split too, in
 # case the count itself is capped.
 SEARCH_CAP = 1000
+# a capped window is cut into parts expected to hold this many results each: half the cap, so
+# a part rarely needs cutting again even when merges bunch up
+SPLIT_TARGET = SEARCH_CAP // 2
 ONE_SECOND = timedelta(seconds=1)
 
 
@@ -23,7 +27,11 @@ def needs_split(count: int, start: datetime, end: datetime) -> bool:
     return count >= SEARCH_CAP and end - start > ONE_SECOND
 
 
-def halves(start: datetime, end: datetime) -> tuple[tuple[datetime, datetime], ...]:
-    """[start, mid) and [mid, end), mid on a whole second."""
-    mid = start + timedelta(seconds=int((end - start).total_seconds()) // 2)
-    return (start, mid), (mid, end)
+def split(start: datetime, end: datetime, count: int) -> list[tuple[datetime, datetime]]:
+    """[start, end) cut on whole seconds into equal parts of about SPLIT_TARGET results each
+    (at least two, at most one per second), given that the window holds `count` results."""
+    seconds = int((end - start).total_seconds())
+    parts = min(max(2, -(-count // SPLIT_TARGET)), max(seconds, 1))
+    cuts = [start + timedelta(seconds=seconds * i // parts) for i in range(1, parts)]
+    bounds = [start, *cuts, end]
+    return [(lo, hi) for lo, hi in pairwise(bounds) if lo < hi]

@@ -9,13 +9,26 @@ and says that every sentence was checked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from service.core.analyst.claims import pr_refs
 from service.core.analyst.sections import Written, written
 from service.core.models import AnalysisItem
 from service.render.strings import Translator
 
-__all__ = ["Written", "card_note", "item_text", "note", "point_line", "section_names", "written"]
+if TYPE_CHECKING:
+    from service.render.speaker import Speaker
+
+__all__ = [
+    "Written",
+    "card_context",
+    "card_note",
+    "item_text",
+    "note",
+    "point_line",
+    "section_names",
+    "written",
+]
 
 Escape = Callable[[str], str]
 
@@ -72,3 +85,13 @@ def point_line(tr: Translator, item: AnalysisItem, model: str, number: int, esca
     """`/verl-week pr N`: the model's checked 要点 of PR `number`, saying who wrote it."""
     text = item_text(tr, item, escape, skip=(number,))
     return tr.t("analysis.point", model=escape(model), text=text)
+
+
+def card_context(s: Speaker) -> dict[str, Any]:
+    """The model-written parts of a weekly card: `model` (core's Written or None),
+    `model_item(item)` (a checked sentence in the card's markup, its PRs linked) and
+    `model_note` (the line naming the model; '' when it wrote nothing). A PR's checked 要点
+    comes through the Speaker's `point`."""
+    view = s.written
+    note = card_note(s.tr, view, s.target.text) if view else ""
+    return {"model": view, "model_item": s.item, "model_note": note}

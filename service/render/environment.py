@@ -23,7 +23,8 @@ def templates_dir() -> Path:
 
 
 def _tojson(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    # every string a JSON template emits loses invisible and bidi characters, filtered or not
+    return json.dumps(escape.clean_strings(value), ensure_ascii=False)
 
 
 @functools.lru_cache(maxsize=1)

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import html
+import json
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
-_ZERO_WIDTH = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# Characters a reader can't see that reorder, hide or spoof the text around them: bidi
+# embeddings, overrides, isolates and marks (Trojan Source), zero-width and joiner characters,
+# the soft hyphen, fillers that render as blank (Hangul, Mongolian vowel separator), deprecated
+# format characters, interlinear annotation marks, and the tag characters that can smuggle text.
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+)
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Inline Markdown metacharacters: emphasis, code, links, tables, strikethrough, escapes.
 _MD_INLINE = re.compile(r"([\\`*{}\[\]|~])")
@@ -24,8 +34,30 @@ _URL_FORBIDDEN = frozenset("<>\"'`\\")
 
 
 def clean_text(text: str) -> str:
-    """Drop zero-width and control characters that can hide or spoof text."""
-    return _CONTROL.sub("", _ZERO_WIDTH.sub("", text))
+    """Drop invisible, bidi and control characters that can hide or spoof text."""
+    return _CONTROL.sub("", _INVISIBLE.sub("", text))
+
+
+def clean_strings(value: Any) -> Any:
+    """`value` (a JSON-like tree) with every string in it cleaned."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(str(k)): clean_strings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_strings(v) for v in value]
+    return value
+
+
+def json_inert(text: str) -> str:
+    """JSON text with each invisible character written as its `\\u` escape: the data is the
+    same once parsed, but the raw text can't be reordered or hidden (they only occur inside
+    JSON strings, where an escape means the same character)."""
+    return _INVISIBLE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return json.dumps(match.group(0))[1:-1]
 
 
 def one_line(text: str) -> str:

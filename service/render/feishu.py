@@ -15,26 +15,24 @@ from urllib.parse import quote
 import jinja2
 
 from service.commands.answer import Answer, AnswerKind
-from service.core.models import (
-    AnalysisItem,
-    Digest,
-    Evidence,
-    Risk,
-    ScoredPR,
-    Severity,
-    TrendBucket,
-)
+from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
 from service.render import analysis, escape, wording
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
+from service.render.speaker import Speaker, Target
 from service.render.wording import subscription_line
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
-TOP_PRS = 8
+TOP_PRS = 5
 TOP_RISKS = 5
+# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
+# line names; points cut at a clause to POINT_CHARS
+CARD_RISK_LINES = 3
+CARD_RISK_PRS = 4
+POINT_CHARS = 120
 TOP_MODULES = 6
 ANSWER_RISKS = 10
 EVIDENCE_PER_RISK = 2
@@ -84,6 +82,18 @@ def module_line(tr: Translator, bucket: TrendBucket) -> str:
     return tr.t("feishu.digest.module_line_vs", delta=delta, **params)
 
 
+def type_line(tr: Translator, bucket: TrendBucket) -> str:
+    """`change type: n PRs`, the type named in the language (report.type)."""
+    name = f"report.type.{bucket.key}"
+    shown = TrendBucket(
+        key=tr.t(name) if tr.has(name) else bucket.key,
+        count=bucket.count,
+        prs=bucket.prs,
+        previous=bucket.previous,
+    )
+    return module_line(tr, shown)
+
+
 def worst_severity(risks: list[Risk]) -> Severity | None:
     if not risks:
         return None
@@ -113,6 +123,20 @@ def _where(evidence: Evidence) -> str:
     if evidence.line is not None:
         where = f"{where}:{evidence.line}"
     return escape.feishu_text(where)
+
+
+def _feishu_link(url: str, label: str) -> str:
+    return f"[{label}]({_url(url)})"
+
+
+# How a Speaker writes for card markdown: escaped text, [label](url) links, identifiers as
+# escaped text (an entity inside a code span would show as typed).
+FEISHU_TARGET = Target(text=escape.feishu_text, link=_feishu_link, code=escape.feishu_text)
+
+
+def speaker(digest: Digest, lang: str) -> Speaker:
+    """The Speaker that renders `digest`'s statements, points and risks as card markdown."""
+    return Speaker(digest, translator(lang), FEISHU_TARGET)
 
 
 @functools.lru_cache(maxsize=1)
@@ -150,16 +174,17 @@ def with_notes(
 
 def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
     tr = translator(lang)
+    context.setdefault("say", lambda s: say(tr, s.key, s.params))
     text = (
         card_environment()
         .get_template(template)
         .render(
             t=tr.t,
             lang=lang,
-            say=lambda s: say(tr, s.key, s.params),
             say_key=lambda key, params: say(tr, key, params),
             risk_say=lambda r, field: risk_say(tr, r, field),
             module_line=lambda bucket: module_line(tr, bucket),
+            type_line=lambda bucket: type_line(tr, bucket),
             top_modules=TOP_MODULES,
             evidence_per_risk=EVIDENCE_PER_RISK,
             **context,
@@ -191,40 +216,32 @@ def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
     return fit_feishu(card, via=via, more_url=url, more_text=more, limits=FEISHU)
 
 
-def _model_context(digest: Digest, lang: str) -> dict[str, Any]:
-    """The model-written parts of the card: `model` (core's Written or None), its checked
-    sentences and per-PR points escaped for card markdown, and the note naming the model."""
-    tr = translator(lang)
-    view = analysis.written(digest, lang)
-
-    def item(value: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
-        return analysis.item_text(tr, value, escape.feishu_text, skip=skip)
-
-    def point(pr: ScoredPR) -> str:
-        found = view.point(pr.number) if view else None
-        return item(found, skip=(pr.number,)) if found else ""
-
-    note = analysis.card_note(tr, view, escape.feishu_text) if view else ""
-    return {"model": view, "model_item": item, "point": point, "model_note": note}
-
-
 def render_digest(
     digest: Digest, *, report_url: str, lang: str, via: Via = "app"
 ) -> dict[str, Any]:
-    """The weekly card for `digest`, fitted to the body limit of `via` (app bot or webhook)."""
+    """The weekly card for `digest`, fitted to the body limit of `via` (app bot or webhook): the
+    summary with linked PRs, the top PRs with their point, one line per risk item (at most
+    CARD_RISK_LINES), the header coloured by the worst risk item."""
     url = escape.safe_url(report_url)
+    s = speaker(digest, lang)
+    groups = s.risk_groups()
     card = _render(
         "feishu/digest.json.j2",
         lang,
         digest=digest,
+        s=s,
+        say=s.say,
         colour=header_colour(digest.risks),
         prs=top_prs(digest),
-        risks=top_risks(digest.risks),
+        groups=groups[:CARD_RISK_LINES],
+        more_groups=max(len(groups) - CARD_RISK_LINES, 0),
+        risk_prs=CARD_RISK_PRS,
+        point_chars=POINT_CHARS,
         modules=digest.trends.modules[:TOP_MODULES],
         report_url=url,
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
-        **_model_context(digest, lang),
+        **analysis.card_context(s),
     )
     card = with_notes(card, translator(lang), None, digest.filter)
     return _fit(card, lang, url, via)
@@ -277,9 +294,11 @@ def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, A
             report_url=url,
         )
     else:
+        speak = {"say": speaker(answer.digest, lang).say} if answer.digest is not None else {}
         card = _render(
             "feishu/answer.json.j2",
             lang,
+            **speak,
             answer=answer,
             report_url=url,
             colour=COLOUR_BY_KIND.get(answer.kind, COLOUR_NEUTRAL),

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from service.commands.answer import Answer, AnswerKind, sorted_risks, top_prs
-from service.core.models import AnalysisItem, Digest, Risk, ScoredPR, Statement, TrendBucket
+from service.commands.answer import Answer, AnswerKind, top_prs
+from service.core.models import Digest, Risk, Statement, TrendBucket
 from service.render import analysis, escape, wording
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
+from service.render.speaker import Speaker, Target
 from service.render.wording import subscription_line
 
 if TYPE_CHECKING:
@@ -28,6 +29,10 @@ __all__ = ["SlackMessage", "render_answer", "render_digest"]
 
 TOP_PRS = 5
 TOP_RISKS = 5
+# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
+# line names
+CARD_RISK_LINES = 3
+CARD_RISK_PRS = 4
 TOP_MODULES = 6
 TOP_TYPES = 6
 ANSWER_RISKS = 12
@@ -69,13 +74,42 @@ def slack_code(text: str) -> str:
     return f"`{escape.slack_text(line)}`" if line else ""
 
 
-def slack_url(url: str) -> str:
-    """A URL safe inside `<url|label>`: http(s) only, and `|` / `>` can't end the link early."""
-    return escape.safe_url(url, "https://github.com").replace("|", "%7C")
+@jinja2.pass_context
+def slack_url_filter(context: jinja2.runtime.Context, url: str) -> str:
+    """`slack_url` in a template: an unsafe URL links to the template's report page instead."""
+    return slack_url(url, str(context.get("report_url") or ""))
+
+
+def slack_url(url: str, fallback: str = "") -> str:
+    """A URL safe inside `<url|label>`: http(s) only (else `fallback`), and `|` / `>` can't end
+    the link early."""
+    return escape.safe_url(url, escape.safe_url(fallback)).replace("|", "%7C")
 
 
 def slack_prs(numbers: list[int]) -> str:
     return ", ".join(f"#{n}" for n in numbers)
+
+
+def _slack_link(url: str, label: str) -> str:
+    return f"<{slack_url(url)}|{label}>"
+
+
+def _slack_inline(text: str) -> str:
+    return escape.slack_text(escape.one_line(text))
+
+
+def _slack_code(text: str) -> str:
+    line = escape.one_line(text).replace("`", "'")
+    return f"`{escape.slack_text(line)}`" if line else ""
+
+
+# How a Speaker writes for mrkdwn: escaped text, <url|label> links, `code`.
+SLACK_TARGET = Target(text=_slack_inline, link=_slack_link, code=_slack_code)
+
+
+def speaker(digest: Digest, lang: str) -> Speaker:
+    """The Speaker that renders `digest`'s statements, points and risks as mrkdwn."""
+    return Speaker(digest, translator(lang), SLACK_TARGET)
 
 
 @functools.lru_cache(maxsize=1)
@@ -86,7 +120,7 @@ def slack_environment() -> jinja2.Environment:
         slack_title=slack_title,
         slack_gist=slack_gist,
         slack_code=slack_code,
-        slack_url=slack_url,
+        slack_url=slack_url_filter,
         slack_prs=slack_prs,
     )
     return env
@@ -102,13 +136,14 @@ def _render(
     template: str, lang: str, *, more_url: str = "", filter_text: str = "", **context: Any
 ) -> SlackMessage:
     tr = translator(lang)
+    context.setdefault("say", lambda s: say(tr, s.key, s.params))
     text = (
         slack_environment()
         .get_template(template)
         .render(
             t=tr.t,
+            has=tr.has,
             lang=lang,
-            say=lambda s: say(tr, s.key, s.params),
             risk_say=lambda r, field: risk_say(tr, r, field),
             action_report=ACTION_REPORT,
             action_risks=ACTION_RISKS,
@@ -146,29 +181,13 @@ def _last_day(digest: Digest) -> date:
     return date.fromordinal(digest.end.date().toordinal() - 1)
 
 
-def _model_context(digest: Digest, lang: str) -> dict[str, Any]:
-    """The model-written parts of the card: `model` (core's Written or None), its checked
-    sentences and per-PR points escaped for mrkdwn, and the note naming the model."""
-    tr = translator(lang)
-    view = analysis.written(digest, lang)
-
-    def item(value: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
-        return analysis.item_text(tr, value, escape.slack_text, skip=skip)
-
-    def point(pr: ScoredPR) -> str:
-        found = view.point(pr.number) if view else None
-        if found is not None:
-            return item(found, skip=(pr.number,))
-        return slack_gist(pr.gist) if pr.gist else ""
-
-    note = analysis.card_note(tr, view, escape.slack_text) if view else ""
-    return {"model": view, "model_item": item, "point": point, "model_note": note}
-
-
 def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
-    """The weekly card for `digest`, within every Block Kit limit however large the week."""
+    """The weekly card for `digest`, within every Block Kit limit however large the week: the
+    summary with linked PRs, the top PRs with their point, one line per risk item (at most
+    CARD_RISK_LINES), the busiest modules."""
     url = escape.safe_url(report_url)
-    risks = sorted_risks(digest.risks)
+    s = speaker(digest, lang)
+    groups = s.risk_groups()
     modules = digest.trends.modules[:TOP_MODULES]
     return _render(
         "slack/digest.json.j2",
@@ -176,9 +195,13 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         more_url=url,
         filter_text=digest.filter,
         digest=digest,
+        s=s,
+        say=s.say,
         prs=top_prs(digest, TOP_PRS),
-        risks=risks[:TOP_RISKS],
-        more_risks=max(len(risks) - TOP_RISKS, 0),
+        groups=groups[:CARD_RISK_LINES],
+        more_groups=max(len(groups) - CARD_RISK_LINES, 0),
+        risk_prs=CARD_RISK_PRS,
+        point_chars=GIST_CHARS,
         modules=modules,
         bars=bars(modules),
         report_url=url,
@@ -187,7 +210,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         last_day=_last_day(digest).isoformat(),
         risks_value=button_value(digest.repo, digest.week, digest.filter),
         regenerate_value=button_value(digest.repo, digest.week),
-        **_model_context(digest, lang),
+        **analysis.card_context(s),
     )
 
 
@@ -265,7 +288,11 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
     tr = translator(lang)
     item = answer.pr or answer.live_pr
     title = item.title if item else ""
-    gist = answer.pr.gist if answer.pr else (answer.live_pr.body if answer.live_pr else "")
+    gist = ""
+    if answer.pr:
+        gist = wording.point(tr, answer.pr, slack_gist)
+    elif answer.live_pr:
+        gist = slack_gist(answer.live_pr.body)
     return _render(
         "slack/pr.json.j2",
         lang,
@@ -273,9 +300,9 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
         answer=answer,
         pr=answer.pr,
         live=answer.live_pr,
-        url=slack_url(item.url if item else ""),
+        url=slack_url(item.url if item else "", answer.report_url),
         title=slack_title(title),
-        gist=slack_gist(gist),
+        gist=gist,
         point=_point(answer, tr),
         factors=_factor_lines(answer, tr),
         risks=answer.risks[:TOP_RISKS],
@@ -295,6 +322,7 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
             "slack/summary.json.j2",
             lang,
             filter_text=digest.filter,
+            say=speaker(digest, lang).say,
             answer=answer,
             digest=digest,
             report_url=url,
@@ -306,6 +334,7 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
         "slack/trends.json.j2",
         lang,
         filter_text=digest.filter,
+        say=speaker(digest, lang).say,
         answer=answer,
         digest=digest,
         modules=modules,
@@ -332,12 +361,14 @@ def render_answer(answer: Answer, lang: str) -> SlackMessage:
         return _pr(answer, lang)
     if answer.kind is AnswerKind.TOP:
         url = escape.safe_url(answer.report_url)
+        points = {p.number: wording.point(tr, p, slack_gist) for p in answer.prs}
         return _render(
             "slack/top.json.j2",
             lang,
             filter_text=answer.filter,
             answer=answer,
             prs=answer.prs,
+            points=points,
             report_url=url,
             more_url=url,
         )

@@ -6,7 +6,7 @@ from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest
 from service.render.environment import environment, translator
 from service.render.escape import md_text
-from service.render.report import MARKDOWN, Speaker
+from service.render.speaker import MARKDOWN, Speaker
 
 TEMPLATE = "text/answer.md.j2"
 

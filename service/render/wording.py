@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.commands.answer import SubscriptionView
-from service.core.models import Risk
+from service.core.models import Risk, ScoredPR
 from service.core.risks import message_keys, message_params
 from service.render.strings import Translator
 
@@ -25,9 +25,17 @@ def safe_param(value: Any, escape: Escape) -> Any:
     return value
 
 
+# A parameter holding a change type (`feat`): shown by its name in the language (report.type).
+TYPE_PARAM = "type"
+
+
 def say(tr: Translator, key: str, params: dict[str, Any], escape: Escape) -> str:
     """The catalog sentence for `key` with every parameter made safe by `escape`."""
-    return tr.t(key, **{name: safe_param(value, escape) for name, value in params.items()})
+    safe = {name: safe_param(value, escape) for name, value in params.items()}
+    kind = params.get(TYPE_PARAM)
+    if isinstance(kind, str) and tr.has(f"report.type.{kind}"):
+        safe[TYPE_PARAM] = tr.t(f"report.type.{kind}")
+    return tr.t(key, **safe)
 
 
 def risk_key(tr: Translator, risk: Risk, field: str) -> str | None:
@@ -56,3 +64,12 @@ def subscription_line(tr: Translator, view: SubscriptionView, escape: Escape) ->
         filter=filter_text,
         language=view.language or "-",
     )
+
+
+def point(tr: Translator, pr: ScoredPR, escape: Escape) -> str:
+    """What the PR does: its gist, else what its files show (never its title); '' for neither."""
+    if pr.gist:
+        return escape(pr.gist)
+    if pr.files_gist is not None:
+        return say(tr, pr.files_gist.key, pr.files_gist.params, escape)
+    return ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -54,6 +55,8 @@ DEFAULT_COMMAND = "/verl-week"
 PLATFORM = "slack"
 HTTP_OK = 200
 HTTP_UNAUTHORIZED = 401
+TIMESTAMP_HEADER = "x-slack-request-timestamp"
+TIMESTAMP_RE = re.compile(r"^[0-9]{1,12}$")  # Unix seconds, ASCII digits only (int() takes "١٢")
 EPHEMERAL = "ephemeral"
 IN_CHANNEL = "in_channel"
 
@@ -220,6 +223,22 @@ def build_slack_app(
     return app
 
 
+def _usable_body(body: bytes) -> bool:
+    """A JSON object, or a form whose `payload` (if any) is a JSON object: what bolt reads."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if text.startswith(("{", "[")) or text in ("null", "true", "false"):
+        return _is_json_object(text)
+    payload = dict(parse_qsl(text, keep_blank_values=True)).get("payload")
+    return payload is None or _is_json_object(payload)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
 def _repair_command_body(bolt_request: BoltRequest) -> BoltRequest:
     """Work around bolt's parse_body: a form body containing the substring "payload" anywhere
     (a slash command whose text says "payload") is taken for an interactivity payload and parsed
@@ -239,6 +258,11 @@ def build_slack_endpoint(app: App) -> Endpoint:
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
+        stamp = request.headers.get(TIMESTAMP_HEADER)
+        if (stamp is not None and not TIMESTAMP_RE.match(stamp)) or not _usable_body(body):
+            # bolt would raise on these (int() of the timestamp, a payload that is no object)
+            # and answer 500 or "something went wrong": they are refused as unauthenticated
+            return Response(status_code=HTTP_UNAUTHORIZED)
         try:
             bolt_request = _repair_command_body(to_bolt_request(request, body))
         except ValueError:

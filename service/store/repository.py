@@ -6,7 +6,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,6 +19,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    func,
     insert,
     literal,
     select,
@@ -27,9 +28,11 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
-from service.core.models import Digest, PullRequest
+from service.core.digest import upgrade_digest
+from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
 from service.errors import StoreUnavailableError
 from service.store import tables as t
+from service.store.batches import ROW_CHUNK, chunks
 from service.store.schema import (
     SchemaUpgrade,
     code_heads,
@@ -254,21 +257,35 @@ class Store:
 
     @translated
     def save_prs(self, repo: str, week: str, prs: list[PullRequest]) -> None:
-        """Upsert the snapshot of each PR (the newest fetch wins)."""
+        """Upsert the snapshot of each PR (the newest fetch wins), a batch per statement."""
         now = _now()
-        rows = [
-            {
-                "repo": repo,
-                "number": pr.number,
-                "week": week,
-                "merged_at": pr.merged_at,
-                "data": pr.model_dump(mode="json"),
-                "fetched_at": now,
-            }
-            for pr in prs
-        ]
         with self._tx() as conn:
-            upsert(conn, t.pr_snapshots, ("repo", "number"), rows)
+            for batch in chunks(prs, ROW_CHUNK):
+                rows = [
+                    {
+                        "repo": repo,
+                        "number": pr.number,
+                        "week": week,
+                        "merged_at": pr.merged_at,
+                        "data": pr.model_dump(mode="json"),
+                        "fetched_at": now,
+                    }
+                    for pr in batch
+                ]
+                upsert(conn, t.pr_snapshots, ("repo", "number"), rows)
+
+    @translated
+    def stored_prs(self, repo: str, numbers: Collection[int]) -> dict[int, PullRequest]:
+        """The stored snapshots of `numbers` (whatever week they were saved under), by number."""
+        c = t.pr_snapshots.c
+        found: dict[int, PullRequest] = {}
+        with self.engine.connect() as conn:
+            for chunk in chunks(sorted(set(numbers))):
+                query = select(c.number, c.data).where(c.repo == repo, c.number.in_(chunk))
+                found.update(
+                    (row[0], PullRequest.model_validate(row[1])) for row in conn.execute(query)
+                )
+        return found
 
     @translated
     def load_prs(self, repo: str, week: str) -> list[PullRequest]:
@@ -306,15 +323,26 @@ class Store:
         with self._tx() as conn:
             upsert(conn, t.http_cache, ("key",), [row])
 
+    @translated
+    def cache_fresh(self, key: str, max_age: timedelta) -> str | None:
+        """The body stored for `key` if it was stored less than `max_age` ago."""
+        c = t.http_cache.c
+        query = select(c.body).where(c.key == key, c.updated_at > _now() - max_age)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return row[0] if row else None
+
     # --- digests (satisfies commands.answer.DigestReader) -----------------------------------
 
     @translated
-    def save_digest(self, digest: Digest) -> None:
-        """Store (or replace) the digest of (repo, week, language)."""
+    def save_digest(self, digest: Digest, inputs: str | None = None) -> None:
+        """Store (or replace) the digest of (repo, week, language); `inputs` is the key of what
+        it was built from (see digest_built_from)."""
         row = {
             "repo": digest.repo,
             "week": digest.week,
             "language": digest.language,
+            "inputs": inputs,
             "schema_version": digest.schema_version,
             "data": digest.model_dump(mode="json"),
             "generated_at": digest.generated_at,
@@ -331,7 +359,38 @@ class Store:
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
+        if not row:
+            return None
+        digest = Digest.model_validate(row[0])
+        if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
+            digest = upgrade_digest(digest, self.load_prs(repo, week))
+        return digest
+
+    @translated
+    def digest_built_from(self, repo: str, week: str, language: str, inputs: str) -> Digest | None:
+        """The stored digest of (repo, week, language) if it was built from `inputs`, else None."""
+        c = t.digests.c
+        query = select(c.data).where(
+            c.repo == repo, c.week == week, c.language == language, c.inputs == inputs
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
         return Digest.model_validate(row[0]) if row else None
+
+    @translated
+    def week_stamp(self, repo: str, week: str, language: str) -> str:
+        """A short text that changes when the stored digest of the week or its set of PR
+        snapshots does: the digest's inputs key (else its time), and the snapshot count."""
+        d, s = t.digests.c, t.pr_snapshots.c
+        digest = select(d.inputs, d.generated_at).where(
+            d.repo == repo, d.week == week, d.language == language
+        )
+        count = select(func.count()).where(s.repo == repo, s.week == week)
+        with self.engine.connect() as conn:
+            row = conn.execute(digest).first()
+            snapshots = conn.execute(count).scalar_one()
+        built = (row[0] or _aware(row[1]).astimezone(UTC).isoformat()) if row else "-"
+        return f"{built}:{snapshots}"
 
     @translated
     def latest_digest(self, repo: str, language: str) -> Digest | None:
@@ -708,6 +767,38 @@ class Store:
         keys = ("content_hash", "model", "prompt_version", "language")
         with self._tx() as conn:
             upsert(conn, t.model_answers, keys, [row])
+
+    # --- repositories ------------------------------------------------------------------------
+
+    @translated
+    def save_repo_privacy(self, repo: str, private: bool) -> None:
+        """Record what GitHub said of `repo` (private or not) when it was last collected."""
+        row = {"repo": repo, "private": private, "checked_at": _now()}
+        with self._tx() as conn:
+            upsert(conn, t.repositories, ("repo",), [row])
+
+    @translated
+    def repo_privacy(self, repo: str) -> bool | None:
+        """Whether `repo` is private as last collected; None when it never was."""
+        query = select(t.repositories.c.private).where(t.repositories.c.repo == repo)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else bool(found)
+
+    # --- pruning -----------------------------------------------------------------------------
+
+    @translated
+    def prune(self, *, events_before: datetime, cache_before: datetime) -> tuple[int, int]:
+        """Drop event ids received and cache entries written before the given times;
+        returns (events, cache entries) removed."""
+        with self._tx() as conn:
+            events = conn.execute(
+                delete(t.processed_events).where(t.processed_events.c.received_at < events_before)
+            ).rowcount
+            cached = conn.execute(
+                delete(t.http_cache).where(t.http_cache.c.updated_at < cache_before)
+            ).rowcount
+        return int(events), int(cached)
 
     # --- inbound event de-duplication -------------------------------------------------------
 

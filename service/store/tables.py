@@ -63,6 +63,8 @@ digests = Table(
     Column("generated_at", DateTime(timezone=True), nullable=False),
     Column("complete", Boolean, nullable=False),
     Column("missing", JSON, nullable=False),
+    # sha256 of everything the digest was built from (jobs.inputs_key); None: unknown
+    Column("inputs", String(64)),
     UniqueConstraint("repo", "week", "language", name="uq_digest"),
 )
 
@@ -125,6 +127,14 @@ processed_events = Table(
     Column("event_id", String(200), primary_key=True),
     Column("platform", String(20), nullable=False),
     Column("received_at", DateTime(timezone=True), nullable=False),
+)
+
+repositories = Table(
+    "repositories",
+    metadata,
+    Column("repo", String(200), primary_key=True),
+    Column("private", Boolean, nullable=False),
+    Column("checked_at", DateTime(timezone=True), nullable=False),
 )
 
 # APScheduler 3's SQLAlchemyJobStore table: created by our revisions (under the schema lock)

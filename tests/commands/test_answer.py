@@ -17,7 +17,7 @@ from service.commands.answer import (
     answer_text,
     usage_keys,
 )
-from service.commands.context import REGENERATE_INTERVAL
+from service.commands.context import REGENERATE_INTERVAL, LiveLookups
 from service.commands.parse import Verb
 from service.core.models import Digest, PullRequest, Severity
 from service.errors import NotFoundError, UnreachableError
@@ -267,3 +267,26 @@ def test_engine_answers_the_same_through_the_cache(
     for text in ("risks", "pr 4280", "top 3 2026-W03", "summary 2025-W47"):
         assert answer_text(text, USER, ctx) == answer_text(text, USER, make_ctx())
     ctx.forget(REPO, "2026-W04")
+
+
+def test_live_lookups_have_a_per_user_quota_that_frees_up_with_time(
+    make_ctx: Ctx, clock: Clock
+) -> None:
+    asked: list[int] = []
+
+    def fetch(repo: str, n: int) -> PullRequest:
+        asked.append(n)
+        raise NotFoundError(f"{repo}#{n} not found")
+
+    ctx = make_ctx(fetch_pr=fetch, lookups=LiveLookups(limit=2))
+    assert [answer_text(f"pr {n}", USER, ctx).kind for n in (1, 2)] == [AnswerKind.NOT_FOUND] * 2
+    clock.now += timedelta(minutes=30)
+    limited = answer_text("pr 3", USER, ctx)
+    assert limited.kind is AnswerKind.RATE_LIMITED
+    assert limited.params == {"limit": 2, "minutes": 30}
+    assert asked == [1, 2]
+    stored = next(iter(ctx.reader.get_digest(REPO, "2026-W04", "en").prs))  # type: ignore[union-attr]
+    assert answer_text(f"pr {stored.number} 2026-W04", USER, ctx).kind is AnswerKind.PR
+    clock.now += timedelta(minutes=31)
+    assert answer_text("pr 3", USER, ctx).kind is AnswerKind.NOT_FOUND
+    assert asked == [1, 2, 3]

@@ -1,7 +1,9 @@
-"""build_digest on the real weeks: order, stats, risks, JSON round-trip; gist_of on real bodies."""
+"""build_digest on the real weeks: order, numbers that add up (distinct files, one count per
+PR's risk, contributors by login, unknown facts), JSON round-trip, and older stored digests."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -9,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.core.digest import GIST_MAX_CHARS, build_digest, gist_of
+from service.core.digest import build_digest, upgrade_digest
+from service.core.mentions import leaf_risks
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
+    CheckState,
     Completeness,
     Digest,
     FileChange,
@@ -23,9 +27,10 @@ from service.core.models import (
 )
 from service.core.profile import RepoProfile, load_profile
 from service.render.environment import translator
-from tests.conftest import NOW, load_week
+from tests.conftest import DATA, NOW, load_week
 
 WEEKS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
+WEEKS_DIR = DATA / "weeks"
 WHEN = datetime(2026, 1, 20, tzinfo=UTC)
 
 
@@ -67,16 +72,78 @@ def test_stats_and_risk_counts_match_the_data(built: dict[str, Digest], label: s
     assert stats.prs == len(week.prs)
     assert stats.additions == sum(p.additions for p in week.prs)
     assert stats.deletions == sum(p.deletions for p in week.prs)
-    assert stats.changed_files == sum(p.changed_files for p in week.prs)
+    raw = json.loads((WEEKS_DIR / f"{label}.json").read_text(encoding="utf-8"))["pulls"]
+    assert stats.changed_files == len({f["filename"] for pr in raw for f in pr["files"]})
     assert stats.contributors == len({p.author for p in week.prs if p.author})
-    severities = Counter(r.severity for r in digest.risks)
+    severities = Counter(r.severity for r in leaf_risks(digest.risks))
     assert (stats.risks_high, stats.risks_medium, stats.risks_low) == (
         severities[Severity.HIGH],
         severities[Severity.MEDIUM],
         severities[Severity.LOW],
     )
     for pr in digest.prs:
-        assert pr.risk_count == sum(1 for r in digest.risks if pr.number in r.prs)
+        assert pr.risk_count == sum(1 for r in leaf_risks(digest.risks) if pr.number in r.prs)
+
+
+def test_changed_files_count_each_file_once(built: dict[str, Digest]) -> None:
+    # the sample week: 174 files summed over its PRs, 127 distinct paths
+    week = load_week("2026-W04")
+    assert sum(p.changed_files for p in week.prs) == 174
+    assert built["2026-W04"].stats.changed_files == 127
+
+
+def test_a_pr_without_its_file_list_adds_its_own_count(verl_profile: RepoProfile) -> None:
+    week = load_week("2026-W04")
+    listless = [week.prs[0].model_copy(update={"files": [], "changed_files": 9}), *week.prs[1:]]
+    shared = {f.path for p in week.prs[1:] for f in p.files}
+    digest = build_digest(
+        week.model_copy(update={"prs": listless}), verl_profile, language="en", now=NOW
+    )
+    assert digest.stats.changed_files == len(shared) + 9
+
+
+def test_git_history_tells_no_reviews_checks_labels_or_first_timers(
+    built: dict[str, Digest],
+) -> None:
+    for digest in built.values():
+        assert digest.unknown == ["reviews", "checks", "labels", "first_time"]
+        assert digest.stats.first_time_contributors is None
+        assert all(c.first_time is None for c in digest.trends.contributors)
+
+
+def test_what_github_tells_is_not_unknown(verl_profile: RepoProfile) -> None:
+    week = load_week("2026-W04")
+    told = [
+        pr.model_copy(
+            update={
+                "reviews": [],
+                "labels": [],
+                "check_state": CheckState.SUCCESS,
+                "author_association": "FIRST_TIME_CONTRIBUTOR" if i == 0 else "MEMBER",
+            }
+        )
+        for i, pr in enumerate(week.prs)
+    ]
+    digest = build_digest(
+        week.model_copy(update={"prs": told}), verl_profile, language="en", now=NOW
+    )
+    assert digest.unknown == []
+    assert digest.stats.first_time_contributors == 1
+    first = [c.login for c in digest.trends.contributors if c.first_time]
+    assert first == [told[0].author]
+
+
+def test_contributors_are_keyed_by_login_with_their_name_beside(built: dict[str, Digest]) -> None:
+    people = {c.login: c for c in built["2025-W48"].trends.contributors}
+    assert people["yyDing1"].name == "Yuyang Ding"
+    assert people["yyDing1"].prs == [4251, 4273, 4282, 4310]
+    # git history knows no login for this author ("unknown"): the display name is the key
+    assert people["ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"].name == "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"
+    assert people["ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"].prs == [4063, 4291]
+    assert "unknown" not in people
+    scored = built["2025-W48"].pr(4352)
+    assert scored is not None
+    assert (scored.author, scored.author_name) == ("Chi-Zhang", "Chi Zhang")
 
 
 def test_metadata_is_copied_from_the_week(verl_profile: RepoProfile) -> None:
@@ -167,76 +234,6 @@ def test_generic_profile_builds_a_digest() -> None:
     assert Digest.model_validate_json(digest.model_dump_json()) == digest
 
 
-# --- gist_of ----------------------------------------------------------------------------
-
-
-def test_gist_skips_the_template_hint() -> None:
-    # the section opens with "> Add **concise** overview …" and its continuation lines
-    gist = gist_of(_real("2025-W48", 4063))
-    assert gist.startswith("This PR aims to add LoRA/PEFT support by integrating Megatron-Bridge")
-    assert "concise" not in gist
-
-
-def test_gist_drops_images_and_html() -> None:
-    gist = gist_of(_real("2026-W04", 4944))
-    assert gist.startswith("fix user_trainer_do_validate=True run megatron+VLLM process error")
-    assert "<img" not in gist
-    assert "http" not in gist
-
-
-def test_gist_skips_a_bold_heading_line() -> None:
-    gist = gist_of(_real("2026-W04", 4320))
-    assert gist.startswith("This PR enhances the verl profiling system")
-
-
-def test_gist_falls_back_to_the_title_description() -> None:
-    assert gist_of(_real("2026-W03", 4884)) == "update verl meetup"  # body: "As title"
-    assert (
-        gist_of(_real("2026-W04", 4936)) == "Using MTP in RL Training and Inference"
-    )  # no section
-    assert gist_of(_real("2026-W03", 4870)) == (
-        "properly handle optimizer offloading for HybridDeviceOptimizer"  # empty body
-    )
-
-
-def test_gist_keeps_the_first_sentence_of_a_long_paragraph() -> None:
-    gist = gist_of(_real("2025-W48", 4230))
-    assert gist.startswith("Initialize asyncio condition/lock via _init_async_objects")
-
-
-def test_gist_prefers_the_sentence_that_says_what_this_pr_does() -> None:
-    # 4665's paragraph opens with context ("TensorRT-LLM has recently added …")
-    assert gist_of(_real("2026-W04", 4665)) == (
-        "This PR introduces TensorRT-LLM as a new rollout engine for VeRL"
-    )
-
-
-def test_a_terse_note_gives_way_to_the_title() -> None:
-    # 5033's section says only "test with Qwen3-30B-A3B-Instruct."
-    assert gist_of(_real("2026-W04", 5033)) == (
-        "support model resharding between veomni and rollout engine"
-    )
-
-
-@settings(max_examples=300, deadline=None)
-@given(title=st.text(), body=st.text())
-def test_gist_of_any_body_is_one_short_line(title: str, body: str) -> None:
-    pr = PullRequest(number=1, title=title, body=body, created_at=WHEN, merged_at=WHEN)
-    gist = gist_of(pr)
-    assert "\n" not in gist
-    assert len(gist) <= GIST_MAX_CHARS
-
-
-@settings(max_examples=100, deadline=None)
-@given(body=st.text().map(lambda s: "### What does this PR do?\n\n" + s + "\n\n### Checklist\n- x"))
-def test_gist_of_any_section_is_one_short_line(body: str) -> None:
-    pr = PullRequest(number=1, title="[x] fix: y", body=body, created_at=WHEN, merged_at=WHEN)
-    gist = gist_of(pr)
-    assert "\n" not in gist
-    assert len(gist) <= GIST_MAX_CHARS
-    assert gist
-
-
 _weird_files = st.lists(
     st.builds(
         FileChange,
@@ -291,4 +288,65 @@ def test_any_week_builds_a_round_tripping_digest(
     for statement in [*n.summary, *(s for g in n.key_changes for s in g.items), *n.trends]:
         assert t(statement.key, **statement.params)
     for statement in n.recommendations:
+        assert t(statement.key, **statement.params)
+
+
+# --- digests stored by older code -------------------------------------------------------------
+
+
+def _as_stored_by_version_1(digest: Digest) -> Digest:
+    """What schema 1 stored: summed file counts, no gist when the body said nothing but the
+    title's words, contributors without names, first-time False, and its own narrative keys."""
+    old = digest.model_dump(mode="json")
+    old["schema_version"] = 1
+    old["stats"]["changed_files"] = sum(p["changed_files"] for p in old["prs"])
+    old["stats"]["first_time_contributors"] = 0
+    old["unknown"] = []
+    for pr in old["prs"]:
+        pr["gist"] = pr["gist"] or pr["title"]
+        pr["files_gist"] = None
+        pr["author_name"] = None
+    for person in old["trends"]["contributors"]:
+        person["name"] = None
+        person["first_time"] = False
+    old["narrative"] = {
+        "summary": [{"key": "narrative.summary.top_pr", "params": {"number": 1}, "prs": [1]}],
+        "key_changes": [
+            {"category": "fixes", "items": [{"key": "narrative.change.more", "params": {}}]}
+        ],
+        "trends": [],
+        "recommendations": [],
+    }
+    return Digest.model_validate(old)
+
+
+def test_a_digest_of_schema_1_is_read_anew_from_its_pr_snapshots(
+    built: dict[str, Digest],
+) -> None:
+    current = built["2026-W04"]
+    old = _as_stored_by_version_1(current)
+    upgraded = upgrade_digest(old, load_week("2026-W04").prs)
+    assert upgraded.schema_version == DIGEST_SCHEMA_VERSION
+    assert upgraded.stats.changed_files == 127
+    assert upgraded.stats.first_time_contributors is None
+    assert upgraded.unknown == current.unknown
+    assert upgraded.trends.contributors == current.trends.contributors
+    assert [(p.gist, p.files_gist, p.author_name) for p in upgraded.prs] == [
+        (p.gist, p.files_gist, p.author_name) for p in current.prs
+    ]
+    assert upgraded.narrative == current.narrative
+    assert upgrade_digest(upgraded, []) is upgraded  # current digests pass through
+
+
+def test_without_snapshots_an_old_digest_still_gets_todays_narrative(
+    built: dict[str, Digest],
+) -> None:
+    old = _as_stored_by_version_1(built["2026-W04"])
+    upgraded = upgrade_digest(old, [])
+    assert upgraded.schema_version == DIGEST_SCHEMA_VERSION
+    keys = {s.key for s in upgraded.narrative.summary}
+    assert "narrative.summary.top_pr" not in keys
+    assert "narrative.summary.overview" in keys
+    t = translator("zh").t
+    for statement in upgraded.narrative.summary:
         assert t(statement.key, **statement.params)

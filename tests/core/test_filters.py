@@ -155,3 +155,21 @@ def test_a_roll_up_keeps_the_members_about_the_matching_prs() -> None:
     assert kept.prs == [2, 3]
     assert [m.prs for m in kept.members] == [[2], [3]]
     assert narrow_risk(roll_up, {99}) is None
+
+
+def test_a_narrowed_roll_up_counts_its_members_like_the_full_digest(digest: Digest) -> None:
+    members = [
+        Risk(kind=RiskKind.CORE_WITHOUT_TESTS, severity=Severity.LOW, prs=[n])
+        for n in (4931, 4936, 4632, 5033)
+    ]
+    rolled = Risk(
+        kind=RiskKind.CORE_WITHOUT_TESTS,
+        severity=Severity.LOW,
+        prs=[4931, 4936, 4632, 5033],
+        members=members,
+    )
+    week = digest.model_copy(update={"risks": [rolled]})
+    narrowed = narrow_digest(week, DigestFilter(modules=("megatron",)))
+    # the megatron PRs among the members: one item, three findings, as the full digest counts
+    assert len(narrowed.risks) == 1
+    assert narrowed.stats.risks_low == 3

@@ -8,14 +8,24 @@ from pathlib import Path
 import pytest
 
 from service.core.digest import build_digest
+from service.core.mentions import MENTION_LIMIT, risk_groups
 from service.core.models import (
     Completeness,
     Digest,
     MissingItem,
+    Risk,
     RiskKind,
+    Severity,
     Statement,
 )
-from service.core.narrative import THEMES, build_narrative, prs_text, signed
+from service.core.narrative import (
+    RECOMMEND_LISTED,
+    ROW_LISTED,
+    SUMMARY_LISTED,
+    THEME_PRS,
+    THEMES,
+    build_narrative,
+)
 from service.core.profile import RepoProfile
 from service.render.environment import templates_dir, translator
 from tests.conftest import NOW, load_week
@@ -42,6 +52,14 @@ def digests(verl_profile: RepoProfile) -> dict[str, Digest]:
 def _all_statements(digest: Digest) -> list[Statement]:
     n = digest.narrative
     return [*n.summary, *(s for g in n.key_changes for s in g.items), *n.trends, *n.recommendations]
+
+
+def _pr_lists(statement: Statement) -> list[list[int]]:
+    return [
+        [n for n in v if isinstance(n, int)]
+        for v in statement.params.values()
+        if isinstance(v, list) and all(isinstance(n, int) for n in v)
+    ]
 
 
 def _catalog(lang: str) -> dict[str, object]:
@@ -80,75 +98,115 @@ def test_every_statement_renders_in_both_languages(
         assert "{" not in text.replace("${", ""), text
         assert set(statement.prs) <= known, statement.key
     for group in digest.narrative.key_changes:
-        assert t(f"narrative.category.{group.category}")
+        assert t(f"report.category.{group.category}")
+
+
+# --- executive summary ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("label", WEEKS)
-def test_summary_states_counts_themes_and_risk_headline(
+def test_summary_is_at_most_five_sentences_without_lists_of_prs(
     digests: dict[str, Digest], label: str
 ) -> None:
     digest = digests[label]
-    summary = {s.key: s for s in digest.narrative.summary}
-    overview = summary["narrative.summary.overview"].params
+    summary = digest.narrative.summary
+    assert len(summary) <= 5
+    overview = summary[0].params
     assert overview["prs"] == len(digest.prs) == len(load_week(label).prs)
-    assert overview["additions"] == sum(p.additions for p in digest.prs)
-    assert overview["deletions"] == sum(p.deletions for p in digest.prs)
+    assert overview["files"] == digest.stats.changed_files
     assert overview["contributors"] == digest.stats.contributors
-    assert overview["first_day"] == digest.start.date().isoformat()
-    themes = [s for s in digest.narrative.summary if s.key.startswith("narrative.theme.")]
-    assert 2 <= len(themes) <= THEMES
-    for theme in themes:
-        category = theme.key.rsplit(".", 1)[1]
-        assert theme.prs == [p.number for p in digest.prs if p.category == category]
-    assert summary["narrative.summary.top_pr"].prs == [digest.prs[0].number]
-    busiest = digest.trends.modules[0]
-    text = summary["narrative.summary.modules"].params["modules_text"]
-    assert str(text).startswith(f"{busiest.key} {busiest.count}")
-    assert summary["narrative.summary.risks"].params["total"] == len(digest.risks)
-    top_risk = next(s for s in digest.narrative.summary if ".risk_top." in s.key)
-    assert top_risk.prs
+    for statement in summary:
+        for numbers in _pr_lists(statement):
+            assert len(numbers) <= SUMMARY_LISTED, statement.key
+    # the summary names a PR once, but for a story that is also the worst risk item
+    named = [n for s in summary if ".risk_top." not in s.key for n in s.prs]
+    assert len(named) == len(set(named))
 
 
-def test_w48_summary_names_the_reverts_and_the_migration(digests: dict[str, Digest]) -> None:
+def test_w04_summary_tells_the_breaking_top_change_first(digests: dict[str, Digest]) -> None:
+    stories = digests["2026-W04"].narrative.summary[1]
+    assert stories.key == "narrative.summary.stories_first_breaking"
+    assert (stories.params["top_pr"], stories.params["next_pr"]) == (4280, 4665)
+    assert stories.params["top_title"] == (
+        "implement vLLM colocated training-inference rollout with process separation"
+    )
+    # the other breaking changes the issue names: #4320 removes profiler config keys, #5033
+    # deletes verl/utils/veomni_utils.py, #4931 renames patch_v012.py; #4280 is told once
+    breaking = next(
+        s for s in digests["2026-W04"].narrative.summary if s.key == "narrative.summary.breaking"
+    )
+    assert breaking.prs == [5033, 4320, 4931]
+
+
+def test_w48_summary_tells_the_migrations_and_the_other_breaking_change(
+    digests: dict[str, Digest],
+) -> None:
     summary = {s.key: s for s in digests["2025-W48"].narrative.summary}
-    assert summary["narrative.summary.reverts"].prs == [4260, 4259, 4258]
-    assert summary["narrative.summary.risk_top.migration"].prs == [4352, 4283]
-    assert summary["narrative.summary.top_pr"].params["number"] == 4352
-
-
-def test_w04_summary_names_the_breaking_change(digests: dict[str, Digest]) -> None:
-    summary = {s.key: s for s in digests["2026-W04"].narrative.summary}
-    assert summary["narrative.summary.breaking"].prs == [4280]
-    assert summary["narrative.summary.breaking"].params["prs_text"] == "#4280"
-    assert summary["narrative.summary.top_pr"].params["number"] == 4280
+    assert summary["narrative.summary.stories"].prs == [4352, 4283]
+    assert summary["narrative.summary.breaking"].prs == [4211, 4304]
+    # #4283 is told as a story, but not as what makes it the worst risk item: the headline says so
+    top = next(s for s in summary.values() if ".risk_top." in s.key)
+    assert top.key == "narrative.summary.risk_top.migration"
+    assert top.prs == [4283]
 
 
 @pytest.mark.parametrize("label", WEEKS)
-def test_key_changes_cover_every_pr_once_in_category_order(
+def test_every_high_risk_item_is_named_in_the_summary(
     digests: dict[str, Digest], label: str
 ) -> None:
     digest = digests[label]
-    seen: list[int] = []
-    for group in digest.narrative.key_changes:
+    named = {n for s in digest.narrative.summary for n in s.prs}
+    for group in risk_groups(digest.risks):
+        if group.severity == Severity.HIGH:
+            assert set(group.prs) & named, group.kind
+
+
+def test_a_failing_check_is_named_in_the_summary(digests: dict[str, Digest]) -> None:
+    failing = Risk(
+        kind=RiskKind.OPEN_CONCERNS,
+        rule="failing_checks",
+        severity=Severity.HIGH,
+        prs=[4991],
+        params={"checks": "e2e_ppo_trainer"},
+    )
+    digest = digests["2026-W04"].model_copy(update={"risks": [failing]}, deep=True)
+    digest.stats.risks_high, digest.stats.risks_medium, digest.stats.risks_low = 1, 0, 0
+    summary = build_narrative(digest).summary
+    top = next(s for s in summary if ".risk_top." in s.key)
+    assert top.key == "narrative.summary.risk_top.open_concerns"
+    assert top.prs == [4991]
+    text = translator("zh").t(top.key, **top.params)
+    assert "检查未通过" in text
+
+
+# --- key changes ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", WEEKS)
+def test_key_changes_are_a_few_themes_naming_their_best_prs(
+    digests: dict[str, Digest], label: str
+) -> None:
+    digest = digests[label]
+    groups = digest.narrative.key_changes
+    assert 1 <= len(groups) <= THEMES
+    assert len({g.category for g in groups}) == len(groups)
+    for group in groups:
+        assert 1 <= len(group.items) <= THEME_PRS
+        numbers = [s.params["number"] for s in group.items]
+        members = [p.number for p in digest.prs if p.category == group.category]
+        assert numbers == [n for n in members if n in numbers]  # most important first
         for statement in group.items:
-            seen.extend(statement.prs)
-            for number in statement.prs:
-                assert digest.pr(number).category == group.category  # type: ignore[union-attr]
-    assert sorted(seen) == sorted(p.number for p in digest.prs)
-    best = [max(digest.pr(s.prs[0]).score for s in g.items) for g in digest.narrative.key_changes]  # type: ignore[union-attr]
-    assert best == sorted(best, reverse=True)  # the group of the most important PR comes first
+            assert statement.key.startswith("narrative.change.pr")
+            assert statement.params["point"] == statement.params["number"]
 
 
-def test_notable_pr_statements_carry_gist_size_and_files(digests: dict[str, Digest]) -> None:
+def test_a_large_removal_says_how_many_files_went(digests: dict[str, Digest]) -> None:
     groups = {g.category: g for g in digests["2025-W48"].narrative.key_changes}
     migration = groups["migration"].items[0]
     assert migration.key == "narrative.change.pr_removal"
-    assert migration.params["number"] == 4283
-    assert migration.params["removed"] == 21
-    assert migration.params["files"] == 22
-    assert "verl-recipe" in str(migration.params["gist"])
+    assert (migration.params["number"], migration.params["removed"]) == (4283, 21)
     en = translator("en").t(migration.key, **migration.params)
-    assert "21 files removed" in en
+    assert "21 files removed of 22" in en
     assert "+8/-2475" in en
 
 
@@ -159,39 +217,87 @@ def test_revert_of_a_pr_of_the_same_week_names_it(digests: dict[str, Digest]) ->
     assert (statement.params["number"], statement.params["reverted"]) == (4937, 4929)
 
 
-def test_trends_compare_with_the_previous_week(digests: dict[str, Digest]) -> None:
-    trends = digests["2026-W04"].narrative.trends
-    assert trends[0].key == "narrative.trend.compared_with"
-    assert trends[0].params["previous_week"] == "2026-W03"
-    modules = [s for s in trends if s.key == "narrative.trend.module_vs"]
-    assert modules[0].params["module"] == "rollout"
-    assert (modules[0].params["count"], modules[0].params["previous"]) == (5, 3)
-    assert modules[0].params["delta_signed"] == "+2"
-    fixes = next(s for s in trends if s.key == "narrative.trend.category_vs.fixes")
-    assert (fixes.params["count"], fixes.params["previous"], fixes.params["delta_signed"]) == (
-        8,
-        15,
-        "-7",
-    )
-    first_week = digests["2026-W03"].narrative.trends
-    assert not any(s.key.endswith("_vs") or "_vs." in s.key for s in first_week)
+# --- trends -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("label", WEEKS)
-def test_one_recommendation_per_risk_kind_naming_its_prs(
+def test_module_table_keeps_the_counts_and_names_some_of_their_prs(
     digests: dict[str, Digest], label: str
 ) -> None:
     digest = digests[label]
-    recommendations = digest.narrative.recommendations
-    kinds = {r.kind for r in digest.risks}
-    by_kind = {
-        kind: [s for s in recommendations if s.key.split(".")[2].startswith(kind.value)]
-        for kind in kinds
-    }
-    for kind, statements in by_kind.items():
+    table = digest.narrative.module_table
+    buckets = {b.key: b for b in digest.trends.modules}
+    assert table
+    for row in table:
+        bucket = buckets[row.key]
+        assert (row.count, row.previous) == (bucket.count, bucket.previous)
+        assert set(row.prs) <= set(bucket.prs)
+        assert len(row.prs) <= ROW_LISTED
+    rest = next(s for s in digest.narrative.trends if s.key == "narrative.trend.other_modules")
+    modules = rest.params["modules"]
+    assert isinstance(modules, list)
+    assert [r.key for r in table] + [str(m) for m in modules] == list(buckets)
+
+
+def test_module_table_compares_with_the_previous_week(digests: dict[str, Digest]) -> None:
+    rollout = digests["2026-W04"].narrative.module_table[0]
+    assert (rollout.key, rollout.count, rollout.previous) == ("rollout", 5, 3)
+
+
+@pytest.mark.parametrize("label", WEEKS)
+def test_most_active_contributors_have_two_prs_or_more(
+    digests: dict[str, Digest], label: str
+) -> None:
+    digest = digests[label]
+    people = {c.login: c for c in digest.trends.contributors}
+    statement = next(s for s in digest.narrative.trends if ".contributors" in s.key)
+    if statement.key == "narrative.trend.contributors":
+        logins = statement.params["logins"]
+        assert isinstance(logins, list)
+        assert logins
+        assert all(len(people[str(login)].prs) >= 2 for login in logins)
+    else:
+        assert all(len(c.prs) == 1 for c in people.values())
+
+
+def test_w04_most_active_are_the_two_with_two_prs(digests: dict[str, Digest]) -> None:
+    statement = next(
+        s for s in digests["2026-W04"].narrative.trends if s.key == "narrative.trend.contributors"
+    )
+    assert statement.params["logins"] == ["Huazhong", "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"]
+    assert statement.params["count"] == 20
+
+
+def test_no_first_timers_are_claimed_when_github_did_not_say(digests: dict[str, Digest]) -> None:
+    for digest in digests.values():
+        assert not any(s.key == "narrative.trend.first_timers" for s in digest.narrative.trends)
+
+
+# --- recommendations --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", WEEKS)
+def test_one_recommendation_per_risk_kind_pointing_at_its_risk_items(
+    digests: dict[str, Digest], label: str
+) -> None:
+    digest = digests[label]
+    groups = risk_groups(digest.risks)
+    for kind in {g.kind for g in groups}:
+        statements = [
+            s
+            for s in digest.narrative.recommendations
+            if s.key.split(".")[2].startswith(kind.value)
+        ]
         assert len(statements) == 1, kind
-        named = {n for r in digest.risks if r.kind == kind for n in r.prs}
-        assert set(statements[0].prs) == named
+        statement = statements[0]
+        items = [str(i) for i, g in enumerate(groups, start=1) if g.kind == kind]
+        assert statement.params["items"] == items
+        prs = {n for g in groups if g.kind == kind for n in g.prs}
+        assert set(statement.prs) <= prs
+        assert len(statement.prs) <= RECOMMEND_LISTED
+        assert statement.params["count"] == len(prs)
+        if len(statement.prs) < len(prs):
+            assert statement.params["prs_total"] == len(prs)
 
 
 def test_migration_recommendation_says_references_are_unverified(
@@ -207,11 +313,32 @@ def test_core_changes_get_a_regression_recommendation(digests: dict[str, Digest]
         for s in digests["2026-W04"].narrative.recommendations
         if s.key == "narrative.recommend.regression_core"
     )
-    assert statement.prs[0] == 4280
+    assert statement.prs == [4665, 4885, 4632]
     for number in statement.prs:
         pr = digests["2026-W04"].pr(number)
         assert pr is not None
         assert any(f.name == "core" for f in pr.factors)
+
+
+# --- the mention limit ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", WEEKS)
+def test_no_pr_is_named_more_than_the_limit(digests: dict[str, Digest], label: str) -> None:
+    digest = digests[label]
+    counts: dict[int, int] = {}
+    fixed = [p.number for p in digest.prs[:10]] + [
+        n for g in risk_groups(digest.risks) for n in g.prs
+    ]
+    flexible = [n for s in _all_statements(digest) for n in s.prs]
+    flexible += [n for row in digest.narrative.module_table for n in row.prs]
+    for number in fixed + flexible:
+        counts[number] = counts.get(number, 0) + 1
+    over = {n: c for n, c in counts.items() if c > MENTION_LIMIT}
+    assert not over
+
+
+# --- edges ------------------------------------------------------------------------------
 
 
 def test_empty_week(verl_profile: RepoProfile) -> None:
@@ -220,6 +347,7 @@ def test_empty_week(verl_profile: RepoProfile) -> None:
     keys = [s.key for s in digest.narrative.summary]
     assert keys == ["narrative.summary.overview", "narrative.summary.empty"]
     assert digest.narrative.key_changes == []
+    assert digest.narrative.module_table == []
     assert [s.key for s in digest.narrative.recommendations] == ["narrative.recommend.none"]
     t = translator("en").t
     assert all(t(s.key, **s.params) for s in _all_statements(digest))
@@ -233,7 +361,6 @@ def test_incomplete_week_says_so(verl_profile: RepoProfile) -> None:
     digest = build_digest(week, verl_profile, language="zh", now=NOW)
     summary = digest.narrative.summary[-1]
     assert summary.key == "narrative.summary.incomplete"
-    assert summary.prs == [4280]
     recommendations = [s.key for s in digest.narrative.recommendations]
     assert recommendations[-1] == "narrative.recommend.incomplete"
     assert "缺少 1 项" in translator("zh").t(summary.key, **summary.params)
@@ -242,12 +369,6 @@ def test_incomplete_week_says_so(verl_profile: RepoProfile) -> None:
 def test_narrative_is_deterministic(digests: dict[str, Digest]) -> None:
     digest = digests["2025-W48"]
     assert build_narrative(digest) == digest.narrative
-
-
-def test_pr_lists_and_deltas_are_preformatted() -> None:
-    assert prs_text([6200, 6162]) == "#6200, #6162"
-    assert prs_text(list(range(1, 11)), limit=8) == "#1, #2, #3, #4, #5, #6, #7, #8, …(+2)"
-    assert (signed(2), signed(-1), signed(0)) == ("+2", "-1", "±0")
 
 
 def test_statement_params_are_scalars_or_lists(digests: dict[str, Digest]) -> None:
@@ -268,5 +389,12 @@ def test_every_risk_kind_has_summary_and_recommendation_sentences() -> None:
 def test_catalog_documents_its_keys() -> None:
     header = (Path(templates_dir()) / "strings" / "en" / "narrative.toml").read_text("utf-8")
     comments = "\n".join(line for line in header.splitlines() if line.startswith("#"))
-    for family in ("summary.overview", "theme.", "change.pr", "trend.module", "recommend."):
+    for family in (
+        "files.",
+        "summary.overview",
+        "summary.story",
+        "change.pr",
+        "trend.",
+        "recommend.",
+    ):
         assert f"narrative.{family}" in comments

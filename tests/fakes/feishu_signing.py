@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import os
+import time
 from typing import Any
 
 from cryptography.hazmat.primitives import padding
@@ -41,9 +42,11 @@ def encrypt_feishu(payload: dict[str, Any], encrypt_key: str) -> bytes:
 
 
 def event_headers(
-    body: bytes, encrypt_key: str, *, timestamp: str = "1700000000", nonce: str = "n0nce"
+    body: bytes, encrypt_key: str, *, timestamp: str | None = None, nonce: str = "n0nce"
 ) -> dict[str, str]:
-    """The three X-Lark-Request-* headers Feishu sends with a signed event."""
+    """The three X-Lark-Request-* headers Feishu sends with a signed event (signed now unless
+    `timestamp` says otherwise)."""
+    timestamp = str(int(time.time())) if timestamp is None else timestamp
     return {
         "X-Lark-Request-Timestamp": timestamp,
         "X-Lark-Request-Nonce": nonce,

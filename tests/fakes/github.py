@@ -126,9 +126,16 @@ class FakePR:
 class FakeGitHub:
     """The far side of the GitHub wire, with named scenario helpers."""
 
-    def __init__(self, repo: str = "volcengine/verl", token: str | None = None) -> None:
+    def __init__(
+        self,
+        repo: str = "volcengine/verl",
+        token: str | None = None,
+        web_url: str = "https://github.com",
+    ) -> None:
         self.repo = repo
         self.token = token
+        self.web_url = web_url  # the host of the web links it answers (an Enterprise one, say)
+        self.private = False  # what GET /repos/o/r says of the repository
         self.api = FakeAPI()
         self.prs: dict[int, FakePR] = {}
         self.tree: dict[str, str] = {}  # default-branch files (path → text) for code search
@@ -290,8 +297,10 @@ class FakeGitHub:
 
     def _repository(self, rec: Recorded) -> Reply:
         owner, name = self.repo.split("/")
-        body = {"full_name": self.repo, "name": name, "owner": {"login": owner}}
-        return 200, {}, {**body, "private": False, "default_branch": "main"}
+        body: dict[str, Any] = {"full_name": self.repo, "name": name, "owner": {"login": owner}}
+        body["html_url"] = f"{self.web_url}/{self.repo}"
+        body["visibility"] = "private" if self.private else "public"
+        return 200, {}, {**body, "private": self.private, "default_branch": "main"}
 
     def _search_issues(self, rec: Recorded) -> Reply:
         q = rec.query.get("q", [""])[0]
@@ -346,7 +355,7 @@ class FakeGitHub:
             number=pr.number,
             title=raw["title"],
             body=raw.get("body"),
-            html_url=f"https://github.com/{self.repo}/pull/{pr.number}",
+            html_url=f"{self.web_url}/{self.repo}/pull/{pr.number}",
             url=f"{self.url}/repos/{self.repo}/pulls/{pr.number}",
             user={"login": (raw.get("author") or {}).get("login"), "type": "User"},
             labels=[{"name": name} for name in pr.labels],
@@ -371,7 +380,7 @@ class FakeGitHub:
             number=pr.number,
             title=raw["title"],
             body=raw.get("body"),
-            html_url=f"https://github.com/{self.repo}/pull/{pr.number}",
+            html_url=f"{self.web_url}/{self.repo}/pull/{pr.number}",
             user={"login": (raw.get("author") or {}).get("login"), "type": "User"},
             labels=[{"name": name} for name in pr.labels],
             comments=pr.comments,
@@ -488,18 +497,19 @@ class FakeGitHub:
     def _node(self, pr: FakePR) -> dict[str, Any]:
         raw = pr.raw
         author = (raw.get("author") or {}).get("login")
+        name = (raw.get("author") or {}).get("name")
         return {
             "number": pr.number,
             "title": raw["title"],
             "body": raw.get("body") or "",
-            "url": f"https://github.com/{self.repo}/pull/{pr.number}",
+            "url": f"{self.web_url}/{self.repo}/pull/{pr.number}",
             "createdAt": raw["created_at"],
             "mergedAt": raw["merged_at"],
             "additions": raw["additions"],
             "deletions": raw["deletions"],
             "changedFiles": raw["changed_files"],
             "authorAssociation": pr.association,
-            "author": {"login": author} if author else None,
+            "author": {"login": author, "name": name} if author else None,
             "mergeCommit": {"oid": raw.get("merge_commit_sha")},
             "reviewDecision": pr.review_decision,
             "labels": {"nodes": [{"name": name} for name in pr.labels]},
@@ -524,7 +534,7 @@ class FakeGitHub:
                     "nodes": [
                         {
                             "body": t.get("body", ""),
-                            "url": f"https://github.com/{self.repo}/pull/{pr.number}#r{i}",
+                            "url": f"{self.web_url}/{self.repo}/pull/{pr.number}#r{i}",
                             "author": {"login": t.get("author", "reviewer")},
                         }
                     ],

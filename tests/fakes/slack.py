@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,8 +73,9 @@ class FakeSlack:
         self.method_errors.setdefault(method, []).extend([error] * times)
 
     def response_url(self) -> str:
-        """A fresh response_url, as Slack puts one in each command / action payload."""
-        hook = f"/commands/{TEAM}/{next(self._hooks)}"
+        """A fresh response_url, as Slack puts one in each command / action payload: its last
+        segment is a secret (hooks.slack.com/commands/TEAM/ID/SECRET)."""
+        hook = f"/commands/{TEAM}/{1_000_000_000_000 + next(self._hooks)}/{secrets.token_hex(12)}"
         self.responses[hook] = []
         return self.api.url + hook
 

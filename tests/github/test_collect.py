@@ -175,7 +175,7 @@ def test_more_than_1000_results_split_the_window(
         queries = [c.query["q"][0] for c in github.calls("GET", "/search/issues")]
     assert sorted(found) == sorted(github.prs)
     assert len(found) == 1500
-    assert len(set(queries)) >= 3  # the whole week, then its halves
+    assert len(set(queries)) >= 3  # the whole week, then its parts
 
 
 @pytest.mark.parametrize("token", [TOKEN, None])

@@ -167,3 +167,20 @@ def test_connection_refused_is_unreachable_naming_the_host() -> None:
     assert "after 3 attempts" in str(info.value)
     assert "secret-token-value" not in str(info.value)
     assert http.stats.retries == 2
+
+
+def test_remaining_never_rises_within_a_window_when_answers_come_out_of_order(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp]
+) -> None:
+    seen: list[str | None] = []
+    http = make_http(observe=lambda api, status, remaining, resource: seen.append(remaining))
+    window = {"x-ratelimit-resource": "core", "x-ratelimit-reset": "1700000000"}
+    body = {"full_name": REPO}
+    # concurrent requests: the one GitHub answered last (4,980 left) reaches us first
+    github.api.fail_next(200, {**window, "x-ratelimit-remaining": "4980"}, body)
+    github.api.fail_next(200, {**window, "x-ratelimit-remaining": "4981"}, body)
+    later = {"x-ratelimit-resource": "core", "x-ratelimit-reset": "1700003600"}
+    github.api.fail_next(200, {**later, "x-ratelimit-remaining": "4999"}, body)
+    for _ in range(3):
+        http.get(f"/repos/{REPO}", cache=False)
+    assert seen == ["4980", "4980", "4999"]  # a new window starts afresh

@@ -4,7 +4,7 @@ locks, runs and inbound event de-duplication, with real verl weeks."""
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
@@ -74,6 +74,52 @@ def test_pr_snapshots_round_trip_with_patches(store: Store) -> None:
     first = week.prs[0]
     assert store.load_pr(REPO, first.number) == first
     assert store.load_pr(REPO, 999_999) is None
+
+
+def test_pr_snapshots_are_upserted_in_bulk_and_read_back_by_number(store: Store) -> None:
+    week = load_week("2026-W04")
+    store.save_prs(REPO, "2026-W04", week.prs)
+    retitled = [p.model_copy(update={"title": f"edited {p.number}"}) for p in week.prs[:5]]
+    store.save_prs(REPO, "2026-W04", retitled)
+    wanted = [p.number for p in week.prs[:7]] + [999_999]
+    found = store.stored_prs(REPO, wanted)
+    assert sorted(found) == sorted(wanted[:7])
+    assert [found[p.number] for p in retitled] == retitled
+    assert found[week.prs[6].number] == week.prs[6]
+    assert store.stored_prs("other/repo", wanted) == {}
+    assert len(store.load_prs(REPO, "2026-W04")) == len(week.prs)
+
+
+def test_a_week_of_2000_snapshots_is_written_and_read_in_batches(store: Store) -> None:
+    base = load_week("2026-W04").prs[0]
+    prs = [base.model_copy(update={"number": 100_000 + i}) for i in range(2000)]
+    store.save_prs(REPO, "2026-W04", prs)
+    store.save_prs(REPO, "2026-W04", prs)
+    found = store.stored_prs(REPO, [p.number for p in prs])
+    assert len(found) == 2000
+    assert found[101_999] == prs[-1]
+
+
+def test_digest_is_found_by_what_it_was_built_from(store: Store, digest_w04: Digest) -> None:
+    assert store.week_stamp(REPO, "2026-W04", "zh") == "-:0"
+    store.save_digest(digest_w04, inputs="a" * 64)
+    assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) == digest_w04
+    assert store.digest_built_from(REPO, "2026-W04", "zh", "b" * 64) is None
+    assert store.digest_built_from(REPO, "2026-W04", "en", "a" * 64) is None
+    assert store.week_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:0"
+    store.save_prs(REPO, "2026-W04", load_week("2026-W04").prs)
+    assert store.week_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:22"
+    store.save_digest(digest_w04)  # built from something unknown: never reused
+    assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) is None
+    assert store.week_stamp(REPO, "2026-W04", "zh").startswith(digest_w04.generated_at.isoformat())
+
+
+def test_a_fresh_cached_answer_is_served_by_age(store: Store) -> None:
+    key = "GET https://api.github.com/search/code?q=x"
+    assert store.cache_fresh(key, timedelta(hours=1)) is None
+    store.cache_put(key, '"e"', '{"data": {"items": []}, "next": null}')
+    assert store.cache_fresh(key, timedelta(hours=1)) == '{"data": {"items": []}, "next": null}'
+    assert store.cache_fresh(key, timedelta(seconds=-1)) is None
 
 
 def test_http_cache_put_and_overwrite(store: Store) -> None:
@@ -303,6 +349,24 @@ def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM deliveries")).scalar() == 1
         assert conn.execute(text("SELECT channel FROM subscriptions")).scalars().all() == ["C9"]
+
+
+def test_prune_drops_only_rows_older_than_the_cut(store: Store) -> None:
+    store.remember_event("Ev_old", "slack")
+    store.cache_put("GET /old", '"e"', "{}")
+    cut = datetime.now(UTC) + timedelta(seconds=1)
+    assert store.prune(events_before=cut - timedelta(days=1), cache_before=cut) == (0, 1)
+    assert store.prune(events_before=cut, cache_before=cut) == (1, 0)
+    assert store.remember_event("Ev_old", "slack") is True
+    assert store.cache_get("GET /old") is None
+
+
+def test_repository_privacy_is_recorded_and_updated(store: Store) -> None:
+    assert store.repo_privacy(REPO) is None
+    store.save_repo_privacy(REPO, True)
+    assert store.repo_privacy(REPO) is True
+    store.save_repo_privacy(REPO, False)  # made public since
+    assert store.repo_privacy(REPO) is False
 
 
 def test_model_answers_are_cached_and_replaced_by_their_key(store: Store) -> None:

@@ -172,7 +172,7 @@ def test_thin_sections_fall_back_to_the_deterministic_text() -> None:
     # points: #4280's checked point; #4665's was dropped, so its rule-written gist stays
     table = section(markdown, "重点 PR 速览")
     assert "训练与推理拆到不同进程" in table
-    assert "This PR introduces TensorRT-LLM as a new rollout engine for VeRL" in table
+    assert "This PR introduces TensorRT-LLM as a new rollout engine for…" in table
 
 
 def test_without_an_analysis_every_output_is_the_deterministic_one() -> None:
@@ -195,7 +195,7 @@ def test_model_text_is_escaped_for_each_target_and_code_spans_stay_code() -> Non
     markdown = render_markdown(digest)
     assert "修改了 `verl/workers/engine_workers.py` & \\_\\_init\\_\\_ 的 a_b" in markdown
     html = render_html(digest)
-    assert "<code>verl/workers/engine_workers.py</code> &amp; __init__" in html
+    assert "<code>verl/<wbr>workers/<wbr>engine_workers.py</code> &amp; __init__" in html
     card = json.dumps(
         slack.render_digest(digest, report_url=URL, lang="zh").blocks, ensure_ascii=False
     )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import html
+import json
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.render import escape
 from service.render.escape import (
     clean_text,
     html_text,
@@ -201,3 +204,26 @@ def test_safe_url_returns_an_http_url_or_the_fallback(text: str) -> None:
     assert out == "F" or (
         out.startswith(("http://", "https://")) and not any(c.isspace() for c in out)
     )
+
+
+SPOOFERS = "\u2066\u2067\u2068\u2069\u061c\u00ad\u180e\u3164\U000e0001\U000e0041\U000e007f"
+
+
+@pytest.mark.parametrize(
+    "target", [escape.slack_text, escape.md_text, escape.html_text, escape.feishu_text]
+)
+def test_bidi_isolates_fillers_and_tag_characters_are_dropped_for_every_target(
+    target: Callable[[str], str],
+) -> None:
+    out = target(f"fix{SPOOFERS} ok \u26a0\ufe0f")
+    assert not any(ch in out for ch in SPOOFERS)
+    assert "fix" in out
+    assert "\u26a0\ufe0f" in out  # an emoji's variation selector is not a spoofer
+
+
+def test_json_inert_escapes_invisible_characters_and_keeps_the_data() -> None:
+    data = {"title": f"a{SPOOFERS}b", "nested": [f"\u202e{SPOOFERS}"]}
+    text = escape.json_inert(json.dumps(data, ensure_ascii=False))
+    assert not any(ch in text for ch in SPOOFERS)
+    assert "\\u2066" in text
+    assert json.loads(text) == data

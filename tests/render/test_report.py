@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.core.digest import build_digest
+from service.core.mentions import risk_groups
 from service.core.models import (
     Completeness,
     Digest,
@@ -25,6 +26,7 @@ from service.core.models import (
     Statement,
 )
 from service.core.profile import load_profile
+from service.core.titles import parse_title
 from service.errors import InputError
 from service.render.report import (
     CHART_BARS,
@@ -136,7 +138,12 @@ class _Page(HTMLParser):
 
 
 def _ids(page: _Page) -> set[str]:
-    return {value for name, value in page.attrs if name == "id" and not value.startswith("pr-")}
+    """The ids the table of contents links (PR rows and risk items are anchors of their own)."""
+    return {
+        value
+        for name, value in page.attrs
+        if name == "id" and not value.startswith(("pr-", "risk-"))
+    }
 
 
 def parse_page(html: str) -> _Page:
@@ -175,10 +182,10 @@ def test_markdown_has_every_section_in_order(week: str, lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("week", sorted(WEEKS))
-def test_markdown_links_every_pr_of_the_week(week: str, lang: str) -> None:
+def test_markdown_links_every_pr_it_names(week: str, lang: str) -> None:
     digest = real_digest(week, lang)
     text = render_markdown(digest)
-    for pr in digest.prs:
+    for pr in digest.prs[:TOP_PRS_MARKDOWN]:
         assert f"[#{pr.number}]({_pr_url(digest, pr.number)})" in text
     # no bare `#N` PR reference is left unlinked, and no `##N` from a `#{number}` catalog
     assert not re.search(r"(?<![\[\w/&;`])#\d{3,}(?!\]\()", _strip_code(text))
@@ -194,51 +201,83 @@ def test_markdown_table_lists_top_prs_and_names_the_rest() -> None:
     text = render_markdown(digest)
     table = text.split("## 重点 PR 速览", 1)[1].split("\n\n")[1]
     rows = [line for line in table.splitlines() if line.startswith("| [#")]
-    assert len(rows) == TOP_PRS_MARKDOWN < len(digest.prs)
+    assert len(rows) == TOP_PRS_MARKDOWN == 10 < len(digest.prs)
     assert rows[0].startswith(f"| [#{digest.prs[0].number}]")
     assert f"| {digest.prs[0].score:.1f} |" in rows[0]
     assert all(row.count(" | ") == 3 for row in rows)  # 4 cells: pipes inside cells escaped
-    assert f"另有 {len(digest.prs) - TOP_PRS_MARKDOWN} 个 PR 未列入上表" in text
+    rest = f"另有 {len(digest.prs) - TOP_PRS_MARKDOWN} 个 PR 未列入上表，全部 PR 见 HTML 报告。"
+    assert rest in text
+    after = text.split(rest, 1)[0].rsplit("\n", 2)[-1]
+    assert "[#" not in after  # no list of bare numbers for the rest
 
 
-def test_markdown_table_names_each_prs_risks_in_its_key_point() -> None:
+def test_the_key_point_is_never_the_title() -> None:
     digest = real_digest("2026-W04", "en")
     text = render_markdown(digest)
+    for pr in digest.prs[:TOP_PRS_MARKDOWN]:
+        row = next(line for line in text.splitlines() if line.startswith(f"| [#{pr.number}]("))
+        point = row.rsplit(" | ", 1)[1].removesuffix(" |")
+        description = parse_title(pr.title).description
+        assert description.lower() not in point.lower()
+    # #4936's body has no "What does this PR do?": its point is what its files show
+    mtp = next(line for line in text.splitlines() if line.startswith("| [#4936]("))
+    assert mtp.endswith("| adds `verl/models/mcore/mtp_patch.py` and more |")
+
+
+def test_html_table_names_each_prs_risks_beside_its_point() -> None:
+    digest = real_digest("2026-W04", "en")
+    html = render_html(digest)
     risky = next(p for p in digest.prs if p.risk_count)
-    row = next(line for line in text.splitlines() if line.startswith(f"| [#{risky.number}]("))
+    row = html.split(f'<tr id="pr-{risky.number}">', 1)[1].split("</tr>", 1)[0]
     assert " (risks: " in row
-    calm = next(p for p in digest.prs[:TOP_PRS_MARKDOWN] if not p.risk_count)
-    row = next(line for line in text.splitlines() if line.startswith(f"| [#{calm.number}]("))
+    calm = next(p for p in digest.prs if not p.risk_count)
+    row = html.split(f'<tr id="pr-{calm.number}">', 1)[1].split("</tr>", 1)[0]
     assert "(risks:" not in row
 
 
-def test_markdown_states_risks_with_evidence_and_recommendation() -> None:
+def test_markdown_states_each_risk_item_once_with_its_prs_and_evidence() -> None:
     digest = real_digest("2025-W48", "en")
     text = render_markdown(digest)
     risks = text.split("## Risk watch", 1)[1].split("## Top PRs", 1)[0]
-    assert risks.count("\n### ") == len(digest.risks)
-    assert risks.count("**Recommendation:** ") == len(digest.risks)
+    groups = risk_groups(digest.risks)
+    items = re.findall(r"^(\d+)\. \*\*(High|Medium|Low) · (.+?)\*\*", risks, flags=re.MULTILINE)
+    assert [int(n) for n, _, _ in items] == list(range(1, len(groups) + 1))
+    for (_, severity, _), group in zip(items, groups, strict=True):
+        assert severity.lower() == group.severity.value
+    blocks = re.split(r"^\d+\. ", risks, flags=re.MULTILINE)[1:]
+    for block, group in zip(blocks, groups, strict=True):
+        for number in group.prs:
+            assert f"[#{number}](" in block
     shell = next(r for r in digest.risks if r.kind == RiskKind.UNSET_SHELL_VAR)
     ev = shell.evidence[0]
     assert f"`{ev.path}:{ev.line}`" in risks
-    assert f"`{ev.snippet}`" in risks
-    assert "[High]" in risks
+    # a risk's recommendation is said once, in the recommendations, pointing at its item
+    assert "Recommendation" not in risks
+    recommendations = text.split("## Follow-up recommendations", 1)[1]
+    assert "(risk watch: " in recommendations
 
 
-def test_markdown_trends_show_counts_deltas_and_contributors() -> None:
+def test_markdown_trends_are_one_table_one_topic_line_and_the_most_active() -> None:
     digest = real_digest("2026-W04", "en")
     text = render_markdown(digest)
+    trends = text.split("## Module and topic trends", 1)[1].split("## Risk watch", 1)[0]
+    assert trends.count("| Module | PRs |") == 1
     top = digest.trends.modules[0]
     assert top.delta is not None
-    row = next(line for line in text.splitlines() if line.startswith(f"| `{top.key}` |"))
+    row = next(line for line in trends.splitlines() if line.startswith(f"| `{top.key}` |"))
     assert f"| {top.count} | {top.delta:+d} |" in row
-    assert all(f"[#{n}]" in row for n in top.prs)
-    assert f"vs {digest.trends.previous_week}" in text
-    for person in digest.trends.contributors:
-        is_login = re.fullmatch(r"[A-Za-z0-9-]+", person.login)
-        assert f"{'@' if is_login else ''}{person.login} (" in text
-    assert any(not re.fullmatch(r"[A-Za-z0-9-]+", p.login) for p in digest.trends.contributors)
-    assert "**PRs:** [#" in text
+    named = digest.narrative.module_table[0].prs
+    assert all(f"[#{n}]" in row for n in named)
+    assert f"and {top.count - len(named)} more" in row
+    assert "vs Week 3, 2026" in trends  # the previous week, named in the language
+    topics = [line for line in trends.splitlines() if line.startswith("By topic: ")]
+    assert topics == [
+        "By topic: Fixes 8 (-7), Features 7 (±0), Hardware and NPU 2 (+1), Performance and "
+        "memory 2 (±0), Documentation 1 (-2), Infrastructure and CI 1 (-2), Refactoring and "
+        "decoupling 1 (±0)."
+    ]
+    assert "most active: @Huazhong (2), ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟 (2)." in trends
+    assert "By change type" not in text  # one taxonomy: the types live inside their topic
 
 
 def test_discussion_link_defaults_to_the_repo_and_takes_the_digest_url() -> None:
@@ -316,12 +355,12 @@ def test_long_evidence_lists_are_cut_in_markdown_and_folded_in_html() -> None:
     risk.params = {"command": "kill -9", "path": "docs/run_0.sh", "line": 0}
     one = digest.model_copy(update={"risks": [risk]})
     markdown = render_markdown(one)
-    assert "`docs/run_4.sh:4`" in markdown
-    assert "`docs/run_5.sh:5`" not in markdown
-    assert "4 more pieces of evidence in the HTML or JSON report." in markdown
+    assert "`docs/run_0.sh:0`" in markdown
+    assert "`docs/run_1.sh:1`" not in markdown
     html = render_html(one)
-    folded = html.split("4 more pieces of evidence (expand)</summary>", 1)[1]
-    assert "<code>docs/run_8.sh:8</code>" in folded.split("</details>", 1)[0]
+    folded = html.split("all 9 pieces of evidence (expand)</summary>", 1)[1].split("</details>")[0]
+    for i in range(9):
+        assert f"<code>docs/<wbr>run_{i}.sh:{i}</code>" in folded
 
 
 def test_risk_wording_prefers_the_rule_specific_key() -> None:
@@ -339,10 +378,10 @@ def test_risk_wording_prefers_the_rule_specific_key() -> None:
         name: render_markdown(digest.model_copy(update={"risks": [risk]}))
         for name, risk in (("base", base), ("specific", specific), ("unknown", unknown))
     }
-    assert "adds a dangerous command (pkill -9) to scripts/run.sh, line 7" in texts["base"]
+    assert "adds a dangerous command (`pkill -9`) to `scripts/run.sh`, line 7" in texts["base"]
     assert "kills every matching process of the user" in texts["specific"]
-    assert "adds a dangerous command (pkill -9)" in texts["unknown"]
-    assert "`scripts/run.sh:7` — `pkill -9 python`" in texts["specific"]
+    assert "adds a dangerous command (`pkill -9`)" in texts["unknown"]
+    assert "`scripts/run.sh:7` `pkill -9 python`" in texts["specific"]
 
 
 def test_html_shows_every_factor_of_every_pr_on_expand() -> None:
@@ -354,7 +393,7 @@ def test_html_shows_every_factor_of_every_pr_on_expand() -> None:
     for factor in top.factors:
         if factor.points:
             assert f"<b>{factor.points:+g}</b>" in row
-    assert "log-scaled" in row  # the size factor's catalog sentence
+    assert "on a log scale" in row  # the size factor's catalog sentence
 
 
 # --- HTML -------------------------------------------------------------------------------
@@ -512,3 +551,96 @@ def test_markup_heavy_text_never_escapes_into_html(text: str) -> None:
     digest = hostile_digest(f"{text}<script>{text}<!channel><at id=all></at>", "en")
     _assert_html_safe(render_html(digest))
     _assert_html_safe(_markdown_to_html(render_markdown(digest)))
+
+
+# --- roll-ups, evidence sides, what GitHub did not tell -------------------------------------
+
+
+def _rollup(numbers: list[int]) -> Risk:
+    members = [
+        Risk(
+            kind=RiskKind.CORE_WITHOUT_TESTS,
+            severity=Severity.MEDIUM,
+            prs=[n],
+            params={"files": 2, "lines": 40, "top_path": f"verl/m{n}.py"},
+            evidence=[
+                Evidence(path=f"verl/m{n}.py", line=n % 97, snippet="def f():", side="added", pr=n),
+                Evidence(path=f"verl/old{n}.py", line=7, snippet="def g():", side="removed", pr=n),
+            ],
+        )
+        for n in numbers
+    ]
+    return Risk(
+        kind=RiskKind.CORE_WITHOUT_TESTS, severity=Severity.MEDIUM, prs=numbers, members=members
+    )
+
+
+def test_a_roll_up_is_one_markdown_item_listing_its_prs_with_short_evidence() -> None:
+    numbers = [4936, 5033, 4931, 4632, 4191]
+    digest = real_digest("2026-W04", "en").model_copy(update={"risks": [_rollup(numbers)]})
+    text = render_markdown(digest)
+    risks = text.split("## Risk watch", 1)[1].split("## Top PRs", 1)[0]
+    assert risks.count("\n1. ") == 1
+    assert "\n2. " not in risks
+    assert "**Medium · Core code changed without tests** (5 PRs)" in risks
+    lines = [line.strip() for line in risks.splitlines() if line.startswith("   - ")]
+    assert [re.match(r"- \[#(\d+)\]", line).group(1) for line in lines] == [  # type: ignore[union-attr]
+        str(n) for n in numbers
+    ]
+    assert f"`verl/m4936.py:{4936 % 97}` (added line) `def f():`" in lines[0]
+    assert "verl/old4936.py" not in risks  # one line of evidence per PR in the short report
+
+
+def test_the_html_keeps_each_members_evidence_folded_with_its_side() -> None:
+    numbers = [4936, 5033, 4931, 4632, 4191]
+    digest = real_digest("2026-W04", "zh").model_copy(update={"risks": [_rollup(numbers)]})
+    html = render_html(digest)
+    item = html.split('id="risk-1"', 1)[1].split("</article>", 1)[0]
+    assert item.count("<details><summary>全部 2 处证据（展开）</summary>") == len(numbers)
+    for n in numbers:
+        assert f"<code>verl/<wbr>m{n}.py:{n % 97}</code>（新增行）" in item
+        assert f"<code>verl/<wbr>old{n}.py:7</code>（删除行）" in item
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_what_github_did_not_tell_is_said_once(lang: str) -> None:
+    digest = real_digest("2026-W04", lang)
+    assert digest.unknown == ["reviews", "checks", "labels", "first_time"]
+    note = {
+        "zh": "数据说明：本周数据（录制的 verl 历史数据）没有评审记录、检查结果、标签与"
+        "首次贡献信息",
+        "en": "About the data: this week's data (recorded verl history) has no reviews, check "
+        "results, labels and first-time contributor flags",
+    }[lang]
+    text = render_markdown(digest)
+    assert text.count(note) == 1
+    assert render_html(digest).count(note) == 1
+    unknown = {"zh": "首次贡献：未知", "en": "first-time: unknown"}[lang]
+    assert unknown in text
+    told = digest.model_copy(update={"unknown": []})
+    assert note not in render_markdown(told)
+
+
+def test_html_table_cells_never_break_inside_a_word() -> None:
+    html = render_html(real_digest("2026-W04", "zh"))
+    css = html.split("<style>", 1)[1].split("</style>", 1)[0]
+    # `break-all` let a narrow column split "feat" into "fea/t"; `anywhere` would do the same
+    assert "break-all" not in css
+    assert "anywhere" not in css
+    assert re.search(r"th, td \{[^}]*word-break: normal; overflow-wrap: normal;", css)
+    assert "td.label, th, .tag, .sev, .num-label { white-space: nowrap; }" in css
+    # labels (categories, types, modules, PR numbers) sit in nowrap cells: a CJK label wraps whole
+    assert '<td class="label">硬件与 NPU</td>' in html
+    assert '<td class="label">功能 1、修复 1</td>' in html
+    assert '<td class="label"><code>rollout</code></td>' in html
+    # a long path may wrap only after a folder's slash
+    assert "<code>verl/<wbr>models/<wbr>mcore/<wbr>mtp_patch.py</code>" in html
+
+
+def test_people_are_logins_with_their_name_beside() -> None:
+    zh = render_markdown(real_digest("2025-W48", "zh"))
+    assert "@yyDing1（Yuyang Ding，4 个）" in zh  # the name says more than the login
+    assert "@Chi-Zhang（6 个）" in zh  # "Chi Zhang" only respells the login
+    html = render_html(real_digest("2025-W48", "en"))
+    assert "@yyDing1 (Yuyang Ding): " in html
+    assert "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟: " in html  # no login in git history: the name, without an @

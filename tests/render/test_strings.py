@@ -109,10 +109,10 @@ def test_no_key_is_defined_in_two_files() -> None:
 
 def test_translator_picks_the_one_variant_for_count_one() -> None:
     en = Translator("en", load_catalog(str(STRINGS), "en"))
-    assert en.t("report.risks.more_evidence", count=1).startswith("1 more piece")
-    assert en.t("report.risks.more_evidence", count=3).startswith("3 more pieces")
+    assert en.t("report.html.more_evidence", count=1) == "the one piece of evidence (expand)"
+    assert en.t("report.html.more_evidence", count=3) == "all 3 pieces of evidence (expand)"
     zh = Translator("zh", load_catalog(str(STRINGS), "zh"))
-    assert zh.t("report.risks.more_evidence", count=1) == "另有 1 处证据，见 HTML 或 JSON 报告。"
+    assert zh.t("report.html.more_evidence", count=1) == "全部 1 处证据（展开）"
 
 
 def test_missing_key_and_missing_placeholder_raise() -> None:

@@ -7,12 +7,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from alembic import command
+from sqlalchemy import create_engine, insert
 
-from service.core.models import Completeness, Digest, MissingItem
+from service.core.digest import build_digest
+from service.core.models import DIGEST_SCHEMA_VERSION, Completeness, Digest, MissingItem
+from service.core.profile import RepoProfile
 from service.errors import StoreUnavailableError
+from service.render.report import render_markdown
+from service.store import tables
 from service.store.repository import Store
-from service.store.schema import code_heads
-from tests.conftest import load_week
+from service.store.schema import alembic_config, code_heads
+from tests.conftest import NOW, load_week
 
 
 @pytest.fixture
@@ -52,6 +58,35 @@ def test_schema_revision_recorded_and_reopen_is_idempotent(tmp_path: Path) -> No
     assert again.before == again.after == code_heads()
 
 
+def test_a_database_before_the_inputs_revision_gains_the_digest_inputs_column(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/v1.sqlite"
+    engine = create_engine(url)
+    with engine.begin() as conn:  # as verl-week 0.1 left it, with a digest stored
+        command.upgrade(alembic_config(conn), "0003")
+        row = {**_digest_row(_digest()), "generated_at": _digest().generated_at}
+        conn.execute(insert(tables.digests).values(**row))
+    engine.dispose()
+    store = Store.open(url)
+    assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest()
+    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) is None
+    store.save_digest(_digest(), inputs="k" * 64)
+    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) == _digest()
+
+
+def _digest_row(digest: Digest) -> dict[str, object]:
+    return {
+        "repo": digest.repo,
+        "week": digest.week,
+        "language": digest.language,
+        "schema_version": digest.schema_version,
+        "data": digest.model_dump(mode="json"),
+        "complete": digest.completeness.complete,
+        "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
+    }
+
+
 def test_pr_snapshots_upsert(store: Store) -> None:
     week = load_week("2026-W04")
     store.save_prs(week.repo, "2026-W04", week.prs)
@@ -75,6 +110,28 @@ def test_digest_round_trip_and_listing(store: Store) -> None:
     assert latest.week == "2026-W04"
     assert len(store.list_reports()) == 3
     assert store.list_reports()[0].complete is False
+
+
+def test_a_digest_stored_by_schema_1_is_read_anew(store: Store, verl_profile: RepoProfile) -> None:
+    week = load_week("2026-W04")
+    built = build_digest(week, verl_profile, language="zh", now=NOW)
+    old = built.model_dump(mode="json")
+    old["schema_version"] = 1
+    old["stats"]["changed_files"] = 174  # schema 1 summed the PRs' counts
+    old["narrative"] = {  # keys the catalogs no longer have
+        "summary": [{"key": "narrative.summary.top_pr", "params": {"number": 4280}}],
+        "key_changes": [],
+        "trends": [{"key": "narrative.trend.types", "params": {"types_text": "fix 12"}}],
+        "recommendations": [],
+    }
+    store.save_prs(week.repo, "2026-W04", week.prs)
+    store.save_digest(Digest.model_validate(old))
+    loaded = store.get_digest(week.repo, "2026-W04", "zh")
+    assert loaded is not None
+    assert loaded.schema_version == DIGEST_SCHEMA_VERSION
+    assert loaded.stats.changed_files == 127
+    assert loaded.narrative == built.narrative
+    assert "127" in render_markdown(loaded)
 
 
 def test_delivery_intent_is_unique(store: Store) -> None:
