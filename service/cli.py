@@ -16,7 +16,7 @@ from service.core.models import WeekWindow
 from service.core.weeks import parse_week
 from service.delivery import Target
 from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
-from service.jobs import Pipeline, build_week
+from service.jobs import Pipeline, build_week, card_languages
 from service.recorded import SAMPLE_REPO, load_sample
 from service.settings import REPO_RE, Settings, load_settings
 
@@ -149,7 +149,8 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
     named = wiring.parse_destinations(args.to) if args.to else None
     targets = wiring.named_targets(settings, pipeline.store, named) if named else None
     if args.dry_run:
-        digest = build_week(pipeline, repo, window)
+        shown = targets if targets is not None else pipeline.destinations_for(repo)
+        digest = build_week(pipeline, repo, window, card_languages(pipeline, shown))
         for line in wiring.dry_run_lines(settings, pipeline, digest, targets):
             sys.stdout.write(line + "\n")
         return EXIT_OK

@@ -123,14 +123,15 @@ def inputs_key(
     return key.hexdigest()
 
 
-def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
+def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[str] = ()) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting); with a
-    language model, its narrative.
+    language model, its narrative in the digest's language and in each of `languages` (the
+    languages its cards are posted in).
 
     When nothing the digest is built from changed since the stored one was built (same PRs,
     reviews, checks, labels, profile, code, previous week, model and prompts), the stored
     digest stands: a rebuild of a finished week re-renders it instead of analysing again, and
-    asks the model only when it holds no narrative (the model failed last time)."""
+    asks the model only for a language whose narrative it does not hold yet."""
     clock = _Stopwatch()
     collected = p.collect(repo, window)
     clock.lap("collect")
@@ -157,7 +158,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
             discussion_url=discussion,
         )
         clock.lap("analyse")
-    narrated = _narrate(p, digest, collected.prs)
+    narrated = _narrate(p, digest, collected.prs, [p.language, *languages])
     clock.lap("narrate")
     if not reused or narrated:
         p.store.save_digest(digest, inputs=inputs)
@@ -167,14 +168,33 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow) -> Digest:
     return digest
 
 
-def _narrate(p: Pipeline, digest: Digest, prs: Sequence[PullRequest]) -> bool:
-    """Ask the model for the narrative the digest lacks (the answer cache makes a repeat free;
-    a failure leaves the deterministic text and is asked again on the next build); whether it
-    was added."""
-    if p.narrator is None or digest.analysis is not None:
+def _narrate(
+    p: Pipeline, digest: Digest, prs: Sequence[PullRequest], languages: Sequence[str]
+) -> bool:
+    """Ask the model for the narrative in each of `languages` the digest lacks (the answer
+    cache makes a repeat free; a failure leaves the deterministic text and is asked again on
+    the next build); whether any was added."""
+    if p.narrator is None:
         return False
-    digest.analysis = p.narrator.analyse(digest, prs)
-    return digest.analysis is not None
+    added = False
+    for language in dict.fromkeys(languages):
+        if digest.analysis_for(language) is not None:
+            continue
+        analysis = p.narrator.analyse(digest, prs, language)
+        if analysis is None:
+            continue
+        if language == digest.language:
+            digest.analysis = analysis
+        else:
+            digest.other_analyses.append(analysis)
+        added = True
+    return added
+
+
+def card_languages(p: Pipeline, targets: Sequence[str | Target]) -> list[str]:
+    """The languages the cards for `targets` are written in (a target without one: the
+    digest's)."""
+    return list(dict.fromkeys(t.language or p.language for t in as_targets(targets)))
 
 
 class _Stopwatch:
@@ -262,9 +282,11 @@ def run_week(
             return result
         run_id = p.store.start_run(repo, window.label, trigger)
         try:
-            result.digest = build_week(p, repo, window)
+            targets: Sequence[str | Target] = []
             if post:
                 targets = destinations if destinations is not None else p.destinations_for(repo)
+            result.digest = build_week(p, repo, window, card_languages(p, targets))
+            if post:
                 result.outcomes = deliver_targets(p, result.digest, targets, force=force)
             result.outcome = _outcome_of(result.digest, result.outcomes)
         except ServiceError as exc:

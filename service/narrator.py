@@ -3,9 +3,11 @@ the checker. Only checked sentences reach the digest; the deterministic narrativ
 
 An answer is cached by the prompt's data (hashed), the model, the prompt version and the
 language: rebuilding unchanged data, answering a command or posting to a second channel never
-calls the model again, and new data calls it once. Any failure (no answer within
-LLM_TIMEOUT_SECONDS, a refusal, an answer that is not JSON for the schema) leaves the digest
-without analysis, with one log line saying why: the week goes out, on time, deterministic.
+calls the model again, and new data calls it once. A card posted in another language than the
+digest's gets the narrative asked in that language (one cached call per language). Any failure
+(no answer within LLM_TIMEOUT_SECONDS, a refusal, an answer that is not JSON for the schema)
+leaves the digest without analysis, with one log line saying why: the week goes out, on time,
+deterministic.
 """
 
 from __future__ import annotations
@@ -93,21 +95,20 @@ class Narrator:
         versions = ",".join(prompt_version(lang) for lang in LANGUAGES)
         return f"{self.client.model}\0{versions}"
 
-    def analyse(self, digest: Digest, prs: Sequence[PullRequest]) -> Analysis | None:
-        """The checked analysis of `digest`, or None (logged once) when the model gave none."""
+    def analyse(
+        self, digest: Digest, prs: Sequence[PullRequest], language: str | None = None
+    ) -> Analysis | None:
+        """The checked analysis of `digest` in `language` (default: the digest's), or None
+        (logged once) when the model gave none."""
         started = time.monotonic()
-        facts = build_facts(digest, prs)
+        facts = build_facts(digest, prs, language)
         asked = _Asked(facts, facts_json(facts), prompt_version(facts.language))
-        where = {"repo": digest.repo, "week": digest.week, "language": digest.language}
+        where = {"repo": digest.repo, "week": digest.week, "language": facts.language}
         try:
             answer, cached = self._answer(asked)
             drafts = parse_answer(answer.content)
         except (ModelError, InvalidAnswerError) as exc:
-            logger.warning(
-                "model narrative skipped, the deterministic text goes out: %s",
-                exc,
-                extra={**where, "model": self.client.model},
-            )
+            self._skipped(exc, where)
             return None
         if not cached:
             self._remember(asked, answer)
@@ -127,6 +128,13 @@ class Narrator:
             },
         )
         return analysis
+
+    def _skipped(self, exc: ModelError | InvalidAnswerError, where: dict[str, str]) -> None:
+        logger.warning(
+            "model narrative skipped, the deterministic text goes out: %s",
+            exc,
+            extra={**where, "model": self.client.model},
+        )
 
     def _answer(self, asked: _Asked) -> tuple[CachedAnswer, bool]:
         data_hash, version, language = asked.key

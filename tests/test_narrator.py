@@ -167,6 +167,57 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
     assert digest.analysis.model == "other-model-14b"
 
 
+def test_a_card_in_another_language_gets_the_narrative_in_its_own(
+    llm_settings: Callable[..., Settings], model: FakeModel
+) -> None:
+    model.by_language(GOOD)
+    with running_fake_slack() as slack, serve_feishu() as feishu:
+        for channel in ("C_ZH", "C_EN", "C_EN2"):
+            slack.add_channel(channel)
+        settings = llm_settings(
+            slack_bot_token=BOT_TOKEN,
+            slack_api_url=slack.api_url,
+            slack_channels="C_ZH,C_EN:en,C_EN2:en",
+            feishu_app_id=feishu.app_id,
+            feishu_app_secret=feishu.app_secret,
+            feishu_base_url=feishu.url,
+            feishu_chat_ids="oc_group1:en",
+        )
+        pipeline = wiring.build_pipeline(settings, sample=True)
+        result = run_week(pipeline, REPO, WEEK, trigger="test")
+        assert {o.action for o in result.outcomes} == {"posted"}
+        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        run_week(pipeline, REPO, WEEK, trigger="test")
+        cards = {c: json.dumps(slack.messages(c), ensure_ascii=False) for c in ("C_ZH", "C_EN")}
+        cards["oc_group1"] = json.dumps(
+            [m.card for m in feishu.posted("oc_group1")], ensure_ascii=False
+        )
+        assert slack.violations == []
+        assert feishu.violations == []
+    # one call per language, never one per channel, and none on a regenerate of the same data
+    assert sorted(model.languages_asked()) == ["en", "zh"]
+    zh_headline = "本周主线是 rollout 架构的进程分离与新推理引擎接入"
+    en_headline = json.loads(GOOD["en"])["headline"]["text"]
+    assert zh_headline in cards["C_ZH"]
+    assert en_headline not in cards["C_ZH"]
+    for english in (cards["C_EN"], cards["oc_group1"]):
+        assert en_headline in english
+        assert zh_headline not in english
+    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    assert stored is not None
+    assert stored.analysis is not None
+    assert stored.analysis.language == "zh"
+    assert [a.language for a in stored.other_analyses] == ["en"]
+    # the chat reads the stored digest: `pr N` in English carries the English point
+    ctx = wiring.engine_context(settings, pipeline)
+    from service.commands.parse import parse_command
+
+    english = answer(parse_command("pr 4280 lang:en"), Caller(user_id="U1", platform="slack"), ctx)
+    assert english.point is not None
+    assert english.point.text == json.loads(GOOD["en"])["pr_points"][0]["text"]
+    assert len(model.calls) == 2
+
+
 def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
     llm_settings: Callable[..., Settings], model: FakeModel
 ) -> None:
@@ -342,5 +393,5 @@ def test_pr_answer_of_a_stored_digest_carries_no_new_call(
     assert reply.point_model == MODEL
     english = answer(parse_command("pr 4280 lang:en"), Caller(user_id="U1", platform="slack"), ctx)
     assert english.pr is not None
-    assert english.point is None  # the model wrote the zh digest's point in zh
+    assert english.point is None  # no card in English: the model wrote the week in zh only
     assert len(model.calls) == 1

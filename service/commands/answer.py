@@ -156,8 +156,6 @@ def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
     """The answer to `command` asked by `caller`, in the language it should be told in."""
     reply = _answer(command, caller, ctx)
     reply.language = ctx.language_for(caller, command.language)
-    if reply.point is not None and reply.language not in ("", ctx.language):
-        reply.point = None  # the model wrote in the digest's language, not the answer's
     return reply
 
 
@@ -372,7 +370,8 @@ def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) 
         if found is None:
             return _pr_outside_filter(command, repo, digest, number)
         risks = [r for r in digest.risks if number in r.prs]
-        view = written(digest)
+        # the model's point in the answer's language, when it wrote in that language
+        view = written(digest, ctx.language_for(caller, command.language))
         return Answer(
             point=view.point(number) if view else None,
             point_model=view.model if view else "",

@@ -385,8 +385,15 @@ class Digest(Model):
     unknown: list[str] = Field(default_factory=list)
     # the filter this digest was narrowed by (`module:rollout severity:high`); "" for the week
     filter: str = ""
-    # sentences an optional language model wrote, each checked against the facts (issue 11)
+    # sentences an optional language model wrote, each checked against the facts (issue 11),
+    # in the digest's language; and the same asked in each other language a card is posted in
     analysis: Analysis | None = None
+    other_analyses: list[Analysis] = Field(default_factory=list)
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)
+
+    def analysis_for(self, language: str) -> Analysis | None:
+        """The model's checked narrative written in `language`, if the model wrote one."""
+        every = [self.analysis] if self.analysis is not None else []
+        return next((a for a in [*every, *self.other_analyses] if a.language == language), None)

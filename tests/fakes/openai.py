@@ -3,7 +3,8 @@ SGLang, Ark, DeepSeek or OpenAI answer it.
 
 POST /v1/chat/completions checks what a real server checks (the Bearer key, the model name,
 the messages, a `response_format` of type json_schema with a named schema, or json_object) and
-answers the next scripted step: an answer (its text in choices[0].message.content, with usage
+answers the next scripted step (or, with `by_language`, the answer for the language the system
+prompt is written in): an answer (its text in choices[0].message.content, with usage
 figures), malformed text, an HTTP error (429 with Retry-After, 500), or no answer at all (the
 request hangs until the test ends). With `json_schema=False` it refuses json_schema with a 400,
 as servers that take only json_object do.
@@ -12,6 +13,7 @@ as servers that take only json_object do.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +29,7 @@ PATH = "/v1/chat/completions"
 ANSWERS = Path(__file__).resolve().parent.parent / "data" / "llm"
 HANG_LIMIT_SECONDS = 30.0
 CHARS_PER_TOKEN = 3
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def recorded_answer(name: str) -> str:
@@ -56,6 +59,7 @@ class FakeModel:
     json_schema: bool = True
     script: list[Step] = field(default_factory=list)
     default: Step | None = None
+    languages: dict[str, Step] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -72,6 +76,11 @@ class FakeModel:
     def always(self, content: str) -> None:
         """Answer `content` whenever nothing else is scripted."""
         self.default = Step(content=content)
+
+    def by_language(self, answers: dict[str, str]) -> None:
+        """Whenever nothing else is scripted, answer in the language the prompt asks for (zh
+        when its system message is Chinese, else en)."""
+        self.languages = {lang: Step(content=content) for lang, content in answers.items()}
 
     def fail(self, status: int, *, retry_after: float | None = None, times: int = 1) -> None:
         headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
@@ -91,9 +100,21 @@ class FakeModel:
 
     # --- the endpoint ----------------------------------------------------------------------
 
-    def _next(self) -> Step | None:
+    def _next(self, rec: Recorded) -> Step | None:
         with self.lock:
-            return self.script.pop(0) if self.script else self.default
+            if self.script:
+                return self.script.pop(0)
+        if self.languages:
+            system = rec.json()["messages"][0]["content"]
+            return self.languages.get("zh" if CJK.search(system) else "en")
+        return self.default
+
+    def languages_asked(self) -> list[str]:
+        """The language of each call's system prompt, in order."""
+        return [
+            "zh" if CJK.search(call.json()["messages"][0]["content"]) else "en"
+            for call in self.calls
+        ]
 
     def _refusal(self, rec: Recorded) -> Reply | None:
         if rec.header("authorization") != f"Bearer {self.key}":
@@ -145,7 +166,7 @@ class FakeModel:
         refused = self._refusal(rec)
         if refused is not None:
             return refused
-        step = self._next()
+        step = self._next(rec)
         if step is None:
             return _error(500, "no answer scripted", "server_error")
         if step.hang:

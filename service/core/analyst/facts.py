@@ -254,8 +254,11 @@ def _totals(digest: Digest) -> dict[str, int]:
     return totals
 
 
-def build_facts(digest: Digest, prs: Sequence[PullRequest]) -> WeekFacts:
-    """The facts of `digest`'s week; `prs` are the collected PRs (bodies and reviews)."""
+def build_facts(
+    digest: Digest, prs: Sequence[PullRequest], language: str | None = None
+) -> WeekFacts:
+    """The facts of `digest`'s week, to be written about in `language` (default: the digest's);
+    `prs` are the collected PRs (bodies and reviews)."""
     collected = {pr.number: pr for pr in prs}
     own_risks = _risks_by_pr(digest.risks)
     facts = tuple(
@@ -265,7 +268,7 @@ def build_facts(digest: Digest, prs: Sequence[PullRequest]) -> WeekFacts:
     return WeekFacts(
         repo=digest.repo,
         week=digest.week,
-        language=digest.language,
+        language=language or digest.language,
         first_day=digest.start.date().isoformat(),
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         totals=_totals(digest),

@@ -63,9 +63,9 @@ def section_items(analysis: Analysis, section: str, dropped: Counter[str]) -> li
 
 def written(digest: Digest, language: str | None = None) -> Written | None:
     """What the model wrote for `digest` that a renderer shows, or None when nothing is (also
-    when the card or report is in another `language` than the model wrote in)."""
-    analysis = digest.analysis
-    if analysis is None or (language is not None and language != analysis.language):
+    when the model wrote nothing in the card's or report's `language`)."""
+    analysis = digest.analysis_for(language) if language else digest.analysis
+    if analysis is None:
         return None
     dropped = Counter(d.section for d in analysis.dropped)
     known = {p.number for p in digest.prs}
