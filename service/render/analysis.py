@@ -34,8 +34,12 @@ Escape = Callable[[str], str]
 
 
 def section_names(tr: Translator, view: Written) -> str:
-    """The model-written sections, named in the report's language."""
-    return tr.t("analysis.list_sep").join(tr.t(f"analysis.section.{s}") for s in view.sections)
+    """The model-written sections, named in the report's language (`a、b与c`, `a, b and c`)."""
+    names = [tr.t(f"analysis.section.{s}") for s in view.sections]
+    if len(names) <= 1:
+        return "".join(names)
+    head = tr.t("analysis.list_sep").join(names[:-1])
+    return tr.t("analysis.and_list", head=head, last=names[-1])
 
 
 def note(tr: Translator, view: Written, escape: Escape) -> str:

@@ -29,6 +29,8 @@ _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _CATALOG_CODE = re.compile(r"`([^`]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _NAME_KEY = re.compile(r"[\W_]+")
+# the stop that ends a sentence: a list of PRs goes before it
+_FINAL_STOP = re.compile(r"[。．.!?！？]+$")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
     {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
@@ -324,11 +326,13 @@ class Speaker:
     def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
         """A checked item, followed by the PRs it rests on that it does not name (nor `skip`:
         a PR's own point need not name the PR it stands beside)."""
-        sentence = self.prose(item.text)
         rest = analysis.unnamed_prs(item, skip)
         if not rest:
-            return sentence
-        return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
+            return self.prose(item.text)
+        stop = _FINAL_STOP.search(item.text)
+        body, end = (item.text[: stop.start()], stop.group()) if stop else (item.text, "")
+        listed = self.tr.t("report.with_prs", sentence=self.prose(body), prs=self.pr_links(rest))
+        return listed + (self.text(end) if end else "")
 
     def model_note(self) -> str:
         """Which parts a model wrote, its name, and that every sentence was checked ('' if none)."""

@@ -122,11 +122,33 @@ def test_the_report_says_which_parts_the_model_wrote_and_that_each_was_checked(l
     markdown = render_markdown(with_answer(f"2026-W04.good.{lang}", lang))
     note = markdown.split("\n> ", 1)[1].split("\n", 1)[0]
     if lang == "zh":
-        assert note.startswith("本报告的执行摘要、重点变化、趋势点评、后续建议、重点 PR 要点由模型")
+        assert note.startswith("本报告的执行摘要、重点变化、趋势点评、后续建议与重点 PR 要点由模型")
         assert "每一句都已与本周数据核对" in note
     else:
         assert note.startswith("The executive summary, key changes, trend remarks")
+        assert "recommendations and key points of the top PRs of this report were written" in note
         assert "every sentence was checked" in note
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "shown"),
+    [
+        (
+            "zh",
+            "新功能类 PR 共 7 个，占本周的主体。",
+            "新功能类 PR 共 7 个，占本周的主体（{link}）。",
+        ),
+        ("en", "Features made up 7 PRs this week.", "Features made up 7 PRs this week ({link})."),
+    ],
+)
+def test_the_prs_a_sentence_rests_on_are_listed_before_its_final_stop(
+    lang: str, text: str, shown: str
+) -> None:
+    digest = with_answer(f"2026-W04.good.{lang}", lang)
+    assert digest.analysis is not None
+    digest.analysis.trends = [AnalysisItem(text=text, prs=[4998])]
+    link = "[#4998](https://github.com/volcengine/verl/pull/4998)"
+    assert shown.format(link=link) in render_markdown(digest)
 
 
 def test_nothing_made_up_reaches_markdown_html_slack_feishu_or_answers() -> None:
@@ -166,8 +188,11 @@ def test_thin_sections_fall_back_to_the_deterministic_text() -> None:
     changes = section(markdown, "本周重点变化")
     assert "**昇腾 NPU**：" in changes
     assert changes != section(deterministic, "本周重点变化")
-    # recommendations: one kept, one dropped → the model's; risks stay the detectors'
-    assert "补充测试：它们修改了核心路径" in section(markdown, "后续建议")
+    # recommendations: one kept, but it names #5033, which the table, two risk items and the
+    # rule-written summary name five times already (the mention limit) → the rule-written ones
+    assert "补充测试：它们修改了核心路径" not in markdown
+    assert section(markdown, "后续建议") == section(deterministic, "后续建议")
+    # risks stay the detectors'
     assert section(markdown, "风险观察") == section(deterministic, "风险观察")
     # points: #4280's checked point; #4665's was dropped, so its rule-written gist stays
     table = section(markdown, "重点 PR 速览")

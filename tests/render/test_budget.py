@@ -10,12 +10,17 @@ from datetime import timedelta
 
 import pytest
 
+from service.core.analyst.checker import check_answer
+from service.core.analyst.facts import build_facts
+from service.core.analyst.schema import parse_answer
+from service.core.analyst.sections import written
 from service.core.digest import build_digest
 from service.core.mentions import MENTION_LIMIT, leaf_risks
 from service.core.models import CollectedWeek, Digest
 from service.core.profile import load_profile
 from service.render.report import render_html, render_json, render_markdown
 from tests.conftest import NOW, load_week
+from tests.fakes.openai import recorded_answer
 
 # each recorded week with the recorded week before it, when we have that one
 PREVIOUS = {"2025-W47": None, "2025-W48": "2025-W47", "2026-W03": None, "2026-W04": "2026-W03"}
@@ -99,6 +104,28 @@ def test_a_larger_week_fits_too(lang: str) -> None:
     assert len(digest.prs) == 132
     assert len(leaf_risks(digest.risks)) > 30  # many risks, before any roll-up
     _check(digest, lang)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_model_answer_replaces_the_rule_text_within_the_budget(lang: str) -> None:
+    plain = recorded("2026-W04", lang)
+    facts = build_facts(plain, load_week("2026-W04").prs)
+    drafts = parse_answer(recorded_answer(f"2026-W04.good.{lang}"))
+    analysis = check_answer(drafts, facts, model="Qwen/Qwen3-32B", prompt_version="1")
+    digest = plain.model_copy(update={"analysis": analysis})
+    view = written(digest)
+    assert view is not None
+    assert view.sections == ["summary", "key_changes", "trends", "recommendations", "pr_points"]
+    _check(digest, lang)
+    text = visible(render_markdown(digest, lang))
+    assert view.headline is not None
+    assert view.headline.text in text
+    assert analysis.pr_points[0].text in text
+    # the model's sections stand in place of the rules' (no rule-written summary beside them)
+    rules = visible(render_markdown(plain, lang))
+    assert len(text) <= len(rules)
+    summary_rule = render_markdown(plain, lang).split("\n## ", 2)[1].split("\n", 2)[2]
+    assert summary_rule.strip()[:40] not in text
 
 
 def test_the_sample_week_is_a_third_of_what_it_was() -> None:

@@ -56,7 +56,10 @@ def test_the_headline_and_points_stand_on_their_own() -> None:
     view = written(_with(drafts))
     assert view is not None
     assert view.headline is not None
-    assert view.headline.prs == [4280]
+    assert view.headline.text == "本周主线是 rollout 架构的进程分离"
+    # the rule-written sections, the table and the risk item name #4280 five times already:
+    # the headline is shown without listing it again (the mention limit)
+    assert view.headline.prs == []
     assert list(view.points) == [4280]
     assert view.sections == ["summary", "pr_points"]
 
@@ -73,3 +76,48 @@ def test_a_filtered_digest_keeps_only_the_points_of_its_prs() -> None:
     assert view.summary == view.key_changes == view.trends == view.recommendations == []
     assert sorted(view.points) == [4931, 4936]  # megatron PRs the model wrote a point for
     assert view.sections == ["pr_points"]
+
+
+def test_the_model_shares_the_short_reports_mention_limit() -> None:
+    from service.core.analyst.sections import shown_ledger
+
+    texts = ["#4280 涉及 37 个文件。", "#4280 重构了 rollout。", "#4280 使用 ZeroMQ。"]
+    texts += ["#4280 使用 CUDA IPC。", "#4280 修改了 vLLM rollout。"]
+    drafts = [Draft("summary", text, (4280,)) for text in texts]
+    drafts.append(Draft("recommendations", "升级前请核对 #4280 的 vLLM rollout 配置。", (4280,)))
+    drafts.append(Draft("trends", "rollout 模块本周有 5 个 PR。", (4280, 4665, 4191)))
+    digest = _with(drafts)
+    assert digest.analysis is not None
+    assert len(digest.analysis.summary) == len(texts)  # every sentence passed the checker
+    # the table, the risk item and the rule-written key changes name #4280 already
+    left = shown_ledger(digest, {"summary", "recommendations", "trends"}).left(4280)
+    assert 0 < left < len(texts) + 1
+    view = written(digest)
+    assert view is not None
+    # the summary could name #4280 only `left` times: too thin, the rules' summary stands, and
+    # the model's recommendation, which names #4280 too, gives way to the rules' one
+    assert view.summary == []
+    assert view.recommendations == []
+    assert shown_ledger(digest, {"trends"}).left(4280) == 0
+    # the trend line rests on PRs without naming them: it lists only those with mentions left
+    ledger = shown_ledger(digest, {"trends"})
+    (trend,) = view.trends
+    assert 4280 not in trend.prs
+    assert trend.prs == [n for n in (4665, 4191) if ledger.left(n) > 0]
+    assert trend.prs
+    assert view.sections == ["trends"]
+
+
+def test_a_model_sentence_is_left_out_rather_than_name_a_pr_once_too_often() -> None:
+    from service.core.analyst.sections import shown_ledger
+
+    texts = ["升级前请核对 #4280 的 vLLM rollout 配置。", "#4280 使用 ZeroMQ 与 CUDA IPC。"]
+    texts += ["#4885 新增 HCCL 检查点引擎后端。"]
+    digest = _with(
+        [Draft("recommendations", text, (int(text.split("#")[1][:4]),)) for text in texts]
+    )
+    left = shown_ledger(digest, {"recommendations"}).left(4280)
+    assert left == 1
+    view = written(digest)
+    assert view is not None
+    assert [i.text for i in view.recommendations] == [texts[0], texts[2]]
