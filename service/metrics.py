@@ -77,6 +77,10 @@ class Metrics:
             f"{PREFIX}_model_call_duration_seconds", "Duration of language model calls.",
             buckets=MODEL_BUCKETS, registry=r,
         )  # fmt: skip
+        self.model_tokens = Counter(
+            f"{PREFIX}_model_tokens", "Tokens the language model's calls used, by kind.",
+            ["kind"], registry=r,
+        )  # fmt: skip
 
     def run_finished(
         self, repo: str, trigger: str, outcome: str, seconds: float, finished_at: float
@@ -99,10 +103,15 @@ class Metrics:
         self.commands.labels(platform, kind).inc()
         self.command_seconds.labels(platform).observe(seconds)
 
-    def model_call(self, outcome: str, seconds: float) -> None:
-        """For the optional language model: one call and how it ended (ok, timeout, error…)."""
+    def model_call(
+        self, outcome: str, seconds: float, prompt_tokens: int = 0, completion_tokens: int = 0
+    ) -> None:
+        """For the optional language model: one call, how it ended (ok; invalid: not JSON for
+        the schema; failed: no answer in time, or refused) and the tokens it used."""
         self.model_calls.labels(outcome).inc()
         self.model_seconds.observe(seconds)
+        self.model_tokens.labels("prompt").inc(prompt_tokens)
+        self.model_tokens.labels("completion").inc(completion_tokens)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -81,12 +81,18 @@ class _Asked:
         return content_hash(self.data), self.version, self.facts.language
 
 
+# (outcome, seconds, prompt tokens, completion tokens) of one model call: Metrics.model_call
+CallObserver = Callable[[str, float, int, int], None]
+
+
 @dataclass
 class Narrator:
-    """Writes a digest's Analysis with a model, through the answer cache."""
+    """Writes a digest's Analysis with a model, through the answer cache; `observe` hears of
+    every call made (not of answers read from the cache)."""
 
     client: ModelClient
     cache: AnswerCache
+    observe: CallObserver | None = None
 
     @property
     def settings_key(self) -> str:
@@ -106,11 +112,18 @@ class Narrator:
         where = {"repo": digest.repo, "week": digest.week, "language": facts.language}
         try:
             answer, cached = self._answer(asked)
+        except ModelError as exc:
+            self._observed("failed", started)
+            self._skipped(exc, where)
+            return None
+        try:
             drafts = parse_answer(answer.content)
-        except (ModelError, InvalidAnswerError) as exc:
+        except InvalidAnswerError as exc:
+            self._observed("invalid", started, answer)  # never cached: it was a call
             self._skipped(exc, where)
             return None
         if not cached:
+            self._observed("ok", started, answer)
             self._remember(asked, answer)
         analysis = self._checked(drafts, asked, answer)
         logger.info(
@@ -119,9 +132,10 @@ class Narrator:
                 **where,
                 "model": self.client.model,
                 "cached": cached,
-                "tokens": 0 if cached else answer.prompt_tokens + answer.completion_tokens,
-                "prompt_tokens": answer.prompt_tokens,
-                "completion_tokens": answer.completion_tokens,
+                # token counts (named `usage*`: the log masks any `*token*=` value)
+                "usage": 0 if cached else answer.prompt_tokens + answer.completion_tokens,
+                "usage_prompt": answer.prompt_tokens,
+                "usage_completion": answer.completion_tokens,
                 "kept": len(drafts) - len(analysis.dropped),
                 "dropped": len(analysis.dropped),
                 "seconds": round(time.monotonic() - started, 3),
@@ -135,6 +149,14 @@ class Narrator:
             exc,
             extra={**where, "model": self.client.model},
         )
+
+    def _observed(self, outcome: str, started: float, answer: CachedAnswer | None = None) -> None:
+        """Count one call the model was asked: ok, invalid (not JSON for the schema) or failed
+        (no answer within the deadline, or refused); with the tokens it cost."""
+        if self.observe is None:
+            return
+        tokens = (answer.prompt_tokens, answer.completion_tokens) if answer else (0, 0)
+        self.observe(outcome, time.monotonic() - started, *tokens)
 
     def _answer(self, asked: _Asked) -> tuple[CachedAnswer, bool]:
         data_hash, version, language = asked.key

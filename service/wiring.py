@@ -128,8 +128,11 @@ def github_collector(
     return collect, fetch
 
 
-def build_narrator(settings: Settings, store: Store) -> Narrator | None:
-    """The language model's narrator when LLM_BASE_URL and LLM_MODEL are set, else None."""
+def build_narrator(
+    settings: Settings, store: Store, metrics: Metrics | None = None
+) -> Narrator | None:
+    """The language model's narrator when LLM_BASE_URL and LLM_MODEL are set, else None; its
+    calls are counted in `metrics`."""
     if not settings.llm_enabled:
         return None
     from service.llm.client import ModelClient
@@ -141,7 +144,8 @@ def build_narrator(settings: Settings, store: Store) -> Narrator | None:
         model=settings.llm_model or "",
         timeout_seconds=float(settings.llm_timeout_seconds),
     )
-    return Narrator(client=client, cache=store)
+    observe = metrics.model_call if metrics is not None else None
+    return Narrator(client=client, cache=store, observe=observe)
 
 
 def report_links(settings: Settings, store: Store) -> ReportLinks:
@@ -288,7 +292,7 @@ def build_pipeline(
         destinations_for=destinations_for(settings, store),
         fetch_pr=fetch,
         metrics=metrics,
-        narrator=build_narrator(settings, store) if llm else None,
+        narrator=build_narrator(settings, store, metrics) if llm else None,
         # the sample's PR links name their own host (github.com); a configured one would be wrong
         github_web_url="" if sample else settings.github_web_url or "",
         retention=Retention(

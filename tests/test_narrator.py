@@ -17,6 +17,7 @@ from service.commands.answer import Caller, answer, answer_text
 from service.core.models import CollectedWeek, Digest
 from service.core.weeks import window_for
 from service.jobs import Pipeline, build_week, regenerate, run_week
+from service.logs import JsonFormatter, RequestIdFilter, TextFormatter
 from service.render.report import render_markdown
 from service.settings import Settings
 from tests.conftest import load_week
@@ -76,11 +77,16 @@ def test_checked_sentences_reach_the_stored_digest_and_tokens_the_log(
     assert stored.analysis == digest.analysis
     (line,) = _model_log(caplog)
     assert line.getMessage() == "model narrative"
-    assert line.__dict__["prompt_tokens"] == digest.analysis.usage.prompt
-    assert (
-        line.__dict__["tokens"] == digest.analysis.usage.prompt + digest.analysis.usage.completion
-    )
+    usage = digest.analysis.usage
+    assert line.__dict__["usage_prompt"] == usage.prompt
+    assert line.__dict__["usage"] == usage.prompt + usage.completion
     assert line.__dict__["cached"] is False
+    # the counts survive the log's masking of secrets, in both formats
+    RequestIdFilter().filter(line)
+    text = TextFormatter().format(line)
+    assert f"usage={usage.prompt + usage.completion} usage_prompt={usage.prompt} " in text
+    assert json.loads(JsonFormatter().format(line))["usage_completion"] == usage.completion
+    assert usage.prompt >= 1000  # a count of 4+ digits is what a `*token*=` mask would hide
     sent = model.last_request()
     assert sent["response_format"]["type"] == "json_schema"
     assert "<<<WEEK_DATA" in sent["messages"][1]["content"]
@@ -152,7 +158,7 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
         back = build_week(on, REPO, WEEK)
     assert back.analysis == narrated.analysis
     assert [r.__dict__["cached"] for r in _model_log(caplog)] == [True]
-    assert _model_log(caplog)[0].__dict__["tokens"] == 0
+    assert _model_log(caplog)[0].__dict__["usage"] == 0
     assert len(model.calls) == 1
     # another model: built again and asked (its own answer, its own cache entry)
     with serve_model(model="other-model-14b") as other:

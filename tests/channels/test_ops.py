@@ -14,17 +14,20 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.core.weeks import parse_week
-from service.jobs import run_week
+from service.jobs import regenerate, run_week
 from tests.channels.conftest import (
     REPO,
     ROOT,
+    SLACK_ADMIN,
     TZ,
     WEEK,
     Wired,
+    card_text,
     wait_for,
     wired_service,
 )
 from tests.fakes.asgi import free_port
+from tests.fakes.openai import API_KEY, MODEL, recorded_answer, serve_model
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -84,6 +87,42 @@ def test_metrics_count_runs_posts_github_and_commands(wired: Wired) -> None:
         value(samples, "verl_week_command_duration_seconds_bucket", platform="slack", le="3.0") == 3
     )
     assert "verl_week_model_calls" in families  # declared; counted only when a model is configured
+
+
+def test_metrics_count_model_calls_by_outcome_and_their_tokens(tmp_path: Path) -> None:
+    good = {lang: recorded_answer(f"2026-W04.good.{lang}") for lang in ("zh", "en")}
+    with serve_model() as model:
+        model.answer("Sure! Here is this week's report: …")  # the first call: not JSON
+        model.by_language(good)
+        llm = {"LLM_BASE_URL": model.url, "LLM_MODEL": MODEL, "LLM_API_KEY": API_KEY}
+        with wired_service(tmp_path, **llm) as wired:
+            window = parse_week(WEEK, TZ, datetime.now(UTC))
+            run_week(wired.pipeline, REPO, window, trigger="cli")  # zh: invalid; en: ok
+            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # zh asked again
+            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # nothing to ask
+            samples, _ = scrape(wired.url)
+            stored = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+            cards = {c: card_text(wired.slack.messages(c)) for c in ("C_ZH", "C_EN")}
+            hook = card_text(wired.feishu.hook_cards)
+        assert model.languages_asked() == ["zh", "en", "zh"]
+    # each card in its own language's narrative (regenerate edited the zh one in place)
+    assert "本周主线是 rollout 架构的进程分离与新推理引擎接入" in cards["C_ZH"]
+    en_headline = "Rollout moves to separate processes and gains a TensorRT-LLM engine"
+    for english in (cards["C_EN"], hook):
+        assert en_headline in english
+        assert "本周主线" not in english
+    assert value(samples, "verl_week_model_calls_total", outcome="invalid") == 1
+    assert value(samples, "verl_week_model_calls_total", outcome="ok") == 2
+    assert value(samples, "verl_week_model_call_duration_seconds_count") == 3
+    assert stored is not None
+    assert stored.analysis is not None
+    narratives = [stored.analysis, *stored.other_analyses]
+    assert [a.language for a in narratives] == ["zh", "en"]
+    for kind in ("prompt", "completion"):
+        used = sum(getattr(a.usage, kind) for a in narratives)
+        assert used > 0
+        # the invalid answer's tokens are counted too (it was a call)
+        assert value(samples, "verl_week_model_tokens_total", kind=kind) > used
 
 
 def test_metrics_start_from_zero_in_each_app(wired: Wired) -> None:
