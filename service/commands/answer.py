@@ -24,6 +24,7 @@ from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.analyst.sections import written
 from service.core.filters import DigestFilter, narrow_digest, week_modules
+from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, PullRequest, Risk, ScoredPR, Severity, Trends
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
@@ -369,7 +370,8 @@ def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) 
         found = digest.pr(number)
         if found is None:
             return _pr_outside_filter(command, repo, digest, number)
-        risks = [r for r in digest.risks if number in r.prs]
+        # a roll-up's member about this PR, not the whole roll-up of many PRs
+        risks = [r for r in leaf_risks(digest.risks) if number in r.prs]
         # the model's point in the answer's language, when it wrote in that language
         view = written(digest, ctx.language_for(caller, command.language))
         return Answer(

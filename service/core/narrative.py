@@ -238,28 +238,27 @@ def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Sta
 def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
     """The risk counts and the worst risk item the summary has not told yet (high first; a
     breaking change or migration is told when its PRs were told as breaking), naming its PRs."""
+    if not digest.risks:
+        return Statement(key=key("summary", "no_risks"))
     stats = digest.stats
+    groups = risk_groups(digest.risks)
     counts: Params = {
+        "items": len(groups),
         "count": stats.risks_high + stats.risks_medium + stats.risks_low,
         "high": stats.risks_high,
         "medium": stats.risks_medium,
         "low": stats.risks_low,
     }
-    if not digest.risks:
-        return Statement(key=key("summary", "no_risks"))
-    group = next(
-        (
-            g
-            for g in risk_groups(digest.risks)
-            if not (g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking)
-        ),
-        None,
-    )
-    if group is None:
+    told = [g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking for g in groups]
+    index = next((i for i, was_told in enumerate(told) if not was_told), None)
+    if index is None:
         return Statement(key=key("summary", "risk_counts"), params=counts)
+    group = groups[index]
     named = ledger.take(group.prs, SUMMARY_LISTED)
     params = {**counts, **_listed("prs", named, len(group.prs))}
-    return Statement(key=key("summary", "risk_top", group.kind.value), params=params, prs=named)
+    # a worse item the stories already told as breaking comes first: say "besides those"
+    sentence = "risk_next" if any(told[:index]) else "risk_top"
+    return Statement(key=key("summary", sentence, group.kind.value), params=params, prs=named)
 
 
 def _incomplete(digest: Digest) -> list[Statement]:

@@ -361,6 +361,8 @@ class Speaker:
     def evidence(self, ev: Evidence, *, short: bool = False) -> str:
         """`path:line`（删除）`snippet` — where, on which side of the diff, and what."""
         where = f"{ev.path}:{ev.line}" if ev.path and ev.line is not None else ev.path or ""
+        if ev.line is None and ev.path and ev.snippet.startswith(ev.path):
+            where = ""  # a whole-file snippet (`a.py → b.py`) already names the file
         snippet = escape.truncate(ev.snippet, SNIPPET_CHARS) if short else ev.snippet
         parts = {
             "where": self.code(where) if where else "",

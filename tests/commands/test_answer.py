@@ -77,6 +77,20 @@ def test_pr_comes_from_the_digest_that_contains_it(
         assert {r.kind for r in reply.risks} == {r.kind for r in digest.risks if pr.number in r.prs}
 
 
+def test_pr_of_a_rolled_up_risk_shows_its_own_member(
+    make_ctx: Ctx, digests: dict[str, Digest]
+) -> None:
+    """2026-W03 rolls core-without-tests up over four PRs: `pr N` shows N's own risk, with N's
+    evidence only, not the roll-up naming the other three."""
+    rollup = next(r for r in digests["2026-W03"].risks if r.members)
+    for member in rollup.members:
+        (number,) = member.prs
+        reply = answer_text(f"pr {number} 2026-W03", USER, make_ctx())
+        own = [r for r in reply.risks if r.kind is rollup.kind]
+        assert own == [member]
+        assert all(ev.pr in (None, number) for r in reply.risks for ev in r.evidence)
+
+
 def test_pr_with_a_week_that_does_not_hold_it_is_fetched_live(
     make_ctx: Ctx, digests: dict[str, Digest]
 ) -> None:

@@ -119,7 +119,12 @@ def test_summary_is_at_most_five_sentences_without_lists_of_prs(
         for numbers in _pr_lists(statement):
             assert len(numbers) <= SUMMARY_LISTED, statement.key
     # the summary names a PR once, but for a story that is also the worst risk item
-    named = [n for s in summary if ".risk_top." not in s.key for n in s.prs]
+    named = [
+        n
+        for s in summary
+        if ".risk_top." not in s.key and ".risk_next." not in s.key
+        for n in s.prs
+    ]
     assert len(named) == len(set(named))
 
 
@@ -398,3 +403,31 @@ def test_catalog_documents_its_keys() -> None:
         "recommend.",
     ):
         assert f"narrative.{family}" in comments
+
+
+@pytest.mark.parametrize("label", WEEKS)
+def test_the_risk_headline_counts_items_and_findings_that_add_up(
+    digests: dict[str, Digest], label: str
+) -> None:
+    """The summary's risk sentence gives the numbered items of the risk watch and the findings
+    behind them; a worse breaking item the stories already told turns it into 'besides those'."""
+    digest = digests[label]
+    headline = next(s for s in digest.narrative.summary if ".risk_" in s.key)
+    groups = risk_groups(digest.risks)
+    assert headline.params["items"] == len(groups)
+    stats = digest.stats
+    assert headline.params["count"] == stats.risks_high + stats.risks_medium + stats.risks_low
+    first_named = headline.key.rsplit(".", 1)[-1]
+    told_first = groups[0].kind.value != first_named
+    assert (".risk_next." in headline.key) == told_first
+
+
+def test_the_sample_names_the_untested_core_changes_besides_the_breaking_ones(
+    digests: dict[str, Digest],
+) -> None:
+    """2026-W04: #4280's breaking change (high) is told as a story, so the headline goes on
+    with the next item, core code without tests, saying it comes besides the breaking ones."""
+    headline = next(s for s in digests["2026-W04"].narrative.summary if ".risk_" in s.key)
+    assert headline.key == "narrative.summary.risk_next.core_without_tests"
+    text = translator("zh").t(headline.key, **{**headline.params, "prs": "#4936"})
+    assert "除上述破坏性变更外" in text

@@ -122,8 +122,8 @@ def test_slack_a_roll_up_is_one_line_naming_its_worst_prs_first() -> None:
         real_digest("2026-W04", language="en"),
         [rollup(RiskKind.CORE_WITHOUT_TESTS, Severity.MEDIUM, [4936, 5033, 4931, 4632, 4191])],
     )
-    risks = _section(slack_sections(digest, "en"), "*Top risks*").splitlines()
-    assert risks[0] == "*Top risks* (5)"
+    risks = _section(slack_sections(digest, "en"), "*Top risk").splitlines()
+    assert risks[0] == "*Top risk*"  # one item: the roll-up
     lines = [line for line in risks if line.startswith(SEVERITY_ICONS)]
     assert len(lines) == 1
     links = re.findall(r"\|#(\d+)>", lines[0])
