@@ -37,10 +37,10 @@ from service.core.risks.base import (
     Context,
     Line,
     RuleSet,
+    changed_texts,
     evidence,
     line_evidence,
     make_risk,
-    parse_patch,
 )
 from service.core.titles import parse_title
 
@@ -98,9 +98,9 @@ def renamed_modules(pr: PullRequest, context: Context) -> list[FileChange]:
     ]
 
 
-def _module_removal(module: FileChange) -> Removal:
+def _module_removal(module: FileChange, context: Context) -> Removal:
     """A deleted module, quoting its first public definition when the patch shows one."""
-    removed = parse_patch(module.patch).removed
+    removed = context.parsed(module).removed
     first = next((line for line in removed if _DEFINITION.match(line.text)), None)
     found = line_evidence(module.path, first) if first else evidence(module.path, None, module.path)
     return Removal(module.path, found)
@@ -136,19 +136,21 @@ def _config_names(change: FileChange, lines: tuple[Line, ...]) -> list[tuple[str
     return found
 
 
-def _names_in(changes: list[FileChange], removed: bool) -> list[tuple[str, FileChange, Line]]:
+def _names_in(
+    changes: list[FileChange], context: Context, *, removed: bool
+) -> list[tuple[str, FileChange, Line]]:
     found: list[tuple[str, FileChange, Line]] = []
     for change in changes:
-        parsed = parse_patch(change.patch)
+        parsed = context.parsed(change)
         lines = parsed.removed if removed else parsed.added
         found.extend((name, change, line) for name, line in _config_names(change, lines))
     return found
 
 
-def _gone_keys(changes: list[FileChange]) -> set[str]:
+def _gone_keys(changes: list[FileChange], context: Context) -> set[str]:
     """Names the files lose and do not define again."""
-    added = {name for name, _, _ in _names_in(changes, removed=False)}
-    return {name for name, _, _ in _names_in(changes, removed=True)} - added
+    added = {name for name, _, _ in _names_in(changes, context, removed=False)}
+    return {name for name, _, _ in _names_in(changes, context, removed=True)} - added
 
 
 def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
@@ -162,9 +164,9 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
     yaml = [c for c in configs if c.path.endswith(YAML_SUFFIXES)]
     fields = [c for c in configs if c.path.endswith(CODE_SUFFIX)]
     generated = [c for c in yaml if profile.is_generated(c.path)]
-    gone = _gone_keys(generated or yaml) | _gone_keys(fields)
+    gone = _gone_keys(generated or yaml, context) | _gone_keys(fields, context)
     ordered = sorted(
-        _names_in(configs, removed=True),
+        _names_in(configs, context, removed=True),
         key=lambda item: (profile.is_generated(item[1].path), item[1].path, item[2].number),
     )
     found: dict[str, Removal] = {}
@@ -177,8 +179,8 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
 # --- functions and classes ----------------------------------------------------------------
 
 
-def _defined(lines: tuple[Line, ...]) -> set[str]:
-    return {m.group(1) for line in lines if (m := _ANY_DEFINITION.match(line.text))}
+def _defined(texts: list[str]) -> set[str]:
+    return {m.group(1) for text in texts if (m := _ANY_DEFINITION.match(text))}
 
 
 def _removed_name(line: Line) -> str | None:
@@ -198,17 +200,21 @@ def _removed_name(line: Line) -> str | None:
 def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
     """Public defs, classes and methods removed from core modules and defined nowhere in the PR
     (a method whose whole class goes is reported as the class)."""
-    added_anywhere: set[str] = set()
     candidates: list[Removal] = []
     for change in pr.files:
-        parsed = parse_patch(change.patch)
-        added_anywhere |= _defined(parsed.added)
         if change.status == FileStatus.REMOVED or not _core_code(change, context):
             continue
-        for line in parsed.removed:
+        if not any(
+            _DEFINITION.match(t) or _METHOD.match(t) for t in changed_texts(change.patch)[0]
+        ):
+            continue  # a look at the raw removed lines spares parsing most patches
+        for line in context.parsed(change).removed:
             name = _removed_name(line)
             if name:
                 candidates.append(Removal(name, line_evidence(change.path, line)))
+    if not candidates:
+        return []
+    added_anywhere = set().union(*(_defined(changed_texts(c.patch)[1]) for c in pr.files))
     gone = {r.name for r in candidates if "." not in r.name}
     return [
         r
@@ -222,7 +228,7 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
 
 
 def _module_removals(pr: PullRequest, context: Context) -> list[Removal]:
-    return [_module_removal(m) for m in removed_modules(pr, context)] + [
+    return [_module_removal(m, context) for m in removed_modules(pr, context)] + [
         _rename_removal(m) for m in renamed_modules(pr, context)
     ]
 
