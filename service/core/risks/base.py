@@ -93,6 +93,8 @@ class ParsedPatch:
 
 
 NO_PATCH = ParsedPatch()
+# the text of a patch's removed lines and of its added lines
+ChangedTexts = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class Context:
     earlier: tuple[PullRequest, ...] = ()
     references: dict[str, list[str]] | None = None
     patches: dict[str, ParsedPatch] = field(default_factory=dict, compare=False, repr=False)
+    texts: dict[str, ChangedTexts] = field(default_factory=dict, compare=False, repr=False)
 
     def parsed(self, change: FileChange) -> ParsedPatch:
         """The change's patch parsed: the first time it is asked for, then from `patches`."""
@@ -113,6 +116,17 @@ class Context:
         found = self.patches.get(change.patch)
         if found is None:
             found = self.patches[change.patch] = parse_patch(change.patch)
+        return found
+
+    def changed(self, change: FileChange) -> ChangedTexts:
+        """The text of the change's removed and added lines, without parsing the patch (for
+        scans of every line of a PR): the first time it is asked for, then from `texts`."""
+        if not change.patch:
+            return (), ()
+        found = self.texts.get(change.patch)
+        if found is None:
+            removed, added = changed_texts(change.patch)
+            found = self.texts[change.patch] = (tuple(removed), tuple(added))
         return found
 
 
@@ -187,7 +201,7 @@ def parse_patch(patch: str | None) -> ParsedPatch:
 
 def changed_texts(patch: str | None) -> tuple[list[str], list[str]]:
     """The text of the removed and of the added lines of a patch, as `parse_patch` reads them,
-    without the rest of what it works out (for a scan of every line of a PR)."""
+    without the rest of what it works out (detectors ask `Context.changed`)."""
     removed: list[str] = []
     added: list[str] = []
     for raw in (patch or "").splitlines():

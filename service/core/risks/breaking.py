@@ -37,7 +37,6 @@ from service.core.risks.base import (
     Context,
     Line,
     RuleSet,
-    changed_texts,
     evidence,
     line_evidence,
     make_risk,
@@ -118,13 +117,26 @@ def _is_code(line: Line) -> bool:
     return not line.in_string and not line.text.lstrip().startswith("#")
 
 
+def _name_pattern(change: FileChange) -> re.Pattern[str] | None:
+    """What a key (YAML) or a field (config class) looks like in this config file."""
+    if change.path.endswith(YAML_SUFFIXES):
+        return _YAML_KEY
+    if change.path.endswith(CODE_SUFFIX):
+        return _FIELD
+    return None
+
+
+def _may_remove_a_name(change: FileChange, context: Context) -> bool:
+    """Whether a removed line of the change looks like a key or a field (a look at the raw
+    text, before the patch is parsed)."""
+    pattern = _name_pattern(change)
+    return pattern is not None and any(pattern.match(t) for t in context.changed(change)[0])
+
+
 def _config_names(change: FileChange, lines: tuple[Line, ...]) -> list[tuple[str, Line]]:
     """(key, line) for YAML keys and config-class fields among `lines` of one config file."""
-    if change.path.endswith(YAML_SUFFIXES):
-        pattern = _YAML_KEY
-    elif change.path.endswith(CODE_SUFFIX):
-        pattern = _FIELD
-    else:
+    pattern = _name_pattern(change)
+    if pattern is None:
         return []
     found = []
     for line in lines:
@@ -161,6 +173,8 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
     in from another is not removed. The evidence cites the source file's line when it has one."""
     profile = context.profile
     configs = [c for c in pr.files if profile.is_config_definition(c.path)]
+    if not any(_may_remove_a_name(change, context) for change in configs):
+        return []
     yaml = [c for c in configs if c.path.endswith(YAML_SUFFIXES)]
     fields = [c for c in configs if c.path.endswith(CODE_SUFFIX)]
     generated = [c for c in yaml if profile.is_generated(c.path)]
@@ -179,7 +193,7 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
 # --- functions and classes ----------------------------------------------------------------
 
 
-def _defined(texts: list[str]) -> set[str]:
+def _defined(texts: tuple[str, ...]) -> set[str]:
     return {m.group(1) for text in texts if (m := _ANY_DEFINITION.match(text))}
 
 
@@ -204,9 +218,7 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not _core_code(change, context):
             continue
-        if not any(
-            _DEFINITION.match(t) or _METHOD.match(t) for t in changed_texts(change.patch)[0]
-        ):
+        if not any(_DEFINITION.match(t) or _METHOD.match(t) for t in context.changed(change)[0]):
             continue  # a look at the raw removed lines spares parsing most patches
         for line in context.parsed(change).removed:
             name = _removed_name(line)
@@ -214,7 +226,7 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
                 candidates.append(Removal(name, line_evidence(change.path, line)))
     if not candidates:
         return []
-    added_anywhere = set().union(*(_defined(changed_texts(c.patch)[1]) for c in pr.files))
+    added_anywhere = set().union(*(_defined(context.changed(c)[1]) for c in pr.files))
     gone = {r.name for r in candidates if "." not in r.name}
     return [
         r

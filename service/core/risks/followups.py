@@ -28,7 +28,6 @@ from service.core.models import Evidence, FileChange, PullRequest, Risk, RiskKin
 from service.core.risks.base import (
     Context,
     Line,
-    changed_texts,
     evidence,
     line_evidence,
     make_risk,
@@ -75,6 +74,8 @@ class History:
         found: dict[str, set[str]] = {}
         for fix in self.fixes:
             for change in fix.files:
+                if not any(_code_in(text) for text in self.context.changed(change)[0]):
+                    continue  # nothing removed that could be code: no need to parse
                 codes = {_meaningful(line) for line in self.context.parsed(change).removed}
                 found.setdefault(change.path, set()).update(c for c in codes if c)
         return found
@@ -101,7 +102,7 @@ class History:
 
     def _added(self, change: FileChange, wanted: set[str]) -> set[str]:
         """The lines of code among `wanted` that the change adds."""
-        if not any(text.strip() in wanted for text in changed_texts(change.patch)[1]):
+        if not any(text.strip() in wanted for text in self.context.changed(change)[1]):
             return set()
         codes = {_meaningful(line) for line in self.context.parsed(change).added}
         return {code for code in codes if code in wanted}
@@ -172,8 +173,14 @@ def fix_references(pr: PullRequest, history: History) -> Iterator[Risk]:
 def _meaningful(line: Line) -> str | None:
     """The line's code, when it is a line of code that says something (not a comment, a
     docstring, an import or a bare closing bracket; not blank or punctuation only)."""
-    stripped = line.text.strip()
-    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL) or line.in_string:
+    return None if line.in_string else _code_in(line.text)
+
+
+def _code_in(text: str) -> str | None:
+    """The text stripped, when it reads as a line of code that says something (whether it
+    sits in a docstring is for the parsed line to tell)."""
+    stripped = text.strip()
+    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL):
         return None
     return stripped if _WORDS.search(stripped) else None
 

@@ -40,7 +40,6 @@ from service.core.risks.base import (
     Line,
     ParsedPatch,
     RuleSet,
-    changed_texts,
     line_evidence,
     make_risk,
 )
@@ -227,12 +226,12 @@ def _watched(change: FileChange, context: Context) -> bool:
     )
 
 
-def _moved(pr: PullRequest) -> tuple[set[str], set[str]]:
+def _moved(pr: PullRequest, context: Context) -> tuple[set[str], set[str]]:
     """Normalised lines the PR removes somewhere and adds somewhere (a move leaves both)."""
     removed: set[str] = set()
     added: set[str] = set()
     for change in pr.files:
-        removed_texts, added_texts = changed_texts(change.patch)
+        removed_texts, added_texts = context.changed(change)
         removed.update(map(_normal, removed_texts))
         added.update(map(_normal, added_texts))
     return removed, added
@@ -257,7 +256,7 @@ def changed_settings(pr: PullRequest, context: Context) -> list[Pair]:
     ]
     if not watched:
         return []
-    removed_anywhere, added_anywhere = _moved(pr)
+    removed_anywhere, added_anywhere = _moved(pr, context)
     pairs = []
     for change in watched:
         parsed = context.parsed(change)
