@@ -87,20 +87,25 @@ def test_a_cleaned_line_is_still_quoted_as_the_patch_shows_it() -> None:
 def test_a_build_parses_each_patch_once(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    """One Context is one build: every detector gets the same parsed patch, and the parses
-    are the build's own (a new Context starts empty, nothing outlives it)."""
+    """One Context is one build: every detector gets the same parsed patch (and the same text
+    of its changed lines), and they are the build's own (a new Context starts empty)."""
     context = week_context(weeks, "2025-W48", verl_profile)
     for detector in DETECTORS:
         detector.detect(weeks["2025-W48"].prs, context)
     patches = {f.patch for pr in (*context.week, *context.earlier) for f in pr.files if f.patch}
     assert context.patches
     assert set(context.patches) <= patches
+    assert set(context.texts) <= patches
     for pr in context.week:
         for file in pr.files:
             parsed = context.parsed(file)
             assert parsed is context.parsed(file)
             assert parsed == parse_patch(file.patch)
-    assert Context(profile=verl_profile).patches == {}
+            texts = context.changed(file)
+            assert texts is context.changed(file)
+            assert texts == tuple(map(tuple, changed_texts(file.patch)))
+    fresh = Context(profile=verl_profile)
+    assert (fresh.patches, fresh.texts) == ({}, {})
 
 
 def test_changed_texts_are_the_parsed_lines_texts(weeks: dict[str, CollectedWeek]) -> None:
