@@ -237,6 +237,11 @@ def _moved(pr: PullRequest, context: Context) -> tuple[set[str], set[str]]:
     return removed, added
 
 
+def _changed(change: FileChange, context: Context) -> tuple[str, ...]:
+    removed, added = context.changed(change)
+    return (*removed, *added)
+
+
 def _candidates(lines: tuple[Line, ...], elsewhere: set[str]) -> list[Line]:
     return [
         line
@@ -248,11 +253,11 @@ def _candidates(lines: tuple[Line, ...], elsewhere: set[str]) -> list[Line]:
 def changed_settings(pr: PullRequest, context: Context) -> list[Pair]:
     """Precision values the PR changes: replaced values (removed and added line of the same
     hunk) and precision settings newly passed into existing calls."""
-    # a pair or a passed setting needs a line that mentions precision: most patches have none
+    # a pair or a passed setting needs a changed line that mentions precision: most have none
     watched = [
         change
         for change in pr.files
-        if _watched(change, context) and mentions_precision(change.patch or "")
+        if _watched(change, context) and mentions_precision("\n".join(_changed(change, context)))
     ]
     if not watched:
         return []
