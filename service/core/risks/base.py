@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from service.core.models import (
     Evidence,
@@ -41,8 +41,7 @@ _NOT_SCOPES = ("#", ")", "]", "}", '"""')
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
-@dataclass(frozen=True, slots=True)  # slots: a big week holds ~700,000 of them
-class Line:
+class Line(NamedTuple):  # not a dataclass: a big week makes ~300,000, and a tuple is 3x cheaper
     """One line of a patch: `number` is in the new file (added/context) or old file (removed),
     as `side` says.
 
@@ -68,16 +67,8 @@ class Line:
 
     def cleaned(self, text: str) -> Line:
         """The line with `text` read in place of its own, which evidence still quotes (`raw`)."""
-        return Line(
-            self.number,
-            text,
-            self.at,
-            self.scope,
-            self.side,
-            self.in_string,
-            self.hunk,
-            self.patch_text,
-        )
+        number, _, at, scope, side, in_string, hunk, _ = self
+        return Line(number, text, at, scope, side, in_string, hunk, self.patch_text)
 
 
 @dataclass(frozen=True)
