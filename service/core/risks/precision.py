@@ -297,6 +297,7 @@ class _Hunk:
 
     def __init__(self) -> None:
         self.lines: list[Line] = []
+        self.matchers: dict[int, SequenceMatcher[str]] = {}
 
     @functools.cached_property
     def mentions(self) -> bool:
@@ -310,10 +311,11 @@ class _Hunk:
     def has_value(self) -> bool:
         return any(_value(token) for tokens in self.tokens for token in tokens)
 
-    @functools.cached_property
-    def matchers(self) -> list[SequenceMatcher[str]]:
-        """One per line, with the line as the `b` side difflib indexes."""
-        return [SequenceMatcher(b=tokens, autojunk=False) for tokens in self.tokens]
+    def matcher(self, index: int) -> SequenceMatcher[str]:
+        """Line `index` as the `b` side of a matcher (difflib indexes it once, when first asked)."""
+        if index not in self.matchers:
+            self.matchers[index] = SequenceMatcher(b=self.tokens[index], autojunk=False)
+        return self.matchers[index]
 
 
 def _hunks(news: list[Line]) -> dict[int, _Hunk]:
@@ -325,18 +327,20 @@ def _hunks(news: list[Line]) -> dict[int, _Hunk]:
 
 def _best_pair(path: str, old: Line, hunk: _Hunk | None) -> Pair | None:
     """The added line of `old`'s hunk most like it (the first of equals), if the two differ in
-    a precision value. A pair less alike than SIMILAR has no precision terms, and difflib's
-    cheap upper bounds skip the lines that cannot beat the best one so far."""
+    a precision value. A pair less alike than SIMILAR has no precision terms, and two upper
+    bounds (from the lengths, then difflib's quick_ratio) skip the lines that cannot beat the
+    best one so far."""
     if hunk is None or not (mentions_precision(old.text) or hunk.mentions):
         return None
     before = _tokens(_code(old.text))
     if not hunk.has_value and not _may_name_precision(before):
         return None
     best, best_ratio = None, -1.0
-    for line, matcher in zip(hunk.lines, hunk.matchers, strict=True):
-        matcher.set_seq1(before)
-        if _bound_below(matcher.real_quick_ratio(), best_ratio):
+    for index, line in enumerate(hunk.lines):
+        if _bound_below(_at_most(len(before), len(hunk.tokens[index])), best_ratio):
             continue
+        matcher = hunk.matcher(index)
+        matcher.set_seq1(before)
         if _bound_below(matcher.quick_ratio(), best_ratio):
             continue
         ratio = matcher.ratio()
@@ -354,6 +358,12 @@ def _may_name_precision(tokens: list[str]) -> bool:
     removed line assigns, so without one here and no value among the added lines, no added
     line can make a pair."""
     return any(_value(token) or SETTING.search(token.strip("\"'")) for token in tokens)
+
+
+def _at_most(old: int, new: int) -> float:
+    """The highest likeness two token lists of these lengths can have (difflib's ratio is
+    2 × matches ÷ total, and no more tokens match than the shorter list has)."""
+    return 2.0 * min(old, new) / (old + new) if old + new else 1.0
 
 
 def _bound_below(bound: float, best: float) -> bool:
