@@ -153,7 +153,7 @@ def cli_run(week: str, output: str) -> None:
     ready = time.perf_counter()
     digest = build_week(pipeline, REPO, window)
     built = time.perf_counter()
-    url = wiring.report_link(settings, digest.repo, digest.week)
+    url = wiring.report_link(settings, pipeline.store, digest.repo, digest.week)
     Path(output).write_text(render_format(digest, "markdown", "zh", report_url=url), "utf-8")
     done = time.perf_counter()
     laps = {

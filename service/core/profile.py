@@ -184,8 +184,14 @@ def path_matches(path: str, pattern: str) -> bool:
     return _glob_regex(pattern).match(path) is not None
 
 
+@functools.lru_cache(maxsize=128)
+def _any_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{_glob_regex(pattern).pattern})" for pattern in patterns))
+
+
 def matches_any(path: str, patterns: list[str]) -> bool:
-    return any(path_matches(path, pattern) for pattern in patterns)
+    """Whether any of the globs matches (one regex for the whole list)."""
+    return bool(patterns) and _any_regex(tuple(patterns)).match(path) is not None
 
 
 def parse_profile(text: str, source: str) -> RepoProfile:

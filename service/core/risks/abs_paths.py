@@ -77,7 +77,9 @@ def find_paths(text: str) -> list[tuple[str, str]]:
 def machine_paths(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """One risk per rule and file, with every added line that carries such a path as evidence."""
     grouped: dict[tuple[str, str], list[tuple[Line, str]]] = {}
-    for change, line in iter_added(pr, lambda path: is_path_text(path, context)):
+    for change, line in iter_added(
+        pr, context, lambda path: is_path_text(path, context), _HINT.search
+    ):
         for rule, found in find_paths(line.text):
             grouped.setdefault((rule, change.path), []).append((line, found))
     for (rule, path), hits in grouped.items():

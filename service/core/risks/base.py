@@ -5,6 +5,10 @@ diff) with their line number in the NEW file, computed from the ``@@ -a,b +c,d @
 Removal detectors (breaking, precision, follow-ups) read removed lines through the same parser,
 numbered in the OLD file. Evidence cites a line by that number and says its side
 (`line_evidence`), so `path:line` always points at the quoted text, never at a hunk's start.
+
+The detectors reach a patch through `Context.parsed`, which parses each patch once per build:
+the ten detectors run one after another over the whole week (and the follow-ups over the week
+before too), so a cache of fixed size would parse a big week's patches again in every detector.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol
 
 from service.core.models import (
     Evidence,
@@ -29,16 +33,15 @@ from service.core.profile import RepoProfile
 
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
-PARSED_CACHE = 1024
 _TRIPLE_QUOTE = re.compile(r'"""|\'\'\'')
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ELLIPSIS = "…"
+_NOT_SCOPES = ("#", ")", "]", "}", '"""')
 
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):  # not a dataclass: a big week makes ~300,000, and a tuple is 3x cheaper
     """One line of a patch: `number` is in the new file (added/context) or old file (removed),
     as `side` says.
 
@@ -62,6 +65,11 @@ class Line:
         """The line as the patch shows it (what evidence quotes)."""
         return self.text if self.raw is None else self.raw
 
+    def cleaned(self, text: str) -> Line:
+        """The line with `text` read in place of its own, which evidence still quotes (`raw`)."""
+        number, _, at, scope, side, in_string, hunk, _ = self
+        return Line(number, text, at, scope, side, in_string, hunk, self.patch_text)
+
 
 @dataclass(frozen=True)
 class ParsedPatch:
@@ -69,15 +77,48 @@ class ParsedPatch:
     removed: tuple[Line, ...] = ()
     context: tuple[Line, ...] = ()
 
+    @functools.cached_property
+    def visible(self) -> tuple[Line, ...]:
+        """Every line of the new file the patch shows (added and context), in file order."""
+        return tuple(sorted((*self.added, *self.context), key=lambda line: line.number))
+
+
+NO_PATCH = ParsedPatch()
+# the text of a patch's removed lines and of its added lines
+ChangedTexts = tuple[tuple[str, ...], tuple[str, ...]]
+
 
 @dataclass(frozen=True)
 class Context:
-    """What a rule may look at besides the PR itself."""
+    """What a rule may look at besides the PR itself, and the week's patches parsed (each
+    once: a Context lives for one build)."""
 
     profile: RepoProfile
     week: tuple[PullRequest, ...] = ()
     earlier: tuple[PullRequest, ...] = ()
     references: dict[str, list[str]] | None = None
+    patches: dict[str, ParsedPatch] = field(default_factory=dict, compare=False, repr=False)
+    texts: dict[str, ChangedTexts] = field(default_factory=dict, compare=False, repr=False)
+
+    def parsed(self, change: FileChange) -> ParsedPatch:
+        """The change's patch parsed: the first time it is asked for, then from `patches`."""
+        if not change.patch:
+            return NO_PATCH
+        found = self.patches.get(change.patch)
+        if found is None:
+            found = self.patches[change.patch] = parse_patch(change.patch)
+        return found
+
+    def changed(self, change: FileChange) -> ChangedTexts:
+        """The text of the change's removed and added lines, without parsing the patch (for
+        scans of every line of a PR): the first time it is asked for, then from `texts`."""
+        if not change.patch:
+            return (), ()
+        found = self.texts.get(change.patch)
+        if found is None:
+            removed, added = changed_texts(change.patch)
+            found = self.texts[change.patch] = (tuple(removed), tuple(added))
+        return found
 
 
 Rule = Callable[[PullRequest, Context], Iterable[Risk]]
@@ -103,13 +144,11 @@ class RuleSet:
         return [risk for pr in prs for rule in self.rules for risk in rule(pr, context)]
 
 
-@functools.lru_cache(maxsize=PARSED_CACHE)
 def parse_patch(patch: str | None) -> ParsedPatch:
-    """Split a unified-diff patch into added, removed and context lines with their numbers.
-
-    Cached: ten detectors read the same patches, and the result is immutable."""
+    """Split a unified-diff patch into added, removed and context lines with their numbers
+    (detectors ask `Context.parsed`, which parses each patch of a build once)."""
     if not patch:
-        return ParsedPatch()
+        return NO_PATCH
     added: list[Line] = []
     removed: list[Line] = []
     context: list[Line] = []
@@ -117,34 +156,51 @@ def parse_patch(patch: str | None) -> ParsedPatch:
     scope = new_scope = ""
     strings = _Strings()
     for raw in patch.splitlines():
-        header = _HUNK.match(raw)
+        sign, text = raw[:1], raw[1:]
+        header = _HUNK.match(raw) if sign == "@" else None
         if header:
             old, new, scope = int(header.group(1)), int(header.group(3)), header.group(5).strip()
             new_scope = scope
             hunk += 1
             strings = _Strings()
             continue
-        text = raw[1:]
-        if raw.startswith("+"):
+        # most lines are indented: they open no scope, and cost no call to find out
+        opened = _opened_scope(text) if text and not text[0].isspace() else None
+        if sign == "+":
             inside = strings.step(text, old_side=False)
             added.append(Line(new, text, scope=new_scope, in_string=inside, hunk=hunk))
             new += 1
-            new_scope = _next_scope(new_scope, text)
-        elif raw.startswith("-"):
+            new_scope = opened or new_scope
+        elif sign == "-":
             inside = strings.step(text, new_side=False)
-            line = Line(old, text, at=new, scope=scope, side=EvidenceSide.REMOVED, hunk=hunk)
-            removed.append(replace(line, in_string=inside))
+            side = EvidenceSide.REMOVED
+            removed.append(
+                Line(old, text, at=new, scope=scope, side=side, in_string=inside, hunk=hunk)
+            )
             old += 1
-            scope = _next_scope(scope, text)
-        elif not raw.startswith("\\"):  # "\ No newline at end of file"
+            scope = opened or scope
+        elif sign != "\\":  # "\ No newline at end of file"
             inside = strings.step(text)
-            line = Line(new, text, scope=new_scope, side=EvidenceSide.CONTEXT, hunk=hunk)
-            context.append(replace(line, in_string=inside))
+            side = EvidenceSide.CONTEXT
+            context.append(Line(new, text, scope=new_scope, side=side, in_string=inside, hunk=hunk))
             old += 1
             new += 1
-            scope = _next_scope(scope, text)
-            new_scope = _next_scope(new_scope, text)
+            scope = opened or scope
+            new_scope = opened or new_scope
     return ParsedPatch(tuple(added), tuple(removed), tuple(context))
+
+
+def changed_texts(patch: str | None) -> tuple[list[str], list[str]]:
+    """The text of the removed and of the added lines of a patch, as `parse_patch` reads them,
+    without the rest of what it works out (detectors ask `Context.changed`)."""
+    removed: list[str] = []
+    added: list[str] = []
+    for raw in (patch or "").splitlines():
+        if raw.startswith("+"):
+            added.append(raw[1:])
+        elif raw.startswith("-"):
+            removed.append(raw[1:])
+    return removed, added
 
 
 class _Strings:
@@ -156,8 +212,10 @@ class _Strings:
 
     def step(self, text: str, *, old_side: bool = True, new_side: bool = True) -> bool:
         """Whether `text` is string content (inside, or opening a string), then move on."""
-        quotes = len(_TRIPLE_QUOTE.findall(text))
         before = self.new if new_side else self.old
+        if '"""' not in text and "'''" not in text:  # most lines: no quote, nothing changes
+            return before
+        quotes = len(_TRIPLE_QUOTE.findall(text))
         inside = before or (quotes > 0 and text.lstrip().startswith(('"""', "'''", 'r"""')))
         if quotes % 2:
             if old_side:
@@ -167,43 +225,38 @@ class _Strings:
         return inside
 
 
-def _next_scope(scope: str, text: str) -> str:
-    """An unindented, non-blank, non-comment line opens a new top-level scope."""
-    if text and not text[0].isspace() and not text.startswith(("#", ")", "]", "}", '"""')):
+def _opened_scope(text: str) -> str | None:
+    """An unindented, non-blank, non-comment line opens a new top-level scope: its text."""
+    if text and not text[0].isspace() and not text.startswith(_NOT_SCOPES):
         return text.strip()
-    return scope
+    return None
 
 
-def added_lines(change: FileChange) -> tuple[Line, ...]:
-    return parse_patch(change.patch).added
-
-
-def removed_lines(change: FileChange) -> tuple[Line, ...]:
-    return parse_patch(change.patch).removed
-
-
-def full_new_content(change: FileChange) -> str | None:
+def full_new_content(change: FileChange, context: Context) -> str | None:
     """The whole new file when the patch shows all of it (a file the PR adds), else None."""
     if change.status != FileStatus.ADDED or not change.patch:
         return None
-    lines = added_lines(change)
+    lines = context.parsed(change).added
     if not lines or lines[0].number != 1:
         return None
     return "\n".join(line.text for line in lines) + "\n"
 
 
-def visible_new_lines(change: FileChange) -> tuple[Line, ...]:
-    """Every line of the new file the patch shows (added and context), in file order."""
-    parsed = parse_patch(change.patch)
-    return tuple(sorted((*parsed.added, *parsed.context), key=lambda line: line.number))
-
-
-def iter_added(pr: PullRequest, wanted: Callable[[str], bool]) -> Iterator[tuple[FileChange, Line]]:
-    """Added lines of the PR's files whose path `wanted` accepts."""
+def iter_added(
+    pr: PullRequest,
+    context: Context,
+    wanted: Callable[[str], bool],
+    hint: Callable[[str], object] | None = None,
+) -> Iterator[tuple[FileChange, Line]]:
+    """Added lines of the PR's files whose path `wanted` accepts. With a `hint` (true of every
+    line a scanner reports: e.g. a regex's `search`), a file whose patch as a whole fails it is
+    skipped: one test of the patch instead of one per line."""
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not wanted(change.path):
             continue
-        for line in added_lines(change):
+        if hint is not None and not hint(change.patch or ""):
+            continue
+        for line in context.parsed(change).added:
             yield change, line
 
 

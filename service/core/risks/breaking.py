@@ -40,7 +40,6 @@ from service.core.risks.base import (
     evidence,
     line_evidence,
     make_risk,
-    parse_patch,
 )
 from service.core.titles import parse_title
 
@@ -98,9 +97,9 @@ def renamed_modules(pr: PullRequest, context: Context) -> list[FileChange]:
     ]
 
 
-def _module_removal(module: FileChange) -> Removal:
+def _module_removal(module: FileChange, context: Context) -> Removal:
     """A deleted module, quoting its first public definition when the patch shows one."""
-    removed = parse_patch(module.patch).removed
+    removed = context.parsed(module).removed
     first = next((line for line in removed if _DEFINITION.match(line.text)), None)
     found = line_evidence(module.path, first) if first else evidence(module.path, None, module.path)
     return Removal(module.path, found)
@@ -118,13 +117,26 @@ def _is_code(line: Line) -> bool:
     return not line.in_string and not line.text.lstrip().startswith("#")
 
 
+def _name_pattern(change: FileChange) -> re.Pattern[str] | None:
+    """What a key (YAML) or a field (config class) looks like in this config file."""
+    if change.path.endswith(YAML_SUFFIXES):
+        return _YAML_KEY
+    if change.path.endswith(CODE_SUFFIX):
+        return _FIELD
+    return None
+
+
+def _may_remove_a_name(change: FileChange, context: Context) -> bool:
+    """Whether a removed line of the change looks like a key or a field (a look at the raw
+    text, before the patch is parsed)."""
+    pattern = _name_pattern(change)
+    return pattern is not None and any(pattern.match(t) for t in context.changed(change)[0])
+
+
 def _config_names(change: FileChange, lines: tuple[Line, ...]) -> list[tuple[str, Line]]:
     """(key, line) for YAML keys and config-class fields among `lines` of one config file."""
-    if change.path.endswith(YAML_SUFFIXES):
-        pattern = _YAML_KEY
-    elif change.path.endswith(CODE_SUFFIX):
-        pattern = _FIELD
-    else:
+    pattern = _name_pattern(change)
+    if pattern is None:
         return []
     found = []
     for line in lines:
@@ -136,19 +148,21 @@ def _config_names(change: FileChange, lines: tuple[Line, ...]) -> list[tuple[str
     return found
 
 
-def _names_in(changes: list[FileChange], removed: bool) -> list[tuple[str, FileChange, Line]]:
+def _names_in(
+    changes: list[FileChange], context: Context, *, removed: bool
+) -> list[tuple[str, FileChange, Line]]:
     found: list[tuple[str, FileChange, Line]] = []
     for change in changes:
-        parsed = parse_patch(change.patch)
+        parsed = context.parsed(change)
         lines = parsed.removed if removed else parsed.added
         found.extend((name, change, line) for name, line in _config_names(change, lines))
     return found
 
 
-def _gone_keys(changes: list[FileChange]) -> set[str]:
+def _gone_keys(changes: list[FileChange], context: Context) -> set[str]:
     """Names the files lose and do not define again."""
-    added = {name for name, _, _ in _names_in(changes, removed=False)}
-    return {name for name, _, _ in _names_in(changes, removed=True)} - added
+    added = {name for name, _, _ in _names_in(changes, context, removed=False)}
+    return {name for name, _, _ in _names_in(changes, context, removed=True)} - added
 
 
 def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
@@ -159,12 +173,14 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
     in from another is not removed. The evidence cites the source file's line when it has one."""
     profile = context.profile
     configs = [c for c in pr.files if profile.is_config_definition(c.path)]
+    if not any(_may_remove_a_name(change, context) for change in configs):
+        return []
     yaml = [c for c in configs if c.path.endswith(YAML_SUFFIXES)]
     fields = [c for c in configs if c.path.endswith(CODE_SUFFIX)]
     generated = [c for c in yaml if profile.is_generated(c.path)]
-    gone = _gone_keys(generated or yaml) | _gone_keys(fields)
+    gone = _gone_keys(generated or yaml, context) | _gone_keys(fields, context)
     ordered = sorted(
-        _names_in(configs, removed=True),
+        _names_in(configs, context, removed=True),
         key=lambda item: (profile.is_generated(item[1].path), item[1].path, item[2].number),
     )
     found: dict[str, Removal] = {}
@@ -177,8 +193,8 @@ def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
 # --- functions and classes ----------------------------------------------------------------
 
 
-def _defined(lines: tuple[Line, ...]) -> set[str]:
-    return {m.group(1) for line in lines if (m := _ANY_DEFINITION.match(line.text))}
+def _defined(texts: tuple[str, ...]) -> set[str]:
+    return {m.group(1) for text in texts if (m := _ANY_DEFINITION.match(text))}
 
 
 def _removed_name(line: Line) -> str | None:
@@ -198,17 +214,19 @@ def _removed_name(line: Line) -> str | None:
 def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
     """Public defs, classes and methods removed from core modules and defined nowhere in the PR
     (a method whose whole class goes is reported as the class)."""
-    added_anywhere: set[str] = set()
     candidates: list[Removal] = []
     for change in pr.files:
-        parsed = parse_patch(change.patch)
-        added_anywhere |= _defined(parsed.added)
         if change.status == FileStatus.REMOVED or not _core_code(change, context):
             continue
-        for line in parsed.removed:
+        if not any(_DEFINITION.match(t) or _METHOD.match(t) for t in context.changed(change)[0]):
+            continue  # a look at the raw removed lines spares parsing most patches
+        for line in context.parsed(change).removed:
             name = _removed_name(line)
             if name:
                 candidates.append(Removal(name, line_evidence(change.path, line)))
+    if not candidates:
+        return []
+    added_anywhere = set().union(*(_defined(context.changed(c)[1]) for c in pr.files))
     gone = {r.name for r in candidates if "." not in r.name}
     return [
         r
@@ -222,7 +240,7 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
 
 
 def _module_removals(pr: PullRequest, context: Context) -> list[Removal]:
-    return [_module_removal(m) for m in removed_modules(pr, context)] + [
+    return [_module_removal(m, context) for m in removed_modules(pr, context)] + [
         _rename_removal(m) for m in renamed_modules(pr, context)
     ]
 

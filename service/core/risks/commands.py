@@ -28,7 +28,6 @@ from service.core.risks.base import (
     iter_added,
     line_evidence,
     make_risk,
-    visible_new_lines,
 )
 
 _RM_FLAGS = (
@@ -60,6 +59,10 @@ SEVERITY = {
     "chmod_777": Severity.MEDIUM,
     "kill_9": Severity.LOW,
 }
+# what every pattern above and _RM_VAR contains (`rm -`, `curl`, `kill `, …): the cheap test
+# before them, of a whole patch, then of a line (each branch starts with a plain word, which
+# the regex engine finds fast)
+_HINT = re.compile(r"rm\s+-|curl|wget|kill(?:all)?\s|chmod\s")
 _RM_VAR = re.compile(_RM_RF + r"[\"']?\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))([^\s;&|)`]*)")
 _ROOT_TAILS = ("/", "/*")
 _COMMENTED = ("#", "//")
@@ -76,13 +79,17 @@ def _is_comment(change: FileChange, line: Line) -> bool:
 
 
 def _command_lines(pr: PullRequest, context: Context) -> Iterator[tuple[FileChange, Line]]:
-    for change, line in iter_added(pr, lambda path: is_command_text(path, context)):
+    for change, line in iter_added(
+        pr, context, lambda path: is_command_text(path, context), _HINT.search
+    ):
         if not _is_comment(change, line):
             yield change, line
 
 
 def matched_rules(text: str) -> list[str]:
     """The pattern rules a line of text matches, in severity order."""
+    if not _HINT.search(text):
+        return []
     return [rule for rule, pattern in PATTERNS.items() if pattern.search(text)]
 
 
@@ -110,12 +117,12 @@ def dangerous_patterns(pr: PullRequest, context: Context) -> Iterator[Risk]:
                 yield _risk(pr, rule, change, line)
 
 
-def _unguarded_rm_targets(change: FileChange, line: Line) -> list[str]:
+def _unguarded_rm_targets(change: FileChange, line: Line, context: Context) -> list[str]:
     """Variables `rm -rf` starts from that the file never sets. In a partial patch the name may
     be set outside the hunks, so only the `$VAR/` and `$VAR/*` shapes (empty VAR → `/`) count."""
-    visible = list(shell.code_lines(visible_new_lines(change)))
+    visible = list(shell.code_lines(context.parsed(change).visible))
     known = shell.assigned_names(visible) | shell.guarded_names(visible)
-    whole = full_new_content(change) is not None
+    whole = full_new_content(change, context) is not None
     names = []
     for match in _RM_VAR.finditer(line.text):
         name = match.group(1) or match.group(2)
@@ -131,7 +138,7 @@ def rm_rf_unset_variable(pr: PullRequest, context: Context) -> Iterator[Risk]:
     for change, line in _command_lines(pr, context):
         if change.path in seen or not _RM_VAR.search(line.text):
             continue
-        names = _unguarded_rm_targets(change, line)
+        names = _unguarded_rm_targets(change, line, context)
         if names:
             seen.add(change.path)
             risk = _risk(pr, "rm_rf_unset_var", change, line)

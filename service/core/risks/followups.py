@@ -17,19 +17,20 @@ earlier PRs, the strongest link comes first (a revert, a named PR, then the most
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
-from service.core.models import Evidence, PullRequest, Risk, RiskKind, Severity
+from service.core.models import Evidence, FileChange, PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import (
     Context,
     Line,
-    RuleSet,
     evidence,
     line_evidence,
     make_risk,
-    parse_patch,
 )
 from service.core.titles import parse_title
 
@@ -42,13 +43,69 @@ _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}",
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
-def _candidates(pr: PullRequest, context: Context) -> list[PullRequest]:
-    """Earlier-merged PRs of this and the previous week."""
-    pool = {p.number: p for p in (*context.earlier, *context.week)}
-    return sorted(
-        (p for p in pool.values() if p.number != pr.number and p.merged_at <= pr.merged_at),
-        key=lambda p: p.merged_at,
-    )
+class History:
+    """The PRs of this and the previous week in merge order, for one detector run over `prs`:
+    a PR's candidates (the PRs merged before it) are a prefix of that order, and the code lines
+    PRs added are indexed by path and text, so a fix finds the PRs whose lines it reworks
+    without comparing itself with every one of them."""
+
+    def __init__(self, context: Context, prs: Sequence[PullRequest]) -> None:
+        self.context = context
+        pool = {p.number: p for p in (*context.earlier, *context.week)}
+        self.merged = sorted(pool.values(), key=lambda p: p.merged_at)
+        self.times = [p.merged_at for p in self.merged]
+        self.position = {p.number: index for index, p in enumerate(self.merged)}
+        self.fixes = [pr for pr in prs if _is_fix(pr)]
+
+    def merged_before(self, pr: PullRequest) -> int:
+        """How many PRs of the order merged no later than `pr` (its candidates and itself)."""
+        return bisect_right(self.times, pr.merged_at)
+
+    def candidates(self, pr: PullRequest) -> list[PullRequest]:
+        """Earlier-merged PRs of this and the previous week, in merge order."""
+        return [p for p in self.merged[: self.merged_before(pr)] if p.number != pr.number]
+
+    def is_candidate(self, position: int, pr: PullRequest) -> bool:
+        return position < self.merged_before(pr) and self.merged[position].number != pr.number
+
+    @functools.cached_property
+    def reworked_code(self) -> dict[str, set[str]]:
+        """Path → the lines of code the fixes remove or rewrite there."""
+        found: dict[str, set[str]] = {}
+        for fix in self.fixes:
+            for change in fix.files:
+                if not any(_code_in(text) for text in self.context.changed(change)[0]):
+                    continue  # nothing removed that could be code: no need to parse
+                codes = {_meaningful(line) for line in self.context.parsed(change).removed}
+                found.setdefault(change.path, set()).update(c for c in codes if c)
+        return found
+
+    @functools.cached_property
+    def added_code(self) -> dict[tuple[str, str], list[int]]:
+        """(path, line of code) → positions of the PRs whose patch of that path (not a doc)
+        adds the line, in merge order. Only what a fix can ask for: the lines the fixes rework,
+        added by PRs merged in the window before one of them; a patch is parsed only when one
+        of its added lines has the text of such a line."""
+        first = min((fix.merged_at for fix in self.fixes), default=None)
+        last = max((fix.merged_at for fix in self.fixes), default=None)
+        index: dict[tuple[str, str], list[int]] = {}
+        for position, pr in enumerate(self.merged):
+            if first is None or last is None or pr.merged_at > last:
+                break
+            if first - pr.merged_at > FIX_WINDOW:
+                continue
+            theirs = {c.path: c for c in pr.files if not self.context.profile.is_doc(c.path)}
+            for path, change in theirs.items():
+                for code in self._added(change, self.reworked_code.get(path, set())):
+                    index.setdefault((path, code), []).append(position)
+        return index
+
+    def _added(self, change: FileChange, wanted: set[str]) -> set[str]:
+        """The lines of code among `wanted` that the change adds."""
+        if not any(text.strip() in wanted for text in self.context.changed(change)[1]):
+            return set()
+        codes = {_meaningful(line) for line in self.context.parsed(change).added}
+        return {code for code in codes if code in wanted}
 
 
 def _normal(title: str) -> str:
@@ -82,12 +139,12 @@ def _pair(
     )
 
 
-def reverted_pr(pr: PullRequest, context: Context) -> PullRequest | None:
+def reverted_pr(pr: PullRequest, history: History) -> PullRequest | None:
     """The earlier PR a revert takes back, by quoted title first, then by `#N`."""
     parsed = parse_title(pr.title)
     if not parsed.is_revert:
         return None
-    candidates = _candidates(pr, context)
+    candidates = history.candidates(pr)
     wanted = _normal(parsed.reverted_title or "")
     by_title = [p for p in candidates if wanted and _normal(p.title) == wanted]
     if by_title:
@@ -97,69 +154,83 @@ def reverted_pr(pr: PullRequest, context: Context) -> PullRequest | None:
     return by_number[-1] if len(by_number) == 1 else None
 
 
-def reverts(pr: PullRequest, context: Context) -> Iterator[Risk]:
+def reverts(pr: PullRequest, history: History) -> Iterator[Risk]:
     """A revert of a PR merged this week or last."""
-    earlier = reverted_pr(pr, context)
+    earlier = reverted_pr(pr, history)
     if earlier is not None:
         yield _pair("revert", Severity.MEDIUM, pr, earlier, [])
 
 
-def fix_references(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """A fix that names an earlier PR of the two weeks."""
+def fix_references(pr: PullRequest, history: History) -> Iterator[Risk]:
+    """A fix that names an earlier PR of the two weeks (in merge order)."""
     if not _is_fix(pr):
         return
-    numbers = _referenced(pr)
-    for earlier in _candidates(pr, context):
-        if earlier.number in numbers:
-            yield _pair("fix_reference", Severity.LOW, pr, earlier, [])
+    named = (history.position.get(number) for number in _referenced(pr))
+    for position in sorted(p for p in named if p is not None and history.is_candidate(p, pr)):
+        yield _pair("fix_reference", Severity.LOW, pr, history.merged[position], [])
 
 
 def _meaningful(line: Line) -> str | None:
     """The line's code, when it is a line of code that says something (not a comment, a
     docstring, an import or a bare closing bracket; not blank or punctuation only)."""
-    stripped = line.text.strip()
-    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL) or line.in_string:
+    return None if line.in_string else _code_in(line.text)
+
+
+def _code_in(text: str) -> str | None:
+    """The text stripped, when it reads as a line of code that says something (whether it
+    sits in a docstring is for the parsed line to tell)."""
+    stripped = text.strip()
+    if len(stripped) < MIN_LINE_CHARS or stripped.startswith(_TRIVIAL):
         return None
     return stripped if _WORDS.search(stripped) else None
 
 
-def shared_lines(later: PullRequest, earlier: PullRequest, context: Context) -> list[Evidence]:
-    """Lines of code `earlier` added that `later` removes or rewrites, per file (evidence: the
-    removed line in `later`'s patch, by its old-file number). Docs are prose, not code."""
-    theirs = {c.path: c for c in earlier.files if not context.profile.is_doc(c.path)}
-    found = []
-    for change in later.files:
-        if change.path not in theirs:
-            continue
-        added = {_meaningful(line) for line in parse_patch(theirs[change.path].patch).added}
-        added.discard(None)
-        for line in parse_patch(change.patch).removed:
-            if _meaningful(line) in added:
-                found.append(line_evidence(change.path, line, later.number))
+def reworked_lines(pr: PullRequest, history: History) -> dict[int, list[tuple[str, Line]]]:
+    """Position of each PR of the history → the lines of code it added that `pr` removes or
+    rewrites, per file (the removed line of `pr`'s patch, by its old-file number). Docs are
+    prose, not code."""
+    found: dict[int, list[tuple[str, Line]]] = {}
+    for change in pr.files:
+        for line in history.context.parsed(change).removed:
+            code = _meaningful(line)
+            for position in history.added_code.get((change.path, code), ()) if code else ():
+                found.setdefault(position, []).append((change.path, line))
     return found
 
 
-def fix_same_code(pr: PullRequest, context: Context) -> Iterator[Risk]:
+def fix_same_code(pr: PullRequest, history: History) -> Iterator[Risk]:
     """A fix within days that reworks code an earlier PR just added; the earlier PR it shares
     the most lines with first."""
     if not _is_fix(pr):
         return
     named = _referenced(pr)
-    paths = {c.path for c in pr.files}
     links: list[tuple[int, Risk]] = []
-    for earlier in reversed(_candidates(pr, context)):
-        # cheap tests first: this runs for every (fix, earlier PR) pair of two weeks
-        if pr.merged_at - earlier.merged_at > FIX_WINDOW or earlier.number in named:
+    for position, lines in sorted(reworked_lines(pr, history).items(), reverse=True):
+        earlier = history.merged[position]
+        if not history.is_candidate(position, pr) or earlier.number in named:
             continue
-        if paths.isdisjoint(c.path for c in earlier.files):
+        if pr.merged_at - earlier.merged_at > FIX_WINDOW or parse_title(earlier.title).is_revert:
             continue
-        if parse_title(earlier.title).is_revert:
-            continue
-        found = shared_lines(pr, earlier, context)
-        if len(found) >= MIN_SHARED_LINES:
+        if len(lines) >= MIN_SHARED_LINES:
+            found = [line_evidence(path, line, pr.number) for path, line in lines]
             links.append((len(found), _pair("fix_same_code", Severity.LOW, pr, earlier, found)))
     # stable: among equally strong links the most recent earlier PR stays first
     yield from (risk for _, risk in sorted(links, key=lambda link: -link[0]))
 
 
-DETECTOR = RuleSet(RiskKind.FOLLOWUP, (reverts, fix_references, fix_same_code))
+FollowupRule = Callable[[PullRequest, History], Iterator[Risk]]
+
+
+@dataclass(frozen=True)
+class Followups:
+    """The follow-up rules over one week, with the two weeks' history built once."""
+
+    kind: RiskKind = RiskKind.FOLLOWUP
+    rules: tuple[FollowupRule, ...] = (reverts, fix_references, fix_same_code)
+
+    def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
+        history = History(context, prs)
+        return [risk for pr in prs for rule in self.rules for risk in rule(pr, history)]
+
+
+DETECTOR = Followups()

@@ -19,6 +19,7 @@ the PR changes 2 or more such settings; low for one change in code.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,7 +42,6 @@ from service.core.risks.base import (
     RuleSet,
     line_evidence,
     make_risk,
-    parse_patch,
 )
 
 # words that name a precision setting (matched inside identifiers: `param_dtype`, `enable_fp8`)
@@ -61,6 +61,16 @@ VALUES = frozenset(
 # a line (or title) that mentions precision at all: the cheap filter before comparing lines
 MENTIONS = re.compile(
     SETTING.pattern + "|" + "|".join(sorted(VALUES, key=len, reverse=True)), re.IGNORECASE
+)
+# MENTIONS for lowered text (its words are lower case): on ASCII text, nearly all of it, ignoring
+# case is only A-Z against a-z, so lowering the text first gives the same matches. Written so
+# that every alternative starts with a letter, which lets the regex engine skip to the places
+# where one can match: several times faster over a whole patch.
+_MENTIONS_LOWERED = re.compile(
+    MENTIONS.pattern.replace(
+        "(?<![a-z0-9])(?:amp|quant)(?![a-z0-9])",
+        "a(?<![a-z0-9]a)mp(?![a-z0-9])|q(?<![a-z0-9]q)uant(?![a-z0-9])",
+    )
 )
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[A-Za-z_]\w*|\d+(?:\.\d+)?(?:[eE]-?\d+)?|\S")
 _LITERAL_WORDS = frozenset({"True", "False", "None", "true", "false", "null", "~"})
@@ -97,10 +107,19 @@ def _code(text: str) -> str:
     stripped = text.strip()
     if stripped.startswith("#"):
         return ""
+    if "#" not in text:
+        return stripped
     match = _COMMENT_START.search(text)
     if match and text.count('"', 0, match.start()) % 2 == 0:
         return text[: match.start()].strip()
     return stripped
+
+
+def mentions_precision(text: str) -> bool:
+    """Whether the text mentions precision at all (`MENTIONS.search`)."""
+    if text.isascii():
+        return _MENTIONS_LOWERED.search(text.lower()) is not None
+    return MENTIONS.search(text) is not None
 
 
 def _tokens(text: str) -> list[str]:
@@ -207,15 +226,20 @@ def _watched(change: FileChange, context: Context) -> bool:
     )
 
 
-def _moved(pr: PullRequest) -> tuple[set[str], set[str]]:
+def _moved(pr: PullRequest, context: Context) -> tuple[set[str], set[str]]:
     """Normalised lines the PR removes somewhere and adds somewhere (a move leaves both)."""
     removed: set[str] = set()
     added: set[str] = set()
     for change in pr.files:
-        parsed = parse_patch(change.patch)
-        removed.update(_normal(line.text) for line in parsed.removed)
-        added.update(_normal(line.text) for line in parsed.added)
+        removed_texts, added_texts = context.changed(change)
+        removed.update(map(_normal, removed_texts))
+        added.update(map(_normal, added_texts))
     return removed, added
+
+
+def _changed(change: FileChange, context: Context) -> tuple[str, ...]:
+    removed, added = context.changed(change)
+    return (*removed, *added)
 
 
 def _candidates(lines: tuple[Line, ...], elsewhere: set[str]) -> list[Line]:
@@ -229,18 +253,23 @@ def _candidates(lines: tuple[Line, ...], elsewhere: set[str]) -> list[Line]:
 def changed_settings(pr: PullRequest, context: Context) -> list[Pair]:
     """Precision values the PR changes: replaced values (removed and added line of the same
     hunk) and precision settings newly passed into existing calls."""
-    removed_anywhere, added_anywhere = _moved(pr)
+    # a pair or a passed setting needs a changed line that mentions precision: most have none
+    watched = [
+        change
+        for change in pr.files
+        if _watched(change, context) and mentions_precision("\n".join(_changed(change, context)))
+    ]
+    if not watched:
+        return []
+    removed_anywhere, added_anywhere = _moved(pr, context)
     pairs = []
-    for change in pr.files:
-        if not _watched(change, context):
-            continue
-        parsed = parse_patch(change.patch)
+    for change in watched:
+        parsed = context.parsed(change)
         olds = _candidates(parsed.removed, added_anywhere)
         news = _candidates(parsed.added, removed_anywhere)
+        hunks = _hunks(news)
         replaced = [
-            pair
-            for old in olds
-            if (pair := _best_pair(change.path, old, [n for n in news if n.hunk == old.hunk]))
+            pair for old in olds if (pair := _best_pair(change.path, old, hunks.get(old.hunk)))
         ]
         pairs += replaced
         if change.path.endswith(".py"):
@@ -261,18 +290,86 @@ def _passed_settings(
     return found
 
 
-def _best_pair(path: str, old: Line, news: list[Line]) -> Pair | None:
-    """The added line most like `old`, if the two differ in a precision value."""
-    if not news or not (MENTIONS.search(old.text) or any(MENTIONS.search(n.text) for n in news)):
+class _Hunk:
+    """The candidate added lines of one hunk. What the pairing learns about them (whether one
+    mentions precision, their tokens, difflib's view of each) is worked out once, when a removed
+    line of the hunk first needs it."""
+
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self.matchers: dict[int, SequenceMatcher[str]] = {}
+
+    @functools.cached_property
+    def mentions(self) -> bool:
+        return any(mentions_precision(line.text) for line in self.lines)
+
+    @functools.cached_property
+    def tokens(self) -> list[list[str]]:
+        return [_tokens(_code(line.text)) for line in self.lines]
+
+    @functools.cached_property
+    def has_value(self) -> bool:
+        return any(_value(token) for tokens in self.tokens for token in tokens)
+
+    def matcher(self, index: int) -> SequenceMatcher[str]:
+        """Line `index` as the `b` side of a matcher (difflib indexes it once, when first asked)."""
+        if index not in self.matchers:
+            self.matchers[index] = SequenceMatcher(b=self.tokens[index], autojunk=False)
+        return self.matchers[index]
+
+
+def _hunks(news: list[Line]) -> dict[int, _Hunk]:
+    hunks: dict[int, _Hunk] = {}
+    for line in news:
+        hunks.setdefault(line.hunk, _Hunk()).lines.append(line)
+    return hunks
+
+
+def _best_pair(path: str, old: Line, hunk: _Hunk | None) -> Pair | None:
+    """The added line of `old`'s hunk most like it (the first of equals), if the two differ in
+    a precision value. A pair less alike than SIMILAR has no precision terms, and two upper
+    bounds (from the lengths, then difflib's quick_ratio) skip the lines that cannot beat the
+    best one so far."""
+    if hunk is None or not (mentions_precision(old.text) or hunk.mentions):
         return None
     before = _tokens(_code(old.text))
+    if not hunk.has_value and not _may_name_precision(before):
+        return None
+    best, best_ratio = None, -1.0
+    for index, line in enumerate(hunk.lines):
+        if _bound_below(_at_most(len(before), len(hunk.tokens[index])), best_ratio):
+            continue
+        matcher = hunk.matcher(index)
+        matcher.set_seq1(before)
+        if _bound_below(matcher.quick_ratio(), best_ratio):
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best, best_ratio = line, ratio
+    if best is None or best_ratio < SIMILAR:
+        return None
+    terms = precision_terms(_code(old.text), _code(best.text))
+    return Pair(path, old, best, terms) if terms else None
 
-    def likeness(line: Line) -> float:
-        return SequenceMatcher(a=before, b=_tokens(_code(line.text)), autojunk=False).ratio()
 
-    new = max(news, key=likeness)
-    terms = precision_terms(_code(old.text), _code(new.text))
-    return Pair(path, old, new, terms) if terms else None
+def _may_name_precision(tokens: list[str]) -> bool:
+    """Whether a removed line holds a precision value or a word a precision setting's name
+    would hold. The terms of a pair come from a value on either side or from the name the
+    removed line assigns, so without one here and no value among the added lines, no added
+    line can make a pair."""
+    return any(_value(token) or SETTING.search(token.strip("\"'")) for token in tokens)
+
+
+def _at_most(old: int, new: int) -> float:
+    """The highest likeness two token lists of these lengths can have (difflib's ratio is
+    2 × matches ÷ total, and no more tokens match than the shorter list has)."""
+    return 2.0 * min(old, new) / (old + new) if old + new else 1.0
+
+
+def _bound_below(bound: float, best: float) -> bool:
+    """Whether a line whose likeness is at most `bound` can be left out: it cannot beat the best
+    so far (the first of equals wins) nor reach SIMILAR."""
+    return bound <= best or bound < SIMILAR
 
 
 def _severity(pairs: list[Pair], pr: PullRequest, context: Context) -> Severity:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from service.core.risks.base import Line
 
@@ -33,6 +33,8 @@ _SINGLE_QUOTED = re.compile(r"'[^']*'")
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 _WORD_LIST = re.compile(_NAME)
 _SAFE_OPERATORS = (":-", "-", ":=", "=", ":?", "?", ":+", "+")
+# the patterns whose one group is the assigned name
+_ONE_NAME = (_ASSIGN, _FOR, _GETOPTS, _MAPFILE, _PRINTF_V, _DEFAULT_ASSIGN)
 _SET_U = re.compile(r"^\s*set\s+-[a-zA-Z]*u|^\s*set\s+-o\s+nounset")
 
 # Set by the shell itself, by a login session or by CI runners: never "unset" in a script.
@@ -114,7 +116,7 @@ def code_lines(lines: Iterable[Line]) -> Iterator[Line]:
         heredoc = _HEREDOC.search(line.text)
         if heredoc and heredoc.group(1):
             literal_until = heredoc.group(2)
-        yield replace(line, text=_strip_quotes_and_comments(line.text), raw=line.patch_text)
+        yield line.cleaned(_strip_quotes_and_comments(line.text))
 
 
 def _names_after_keyword(words: str) -> set[str]:
@@ -133,14 +135,10 @@ def assigned_names(lines: Iterable[Line]) -> set[str]:
     names: set[str] = set()
     for line in lines:
         text = line.text
-        names.update(m.group(1) for m in _ASSIGN.finditer(text))
-        names.update(m.group(1) for m in _FOR.finditer(text))
-        names.update(m.group(1) for m in _GETOPTS.finditer(text))
-        names.update(m.group(1) for m in _MAPFILE.finditer(text))
-        names.update(m.group(1) for m in _PRINTF_V.finditer(text))
-        names.update(m.group(1) for m in _DEFAULT_ASSIGN.finditer(text))
-        for match in (*_DECLARE.finditer(text), *_READ.finditer(text)):
-            names.update(_names_after_keyword(match.group(1)))
+        for pattern in _ONE_NAME:
+            names.update(pattern.findall(text))  # one group: the name
+        for words in (*_DECLARE.findall(text), *_READ.findall(text)):
+            names.update(_names_after_keyword(words))
     return names
 
 

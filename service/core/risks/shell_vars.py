@@ -35,8 +35,6 @@ from service.core.risks.base import (
     full_new_content,
     line_evidence,
     make_risk,
-    parse_patch,
-    visible_new_lines,
 )
 
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -92,40 +90,46 @@ def is_shell_script(path: str) -> bool:
     return path.endswith(SHELL_SUFFIXES)
 
 
-def _sourced_assignments(change: FileChange, pr: PullRequest) -> set[str]:
+def _sourced_assignments(change: FileChange, pr: PullRequest, context: Context) -> set[str]:
     """Names assigned by files this script sources, when those files are part of the PR."""
     names: set[str] = set()
-    for target in shell.sourced_files(visible_new_lines(change)):
+    for target in shell.sourced_files(context.parsed(change).visible):
         for other in pr.files:
             if other is not change and PurePosixPath(other.path).name == target:
-                names |= shell.assigned_names(shell.code_lines(visible_new_lines(other)))
+                names |= shell.assigned_names(shell.code_lines(context.parsed(other).visible))
     return names
 
 
-def sources_unseen_file(change: FileChange, pr: PullRequest) -> bool:
+def sources_unseen_file(change: FileChange, pr: PullRequest, context: Context) -> bool:
     """Whether the script sources a file the PR does not show (it may set anything)."""
     shown = {PurePosixPath(other.path).name for other in pr.files if other is not change}
-    return any(target not in shown for target in shell.sourced_files(visible_new_lines(change)))
+    sourced = shell.sourced_files(context.parsed(change).visible)
+    return any(target not in shown for target in sourced)
 
 
-def _known_names(code: list[Line], change: FileChange, pr: PullRequest) -> set[str]:
-    return shell.assigned_names(code) | shell.guarded_names(code) | _sourced_assignments(change, pr)
+def _known_names(
+    code: list[Line], change: FileChange, pr: PullRequest, context: Context
+) -> set[str]:
+    sourced = _sourced_assignments(change, pr, context)
+    return shell.assigned_names(code) | shell.guarded_names(code) | sourced
 
 
-def _first_uses(lines: Iterable[Line], known: set[str]) -> dict[str, Line]:
+def _first_uses(code: Iterable[Line], known: set[str]) -> dict[str, Line]:
+    """The first expansion of each name the script does not set (`code`: its code lines)."""
     uses: dict[str, Line] = {}
-    for line in shell.code_lines(lines):
+    for line in code:
         for use in shell.expanded_names(line):
             if use.name not in known and not shell.is_environment(use.name):
                 uses.setdefault(use.name, use.line)
     return uses
 
 
-def _unset_in_full_file(change: FileChange, pr: PullRequest, content: str) -> dict[str, Line]:
-    lines = parse_patch(change.patch).added
-    code = list(shell.code_lines(lines))
-    known = _known_names(code, change, pr)
-    uses = _first_uses(lines, known)
+def _unset_in_full_file(
+    change: FileChange, pr: PullRequest, context: Context, content: str
+) -> dict[str, Line]:
+    code = list(shell.code_lines(context.parsed(change).added))
+    known = _known_names(code, change, pr, context)
+    uses = _first_uses(code, known)
     lower = [name for name in uses if not shell.is_upper(name)]
     checked = shellcheck_unassigned(content) if lower else None
     if checked is None:
@@ -133,18 +137,20 @@ def _unset_in_full_file(change: FileChange, pr: PullRequest, content: str) -> di
     return {name: line for name, line in uses.items() if shell.is_upper(name) or name in checked}
 
 
-def _unset_after_removal(change: FileChange, pr: PullRequest) -> dict[str, Line]:
-    parsed = parse_patch(change.patch)
-    code = list(shell.code_lines(visible_new_lines(change)))
-    known = _known_names(code, change, pr)
+def _unset_after_removal(change: FileChange, pr: PullRequest, context: Context) -> dict[str, Line]:
+    parsed = context.parsed(change)
+    code = list(shell.code_lines(parsed.visible))
+    known = _known_names(code, change, pr, context)
     dropped = shell.assigned_names(shell.code_lines(parsed.removed)) - known
-    uses = _first_uses(parsed.added, known)
+    uses = _first_uses(shell.code_lines(parsed.added), known)
     return {name: line for name, line in uses.items() if name in dropped}
 
 
-def _risk(pr: PullRequest, change: FileChange, rule: str, uses: dict[str, Line]) -> Risk:
+def _risk(
+    pr: PullRequest, change: FileChange, context: Context, rule: str, uses: dict[str, Line]
+) -> Risk:
     ordered = sorted(uses.items(), key=lambda item: item[1].number)
-    nounset = shell.uses_nounset(visible_new_lines(change))
+    nounset = shell.uses_nounset(context.parsed(change).visible)
     names = [name for name, _ in ordered]
     return make_risk(
         RiskKind.UNSET_SHELL_VAR,
@@ -163,12 +169,12 @@ def unset_variables(pr: PullRequest, context: Context) -> Iterator[Risk]:
     for change in pr.files:
         if change.status != FileStatus.ADDED or not is_shell_script(change.path):
             continue
-        content = full_new_content(change)
-        if content is None or sources_unseen_file(change, pr):
+        content = full_new_content(change, context)
+        if content is None or sources_unseen_file(change, pr, context):
             continue
-        uses = _unset_in_full_file(change, pr, content)
+        uses = _unset_in_full_file(change, pr, context, content)
         if uses:
-            yield _risk(pr, change, "unset_var", uses)
+            yield _risk(pr, change, context, "unset_var", uses)
 
 
 def removed_assignments(pr: PullRequest, context: Context) -> Iterator[Risk]:
@@ -176,11 +182,13 @@ def removed_assignments(pr: PullRequest, context: Context) -> Iterator[Risk]:
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not is_shell_script(change.path):
             continue
-        if full_new_content(change) is not None or sources_unseen_file(change, pr):
+        if full_new_content(change, context) is not None or sources_unseen_file(
+            change, pr, context
+        ):
             continue
-        uses = _unset_after_removal(change, pr)
+        uses = _unset_after_removal(change, pr, context)
         if uses:
-            yield _risk(pr, change, "assignment_removed", uses)
+            yield _risk(pr, change, context, "assignment_removed", uses)
 
 
 DETECTOR = RuleSet(RiskKind.UNSET_SHELL_VAR, (unset_variables, removed_assignments))

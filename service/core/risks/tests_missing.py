@@ -16,7 +16,6 @@ from service.core.risks.base import (
     Context,
     Line,
     RuleSet,
-    added_lines,
     evidence,
     grade,
     line_evidence,
@@ -45,10 +44,10 @@ def core_code_files(pr: PullRequest, context: Context) -> list[FileChange]:
     return sorted(found, key=lambda c: (-(c.additions + c.deletions), c.path))
 
 
-def _first_change_line(change: FileChange) -> Line | None:
+def _first_change_line(change: FileChange, context: Context) -> Line | None:
     """The added line that best shows what changed: the first new def/class, else the first
     line that says something (not blank, a comment, an import or a bare keyword like `try:`)."""
-    lines = added_lines(change)
+    lines = context.parsed(change).added
     telling = [
         line
         for line in lines
@@ -74,7 +73,7 @@ def core_without_tests(pr: PullRequest, context: Context) -> Iterator[Risk]:
         return
     found = []
     for change in core:
-        line = _first_change_line(change)
+        line = _first_change_line(change, context)
         if line is None or change.status == FileStatus.REMOVED:
             found.append(evidence(change.path, None, ""))
         else:

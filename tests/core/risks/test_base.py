@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, FileStatus, RiskKind, Severity
+from service.core.models import CollectedWeek, EvidenceSide, FileStatus, RiskKind, Severity
+from service.core.profile import RepoProfile
+from service.core.risks import DETECTORS
 from service.core.risks.base import (
     SNIPPET_MAX,
+    Context,
+    changed_texts,
     full_new_content,
     parse_patch,
     snippet,
     sort_risks,
 )
 from service.core.risks.base import make_risk as build
-from tests.core.risks.helpers import change, new_file, real_pr
+from tests.core.risks.helpers import LABELS, change, new_file, real_pr, week_context
 
 PATCH = """@@ -10,4 +10,5 @@ def f():
  keep = 1
@@ -53,11 +57,65 @@ def test_real_patch_line_numbers_match_the_hunk_header(weeks: dict[str, Collecte
     ]
 
 
-def test_full_content_only_for_added_files() -> None:
+def test_full_content_only_for_added_files(verl_profile: RepoProfile) -> None:
+    context = Context(profile=verl_profile)
     added = new_file("a.sh", ["#!/bin/bash", "echo hi"])
-    assert full_new_content(added) == "#!/bin/bash\necho hi\n"
-    assert full_new_content(change("a.sh", PATCH)) is None
-    assert full_new_content(change("a.sh", None, FileStatus.ADDED)) is None
+    assert full_new_content(added, context) == "#!/bin/bash\necho hi\n"
+    assert full_new_content(change("a.sh", PATCH), context) is None
+    assert full_new_content(change("a.sh", None, FileStatus.ADDED), context) is None
+
+
+def test_visible_lines_are_the_new_file_in_order() -> None:
+    visible = parse_patch(PATCH).visible
+    assert [(line.number, line.side) for line in visible] == [
+        (10, EvidenceSide.CONTEXT),
+        (11, EvidenceSide.ADDED),
+        (12, EvidenceSide.ADDED),
+        (13, EvidenceSide.CONTEXT),
+        (41, EvidenceSide.CONTEXT),
+        (42, EvidenceSide.ADDED),
+    ]
+
+
+def test_a_cleaned_line_is_still_quoted_as_the_patch_shows_it() -> None:
+    line = parse_patch(PATCH).added[0]
+    cleaned = line.cleaned("new = ")
+    assert (cleaned.text, cleaned.patch_text, cleaned.number) == ("new = ", "new = 2", 11)
+    assert cleaned.cleaned("new").patch_text == "new = 2"
+
+
+def test_a_build_parses_each_patch_once(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    """One Context is one build: every detector gets the same parsed patch (and the same text
+    of its changed lines), and they are the build's own (a new Context starts empty)."""
+    context = week_context(weeks, "2025-W48", verl_profile)
+    for detector in DETECTORS:
+        detector.detect(weeks["2025-W48"].prs, context)
+    patches = {f.patch for pr in (*context.week, *context.earlier) for f in pr.files if f.patch}
+    assert context.patches
+    assert set(context.patches) <= patches
+    assert set(context.texts) <= patches
+    for pr in context.week:
+        for file in pr.files:
+            parsed = context.parsed(file)
+            assert parsed is context.parsed(file)
+            assert parsed == parse_patch(file.patch)
+            texts = context.changed(file)
+            assert texts is context.changed(file)
+            assert texts == tuple(map(tuple, changed_texts(file.patch)))
+    fresh = Context(profile=verl_profile)
+    assert (fresh.patches, fresh.texts) == ({}, {})
+
+
+def test_changed_texts_are_the_parsed_lines_texts(weeks: dict[str, CollectedWeek]) -> None:
+    files = [f for label in LABELS for pr in weeks[label].prs for f in pr.files]
+    assert sum(1 for f in files if f.patch) > 600  # every patch of the four weeks
+    for file in [*files, change("a.py", PATCH)]:
+        parsed = parse_patch(file.patch)
+        removed = [line.text for line in parsed.removed]
+        added = [line.text for line in parsed.added]
+        assert changed_texts(file.patch) == (removed, added), file.path
 
 
 def test_snippet_is_one_line_of_at_most_200_characters() -> None:

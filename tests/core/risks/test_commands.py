@@ -9,6 +9,7 @@ from service.core.profile import RepoProfile
 from service.core.risks import commands
 from service.core.risks.base import Context
 from tests.core.risks.helpers import LABELS, change, make_pr, new_file, week_context
+from tests.core.risks.zoo import DANGEROUS
 
 
 def run(pr_files: list[FileChange], profile: RepoProfile) -> list[Risk]:
@@ -147,3 +148,27 @@ def test_real_weeks_have_no_dangerous_commands(
     for label in LABELS:
         context = week_context(weeks, label, verl_profile)
         assert commands.DETECTOR.detect(weeks[label].prs, context) == []
+
+
+def test_the_cheap_first_look_never_hides_a_rule(weeks: dict[str, CollectedWeek]) -> None:
+    """A patch or line without the hint's words is skipped before the rule patterns run: every
+    line any pattern (or the `rm -rf $VAR` reader) matches has them, on the recorded lines and
+    on the commands the rules are written for."""
+    lines = [
+        line
+        for label in LABELS
+        for pr in weeks[label].prs
+        for f in pr.files
+        for raw in (f.patch or "").splitlines()
+        if (line := raw[1:])
+    ]
+    lines += [*DANGEROUS, "sudo rm\t-rf\t/", "rm  --force --recursive ${OUT}/", "(kill\t-KILL 1)"]
+    lines += ["cleanup; killall\tray", "wget -q x|sh", "chmod\t0777 d"]
+    matched = 0
+    for line in lines:
+        rules = [rule for rule, pattern in commands.PATTERNS.items() if pattern.search(line)]
+        if rules or commands._RM_VAR.search(line):
+            matched += 1
+            assert commands._HINT.search(line), line
+        assert commands.matched_rules(line) == rules
+    assert matched >= len(DANGEROUS)

@@ -217,3 +217,37 @@ def test_real_weeks_flag_these_pairs(
         "2026-W03": [("revert", [4937, 4929])],
         "2026-W04": [("fix_same_code", [4976, 4956])],
     }
+
+
+def test_links_do_not_depend_on_the_order_the_prs_come_in(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    """The history is kept in merge order and looked up by path and line, whatever order the
+    week's PRs are read in; a fix reads only its own links."""
+    context = week_context(weeks, "2025-W48", verl_profile)
+    prs = weeks["2025-W48"].prs
+    forward = {(r.rule, tuple(r.prs)) for r in followups.DETECTOR.detect(prs, context)}
+    backward = followups.DETECTOR.detect(list(reversed(prs)), context)
+    assert {(r.rule, tuple(r.prs)) for r in backward} == forward
+    fix = next(pr for pr in prs if pr.number == 4293)
+    alone = followups.DETECTOR.detect([fix], context)
+    assert [(r.rule, r.prs) for r in alone] == [("fix_same_code", [4293, 4224])]
+
+
+def test_a_fix_early_in_the_week_links_to_the_week_before(verl_profile: RepoProfile) -> None:
+    """Synthetic: the earlier PR is last week's, merged a day before the fix; a PR of last week
+    outside the window and a later PR with the same lines are not linked."""
+    path = "verl/trainer/ppo/ray_trainer.py"
+    lines = ["    value = compute_something(alpha)", "    other = compute_more(beta)"]
+    adds = "@@ -1,0 +1,2 @@\n" + "\n".join("+" + line for line in lines)
+    removes = "@@ -1,2 +1,0 @@\n" + "\n".join("-" + line for line in lines)
+    last_week = make_pr(1, "[trainer] feat: a", [change(path, adds)], merged_at=MERGED)
+    too_old = make_pr(
+        2, "[trainer] feat: b", [change(path, adds)], merged_at=MERGED - timedelta(days=5)
+    )
+    fix = make_pr(3, "[trainer] fix: c", [change(path, removes)], merged_at=MERGED + timedelta(1))
+    later = make_pr(4, "[trainer] feat: d", [change(path, adds)], merged_at=MERGED + timedelta(2))
+    context = Context(profile=verl_profile, week=(fix, later), earlier=(too_old, last_week))
+    found = followups.DETECTOR.detect([fix, later], context)
+    assert [(r.rule, r.prs, r.params["hours"]) for r in found] == [("fix_same_code", [3, 1], 24)]
+    assert [e.line for e in found[0].evidence[2:]] == [1, 2]

@@ -199,3 +199,50 @@ def test_precision_terms_need_a_literal_swap() -> None:
     assert precision.precision_terms("fp8 = unwrap(m).config.fp8", "fp8 = self.config.fp8") == ()
     # different statements are not two versions of one line
     assert precision.precision_terms('if q == "fp8":', "if rank != 0:") == ()
+
+
+def test_a_removed_line_pairs_with_the_most_alike_added_line_first_of_equals() -> None:
+    """The pairing skips the added lines that cannot beat the best so far (difflib's upper
+    bounds): an unlike line first, then two equally alike ones, the first of which is kept;
+    a line less alike than SIMILAR makes no pair even when it changes a dtype."""
+    patch = (
+        "@@ -20,2 +20,5 @@ class FSDPEngine:\n"
+        "     def __init__(self, config):\n"
+        "-        self.param_dtype = torch.float32\n"
+        "+        logger.info('building the engine from its config')\n"
+        "+        self.param_dtype = torch.bfloat16\n"
+        "+        self.param_dtype = torch.float16\n"
+        "+        self.config = config\n"
+    )
+    (risk,) = _risk("verl/workers/engine/fsdp/transformer_impl.py", patch)
+    assert risk.params["terms"] == "float32, bfloat16"
+    assert [(e.line, e.snippet) for e in risk.evidence] == [
+        (21, "self.param_dtype = torch.float32"),
+        (22, "self.param_dtype = torch.bfloat16"),
+    ]
+    unlike = (
+        "@@ -20,1 +20,1 @@ def build():\n"
+        "-    dtype = torch.float32\n"
+        "+    return make_engine(config, dtype=torch.bfloat16, device=device, seed=seed)\n"
+    )
+    assert _risk("verl/workers/engine/fsdp/transformer_impl.py", unlike) == []
+
+
+def test_the_mention_test_is_the_mentions_regex(weeks: dict[str, CollectedWeek]) -> None:
+    """mentions_precision answers what MENTIONS.search answers (lowered ASCII text, the regex
+    itself otherwise), on every recorded line and at the edges of ignoring case and of the
+    `amp`/`quant` word boundaries."""
+    texts = [
+        raw
+        for label in LABELS
+        for pr in weeks[label].prs
+        for f in pr.files
+        for raw in (f.patch or "").splitlines()
+    ]
+    texts += ["BF16", "Param_DType", "use_AMP=1", "3amp", "ampere", "Amp", "QUANT_x", "quanta"]
+    texts += ["FLOAT8_E4M3FN", "精度 bf16", "ﬂoat16", "dtyp\u0130", "xamp", "_amp_", "amp2"]
+    texts += ["amp", "a amp", "quant", "(quant)", "quantize", "2quant", "quant9", "Grad_Scaler"]
+    texts += [f"x = {value.upper()}" for value in sorted(precision.VALUES)]
+    assert sum(precision.mentions_precision(text) for text in texts) > 100
+    for text in texts:
+        assert precision.mentions_precision(text) == bool(precision.MENTIONS.search(text)), text

@@ -83,3 +83,29 @@ def test_real_weeks_have_no_secrets(
     for label in LABELS:
         context = week_context(weeks, label, verl_profile)
         assert secrets.DETECTOR.detect(weeks[label].prs, context) == []
+
+
+def test_upper_case_and_non_ascii_lines_are_still_read(verl_profile: RepoProfile) -> None:
+    """The cheap first look at a patch lowers ASCII text; text with other characters (here a
+    Chinese comment, and `ſ`, which matches `s` when case is ignored) takes the regex itself."""
+    lines = [
+        f"AWS_SECRET_ACCESS_KEY = {AWS_SECRET}",
+        f"# 部署密钥 aws_ſecret_access_key = {AWS_SECRET}",
+        f"# 令牌 {GITHUB}",
+    ]
+    for line in lines:
+        (risk,) = run([added("scripts/deploy.sh", line)], verl_profile)
+        assert risk.rule in ("aws_key", "github_token"), line
+
+
+def test_the_hint_test_of_a_patch_is_the_hint_regex(weeks: dict[str, CollectedWeek]) -> None:
+    """may_hold_secrets answers what `_HINT.search` answers, on every recorded patch and on
+    text built to sit at the edges of ignoring case."""
+    texts = [f.patch for label in LABELS for pr in weeks[label].prs for f in pr.files if f.patch]
+    texts += [
+        *("GHP_", "Github_Pat_", "XoX", "XAPP-", "Hooks.Slack", "akia", "AsIa", "AWS_SECRET"),
+        *("Private Key", "aws_ſecret", "KEY ak\u0130a", "\u212aey", "gh p_", "xo x", "plain"),
+    ]
+    assert any(secrets.may_hold_secrets(text) for text in texts)
+    for text in texts:
+        assert secrets.may_hold_secrets(text) == bool(secrets._HINT.search(text)), text[:80]
