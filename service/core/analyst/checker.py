@@ -7,6 +7,8 @@ A sentence (and a key change's theme label) is kept only if
 - every path, module or identifier it quotes exists in those PRs (or names a module of the week);
 - a word of danger (风险, 回归, 破坏, 严重, regression, breaking, …) has a flagged risk or a
   reviewer's comment on one of those PRs behind it;
+- it makes no claim of exclusivity (唯一, the only, sole, …): "the week's only breaking
+  change" can't be read off the facts of the PRs it rests on, so it is never taken on trust;
 - it holds no mention, link, markup or instruction;
 - it is in the report's language.
 What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list.
@@ -45,6 +47,13 @@ _DANGER = re.compile(
 # a recommendation to test is not a claim of danger
 _NOT_DANGER = re.compile(
     r"回归测试|\bregression[- ]test\w*|\bnon-breaking\b|\bbackward[- ]compatib\w*", re.I
+)
+
+# claims about the rest of the week that one PR's facts can't back
+_EXCLUSIVE = re.compile(
+    r"唯一|独一|仅此一|前所未有|\bthe only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
+    r"|\bthe single\b|\bfirst[- ]ever\b|\bnever before\b",
+    re.IGNORECASE,
 )
 
 Rule = tuple[str, re.Pattern[str]]
@@ -246,6 +255,11 @@ def _danger_rule(claim: Claim, checker: Checker) -> list[str]:
     return [] if backed else [f"unbacked_risk: {found.group(0)}"]
 
 
+def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
+    found = _EXCLUSIVE.search(claim.text)
+    return [f"unverifiable_claim: {found.group(0)}"] if found else []
+
+
 def _safety_rule(claim: Claim, _checker: Checker) -> list[str]:
     reasons = []
     for name, pattern in _SAFETY:
@@ -288,6 +302,7 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _figure_rule,
     _identifier_rule,
     _danger_rule,
+    _exclusive_rule,
     _safety_rule,
     _language_rule,
 )

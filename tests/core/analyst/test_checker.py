@@ -182,6 +182,19 @@ def test_danger_words_need_a_flagged_risk_on_the_pr() -> None:
     assert reasons("Run regression tests on #4665.", [4665], "recommendations", "en") == []
 
 
+def test_claims_of_exclusivity_are_never_taken_on_trust() -> None:
+    """2026-W04 has four breaking items: "the week's only breaking change" is false, and one PR's
+    facts can never prove such a claim about the rest of the week."""
+    assert rules("#4280 是本周唯一的破坏性变更。", [4280]) == {"unverifiable_claim"}
+    assert rules("#4280 is the only breaking change this week.", [4280], lang="en") == {
+        "unverifiable_claim"
+    }
+    assert rules("#4665 is the sole new rollout engine.", [4665], lang="en") == {
+        "unverifiable_claim"
+    }
+    assert reasons("#4280 将 rollout 从单进程重构为多进程架构。", [4280]) == []
+
+
 def _reviewed_facts() -> WeekFacts:
     week = load_week("2026-W04")
     target = next(p for p in week.prs if p.number == 4665)
