@@ -51,7 +51,7 @@ _NOT_DANGER = re.compile(
 
 # claims about the rest of the week that one PR's facts can't back
 _EXCLUSIVE = re.compile(
-    r"唯一|独一|仅此一|前所未有|\bthe only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
+    r"唯一|独一|仅此一|前所未有|\bthe only\b|['’]s only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
     r"|\bthe single\b|\bfirst[- ]ever\b|\bnever before\b",
     re.IGNORECASE,
 )

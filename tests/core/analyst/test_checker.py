@@ -189,6 +189,9 @@ def test_claims_of_exclusivity_are_never_taken_on_trust() -> None:
     assert rules("#4280 is the only breaking change this week.", [4280], lang="en") == {
         "unverifiable_claim"
     }
+    assert rules("#4280 is the week's only breaking change.", [4280], lang="en") == {
+        "unverifiable_claim"
+    }
     assert rules("#4665 is the sole new rollout engine.", [4665], lang="en") == {
         "unverifiable_claim"
     }
