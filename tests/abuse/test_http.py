@@ -90,8 +90,14 @@ def test_oversized_streamed_body_is_413(service: Service, path: str) -> None:
 
 
 def test_lying_content_length_is_refused(service: Service) -> None:
-    status, _ = raw(service, "POST", "/slack/events", b"x", {"content-length": "-1"})
+    try:
+        status, _ = raw(service, "POST", "/slack/events", b"x", {"content-length": "-1"})
+    except ConnectionResetError:
+        # The server refuses at the header and closes with our byte unread: the kernel may
+        # then reset the connection before the 400 is read. Refused either way.
+        status = 400
     assert status in (400, 413)
+    assert requests.get(f"{service.url}/livez", timeout=10).status_code == 200
     status, _ = raw(service, "POST", "/slack/events", b"x", {"content-length": "99999999999"})
     assert status == 413
 
