@@ -245,9 +245,9 @@ class Speaker:
         return self.target.code(value)
 
     def _code_param(self, value: ParamValue) -> str:
-        if isinstance(value, list):
-            return self.sep.join(self.code(str(v)) for v in value)
-        return self.code(str(value))
+        # Rules keep a list of names as one ", "-joined string; each name is its own code span.
+        items = value if isinstance(value, list) else str(value).split(", ")
+        return self.sep.join(self.code(str(v)) for v in items)
 
     def _param(self, name: str, value: ParamValue, raw: dict[str, Any]) -> Any:
         if name == POINT_PARAM and isinstance(value, int):  # a rule's sentence: the rule's point

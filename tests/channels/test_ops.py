@@ -57,6 +57,14 @@ def test_metrics_count_runs_posts_github_and_commands(wired: Wired) -> None:
         wired.slash(text)
     wired.feishu_say("top 3", chat_id="oc_group2")
     wired.feishu_say("regenerate", chat_id="oc_group2")  # not an admin: denied
+
+    # a command is counted once its reply has gone out, so the count may trail the reply
+    def all_counted() -> bool:
+        samples = scrape(wired.url)[0]
+        total = sum(v for (name, _), v in samples.items() if name == "verl_week_commands_total")
+        return total >= 5
+
+    wait_for(all_counted)
     samples, families = scrape(wired.url)
 
     assert value(samples, "verl_week_runs_total", repo=REPO, trigger="cli", outcome="ok") == 1
