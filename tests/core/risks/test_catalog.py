@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service.core.models import CollectedWeek, Risk, RiskKind
+from service.core.models import CollectedWeek, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks, message_keys, message_params
 from service.render.environment import templates_dir
@@ -67,8 +67,32 @@ def test_all_keys_are_risk_kind_or_rule_fields() -> None:
         parts = key.split(".")
         assert parts[0] == "risk", key
         assert parts[1] in kinds, key
-        assert parts[-1] in (*FIELDS, *ROLLUP_FIELDS), key
+        assert parts[-1].removesuffix("_one") in (*FIELDS, *ROLLUP_FIELDS), key
         assert len(parts) in (3, 4), key
+
+
+@pytest.mark.parametrize(
+    ("rule", "params", "expected"),
+    [
+        ("removed_config_key", {"count": 1, "names": "step_start"},
+         "PR #7 removes or renames a configuration key without declaring a breaking change: "
+         "step_start."),
+        ("removed_config_key", {"count": 3, "names": "a, b, c"},
+         "PR #7 removes or renames 3 configuration keys without declaring a breaking change: "
+         "a, b, c."),
+    ],
+)  # fmt: skip
+def test_english_counts_agree_with_their_noun(
+    rule: str, params: dict[str, str | int], expected: str
+) -> None:
+    risk = Risk(kind=RiskKind.BREAKING, rule=rule, severity=Severity.MEDIUM, prs=[7], params=params)
+    translator = Translator("en", risks_catalog("en"))
+    key = next(k for k in message_keys(risk, "summary") if translator.has(k))
+    assert translator.t(key, **message_params(risk)) == expected
+
+
+def test_no_english_sentence_hedges_a_plural() -> None:
+    assert not [text for text in risks_catalog("en").values() if "(s)" in text or "(es)" in text]
 
 
 def test_catalogs_load_through_the_shared_loader() -> None:
@@ -109,7 +133,7 @@ def test_followup_summary_names_both_prs(
     revert = next(r for r in risks if r.rule == "revert")
     assert sentence(risks_catalog("en"), revert, "summary") == (
         "PR #4234 reverts #4221 ([megatron] fix: BF16 mode should use PAO as well), "
-        "merged 1 hour(s) earlier."
+        "merged 1 h earlier."
     )
     assert sentence(risks_catalog("zh"), revert, "summary") == (
         "PR #4234 回滚了 1 小时前合入的 #4221（[megatron] fix: BF16 mode should use PAO as well）。"
