@@ -23,10 +23,12 @@ from service.store.repository import Store, create_store_engine
 from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
+    from slack_bolt import App
     from starlette.applications import Starlette
 
     from service.commands.answer import EngineContext
     from service.doctor import Finding
+    from service.feishu.events import FeishuEvents
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
@@ -447,13 +449,17 @@ def _plain(sentence: str) -> str:
     return sentence.replace("`", "'")
 
 
-def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
-    if not (settings.slack_bot_token and settings.slack_signing_secret):
+def _slack_app(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> App | None:
+    """The bolt app when commands can reach it: signed HTTP requests (SLACK_SIGNING_SECRET) or
+    Socket Mode (SLACK_APP_TOKEN), either or both."""
+    if not (
+        settings.slack_bot_token and (settings.slack_signing_secret or settings.slack_app_token)
+    ):
         return None
-    from service.slack.app import build_slack_app, build_slack_endpoint, start_socket_mode
+    from service.slack.app import build_slack_app
     from service.slack.sender import build_web_client
 
-    app = build_slack_app(
+    return build_slack_app(
         client=build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url),
         signing_secret=secret(settings.slack_signing_secret) or "",
         engine=ctx,
@@ -462,24 +468,35 @@ def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) 
         language=settings.digest_language,
         observe=pipeline.metrics.command_answered,
     )
-    if settings.slack_app_token:
-        start_socket_mode(app, secret(settings.slack_app_token) or "")
-    return build_slack_endpoint(app)
 
 
-def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
+def _start_socket_mode(settings: Settings, app: App) -> Callable[[], None]:
+    """Socket Mode on (SLACK_APP_TOKEN set): a refused token stops start-up in one line."""
+    from service.errors import AuthRefusedError
+    from service.slack.socket_mode import start_socket_mode
+
+    try:
+        handler = start_socket_mode(app, secret(settings.slack_app_token) or "")
+    except AuthRefusedError as exc:
+        raise ConfigError(f"invalid setting SLACK_APP_TOKEN: {exc.message}") from None
+    return handler.close
+
+
+def _feishu_events(
+    settings: Settings, pipeline: Pipeline, ctx: EngineContext
+) -> FeishuEvents | None:
     if not (settings.feishu_app_id and settings.feishu_app_secret):
         return None
     from service.feishu.api import FeishuApi
     from service.feishu.auth import TenantTokenCache
-    from service.feishu.events import build_feishu_endpoint
+    from service.feishu.events import build_feishu_events
 
     tokens = TenantTokenCache(
         base_url=settings.feishu_base_url,
         app_id=settings.feishu_app_id,
         app_secret=secret(settings.feishu_app_secret) or "",
     )
-    return build_feishu_endpoint(
+    return build_feishu_events(
         events=pipeline.store,
         api=FeishuApi(tokens),
         engine=ctx,
@@ -488,6 +505,25 @@ def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext)
         regenerate=regenerate_callable(pipeline),
         observe=pipeline.metrics.command_answered,
     )
+
+
+def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable[[], None]:
+    """FEISHU_EVENT_MODE=websocket: events over Feishu's long connection, through the same
+    handling as POST /feishu/events; refused credentials stop start-up in one line."""
+    from service.errors import AuthRefusedError
+    from service.feishu.longconn import LongConnection
+
+    connection = LongConnection(
+        base_url=settings.feishu_base_url,
+        app_id=settings.feishu_app_id or "",
+        app_secret=secret(settings.feishu_app_secret) or "",
+        handle=events.handle_pushed,
+    )
+    try:
+        connection.start()
+    except AuthRefusedError as exc:
+        raise ConfigError(f"invalid setting FEISHU_APP_SECRET: {exc.message}") from None
+    return connection.stop
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
@@ -505,6 +541,23 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     )
 
 
+def _in_turn(calls: list[Callable[[], None]]) -> Callable[[], None]:
+    def run() -> None:
+        for call in calls:
+            call()
+
+    return run
+
+
+def _slack_endpoint(settings: Settings, app: App | None) -> Endpoint | None:
+    """POST /slack/events, only with SLACK_SIGNING_SECRET: unsigned requests are never served."""
+    if app is None or not settings.slack_signing_secret:
+        return None
+    from service.slack.app import build_slack_endpoint
+
+    return build_slack_endpoint(app)
+
+
 def build_app(
     settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
 ) -> Starlette:
@@ -514,12 +567,19 @@ def build_app(
 
     ctx = engine_context(settings, pipeline)
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
+    slack_app = _slack_app(settings, pipeline, ctx)
+    feishu = _feishu_events(settings, pipeline, ctx)
+    stops: list[Callable[[], None]] = [scheduler.shutdown] if scheduler else []
+    if slack_app is not None and settings.slack_app_token:
+        stops.append(_start_socket_mode(settings, slack_app))
+    if feishu is not None and settings.feishu_event_mode == "websocket":
+        stops.append(_start_long_connection(settings, feishu))
     return build_web_app(
         store=pipeline.store,
-        slack_endpoint=_slack_endpoint(settings, pipeline, ctx),
-        feishu_endpoint=_feishu_endpoint(settings, pipeline, ctx),
+        slack_endpoint=_slack_endpoint(settings, slack_app),
+        feishu_endpoint=feishu.respond if feishu else None,
         scheduler_alive=scheduler.alive if scheduler else None,
-        on_shutdown=scheduler.shutdown if scheduler else None,
+        on_shutdown=_in_turn(stops) if stops else None,
         language=settings.digest_language,
         metrics=pipeline.metrics,
         report_links=report_links(settings, pipeline.store),
