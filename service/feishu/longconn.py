@@ -96,9 +96,8 @@ class LongConnection:
     _conn: ClientConnection | None = field(default=None, init=False, repr=False)
     _service: int = field(default=0, init=False, repr=False)
     _stopped: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
-    _config_changed: threading.Event = field(
-        default_factory=threading.Event, init=False, repr=False
-    )
+    _wakeup: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _fresh: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _send_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _parts: dict[str, _Parts] = field(default_factory=dict, init=False, repr=False)
     _workers: ThreadPoolExecutor = field(
@@ -118,7 +117,7 @@ class LongConnection:
 
     def stop(self) -> None:
         self._stopped.set()
-        self._config_changed.set()
+        self._wakeup.set()
         conn = self._conn
         if conn is not None:
             conn.close()
@@ -161,7 +160,7 @@ class LongConnection:
                 "subscribes to events through a long connection"
             )
         self.config.update(data.get("ClientConfig"))
-        self._config_changed.set()
+        self._wakeup.set()
         return url
 
     def _open(self) -> None:
@@ -180,6 +179,8 @@ class LongConnection:
         self._service = _int(query.get("service_id", ["0"])[0])
         self._conn = conn
         self.connections += 1
+        self._fresh.set()
+        self._wakeup.set()
         logger.info(
             "feishu long connection open",
             extra={"app_id": self.app_id, "connection": query.get("device_id", [""])[0]},
@@ -219,9 +220,10 @@ class LongConnection:
 
     def _read(self, conn: ClientConnection) -> None:
         try:
-            for message in conn:
-                if isinstance(message, bytes):
-                    self._on_message(message)
+            with conn:  # closed on the way out, whatever ends the reading
+                for message in conn:
+                    if isinstance(message, bytes):
+                        self._on_message(message)
         except ConnectionClosed:
             pass
         except OSError:
@@ -247,7 +249,7 @@ class LongConnection:
             self.config.update(json.loads(frame.payload))
         except ValueError:
             return
-        self._config_changed.set()
+        self._wakeup.set()
 
     def _assemble(self, frame: Frame) -> bytes | None:
         """The whole payload once every part of a split data frame is in, else None."""
@@ -312,13 +314,17 @@ class LongConnection:
 
     def _ping_loop(self) -> None:
         while not self._stopped.is_set():
+            self._fresh.clear()
             self._send(ping_frame(self._service))
-            self._config_changed.clear()
-            # a pong with a new interval (or stop) restarts the wait
-            while self._config_changed.wait(self.config.ping_interval):
-                if self._stopped.is_set():
-                    return
-                self._config_changed.clear()
+            sent = time.monotonic()
+            # wait out the interval; a pong with a new interval shortens or stretches the wait,
+            # a new socket is pinged at once
+            while not (self._stopped.is_set() or self._fresh.is_set()):
+                left = sent + self.config.ping_interval - time.monotonic()
+                if left <= 0:
+                    break
+                self._wakeup.wait(left)
+                self._wakeup.clear()
 
 
 def _int(text: str) -> int:

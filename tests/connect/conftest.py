@@ -32,8 +32,17 @@ class Serve:
         return self.folder / "serve.log"
 
     def start(self) -> Serve:
-        command = [sys.executable, "-m", "service", "serve", "--no-scheduler",
-                   "--host", "127.0.0.1", "--port", str(self.port)]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "service",
+            "serve",
+            "--no-scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
                 command, cwd=self.folder, env=clean_env(self.env), stdout=log, stderr=log
