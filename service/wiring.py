@@ -619,18 +619,35 @@ def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
 
 def run_doctor(settings: Settings) -> list[Finding]:
     """`verl-week doctor`: every configured piece checked against the real service."""
-    from service.doctor import check_database, check_github, check_public_url, guarded
+    from service.doctor import (
+        check_database,
+        check_github,
+        check_public_url,
+        check_repositories,
+        guarded,
+        problem,
+    )
 
     found = guarded("database", lambda: check_database(settings.database_url))
     subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
     github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
-    found += guarded("github", lambda: check_github(github))
+    checked = guarded("github", lambda: check_github(github))
+    found += checked
+    if all(f.ok for f in checked) or not github.has_token:  # a refused token: said once
+        found += check_repositories(github, list(settings.digest_repos))
     if settings.slack_bot_token:
         found += guarded("slack", lambda: _doctor_slack(settings, subscribed.get("slack", [])))
+    elif settings.slack_app_token:
+        found.append(problem("slack", "SLACK_APP_TOKEN is set without SLACK_BOT_TOKEN: Socket "
+                             "Mode needs the bot token to answer"))  # fmt: skip
     if settings.feishu_app_id and settings.feishu_app_secret:
         found += guarded("feishu", lambda: _doctor_feishu(settings, subscribed.get("feishu", [])))
+    if settings.feishu_app_id or settings.feishu_event_mode == "websocket":
+        found += guarded("feishu", lambda: _doctor_feishu_events(settings))
     if settings.feishu_webhook_url:
         found += guarded("webhook", lambda: _doctor_webhook(settings))
+    if settings.llm_enabled:
+        found += guarded("model", lambda: _doctor_model(settings))
     chat = bool(settings.slack_bot_token or settings.feishu_app_id or settings.feishu_webhook_url)
     return found + check_public_url(settings.public_base_url, chat=chat)
 
@@ -649,16 +666,18 @@ def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
 
 def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:
     from service.doctor import check_slack
-    from service.slack.probe import bot_identity, channel_access
+    from service.slack.probe import bot_identity, channel_access, socket_url
     from service.slack.sender import build_web_client
 
     client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
     configured = [split_language(c)[0] for c in settings.slack_channels]
+    app_token = secret(settings.slack_app_token)
     return check_slack(
         lambda: bot_identity(client),
         lambda channel: channel_access(client, channel),
         list(dict.fromkeys([*configured, *subscribed])),
-        signing_secret=bool(settings.slack_signing_secret or settings.slack_app_token),
+        signing_secret=bool(settings.slack_signing_secret),
+        socket=(lambda: socket_url(client, app_token)) if app_token else None,
     )
 
 
@@ -687,3 +706,39 @@ def _doctor_webhook(settings: Settings) -> list[Finding]:
         language=settings.digest_language,
     )
     return check_webhook(sender, signed=bool(settings.feishu_webhook_secret))
+
+
+def _doctor_feishu_events(settings: Settings) -> list[Finding]:
+    from service.doctor import FeishuEventSettings, check_feishu_events
+    from service.feishu.longconn import LongConnection
+
+    endpoint = None
+    if settings.feishu_app_id and settings.feishu_app_secret:
+        connection = LongConnection(
+            base_url=settings.feishu_base_url,
+            app_id=settings.feishu_app_id,
+            app_secret=secret(settings.feishu_app_secret) or "",
+            handle=lambda _event: {},  # never connected: the endpoint is only asked for a URL
+        )
+        endpoint = connection.endpoint
+    events = FeishuEventSettings(
+        mode=settings.feishu_event_mode,
+        verification_token=bool(settings.feishu_verification_token),
+        encrypt_key=bool(settings.feishu_encrypt_key),
+        public_base_url=settings.public_base_url,
+    )
+    return check_feishu_events(events, endpoint)
+
+
+def _doctor_model(settings: Settings) -> list[Finding]:
+    from urllib.parse import urlsplit
+
+    from service.doctor import check_model
+    from service.llm.probe import served_models
+
+    base_url = settings.llm_base_url or ""
+    return check_model(
+        lambda: served_models(base_url, secret(settings.llm_api_key)),
+        settings.llm_model or "",
+        urlsplit(base_url).netloc,
+    )
