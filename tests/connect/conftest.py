@@ -56,14 +56,19 @@ class Serve:
         assert self.proc is not None
         return self.proc.wait(timeout=EXIT_SECONDS)
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+    def stop(self) -> int | None:
+        """SIGTERM; the exit code, or None when it had to be killed."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=EXIT_SECONDS)
+                return self.proc.wait(timeout=EXIT_SECONDS)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=EXIT_SECONDS)
+                return None
+        return self.proc.returncode
 
 
 def clean_env(settings: dict[str, str]) -> dict[str, str]:

@@ -21,7 +21,13 @@ from tests.connect.conftest import Serve
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
 from tests.fakes.feishu import FakeFeishu, serve_feishu
-from tests.fakes.feishu_longconn import SERVICE_ID, FakeLongConnection, header, long_connection
+from tests.fakes.feishu_longconn import (
+    SERVICE_ID,
+    WAIT_SECONDS,
+    FakeLongConnection,
+    header,
+    long_connection,
+)
 from tests.github.conftest import TOKEN
 
 REPO = "volcengine/verl"
@@ -94,7 +100,7 @@ def test_a_message_is_answered_with_a_reply_card(wired: Wired) -> None:
     assert "data" not in ack  # a message event answers nothing in the frame
     assert header(ack["frame"], "biz_rt") is not None
     message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
-    wait_for(lambda: bool(wired.feishu.replies(message_id)))
+    wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
     [reply] = wired.feishu.replies(message_id)
     assert "2026-W04" in str(reply.card)
     assert wired.feishu.violations == []
@@ -105,7 +111,7 @@ def test_the_same_event_twice_is_answered_once(wired: Wired) -> None:
     first, second = wired.socket.push(event), wired.socket.push(event)
     assert wired.socket.ack(first)["code"] == wired.socket.ack(second)["code"] == 200
     message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
-    wait_for(lambda: bool(wired.feishu.replies(message_id)))
+    wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
     assert len(wired.feishu.replies(message_id)) == 1
 
 
@@ -115,7 +121,7 @@ def test_a_card_button_is_answered_in_the_acknowledgement(wired: Wired) -> None:
     assert ack["code"] == 200
     assert ack["data"]["toast"]["type"] == "info"
     assert ack["data"]["toast"]["content"]
-    wait_for(lambda: bool(wired.feishu.replies("om_card")))
+    wait_for(lambda: bool(wired.feishu.replies("om_card")), WAIT_SECONDS)
     denied = feishu_events.action_event("regenerate", "ou_reader", "om_card", token="")
     answer = wired.socket.ack(wired.socket.push(denied))
     assert answer["data"]["toast"]["type"] == "error"  # not an admin
@@ -132,7 +138,7 @@ def test_an_event_split_in_parts_is_put_back_together(wired: Wired) -> None:
     ack = wired.socket.ack(wired.socket.push(event, parts=3))
     assert ack["code"] == 200
     message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
-    wait_for(lambda: bool(wired.feishu.replies(message_id)))
+    wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
 
 
 def test_pings_get_pongs_and_the_pong_sets_the_interval(wired: Wired) -> None:
@@ -153,7 +159,7 @@ def test_a_dropped_socket_is_reopened_and_events_flow_again(wired: Wired) -> Non
     event = message("help")
     assert wired.socket.ack(wired.socket.push(event))["code"] == 200
     message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
-    wait_for(lambda: bool(wired.feishu.replies(message_id)))
+    wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
 
 
 def test_serve_with_the_readme_settings_answers_over_the_long_connection(
@@ -165,8 +171,10 @@ def test_serve_with_the_readme_settings_answers_over_the_long_connection(
     event = message("help")
     assert socket.ack(socket.push(event))["code"] == 200
     message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
-    wait_for(lambda: bool(feishu.replies(message_id)))
+    wait_for(lambda: bool(feishu.replies(message_id)), WAIT_SECONDS)
     assert "feishu long connection open" in serve.log()
+    assert serve.stop() in (0, -15)  # uvicorn re-raises SIGTERM after a clean shutdown
+    assert "shutting down" in serve.log()  # the long connection closed on the way out
     assert APP_SECRET not in serve.log()
 
 

@@ -65,6 +65,8 @@ def test_serve_answers_a_slash_command_over_socket_mode(
     # no signing secret: the HTTP endpoint is not served (an unsigned request can't pass)
     answer = requests.post(f"http://127.0.0.1:{serve.port}/slack/events", data=b"x", timeout=10)
     assert answer.status_code == 503
+    assert serve.stop() in (0, -15)  # uvicorn re-raises SIGTERM after a clean shutdown
+    assert "shutting down" in serve.log()  # the websocket closed on the way out
 
 
 def test_help_over_socket_mode_then_a_second_command(

@@ -28,7 +28,7 @@ from tests.fakes.feishu import FakeFeishu
 
 ENDPOINT = "/callback/ws/endpoint"
 SERVICE_ID = 33
-WAIT_SECONDS = 20.0
+WAIT_SECONDS = 90.0  # a `serve` subprocess on a busy two-core machine starts slowly
 CONTROL, DATA = 0, 1
 
 

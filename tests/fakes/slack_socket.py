@@ -22,7 +22,7 @@ from tests.fakes.slack import FakeSlack
 
 APP_TOKEN = "xapp-1-A0001-1234-socketmodetesttoken"
 APP_ID = "A0001"
-WAIT_SECONDS = 20.0
+WAIT_SECONDS = 90.0  # a `serve` subprocess on a busy two-core machine starts slowly
 
 
 @dataclass
