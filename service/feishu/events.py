@@ -11,6 +11,10 @@ nothing else (Feishu delivers at least once). Then:
 - im.message.receive_v1 (p2p, or a group message that mentions the bot) → the command engine
   → a reply card, sent from a background thread so the HTTP answer is immediate;
 - card.action.trigger (the card buttons) → a toast within Feishu's 3 s, the work afterwards.
+
+The same FeishuEvents handles events pushed over Feishu's long connection (longconn.py, with
+FEISHU_EVENT_MODE=websocket): `handle_pushed` skips only the HTTP checks, which that
+authenticated connection has no use for.
 """
 
 from __future__ import annotations

@@ -93,6 +93,8 @@ class LongConnection:
     jitter: Callable[[], float] = random.random
     config: ClientConfig = field(default_factory=ClientConfig)
     connections: int = field(default=0, init=False)  # sockets opened so far
+    # set when the connection is over for good: stopped, or reconnecting gave up
+    finished: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _conn: ClientConnection | None = field(default=None, init=False, repr=False)
     _service: int = field(default=0, init=False, repr=False)
     _stopped: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
@@ -187,13 +189,18 @@ class LongConnection:
         )
 
     def _run(self) -> None:
-        while not self._stopped.is_set():
-            conn = self._conn
-            if conn is not None:
-                self._read(conn)
-                self._conn = None
-            if self._stopped.is_set() or not self._reconnect():
-                return
+        try:
+            while not self._stopped.is_set():
+                conn = self._conn
+                if conn is not None:
+                    self._read(conn)
+                    self._conn = None
+                if self._stopped.is_set() or not self._reconnect():
+                    return
+        finally:
+            self._stopped.set()  # the ping loop ends with the connection
+            self._wakeup.set()
+            self.finished.set()
 
     def _reconnect(self) -> bool:
         """Open a new connection after the configured waits; False once attempts run out."""
