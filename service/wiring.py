@@ -13,7 +13,7 @@ from service.core.filters import DigestFilter
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
-from service.errors import ConfigError, InputError
+from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
 from service.recorded import SAMPLE_REPO, load_sample
@@ -569,11 +569,16 @@ def build_app(
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
     slack_app = _slack_app(settings, pipeline, ctx)
     feishu = _feishu_events(settings, pipeline, ctx)
-    stops: list[Callable[[], None]] = [scheduler.shutdown] if scheduler else []
-    if slack_app is not None and settings.slack_app_token:
-        stops.append(_start_socket_mode(settings, slack_app))
-    if feishu is not None and settings.feishu_event_mode == "websocket":
-        stops.append(_start_long_connection(settings, feishu))
+    closes: list[Callable[[], None]] = []
+    try:
+        if slack_app is not None and settings.slack_app_token:
+            closes.append(_start_socket_mode(settings, slack_app))
+        if feishu is not None and settings.feishu_event_mode == "websocket":
+            closes.append(_start_long_connection(settings, feishu))
+    except ServiceError:
+        _in_turn(closes)()  # one refused, the other already open: close it before exiting
+        raise
+    stops = [scheduler.shutdown, *closes] if scheduler else closes
     return build_web_app(
         store=pipeline.store,
         slack_endpoint=_slack_endpoint(settings, slack_app),

@@ -23,16 +23,18 @@ PING_INTERVAL = 10.0
 
 def start_socket_mode(app: App, app_token: str, *, connect: bool = True) -> SocketModeHandler:
     """Open Socket Mode for `app` (SLACK_APP_TOKEN set); the handler's `close()` ends it."""
+    # ask first, ourselves, before the client starts its threads: slack_sdk would raise a bare
+    # SlackApiError from connect()
+    url = socket_url(app.client, app_token) if connect else None
     handler = SocketModeHandler(
         app,
         app_token,
         logger=logging.getLogger("service.slack.socket"),
         ping_interval=PING_INTERVAL,
     )
-    if not connect:
+    if url is None:
         return handler
-    # ask first, ourselves: slack_sdk would raise a bare SlackApiError from connect()
-    handler.client.wss_uri = socket_url(app.client, app_token)
+    handler.client.wss_uri = url
     handler.connect()
     if handler.client.is_connected():
         logger.info("slack socket mode connected", extra={"session": handler.client.session_id()})
