@@ -541,6 +541,20 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     )
 
 
+def _check_receivers(settings: Settings) -> None:
+    """A websocket asked for without what it needs is a settings error, not a silent no-op."""
+    if settings.slack_app_token and not settings.slack_bot_token:
+        raise ConfigError(
+            "invalid setting SLACK_APP_TOKEN: Socket Mode needs SLACK_BOT_TOKEN too (to answer)"
+        )
+    if settings.feishu_event_mode == "websocket" and not (
+        settings.feishu_app_id and settings.feishu_app_secret
+    ):
+        raise ConfigError(
+            "invalid setting FEISHU_EVENT_MODE: websocket needs FEISHU_APP_ID and FEISHU_APP_SECRET"
+        )
+
+
 def _in_turn(calls: list[Callable[[], None]]) -> Callable[[], None]:
     def run() -> None:
         for call in calls:
@@ -567,6 +581,7 @@ def build_app(
 
     ctx = engine_context(settings, pipeline)
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
+    _check_receivers(settings)
     slack_app = _slack_app(settings, pipeline, ctx)
     feishu = _feishu_events(settings, pipeline, ctx)
     closes: list[Callable[[], None]] = []

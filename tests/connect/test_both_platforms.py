@@ -63,3 +63,26 @@ def test_a_refused_feishu_secret_stops_serve_with_slack_already_connected(
     assert last.startswith("verl-week: error: invalid setting FEISHU_APP_SECRET: Feishu refused")
     assert len(sockets.connections) == 1  # Slack had connected before Feishu was asked
     assert longconn.connections == []
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        (
+            {"SLACK_APP_TOKEN": "xapp-1-A0001-1-x"},
+            "invalid setting SLACK_APP_TOKEN: Socket Mode needs SLACK_BOT_TOKEN too (to answer)",
+        ),
+        (
+            {"FEISHU_EVENT_MODE": "websocket"},
+            "invalid setting FEISHU_EVENT_MODE: websocket needs "
+            "FEISHU_APP_ID and FEISHU_APP_SECRET",
+        ),
+    ],
+)
+def test_a_websocket_without_what_it_needs_stops_serve(
+    env: dict[str, str], line: str, tmp_path: Path, launched: list[Serve]
+) -> None:
+    serve = Serve(tmp_path, {"DATABASE_URL": f"sqlite:///{tmp_path}/v.db", **env}).start()
+    launched.append(serve)
+    assert serve.wait_exit() == 2
+    assert serve.log().strip().splitlines()[-1] == f"verl-week: error: {line}"
