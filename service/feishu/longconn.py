@@ -172,7 +172,8 @@ class LongConnection:
             conn = connect(url, open_timeout=self.timeout, max_size=None)
         except InvalidStatus as exc:
             headers = exc.response.headers
-            reason = headers.get("handshake-msg") or f"HTTP {exc.response.status_code}"
+            said = " ".join(str(headers.get("handshake-msg") or "").split())[:MESSAGE_CHARS]
+            reason = said or f"HTTP {exc.response.status_code}"
             raise UnreachableError(f"Feishu refused the websocket: {reason}") from None
         except (InvalidHandshake, OSError, TimeoutError) as exc:
             raise UnreachableError(

@@ -18,9 +18,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
 from tests.fakes._server import Recorded, Reply
@@ -121,6 +123,9 @@ class FakeLongConnection:
         }
     )
     pong_config: dict[str, int] | None = None  # what a pong carries (None: `config`)
+    # (handshake-status, handshake-msg): the upgrade is refused with these headers, as Feishu
+    # refuses a 51st connection of one app (514, auth error code 1000040350)
+    refuse_upgrade: tuple[int, str] | None = None
     connections: list[ServerConnection] = field(default_factory=list)
     pings: list[dict[str, Any]] = field(default_factory=list)
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -143,6 +148,16 @@ class FakeLongConnection:
         device = f"dev-{next(self._ids)}"
         url = f"{self.url}/ws?device_id={device}&service_id={SERVICE_ID}&ticket=t-{device}"
         return 200, {}, {"code": 0, "msg": "ok", "data": {"URL": url, "ClientConfig": self.config}}
+
+    def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        if self.refuse_upgrade is None:
+            return None
+        status, text = self.refuse_upgrade
+        response = conn.respond(HTTPStatus.FORBIDDEN, text)
+        response.headers["handshake-status"] = str(status)
+        response.headers["handshake-msg"] = text
+        response.headers["handshake-autherrcode"] = "1000040350"
+        return response
 
     def handler(self, conn: ServerConnection) -> None:
         with self.changed:
@@ -223,7 +238,7 @@ class FakeLongConnection:
 @contextmanager
 def long_connection(feishu: FakeFeishu) -> Iterator[FakeLongConnection]:
     fake = FakeLongConnection(feishu)
-    server: Server = serve(fake.handler, "127.0.0.1", 0)
+    server: Server = serve(fake.handler, "127.0.0.1", 0, process_request=fake.process_request)
     fake.url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}"
     fake.install()
     thread = threading.Thread(target=server.serve_forever, daemon=True)

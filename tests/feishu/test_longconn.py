@@ -123,3 +123,13 @@ def test_reconnecting_gives_up_after_the_configured_attempts(
     assert socket.endpoint_calls() == 3  # the first URL, then two refused attempts
     assert len(socket.connections) == 1
     assert not conn.connected
+
+
+def test_a_refused_upgrade_names_feishus_reason(
+    feishu: FakeFeishu, socket: FakeLongConnection
+) -> None:
+    socket.refuse_upgrade = (514, "exceed  connection\tlimit")
+    with pytest.raises(UnreachableError) as refused:
+        connection(feishu, Handled()).start()
+    assert refused.value.message == "Feishu refused the websocket: exceed connection limit"
+    assert socket.connections == []
