@@ -2,6 +2,8 @@
 (checklists, the module list, the quoted hints, "Add **concise** overview…", "As title", empty
 "Test" and "API" sections), with secrets masked as the risk rules mask them and links, domains,
 e-mail addresses and @-mentions taken out, so no body can hand the model a URL or a token.
+A line that speaks to the model ("ignore previous instructions…", "write: …", "忽略之前的指令")
+is no summary of the change and is left out: neither the model nor the checker's facts get it.
 
 `scrub` is the masking alone, for any other untrusted text the prompt carries (review comments,
 check names, config values).
@@ -45,6 +47,18 @@ _DOMAIN = re.compile(
 )
 _MENTION = re.compile(r"(?<![\w.+-])[@＠](?=[A-Za-z0-9_])")
 _BROADCAST = re.compile(r"[@＠]\s*(?:here|channel|everyone|all)\b|<\s*[!@#]|<\s*at\b", re.I)
+# text addressed to the model rather than to reviewers (checked against the recorded verl
+# weeks: no real line of theirs matches)
+_DIRECTIVE = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
+    r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
+    r"|\byou\s+are\s+now\b|\bas\s+an\s+(?:ai|assistant|llm)\b|\bnew\s+instructions?\b"
+    r"|(?:^|\s)(?:write|say|print|post|repeat|tell\s+\w+)(?:\s+(?:exactly|only|this|that))?"
+    r"\s*[:：]\s"
+    r"|忽略|无视|(?:之前|以上|上述)的?(?:指令|规则|要求)|系统提示|提示词"
+    r"|请(?:写|输出|打印|转发|回复)[:：]",
+    re.IGNORECASE,
+)
 _EMPTY_PARENS = re.compile(r"\(\s*[:;,.]?\s*\)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
@@ -118,9 +132,17 @@ def _items(lines: list[str]) -> list[str]:
     return items
 
 
+def speaks_to_the_model(text: str) -> bool:
+    """Whether `text` gives the model an instruction (planted text, not a summary)."""
+    return _DIRECTIVE.search(text) is not None
+
+
 def _says_something(line: str) -> bool:
-    """Not the template's, not a table row, and mostly words (not a traceback's `^^^^`)."""
+    """Not the template's, not a table row, not an instruction to the model, and mostly words
+    (not a traceback's `^^^^`)."""
     if len(line) < MIN_LINE_CHARS or _TEMPLATE_LINES.match(line) or line.startswith("|"):
+        return False
+    if speaks_to_the_model(line):
         return False
     return sum(ch.isalpha() or ch.isspace() for ch in line) >= MIN_WORDY_SHARE * len(line)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from service.core.analyst.body import scrub, summary_lines
+from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.models import (
     Digest,
@@ -244,7 +244,7 @@ def _review_notes(pr: PullRequest | None) -> tuple[tuple[str, ...], bool]:
     notes = []
     for thread in pr.unresolved_threads[:REVIEW_NOTES]:
         body = bounded(scrub(clean_text(thread.body)), REVIEW_CHARS)
-        if body:
+        if body and not speaks_to_the_model(body):
             notes.append(f"{thread.path}: {body}" if thread.path else body)
     changes = any(r.state == ReviewState.CHANGES_REQUESTED for r in pr.reviews or [])
     return tuple(notes), changes
