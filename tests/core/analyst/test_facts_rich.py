@@ -4,6 +4,7 @@ the previous stored week's totals, and a data section that stays within its budg
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from service.core.analyst.facts import (
     DATA_BUDGET,
@@ -25,7 +26,7 @@ from tests.core.analyst.helpers import week_facts
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
-def listed(payload: dict[str, object], number: int) -> dict[str, object]:
+def listed(payload: dict[str, Any], number: int) -> dict[str, Any]:
     prs = payload["prs"]
     assert isinstance(prs, list)
     return next(p for p in prs if p["number"] == number)
