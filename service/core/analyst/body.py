@@ -31,8 +31,9 @@ _LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]")
 _EMPHASIS = re.compile(r"(\*\*|__|~~)(.*?)\1")
 _SPACE = re.compile(r"\s+")
-# links and anything a reader could follow: schemes, www., e-mail addresses, bare domains of
-# any TLD (`evil.example/login`), but not dotted code names (`torch.distributed`, `a.py`)
+# links and anything a reader could follow: schemes, www., e-mail addresses, bare domains
+# (`evil.example/login`) of the TLDs links use, but not dotted code names or files
+# (`torch.distributed`, `model.to(…)`, `run.sh`, `kernel.cc`, `a.py`)
 _URL = re.compile(
     r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:\S*"
     r"|\bwww\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
@@ -40,8 +41,9 @@ _URL = re.compile(
 )
 _DOMAIN = re.compile(
     r"(?<![\w@/.`-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
-    r"(?:com|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh|cn|example|test"
-    r"|invalid|local|online|club|live|cc|tk|biz|us|uk|de|jp|fr|in|to|ws|zip|mov|click)"
+    r"(?:com|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|cn|example|test"
+    r"|invalid|local|online|club|live|tk|biz|us|uk|de|jp|fr|in|ws|click|gov|edu|tv|eu|wtf|lol"
+    r"|pw|su|icu|vip|shop|cloud|tech|store|hk|tw|kr|sg)"
     r"(?![\w-])(?:/\S*)?",
     re.IGNORECASE,
 )
