@@ -13,6 +13,8 @@ from service.core.analyst.schema import Draft, parse_answer
 from service.core.models import Digest
 from service.render import feishu, slack
 from service.render.environment import translator
+from service.render.feishu_limits import feishu_violations
+from service.render.limits import slack_violations
 from service.render.report import render_html, render_markdown
 from tests.core.analyst.helpers import week_digest, week_facts
 from tests.fakes.openai import recorded_answer
@@ -42,6 +44,8 @@ def cards(digest: Digest) -> list[str]:
     lang = digest.language
     message = slack.render_digest(digest, report_url=URL, lang=lang)
     card = feishu.render_digest(digest, report_url=URL, lang=lang)
+    assert slack_violations(message) == []
+    assert feishu_violations(card, via="app") == []
     return [
         json.dumps({"text": message.text, "blocks": message.blocks}, ensure_ascii=False),
         json.dumps(card, ensure_ascii=False),
