@@ -288,6 +288,9 @@ class Trends(Model):
     categories: list[TrendBucket] = Field(default_factory=list)
     contributors: list[Contributor] = Field(default_factory=list)
     previous_week: str | None = None
+    # the stored previous week's totals (what "more than last week" is held against); None
+    # when no earlier week is stored
+    previous_stats: Stats | None = None
 
 
 class KeyChangeGroup(Model):

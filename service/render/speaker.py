@@ -340,6 +340,13 @@ class Speaker:
             return ""
         return analysis.note(self.tr, self.written, self.target.text)
 
+    def footer(self) -> str:
+        """The report's last line: that rules made it, and which parts a model wrote if any."""
+        tool = self.code("verl-week")
+        if self.written is None:
+            return self.tr.t("report.footer", tool=tool)
+        return analysis.footer(self.tr, self.written, self.target.text, tool)
+
     def risk_text(self, risk: Risk, field: str) -> str:
         """Risk wording: the first of core's `message_keys` the catalog has (rule, then kind;
         a roll-up's summary is its `rollup` sentence)."""
