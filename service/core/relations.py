@@ -14,7 +14,9 @@ A relation is found, strongest first (one per pair):
   happens to touch);
 - ``subject``: both titles name the same distinctive thing (an identifier such as
   `TransferQueue` or `e2e_ascend` that few PRs name), and, unless the name is an identifier
-  with `_` or inner capitals, they share a module or a changed file.
+  with `_` or inner capitals, they share a module or a changed file; or both are among the
+  few PRs of one week whose titles name the same small module set (`[veomni]`), and they
+  change the same file.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ REVERT_SHARE = 0.6
 RELAND_TITLE_SHARE = 0.75
 # a subject name counts when at most this many PRs of the pool name it
 SUBJECT_MAX_PRS = 3
+# a week's PRs of the same one or two title modules share a subject when they share a file
+MODULE_SUBJECT = 2
 MIN_TERM_CHARS = 3
 MIN_CODE_CHARS = 12
 _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}", ")", "]")
@@ -71,6 +75,9 @@ class Pool:
     removed: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)
     reverted_by: dict[int, PullRequest] = field(default_factory=dict)
     term_prs: dict[str, set[int]] = field(default_factory=dict)
+    # (week label, the title's modules) → its PRs: a small module's PRs of one week
+    module_prs: dict[tuple[str, frozenset[str]], set[int]] = field(default_factory=dict)
+    module_count: dict[str, int] = field(default_factory=dict)
     # (path, line of code) → the PRs that add it, for the lines this week's PRs remove
     line_owners: dict[tuple[str, str], set[int]] = field(default_factory=dict)
     added_totals: dict[int, int] = field(default_factory=dict)
@@ -173,6 +180,9 @@ def build_pool(
     for pr in pool.by_number.values():
         for term in subject_terms(pr.title):
             pool.term_prs.setdefault(term, set()).add(pr.number)
+        pool.module_prs.setdefault(_module_key(pool, pr), set()).add(pr.number)
+        for module in _module_key(pool, pr)[1]:
+            pool.module_count[module] = pool.module_count.get(module, 0) + 1
     _find_reverted(pool)
     return pool
 
@@ -279,16 +289,38 @@ def _by_lines(pool: Pool, pr: PullRequest, other: PullRequest, lines: int) -> Re
     return None
 
 
+def _module_key(pool: Pool, pr: PullRequest) -> tuple[str, frozenset[str]]:
+    week = "" if pr.number in pool.week else pool.earlier_week.get(pr.number, "")
+    return week, frozenset(parse_title(pr.title).modules)
+
+
+def _same_module(pool: Pool, pr: PullRequest) -> set[int]:
+    """The PRs of `pr`'s week whose titles name just its modules (at most MODULE_SUBJECT of
+    them, each named by so few PRs of the pool that it is a subject, not a busy area)."""
+    week, modules = _module_key(pool, pr)
+    if not modules or len(modules) > MODULE_SUBJECT:
+        return set()
+    if any(pool.module_count.get(m, 0) > SUBJECT_MAX_PRS for m in modules):
+        return set()
+    return pool.module_prs.get((week, modules), set())
+
+
+def _shared_files(pr: PullRequest, other: PullRequest) -> set[str]:
+    paths = {f.path for f in pr.files} & {f.path for f in other.files}
+    return {p for p in paths if "_generated" not in p}
+
+
 def _same_subject(pool: Pool, pr: PullRequest, other: PullRequest) -> bool:
+    if other.number in _same_module(pool, pr) and _shared_files(pr, other):
+        return True
     shared = subject_terms(pr.title) & subject_terms(other.title)
     for term in shared:
         if len(pool.term_prs.get(term, ())) > SUBJECT_MAX_PRS:
             continue
         if _is_identifier(term, pr.title) or _is_identifier(term, other.title):
             return True
-        paths = {f.path for f in pr.files} & {f.path for f in other.files}
         modules = set(parse_title(pr.title).modules) & set(parse_title(other.title).modules)
-        if paths or modules:
+        if _shared_files(pr, other) or modules:
             return True
     return False
 
@@ -308,6 +340,7 @@ def _candidates(pool: Pool, pr: PullRequest, refs: set[int]) -> set[int]:
         owners = pool.term_prs.get(term, set())
         if len(owners) <= SUBJECT_MAX_PRS:
             out |= owners
+    out |= _same_module(pool, pr)
     out.discard(pr.number)
     return out
 

@@ -48,8 +48,10 @@ RELATIONS = {
         (4350, 4151, R.SUBJECT, "2025-W47"),
     ],
     "2026-W03": [
+        (4892, 4878, R.SUBJECT, ""),  # the week's two [ci] PRs, on the pre-commit workflow
         (4902, 4928, R.SUBJECT, ""),  # TransferQueue
         (4937, 4929, R.REVERT, ""),
+        (4916, 4889, R.SUBJECT, ""),  # the week's two [veomni] PRs, on the same engine file
         (4959, 4929, R.RELAND, ""),  # links pull/4929 "reverted due …", after #4937
     ],
     "2026-W04": [
@@ -80,8 +82,10 @@ STORIES = {
         ("fixes", [4350], [4151, 4163]),
     ],
     "2026-W03": [
+        ("refactor", [4889, 4916], []),
         ("features", [4902, 4928], []),
         ("reverts", [4929, 4959, 4937], []),
+        ("infra", [4878, 4892], []),
     ],
     "2026-W04": [
         ("breaking", [5033], [4916]),
@@ -131,6 +135,8 @@ def test_without_last_week_no_relation_reaches_back(verl_profile: RepoProfile) -
         ("2026-W04", {4885, 4938}, "both [ckpt] and NPU, but an engine backend and a loader fix"),
         ("2026-W04", {4280, 5018, 4665}, "#4280 rewrites a few lines of theirs in a big refactor"),
         ("2025-W47", {4223, 3519}, "FP8 training (megatron) and FP8 rollout (vllm)"),
+        ("2025-W47", {4106, 4130}, "[rollout] is a busy module, not a subject"),
+        ("2025-W48", {4063, 4250, 4196}, "[megatron] PRs of one week, on other things"),
         ("2025-W48", {4283, 4182}, "a migration deleting files is no rework of their lines"),
         ("2026-W03", {4961, 4962, 4929}, "device fixes of the same week touching other code"),
     ],
