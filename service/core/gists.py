@@ -78,6 +78,7 @@ _CITATION = re.compile(r"\[(?:[a-z_]+:\s*\d+(?:,\s*\d+)*|\^\d+)\]|【\d+†[^】
 _EMPHASIS = re.compile(r"(\*\*|__)(.*?)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+?)(?<!\s)\*(?![\w*])")
 _SPACE = re.compile(r"\s+")
+_SPACE_BEFORE_STOP = re.compile(r"(?<=\w) +([,;:.!?](?=\s|$))")
 # a URL never takes the `)` that closes the parenthesis it was written in
 _URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+")
 _EMPTY_PARENS = re.compile(r"\(\s*[:;,.]?\s*\)")
@@ -185,6 +186,7 @@ def _clean_items(items: list[str], held: list[str]) -> list[str]:
     out = []
     for item in items:
         line = _SPACE.sub(" ", _ITALIC.sub(r"\1", _EMPHASIS.sub(r"\2", item))).strip()
+        line = _SPACE_BEFORE_STOP.sub(r"\1", line)  # "abstraction #4775 , in this pr"
         out.append(_HELD.sub(lambda m: held[int(m.group(1))], line))
     return [item for item in out if item]
 

@@ -65,6 +65,8 @@ SUMMARY_SENTENCES = 5
 SUMMARY_STORIES = 3
 STORIES_PER_KIND = 2
 NOTICE_ORDER = ("breaking", "migration", "reverts", "features")
+# ties that only say the PRs touch the same code or subject: told after the others
+WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
 SUMMARY_LISTED = 3
 # recommendations and module rows name this many PRs at most
 RECOMMEND_LISTED = 4
@@ -170,8 +172,9 @@ def _clauses(
     story: Story, digest: Digest, ledger: MentionLedger, lead: int, said: set[tuple[int, int]]
 ) -> list[Statement]:
     """What ties the story's PRs together, one clause per kind of tie, week and whether the
-    lead is the later PR (strongest first, at most STORY_CLAUSES), naming PRs while they have
-    mentions left; a tie the lead's own sentence told (`said`) is not told again."""
+    lead is the later PR (strong ties before weak ones — reworked lines, a shared subject — and
+    the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming PRs while they have mentions left; a tie the
+    lead's own sentence told (`said`) is not told again."""
     previous = label_before(digest.week)
     grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
     for r in story.relations:
@@ -183,7 +186,7 @@ def _clauses(
     rank = {k: i for i, k in enumerate(RelationKind)}
     out: list[Statement] = []
     for (kind, week, own), (later, earlier) in sorted(
-        grouped.items(), key=lambda kv: (rank[kv[0][0]], not kv[0][2])
+        grouped.items(), key=lambda kv: (kv[0][0] in WEAK_TIES, not kv[0][2], rank[kv[0][0]])
     ):
         if len(out) == STORY_CLAUSES:
             break

@@ -226,12 +226,12 @@ def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
 ) -> None:
     """#4251 (this week) and #4226 (last week) were reverted; #4273 brings #4251 back."""
     assert _line(digests["2025-W48"], 4273) == [
+        ("narrative.relation.self.reland", {"other_prs": [4251], "week": ""}),
         ("narrative.relation.revert", {"other_prs": [4251], "week": "", "prs": [4258]}),
         (
             "narrative.relation.revert_earlier",
             {"other_prs": [4226], "week": "2025-W47", "prs": [4260]},
         ),
-        ("narrative.relation.self.reland", {"other_prs": [4251], "week": ""}),
     ]
     zh = translator("zh").t("narrative.relation.revert_earlier", prs="#4260", other_prs="#4226")
     assert zh == "#4260 回滚了上周的 #4226"
@@ -239,11 +239,11 @@ def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
 
 def test_w48_colocate_story_reaches_last_week(digests: dict[str, Digest]) -> None:
     assert _line(digests["2025-W48"], 4282) == [
+        ("narrative.relation.self.reland_earlier", {"other_prs": [4233], "week": "2025-W47"}),
         (
             "narrative.relation.revert_earlier",
             {"other_prs": [4233], "week": "2025-W47", "prs": [4259]},
         ),
-        ("narrative.relation.self.reland_earlier", {"other_prs": [4233], "week": "2025-W47"}),
     ]
 
 
