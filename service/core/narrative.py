@@ -173,8 +173,9 @@ def _clauses(
 ) -> list[Statement]:
     """What ties the story's PRs together, one clause per kind of tie, week and whether the
     lead is the later PR (strong ties before weak ones — reworked lines, a shared subject — and
-    the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming PRs while they have mentions left; a tie the
-    lead's own sentence told (`said`) is not told again."""
+    the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming
+    PRs while they have mentions left; a tie the lead's own sentence told (`said`) is not told
+    again."""
     previous = label_before(digest.week)
     grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
     for r in story.relations:
