@@ -153,8 +153,10 @@ def test_a_big_rewrite_is_no_revert_of_what_it_sweeps_away(digests: dict[str, Di
     assert not [r for r in digests["2026-W04"].relations if r.pr == 4280]
 
 
-def _pr(number: int, title: str, body: str = "", patch: str = "", hours: int = 0) -> PullRequest:
-    files = [FileChange(path="verl/a.py", patch=patch)] if patch else []
+def _pr(
+    number: int, title: str, body: str = "", patch: str = "", hours: int = 0, path: str = ""
+) -> PullRequest:
+    files = [FileChange(path=path or "verl/a.py", patch=patch)] if patch else []
     when = WHEN + timedelta(hours=hours)
     return PullRequest(
         number=number, title=title, body=body, created_at=when, merged_at=when, files=files
@@ -185,3 +187,12 @@ def test_references_count_in_any_org_after_the_repository_moved() -> None:
         "verl-project/verl", [_pr(20, "[misc] feat: x", body, hours=1)], {"2026-W03": [earlier]}
     )
     assert (relation.other, relation.kind, relation.week) == (12, RelationKind.FOLLOWS, "2026-W03")
+
+
+def test_mfu_for_a_model_dense_and_moe_share_a_subject() -> None:
+    """The issue's example: "MFU for model X dense" and "… MoE" are one story."""
+    dense = _pr(30, "[perf] feat: MFU for Qwen3 dense models", patch=ADDED)
+    moe = _pr(31, "[perf] feat: MFU for Qwen3 MoE models", patch=ADDED, hours=30)
+    other = _pr(32, "[perf] feat: faster dataloader", patch=ADDED, hours=40, path="verl/data.py")
+    relations = find_relations("volcengine/verl", [dense, moe, other])
+    assert [(r.pr, r.other, r.kind) for r in relations] == [(31, 30, RelationKind.SUBJECT)]
