@@ -27,7 +27,7 @@ class OutageLog:
             if self._down:
                 return
             self._down = True
-        logger.error("database unavailable: %s (logged once until it answers again)", reason)
+        logger.error("database outage began: %s (logged once, until it answers again)", reason)
 
     def answered(self) -> None:
         """A store call succeeded: logged if the database was down before."""
@@ -37,7 +37,7 @@ class OutageLog:
             if not self._down:
                 return
             self._down = False
-        logger.warning("database answers again")
+        logger.warning("database outage ended: the database answers again")
 
 
 OUTAGE = OutageLog()

@@ -92,7 +92,8 @@ def test_the_same_text_under_every_other_key_is_answered_at_once(
 def test_globs_keep_the_profile_semantics_on_every_path_of_the_week() -> None:
     """RE2's translation matches exactly what the profile's regex matches (benign globs)."""
     globs = ["verl/**", "verl/*.py", "**/test_*.py", "docs/?.md", "**/*.md", "verl/**/fsdp*",
-             "*", "**", "recipe/*/main_*.py", "verl/workers/**/actor/*.py", "**/", "a**b"]  # fmt: skip
+             "*", "**", "recipe/*/main_*.py", "verl/workers/**/actor/*.py",
+             "**/", "a**b"]  # fmt: skip
     paths = {path for pr in week().prs for path in pr.paths}
     hits = 0
     for glob in globs:

@@ -7,12 +7,12 @@ it was."""
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 import pytest
 import requests
 
 from service.feishu import crypto
-
 from tests.abuse.conftest import (
     FEISHU_ENCRYPT_KEY,
     SLACK_SECRET,
@@ -53,7 +53,7 @@ def test_nested_json_on_the_slack_endpoint_is_refused(
     if shape == "json":
         body, headers = junk.encode(), {"Content-Type": "application/json"}
     else:
-        body = b"payload=" + requests.utils.quote(junk).encode()
+        body = b"payload=" + quote(junk).encode()
         headers = {"Content-Type": "application/x-www-form-urlencoded"}
         if shape.startswith("signed"):
             headers.update(sign_slack(body, SLACK_SECRET))
