@@ -154,11 +154,22 @@ def answer_text(
     try:
         command = parse_command(text)
     except CommandError as exc:
-        reply = _filter_usage(exc, ctx, ctx.repos[0]) if exc.key == UNKNOWN_KEY else None
-        reply = reply or usage_error(exc)
+        if exc.key == UNKNOWN_KEY:  # the week's modules only to who may read the repository
+            hide = not _readable(ctx, caller, ctx.repos[0])
+            reply = _filter_usage(exc, ctx, ctx.repos[0], hide_modules=hide)
+        else:
+            reply = usage_error(exc)
         reply.language = ctx.language_for(caller)
         return reply
     return answer(command, caller, ctx, defer_lookup=defer_lookup)
+
+
+def _readable(ctx: EngineContext, caller: Caller, repo: str) -> bool:
+    """Whether `caller` may see what `repo`'s digests hold (its module names, say)."""
+    try:
+        return ctx.can_read(caller, repo)
+    except ServiceError:
+        return False
 
 
 def usage_error(exc: CommandError) -> Answer:
@@ -306,10 +317,11 @@ def _filter_usage(
     *,
     value: str = "",
     verb: Verb | None = None,
+    hide_modules: bool = False,
 ) -> Answer:
     """An unknown filter key or module: the usage, the keys and the week's module names."""
     try:
-        digest = ctx.reader.latest_digest(repo, ctx.language)
+        digest = None if hide_modules else ctx.reader.latest_digest(repo, ctx.language)
     except ServiceError:
         digest = None
     usage = exc.usage if exc is not None else verb

@@ -65,6 +65,14 @@ def test_a_stranger_in_another_channel_is_refused(private: Wired, command: str) 
     assert len(private.github.api.requests) == spent  # `pr 99999` asked GitHub nothing
 
 
+def test_an_unknown_filter_key_lists_the_modules_only_to_readers(private: Wired) -> None:
+    stranger = text_of(private.slash("risks colour:red lang:en", channel="C_OTHER"))
+    assert "colour:red" in stranger
+    assert "rollout" not in stranger  # no module name of the private week
+    reader = text_of(private.slash("risks colour:red", channel="C_EN"))
+    assert "rollout" in reader
+
+
 def test_the_refusal_speaks_the_language_asked_for(private: Wired) -> None:
     answer = text_of(private.slash("risks lang:en", channel="C_OTHER"))
     assert REFUSAL_EN in answer
