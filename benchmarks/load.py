@@ -54,6 +54,8 @@ REQUEST_TIMEOUT = 30.0
 REPORT_FORMATS = ("", ".json", ".md")
 # under the 8-wildcard cap, so the glob is matched (not refused) on every path of the week
 HOSTILE = "risks path:" + "*a?" * 4 + "X"
+# the glob of issue 19 that froze every thread (refused at once since: over the cap)
+FREEZER = "risks path:" + "*" * 40 + "X"
 
 
 @dataclass
@@ -66,7 +68,10 @@ class Sample:
 
 def rss_mb(pid: int) -> float:
     """Resident set size of `pid` from /proc (Linux), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():  # killed at the deadline (a frozen server)
+        return float("nan")
+    for line in status.read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
@@ -118,6 +123,7 @@ class Mix:
 
     every: int
     hostile: int
+    text: str = HOSTILE
 
     def pick(self, n: int) -> str:
         if self.every and n % self.every == self.every - 1:
@@ -136,7 +142,7 @@ def hammer(
         kind = mix.pick(n)
         if kind == "report":
             return one_report(local.session, serve, n)
-        text = HOSTILE if kind == "hostile" else COMMANDS[n % len(COMMANDS)]
+        text = mix.text if kind == "hostile" else COMMANDS[n % len(COMMANDS)]
         return one_command(local.session, serve, fakes, n, text, kind)
 
     started = time.perf_counter()
@@ -221,9 +227,11 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=300.0, help="kill the server after")
     parser.add_argument("--reports-every", type=int, default=3, help="a report GET every N")
     parser.add_argument("--hostile", type=int, default=0, help="hostile glob commands first")
+    parser.add_argument("--freezer", action="store_true", help="hostile: the 40-star glob")
     parser.add_argument("--code", type=Path, default=None, help="checkout the server runs")
     args = parser.parse_args()
-    mix = Mix(every=args.reports_every, hostile=args.hostile)
+    text = FREEZER if args.freezer else HOSTILE
+    mix = Mix(every=args.reports_every, hostile=args.hostile, text=text)
     figures = run(args.requests, args.clients, args.deadline, mix, args.code)
     figures["code"] = str(args.code or ROOT)
     print(json.dumps(figures, indent=2))
