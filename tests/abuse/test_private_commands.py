@@ -66,11 +66,11 @@ def test_a_stranger_in_another_channel_is_refused(private: Wired, command: str) 
 
 
 def test_an_unknown_filter_key_lists_the_modules_only_to_readers(private: Wired) -> None:
-    stranger = text_of(private.slash("risks colour:red lang:en", channel="C_OTHER"))
-    assert "colour:red" in stranger
-    assert "rollout" not in stranger  # no module name of the private week
-    reader = text_of(private.slash("risks colour:red", channel="C_EN"))
-    assert "rollout" in reader
+    stranger = text_of(private.slash("risks colour:red", channel="C_OTHER"))
+    assert "`colour:red`" in stranger
+    assert "本周的模块：-。" in stranger  # no module name of the private week
+    reader = text_of(private.slash("risks colour:red", channel="C_ZH"))
+    assert "本周的模块：rollout, " in reader
 
 
 def test_the_refusal_speaks_the_language_asked_for(private: Wired) -> None:
