@@ -7,6 +7,9 @@ methods as plain callables, so none of them knows about Prometheus.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
+
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -25,6 +28,16 @@ MODEL_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
+OPAQUE_HEX_DIGITS = 10
+
+
+def opaque_repo(repo: str) -> str:
+    """A private repository's label on /metrics: stable across processes and restarts (a
+    hash of its name), saying nothing of the name."""
+    digest = hashlib.sha256(repo.encode()).hexdigest()[:OPAQUE_HEX_DIGITS]
+    return f"repo-{digest}"
+
+
 def trigger_kind(trigger: str) -> str:
     """`regenerate:U123` → `regenerate`: a label never carries a user id (bounded series)."""
     return trigger.partition(":")[0] or "unknown"
@@ -33,7 +46,9 @@ def trigger_kind(trigger: str) -> str:
 class Metrics:
     """Counters, gauges and histograms of the service; `exposition()` is the /metrics body."""
 
-    def __init__(self) -> None:
+    def __init__(self, repo_label: Callable[[str], str] | None = None) -> None:
+        # how a repository is named in labels (wiring: opaque for a private one)
+        self.repo_label = repo_label or (lambda repo: repo)
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.runs = Counter(
@@ -85,9 +100,10 @@ class Metrics:
     def run_finished(
         self, repo: str, trigger: str, outcome: str, seconds: float, finished_at: float
     ) -> None:
-        self.runs.labels(repo, trigger_kind(trigger), outcome).inc()
-        self.run_seconds.labels(repo).observe(seconds)
-        self.last_run.labels(repo).set(finished_at)
+        label = self.repo_label(repo)
+        self.runs.labels(label, trigger_kind(trigger), outcome).inc()
+        self.run_seconds.labels(label).observe(seconds)
+        self.last_run.labels(label).set(finished_at)
 
     def delivered(self, platform: str, action: str) -> None:
         self.posts.labels(platform, action).inc()

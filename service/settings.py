@@ -97,6 +97,12 @@ class Settings(BaseSettings):
     events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
     http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
     pr_lookups_per_hour: int = Field(20, ge=0, description="live `pr N` lookups per chat user")
+    pr_lookup_timeout_seconds: float = Field(
+        20, gt=0, le=600, description="a live `pr N` lookup is answered 'GitHub is slow' after"
+    )
+    metrics_repo_names: bool = Field(
+        False, description="/metrics labels private repositories by name (else an opaque id)"
+    )
     reports_access: Literal["public", "signed"] | None = Field(
         None, description="report pages: public, or signed links; unset: signed if private"
     )

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.core.models import Digest
+from service.errors import StoreUnavailableError
 from service.logs import bound_request_id, new_request_id
 from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from service.metrics import Metrics
@@ -42,6 +43,8 @@ HTTP_OK = 200
 HTTP_NOT_FOUND = 404
 HTTP_TOO_LARGE = 413
 HTTP_UNAVAILABLE = 503
+# how long a client should wait before asking again while the database is down
+RETRY_AFTER_SECONDS = 30
 
 # GitHub's own rules: owner 1-39 of [A-Za-z0-9-], repo names of [A-Za-z0-9._-] (never "." or
 # ".."); weeks are ISO labels. Anything else (encoded dots, slashes, odd characters) is a 404.
@@ -91,8 +94,8 @@ class HealthStatus:
             "status": "ok" if self.healthy else "unhealthy",
             "database": "ok" if self.database else "unreachable",
             "scheduler": {None: "absent", True: "alive", False: "dead"}[self.scheduler],
+            # no repository name: the probe needs no login, and a repository may be private
             "last_run": {
-                "repo": self.last_run_repo,
                 "week": self.last_run_week,
                 "at": self.last_run_at.isoformat() if self.last_run_at else None,
                 "outcome": self.last_run_outcome,
@@ -108,8 +111,9 @@ def check_health(store: Store, scheduler_alive: Callable[[], bool] | None) -> He
     try:
         database = bool(store.ping())
         last = store.last_run()
-    except Exception:  # a health probe reports, it never crashes the endpoint
-        logger.warning("health check: database unreachable", exc_info=True)
+    except Exception as exc:  # a health probe reports, it never crashes the endpoint
+        # an outage is logged once by the store (service/store/outage.py), not per probe
+        logger.debug("health check: database unreachable: %s", type(exc).__name__)
         database = False
     alive = None if scheduler_alive is None else bool(scheduler_alive())
     return HealthStatus(
@@ -413,6 +417,16 @@ def _ops_routes(probe: HealthProbe, metrics: Metrics | None) -> list[Route]:
     return routes
 
 
+async def _temporarily_unavailable(_request: Request, _exc: Exception) -> Response:
+    """Any page while the database is down: 503 and when to come back (the store logs the
+    outage once; no traceback per request)."""
+    return JSONResponse(
+        {"error": "temporarily unavailable: the database does not answer"},
+        status_code=HTTP_UNAVAILABLE,
+        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def _app(
     routes: list[Route], on_shutdown: Callable[[], None] | None, max_body_bytes: int
 ) -> Starlette:
@@ -423,7 +437,11 @@ def _app(
             logger.info("shutting down: waiting for in-flight work")
             await anyio.to_thread.run_sync(on_shutdown)
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={StoreUnavailableError: _temporarily_unavailable},
+    )
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     return app

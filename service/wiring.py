@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from slack_bolt import App
     from starlette.applications import Starlette
 
-    from service.commands.answer import EngineContext
+    from service.commands.answer import Caller, EngineContext
     from service.doctor import Finding
     from service.feishu.events import FeishuEvents
     from service.github.http import GitHubHttp
@@ -261,6 +261,40 @@ def channel_language(settings: Settings, store: Store) -> Callable[[str, str], s
     return language
 
 
+def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]:
+    """/metrics names a private repository by an opaque id unless METRICS_REPO_NAMES=true
+    (a repository whose privacy can't be read counts as private)."""
+    from service.errors import ServiceError
+    from service.metrics import opaque_repo
+
+    def label(repo: str) -> str:
+        if settings.metrics_repo_names:
+            return repo
+        try:
+            private = store.repo_privacy(repo) is not False
+        except ServiceError:
+            private = True
+        return opaque_repo(repo) if private else repo
+
+    return label
+
+
+def private_repo_readers(settings: Settings, store: Store) -> Callable[[Caller, str], bool]:
+    """Who may read a private repository's digests by command: the chats its digest goes to
+    (SLACK_CHANNELS, FEISHU_CHAT_IDS, the chats subscribed to it) and the command line;
+    admins always may (EngineContext.can_read). A public repository: everyone."""
+    configured = settings_languages(settings)
+
+    def may_read(caller: Caller, repo: str) -> bool:
+        if caller.platform == "cli" or store.repo_privacy(repo) is not True:
+            return True
+        if f"{caller.platform}:{caller.channel}" in configured:
+            return True
+        return (caller.platform, caller.channel) in store.subscriptions(repo)
+
+    return may_read
+
+
 def build_pipeline(
     settings: Settings,
     *,
@@ -274,7 +308,7 @@ def build_pipeline(
     """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
     deterministic narrative only, whatever the LLM_* settings say)."""
     store = store or build_store(settings)
-    metrics = metrics or Metrics()
+    metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
     fetch: Callable[[str, int], PullRequest] | None = None
     if sample:
         collect = sample_collector(utc_now)
@@ -349,7 +383,10 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         report_url=report_links(settings, pipeline.store).url,
         profile_for=pipeline.profile_for,
         channel_language=channel_language(settings, pipeline.store),
-        lookups=LiveLookups(limit=settings.pr_lookups_per_hour),
+        lookups=LiveLookups(
+            limit=settings.pr_lookups_per_hour, timeout=settings.pr_lookup_timeout_seconds
+        ),
+        may_read=private_repo_readers(settings, pipeline.store),
     )
 
 
@@ -439,7 +476,7 @@ def cli_filter(text: str, digest: Digest) -> DigestFilter:
     from service.core.filters import week_modules
 
     try:
-        return parse_filter(text)
+        return parse_filter(text, check_globs=True)
     except FilterError as exc:
         params = {"modules": ", ".join(week_modules(digest)) or "-", **exc.params}
         raise InputError(_plain(translator(CLI_LANGUAGE).t(exc.key, **params))) from None

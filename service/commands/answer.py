@@ -19,15 +19,29 @@ from service.commands.context import (
     Regenerations,
     RunResultLike,
     Subscriptions,
+    bounded,
 )
 from service.commands.filters import UNKNOWN_KEY, filter_keys
-from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
+from service.commands.parse import (
+    DEFAULT_TOP,
+    READ_VERBS,
+    Command,
+    CommandError,
+    Verb,
+    parse_command,
+)
 from service.core.analyst.sections import written
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, PullRequest, Risk, ScoredPR, Severity, Trends
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
-from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
+from service.errors import (
+    InputError,
+    NotFoundError,
+    ServiceError,
+    StoreUnavailableError,
+    UpstreamError,
+)
 
 # the engine's context types are re-exported: adapters import them from here
 __all__ = [
@@ -44,11 +58,13 @@ __all__ = [
     "Subscriptions",
     "answer",
     "answer_failure",
+    "answer_lookup",
     "answer_regenerated",
     "answer_text",
     "apply_filter",
     "sorted_risks",
     "top_prs",
+    "unavailable",
 ]
 RELATIVE_WEEKS = ("last", "this")
 SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
@@ -65,6 +81,7 @@ class AnswerKind(StrEnum):
     WEEK = "week"
     NO_DIGEST = "no_digest"
     NOT_FOUND = "not_found"
+    PR_LOOKUP = "pr_lookup"
     DENIED = "denied"
     RATE_LIMITED = "rate_limited"
     REGENERATE_STARTED = "regenerate_started"
@@ -130,16 +147,29 @@ def usage_keys(verb: Verb | None) -> list[str]:
     return [*(f"cmd.usage.{v.value}" for v in Verb), "cmd.usage.filters"]
 
 
-def answer_text(text: str, caller: Caller, ctx: EngineContext) -> Answer:
+def answer_text(
+    text: str, caller: Caller, ctx: EngineContext, *, defer_lookup: bool = False
+) -> Answer:
     """Parse and answer in one go; bad text becomes a usage answer, never an exception."""
     try:
         command = parse_command(text)
     except CommandError as exc:
-        reply = _filter_usage(exc, ctx, ctx.repos[0]) if exc.key == UNKNOWN_KEY else None
-        reply = reply or usage_error(exc)
+        if exc.key == UNKNOWN_KEY:  # the week's modules only to who may read the repository
+            hide = not _readable(ctx, caller, ctx.repos[0])
+            reply = _filter_usage(exc, ctx, ctx.repos[0], hide_modules=hide)
+        else:
+            reply = usage_error(exc)
         reply.language = ctx.language_for(caller)
         return reply
-    return answer(command, caller, ctx)
+    return answer(command, caller, ctx, defer_lookup=defer_lookup)
+
+
+def _readable(ctx: EngineContext, caller: Caller, repo: str) -> bool:
+    """Whether `caller` may see what `repo`'s digests hold (its module names, say)."""
+    try:
+        return ctx.can_read(caller, repo)
+    except ServiceError:
+        return False
 
 
 def usage_error(exc: CommandError) -> Answer:
@@ -153,24 +183,30 @@ def usage_error(exc: CommandError) -> Answer:
     )
 
 
-def answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
-    """The answer to `command` asked by `caller`, in the language it should be told in."""
-    reply = _answer(command, caller, ctx)
+def answer(
+    command: Command, caller: Caller, ctx: EngineContext, *, defer_lookup: bool = False
+) -> Answer:
+    """The answer to `command` asked by `caller`, in the language it should be told in.
+    `defer_lookup`: a `pr N` that must ask GitHub answers PR_LOOKUP at once, and the adapter
+    gets the PR with `answer_lookup` afterwards (Slack wants its ack within 3 s)."""
+    reply = _answer(command, caller, ctx, defer_lookup)
     reply.language = ctx.language_for(caller, command.language)
     return reply
 
 
-def _answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
+def _answer(command: Command, caller: Caller, ctx: EngineContext, defer_lookup: bool) -> Answer:
     try:
         repo = _repo(command, ctx)
         if command.verb is Verb.HELP:
             return Answer(kind=AnswerKind.HELP, repo=repo, usage=usage_keys(None))
+        if command.verb in READ_VERBS and not ctx.can_read(caller, repo):
+            return _private(command, repo)
         if command.verb in (Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE):
             return _admin_answer(command, caller, ctx, repo)
         if command.verb is Verb.SUBSCRIPTIONS:
             return _subscriptions_answer(caller, ctx, repo)
         if command.verb is Verb.PR:
-            return _pr_answer(command, caller, ctx, repo)
+            return _pr_answer(command, caller, ctx, repo, defer_lookup)
         return _digest_answer(command, ctx, repo)
     except CommandError as exc:
         return usage_error(exc)
@@ -181,10 +217,23 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext) -> Answer:
             params={"reason": exc.message},
             usage=usage_keys(command.verb),
         )
+    except StoreUnavailableError:  # an outage: the store's own log line says why, once
+        return unavailable()
     except ServiceError as exc:  # the store or GitHub failed: say so, with what to do next
         return Answer(
             kind=AnswerKind.ERROR, key="cmd.error.service", params={"reason": exc.message}
         )
+
+
+def _private(command: Command, repo: str) -> Answer:
+    """A private repository asked about where its digest does not go, by a non-admin."""
+    return Answer(
+        kind=AnswerKind.DENIED,
+        repo=repo,
+        verb=command.verb.value,
+        key="cmd.answer.private_repo",
+        params={"repo": repo},
+    )
 
 
 def _repo(command: Command, ctx: EngineContext) -> str:
@@ -268,10 +317,11 @@ def _filter_usage(
     *,
     value: str = "",
     verb: Verb | None = None,
+    hide_modules: bool = False,
 ) -> Answer:
     """An unknown filter key or module: the usage, the keys and the week's module names."""
     try:
-        digest = ctx.reader.latest_digest(repo, ctx.language)
+        digest = None if hide_modules else ctx.reader.latest_digest(repo, ctx.language)
     except ServiceError:
         digest = None
     usage = exc.usage if exc is not None else verb
@@ -355,7 +405,9 @@ def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
     return [p for p in digest.prs if p.number in wanted]
 
 
-def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
+def _pr_answer(
+    command: Command, caller: Caller, ctx: EngineContext, repo: str, defer_lookup: bool
+) -> Answer:
     number = command.number
     assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
     week = resolve_week(command.week, ctx, command.verb)
@@ -387,7 +439,7 @@ def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) 
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
         )
-    return _live_pr(command, caller, ctx, repo, number)
+    return _live_pr(command, caller, ctx, repo, number, defer_lookup)
 
 
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> Answer:
@@ -404,18 +456,15 @@ def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int)
 
 
 def _live_pr(
-    command: Command, caller: Caller, ctx: EngineContext, repo: str, number: int
+    command: Command,
+    caller: Caller,
+    ctx: EngineContext,
+    repo: str,
+    number: int,
+    defer_lookup: bool,
 ) -> Answer:
-    not_found = Answer(
-        kind=AnswerKind.NOT_FOUND,
-        repo=repo,
-        number=number,
-        public=command.public,
-        key="cmd.answer.pr_not_found",
-        params={"repo": repo, "number": number},
-    )
     if ctx.fetch_pr is None:
-        return not_found
+        return _pr_not_found(repo, number, command.public)
     wait = ctx.lookups.take(caller.user_id, ctx.clock())
     if wait:
         return Answer(
@@ -425,19 +474,54 @@ def _live_pr(
             key="cmd.answer.lookups_limited",
             params={"limit": ctx.lookups.limit, "minutes": (wait + 59) // 60},
         )
+    started = Answer(
+        kind=AnswerKind.PR_LOOKUP,
+        repo=repo,
+        number=number,
+        public=command.public,
+        key="cmd.answer.pr_lookup_started",
+        params={"repo": repo, "number": number},
+    )
+    return started if defer_lookup else answer_lookup(started, ctx)
+
+
+def _pr_not_found(repo: str, number: int, public: bool) -> Answer:
+    return Answer(
+        kind=AnswerKind.NOT_FOUND,
+        repo=repo,
+        number=number,
+        public=public,
+        key="cmd.answer.pr_not_found",
+        params={"repo": repo, "number": number},
+    )
+
+
+def answer_lookup(started: Answer, ctx: EngineContext) -> Answer:
+    """The answer to a PR_LOOKUP: the PR as GitHub has it, asked for at most
+    `ctx.lookups.timeout` seconds (then a "GitHub is slow" answer), in `started`'s language."""
+    reply = _lookup(started, ctx)
+    reply.language = started.language
+    return reply
+
+
+def _lookup(started: Answer, ctx: EngineContext) -> Answer:
+    repo, number, fetch = started.repo, started.number, ctx.fetch_pr
+    if number is None or fetch is None:
+        return _pr_not_found(repo, number or 0, started.public)
+    failed = {"kind": AnswerKind.ERROR, "repo": repo, "number": number}
     try:
-        live = ctx.fetch_pr(repo, number)
+        live = bounded(lambda: fetch(repo, number), ctx.lookups.timeout)
+    except TimeoutError:
+        seconds = round(ctx.lookups.timeout)
+        params = {"repo": repo, "number": number, "seconds": seconds}
+        return Answer(**failed, key="cmd.answer.pr_lookup_slow", params=params)
     except NotFoundError:
-        return not_found
+        return _pr_not_found(repo, number, started.public)
     except UpstreamError as exc:
-        return Answer(
-            kind=AnswerKind.ERROR,
-            repo=repo,
-            number=number,
-            key="cmd.error.upstream",
-            params={"reason": exc.message},
-        )
-    return Answer(kind=AnswerKind.PR, repo=repo, number=number, live_pr=live, public=command.public)
+        return Answer(**failed, key="cmd.error.upstream", params={"reason": exc.message})
+    except ServiceError as exc:
+        return Answer(**failed, key="cmd.error.service", params={"reason": exc.message})
+    return Answer(kind=AnswerKind.PR, repo=repo, number=number, live_pr=live, public=started.public)
 
 
 def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
@@ -569,6 +653,11 @@ def _subscriptions_answer(caller: Caller, ctx: EngineContext, repo: str) -> Answ
     return Answer(
         kind=AnswerKind.SUBSCRIPTIONS, repo=repo, subscriptions=views, key=key, params=params
     )
+
+
+def unavailable() -> Answer:
+    """The database does not answer: temporarily unavailable, try again in a few minutes."""
+    return Answer(kind=AnswerKind.ERROR, key="cmd.error.unavailable")
 
 
 def answer_failure(incident: str) -> Answer:

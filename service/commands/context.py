@@ -10,10 +10,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from service.core.models import Digest, PullRequest
 from service.core.profile import RepoProfile
+from service.errors import ServiceError
 
 REGENERATE_INTERVAL = timedelta(seconds=60)
 DIGEST_CACHE_TTL = timedelta(seconds=60)
@@ -21,6 +22,7 @@ DIGEST_CACHE_ENTRIES = 32
 LIVE_LOOKUP_WINDOW = timedelta(hours=1)
 LIVE_LOOKUPS_PER_WINDOW = 20  # PR_LOOKUPS_PER_HOUR's default
 LIVE_LOOKUP_USERS = 10_000  # users remembered before the idle ones are forgotten
+LIVE_LOOKUP_SECONDS = 20.0  # PR_LOOKUP_TIMEOUT_SECONDS's default
 
 
 class DigestReader(Protocol):
@@ -179,6 +181,8 @@ class LiveLookups:
 
     limit: int = LIVE_LOOKUPS_PER_WINDOW
     window: timedelta = LIVE_LOOKUP_WINDOW
+    # a lookup still running after this is answered "GitHub is slow" (it ends on its own)
+    timeout: float = LIVE_LOOKUP_SECONDS
     _taken: dict[str, deque[datetime]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -200,6 +204,32 @@ class LiveLookups:
             del self._taken[user]
 
 
+T = TypeVar("T")
+
+
+def bounded(call: Callable[[], T], seconds: float) -> T:
+    """`call()` in a daemon thread, waited for at most `seconds` (TimeoutError after that; the
+    call then ends on its own, bounded by the client's own timeouts and retries)."""
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed to the waiting caller, raised there
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="pr-lookup", daemon=True).start()
+    if not done.wait(seconds):
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value
+
+
 @dataclass
 class EngineContext:
     """Everything answer() needs, passed in by the adapter (wiring builds it once)."""
@@ -219,16 +249,25 @@ class EngineContext:
     # a channel's own language (SLACK_CHANNELS=C1:en, a subscription's lang:), or None
     channel_language: Callable[[str, str], str | None] | None = None
     lookups: LiveLookups = field(default_factory=LiveLookups)
+    # whether `caller` may read `repo` (a private repository: only where its digest goes, and
+    # admins); None: everyone may read every repository
+    may_read: Callable[[Caller, str], bool] | None = None
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins
+
+    def can_read(self, caller: Caller, repo: str) -> bool:
+        return self.may_read is None or self.is_admin(caller) or self.may_read(caller, repo)
 
     def language_for(self, caller: Caller, asked: str | None = None) -> str:
         """`lang:` in the command, else the channel's language, else the default."""
         if asked:
             return asked
         if self.channel_language is not None and caller.channel:
-            found = self.channel_language(caller.platform, caller.channel)
+            try:
+                found = self.channel_language(caller.platform, caller.channel)
+            except ServiceError:  # the store is down: the answer (saying so) still goes out
+                found = None
             if found:
                 return found
         return self.language

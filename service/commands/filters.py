@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from service.core.filters import FILTER_KEYS, DigestFilter
+from service.core.globs import MAX_GLOB_WILDCARDS, wildcard_count
 from service.core.models import Severity
 from service.errors import InputError
 
@@ -44,12 +45,14 @@ def is_filter_token(token: str) -> bool:
     return _TOKEN.match(token) is not None
 
 
-def _values(key: str, raw: str) -> list[str]:
+def _values(key: str, raw: str, *, check_globs: bool) -> list[str]:
     values = [v.strip() for v in raw.split(",") if v.strip()]
     if not values:
         raise FilterError("cmd.error.empty_filter", name=key)
     if len(values) > MAX_VALUES or any(len(v) > MAX_VALUE_CHARS for v in values):
         raise FilterError("cmd.error.long_filter", name=key, max=MAX_VALUES)
+    if key == "path" and check_globs:
+        _check_globs(values)
     if key == "author":
         values = [v.removeprefix("@") for v in values]
     if key == "module":
@@ -57,11 +60,26 @@ def _values(key: str, raw: str) -> list[str]:
     return values
 
 
-class FilterBuilder:
-    """Collects filter tokens one at a time (as the command parser meets them)."""
+def _check_globs(values: list[str]) -> None:
+    """A glob with more wildcards than MAX_GLOB_WILDCARDS is refused with the limit (matching
+    is linear whatever the glob: the cap keeps what a reader types reasonable)."""
+    for value in values:
+        if wildcard_count(value) > MAX_GLOB_WILDCARDS:
+            raise FilterError("cmd.error.complex_glob", value=_shown(value), max=MAX_GLOB_WILDCARDS)
 
-    def __init__(self, *, allow_lang: bool = True) -> None:
+
+def _shown(value: str, limit: int = 40) -> str:
+    return value if len(value) <= limit else value[:limit] + "…"
+
+
+class FilterBuilder:
+    """Collects filter tokens one at a time (as the command parser meets them). Typed text
+    has its globs checked (`check_globs`); a stored subscription's filter is read as stored
+    (it was checked when typed, and matching is linear anyway)."""
+
+    def __init__(self, *, allow_lang: bool = True, check_globs: bool = True) -> None:
         self.allow_lang = allow_lang
+        self.check_globs = check_globs
         self.found: dict[str, list[str]] = {}
         self.severity: Severity | None = None
         self.language: str | None = None
@@ -77,9 +95,12 @@ class FilterBuilder:
         elif key == "severity":
             self._severity(raw)
         elif key in _FIELDS:
-            for value in _values(key, raw):
-                if value not in self.found.setdefault(key, []):
-                    self.found[key].append(value)
+            found = self.found.setdefault(key, [])
+            for value in _values(key, raw, check_globs=self.check_globs):
+                if value not in found:
+                    found.append(value)
+            if len(found) > MAX_VALUES:  # over many tokens: each new one is checked against all
+                raise FilterError("cmd.error.long_filter", name=key, max=MAX_VALUES)
         else:
             raise FilterError(UNKNOWN_KEY, value=token, keys=filter_keys())
 
@@ -103,9 +124,10 @@ class FilterBuilder:
         return built
 
 
-def parse_filter(text: str, *, allow_lang: bool = False) -> DigestFilter:
-    """A whole filter text (`--filter "module:rollout severity:high"`, a stored subscription)."""
-    builder = FilterBuilder(allow_lang=allow_lang)
+def parse_filter(text: str, *, allow_lang: bool = False, check_globs: bool = False) -> DigestFilter:
+    """A whole filter text (`--filter "module:rollout severity:high"`, a stored subscription);
+    `check_globs` for text a person just typed."""
+    builder = FilterBuilder(allow_lang=allow_lang, check_globs=check_globs)
     for token in text.split():
         builder.take(token)
     return builder.build()

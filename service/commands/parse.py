@@ -16,12 +16,14 @@ from pydantic import BaseModel, ConfigDict
 from service.commands.filters import LANG_KEY, FilterBuilder, FilterError, is_filter_token
 from service.core.filters import DigestFilter
 from service.core.models import Severity
-from service.core.weeks import WEEK_RE, format_week
+from service.core.weeks import FIRST_YEAR, LAST_YEAR, WEEK_RE, format_week, year_in_range
 from service.errors import InputError
 
 MAX_TOP = 10
 DEFAULT_TOP = 5
 RELATIVE_WEEKS = ("last", "this")
+# longer text is no command (a filter is at most 400 characters): refused before any parsing
+MAX_COMMAND_CHARS = 4000
 PUBLIC_WORD = "public"
 
 _MENTION = re.compile(r"^(?:<@[A-Z0-9]+(?:\|[^>]*)?>|<at [^>]*>[^<]*</at>|@\S+)\s*", re.IGNORECASE)
@@ -102,6 +104,10 @@ def normalize_week(token: str) -> str | None:
     if not match:
         return None
     year, week = int(match.group(1)), int(match.group(2))
+    if not year_in_range(year):
+        raise CommandError(
+            "cmd.error.week_out_of_range", None, value=token, first=FIRST_YEAR, last=LAST_YEAR
+        )
     try:
         date.fromisocalendar(year, week, 1)
     except ValueError:
@@ -168,6 +174,8 @@ def _check_required(verb: Verb, fields: dict[str, object]) -> None:
 
 def parse_command(text: str) -> Command:
     """Text after the slash command (or a bot message) → Command; CommandError when unusable."""
+    if len(text) > MAX_COMMAND_CHARS:
+        raise CommandError("cmd.error.too_long", None, max=MAX_COMMAND_CHARS)
     tokens = strip_prefix(text).split()
     if not tokens:
         return Command(verb=Verb.HELP)

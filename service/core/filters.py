@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+from service.core.globs import glob_matches
 from service.core.mentions import leaf_risks
 from service.core.models import (
     Contributor,
@@ -21,7 +22,6 @@ from service.core.models import (
     Trends,
 )
 from service.core.narrative import build_narrative
-from service.core.profile import path_matches
 from service.core.trends import bucket_pairs
 
 # the filter keys in the order a filter is written back (`describe`)
@@ -89,10 +89,11 @@ def pr_matches(pr: ScoredPR, flt: DigestFilter, labels: set[str]) -> bool:
 
 
 def _path_hit(path: str, globs: tuple[str, ...]) -> bool:
-    """A glob (`verl/workers/**`, `*.md`), or a folder or file named plainly (`docs`)."""
+    """A glob (`verl/workers/**`, `*.md`), or a folder or file named plainly (`docs`); the
+    globs are a reader's text, matched in linear time (service/core/globs.py)."""
     for glob in globs:
         plain = glob.rstrip("/")
-        if path_matches(path, glob) or path == plain or path.startswith(plain + "/"):
+        if glob_matches(path, glob) or path == plain or path.startswith(plain + "/"):
             return True
     return False
 

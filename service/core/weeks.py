@@ -10,10 +10,20 @@ from service.core.models import WeekWindow
 from service.errors import InputError
 
 WEEK_RE = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
+# the years whose windows any timezone can hold (0001 and 9999 overflow datetime at UTC±14)
+FIRST_YEAR = 1970
+LAST_YEAR = 9998
+
+
+def year_in_range(year: int) -> bool:
+    return FIRST_YEAR <= year <= LAST_YEAR
 
 
 def window_for(year: int, week: int, timezone: str) -> WeekWindow:
     """The window of ISO week `year`-W`week`: Monday 00:00 to next Monday 00:00 in `timezone`."""
+    if not year_in_range(year):
+        label = f"{year:04d}-W{week:02d}"
+        raise InputError(f"{label} is out of range: weeks of {FIRST_YEAR} to {LAST_YEAR} only")
     try:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError as exc:

@@ -43,12 +43,14 @@ from service.commands.answer import (
     RunResultLike,
     answer,
     answer_failure,
+    answer_lookup,
     answer_regenerated,
     answer_text,
+    unavailable,
 )
 from service.commands.filters import card_filter
 from service.commands.parse import Command, Verb
-from service.errors import AuthRefusedError, ServiceError
+from service.errors import AuthRefusedError, ServiceError, StoreUnavailableError
 from service.feishu import crypto
 from service.feishu.api import FeishuApi
 from service.render import feishu as render
@@ -113,7 +115,7 @@ class FeishuEvents:
         signed = self._check_signature(headers, body)
         try:
             payload = json.loads(body)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # deep nesting overflows the parser
             raise RejectedError("body is not JSON") from exc
         if not isinstance(payload, dict):
             raise RejectedError("body is not a JSON object")
@@ -152,7 +154,7 @@ class FeishuEvents:
             raise RejectedError("encrypted event but no FEISHU_ENCRYPT_KEY")
         try:
             payload = json.loads(crypto.decrypt_event(encrypted, self.encrypt_key))
-        except (AuthRefusedError, ValueError) as exc:
+        except (AuthRefusedError, ValueError, RecursionError) as exc:
             raise RejectedError("cannot decrypt") from exc
         if not isinstance(payload, dict):
             raise RejectedError("decrypted event is not an object")
@@ -199,7 +201,11 @@ class FeishuEvents:
         header = payload.get("header") or {}
         event = payload.get("event") or {}
         event_id = dedupe_key(payload)
-        if not self.events.remember_event(event_id, PLATFORM):
+        try:
+            fresh = self.events.remember_event(event_id, PLATFORM)
+        except StoreUnavailableError:  # logged once per outage by the store
+            return self._unavailable(header.get("event_type"), event)
+        if not fresh:
             logger.info("feishu event already handled", extra={"event_id": event_id})
             return {}
         event_type = header.get("event_type")
@@ -207,6 +213,17 @@ class FeishuEvents:
             self._on_message(event)
         elif event_type == CARD_ACTION:
             return self._on_action(event)
+        return {}
+
+    def _unavailable(self, event_type: object, event: dict[str, Any]) -> dict[str, Any]:
+        """The database is down (no event can be remembered): a message addressed to us gets
+        "temporarily unavailable" as its reply, a button a toast saying so; nothing is run."""
+        if event_type == CARD_ACTION:
+            return self._toast("warning", "cmd.error.unavailable")
+        message = event.get("message") or {}
+        if event_type == MESSAGE_RECEIVED and self._addressed(message):
+            message_id = str(message.get("message_id") or "")
+            self.spawn(lambda: self._safe_reply(message_id, unavailable()))
         return {}
 
     # --- messages --------------------------------------------------------------------------
@@ -241,10 +258,12 @@ class FeishuEvents:
     def _answer_message(self, text: str, caller: Caller, message_id: str) -> None:
         started = time.perf_counter()
         try:
-            reply = answer_text(text, caller, self.engine)
+            reply = answer_text(text, caller, self.engine, defer_lookup=True)
             self._reply(message_id, reply)
             if self.observe is not None:
                 self.observe(PLATFORM, reply.kind.value, time.perf_counter() - started)
+            if reply.kind is AnswerKind.PR_LOOKUP:  # "asking GitHub…", then the PR (bounded)
+                self._reply(message_id, answer_lookup(reply, self.engine))
             if reply.kind is AnswerKind.REGENERATE_STARTED:
                 self._run_regenerate(
                     reply.repo, reply.week, caller.user_id, message_id, reply.language
@@ -342,7 +361,7 @@ def command_text(message: dict[str, Any]) -> str | None:
         return None
     try:
         content = json.loads(message.get("content") or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     text = str(content.get("text") or "") if isinstance(content, dict) else ""
     for mention in message.get("mentions") or []:

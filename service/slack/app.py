@@ -35,6 +35,7 @@ from service.commands.answer import (
     RunResultLike,
     answer,
     answer_failure,
+    answer_lookup,
     answer_regenerated,
     answer_text,
 )
@@ -57,6 +58,9 @@ HTTP_OK = 200
 HTTP_UNAUTHORIZED = 401
 TIMESTAMP_HEADER = "x-slack-request-timestamp"
 TIMESTAMP_RE = re.compile(r"^[0-9]{1,12}$")  # Unix seconds, ASCII digits only (int() takes "١٢")
+SIGNATURE_HEADER = "x-slack-signature"
+# `v0=` and a hex digest; bolt's compare_digest raises TypeError on a non-ASCII str
+SIGNATURE_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
 EPHEMERAL = "ephemeral"
 IN_CHANNEL = "in_channel"
 
@@ -131,6 +135,9 @@ class SlackCommands:
         # ack first: Slack shows the user an error when the ack takes over 3 s (§2.2)
         if reply.kind is AnswerKind.REGENERATE_STARTED:
             self.run_regenerate(reply, caller, respond)
+        elif reply.kind is AnswerKind.PR_LOOKUP:  # a PR asked of GitHub, bounded in time
+            found = answer_lookup(reply, self.engine)
+            _safe_respond(respond, replace_original=False, **self.fields(found))
 
 
 def _safe_respond(respond: Respond, **fields: Any) -> None:
@@ -166,7 +173,7 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
         caller = Caller(
             user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
         )
-        reply = answer_text(body.get("text", ""), caller, commands.engine)
+        reply = answer_text(body.get("text", ""), caller, commands.engine, defer_lookup=True)
         commands.handle(reply, caller, ack, respond, in_ack=True, started=started)
 
     def on_button(verb: Verb) -> Callable[..., None]:
@@ -235,8 +242,18 @@ def _usable_body(body: bytes) -> bool:
 def _is_json_object(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):  # deeply nested junk overflows the parser's stack
         return False
+
+
+def _plausible_headers(request: Request) -> bool:
+    """A timestamp of ASCII digits and a signature of printable ASCII, when present: bolt
+    would raise on anything else (int() of the timestamp, compare_digest of the signature)."""
+    stamp = request.headers.get(TIMESTAMP_HEADER)
+    signature = request.headers.get(SIGNATURE_HEADER)
+    return (stamp is None or TIMESTAMP_RE.match(stamp) is not None) and (
+        signature is None or SIGNATURE_RE.match(signature) is not None
+    )
 
 
 def _repair_command_body(bolt_request: BoltRequest) -> BoltRequest:
@@ -258,10 +275,9 @@ def build_slack_endpoint(app: App) -> Endpoint:
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
-        stamp = request.headers.get(TIMESTAMP_HEADER)
-        if (stamp is not None and not TIMESTAMP_RE.match(stamp)) or not _usable_body(body):
-            # bolt would raise on these (int() of the timestamp, a payload that is no object)
-            # and answer 500 or "something went wrong": they are refused as unauthenticated
+        if not _plausible_headers(request) or not _usable_body(body):
+            # bolt would raise on these (odd headers, a payload that is no object) and answer
+            # 500 or "something went wrong": they are refused as unauthenticated
             return Response(status_code=HTTP_UNAUTHORIZED)
         try:
             bolt_request = _repair_command_body(to_bolt_request(request, body))

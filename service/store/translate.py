@@ -19,6 +19,7 @@ from sqlalchemy.exc import (
 )
 
 from service.errors import StoreError, StoreUnavailableError
+from service.store.outage import OUTAGE
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -42,11 +43,19 @@ def database_error(exc: SQLAlchemyError) -> StoreError:
 
 @contextmanager
 def translated_errors() -> Iterator[None]:
-    """Raise any SQLAlchemy failure inside the block as a StoreError."""
+    """Raise any SQLAlchemy failure inside the block as a StoreError; an unavailable database
+    is logged once per outage (OUTAGE), not once per call."""
     try:
         yield
     except SQLAlchemyError as exc:
-        raise database_error(exc) from exc
+        error = database_error(exc)
+        if isinstance(error, StoreUnavailableError):
+            OUTAGE.failed(error.message)
+        raise error from exc
+    except StoreUnavailableError as exc:  # raised by the store itself (a missing SQLite file)
+        OUTAGE.failed(exc.message)
+        raise
+    OUTAGE.answered()
 
 
 def translated(func: Callable[P, R]) -> Callable[P, R]:

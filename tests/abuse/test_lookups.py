@@ -14,6 +14,7 @@ import requests
 
 from service import wiring
 from service.settings import Settings
+from tests.abuse.conftest import wait_for
 from tests.conftest import WEEKS
 from tests.fakes.asgi import run_app
 from tests.fakes.github import FakeGitHub
@@ -54,6 +55,9 @@ def app_url(
 
 
 def ask(url: str, slack: FakeSlack, text: str, user: str) -> dict[str, Any]:
+    """The answer: the acknowledgement, or (a PR asked of GitHub) what follows it through
+    response_url once the lookup ended."""
+    hook = slack.response_url()
     body = form_body(
         {
             "team_id": "T0001",
@@ -61,7 +65,7 @@ def ask(url: str, slack: FakeSlack, text: str, user: str) -> dict[str, Any]:
             "user_id": user,
             "command": "/verl-week",
             "text": text,
-            "response_url": slack.response_url(),
+            "response_url": hook,
             "trigger_id": "1.2.3",
         }
     )
@@ -69,7 +73,10 @@ def ask(url: str, slack: FakeSlack, text: str, user: str) -> dict[str, Any]:
         f"{url}/slack/events", data=body, headers=sign_slack(body, SECRET), timeout=30
     )
     assert response.status_code == 200
-    return dict(response.json())
+    if "asking GitHub" not in response.json()["text"]:
+        return dict(response.json())
+    wait_for(lambda: bool(slack.responses_to(hook)))
+    return dict(slack.responses_to(hook)[0])
 
 
 def test_live_pr_lookups_are_limited_per_user(

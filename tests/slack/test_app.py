@@ -274,7 +274,7 @@ def test_store_failure_is_told_as_a_retry_hint(web: str, slack: FakeSlack, store
     with store.engine.begin() as conn:
         conn.execute(text("DROP TABLE digests"))
     payload = send_command(web, slack, "risks").json()
-    assert "could not answer right now" in payload["text"]
+    assert "temporarily unavailable" in payload["text"]
 
 
 def test_command_text_containing_payload_still_answers(web: str, slack: FakeSlack) -> None:
