@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from service.core.analyst.body import mask_secrets, scrub, speaks_to_the_model
 from service.core.models import FileChange, FileStatus, PullRequest, ScoredPR, Statement
 from service.core.titles import parse_title
 
@@ -183,11 +184,16 @@ def _paragraphs(text: str) -> list[list[str]]:
 
 
 def _clean_items(items: list[str], held: list[str]) -> list[str]:
+    """The items as plain text; a line addressed to a summariser (planted text) is left out,
+    and links, domains, secrets and mentions are taken out of the rest, as for the model."""
     out = []
     for item in items:
         line = _SPACE.sub(" ", _ITALIC.sub(r"\1", _EMPHASIS.sub(r"\2", item))).strip()
         line = _SPACE_BEFORE_STOP.sub(r"\1", line)  # "abstraction #4775 , in this pr"
-        out.append(_HELD.sub(lambda m: held[int(m.group(1))], line))
+        whole = _HELD.sub(lambda m: held[int(m.group(1))], line)
+        if not speaks_to_the_model(whole):
+            # code spans keep their `<…>` (types, tracebacks): only their secrets are masked
+            out.append(_HELD.sub(lambda m: mask_secrets(held[int(m.group(1))]), scrub(line)))
     return [item for item in out if item]
 
 
