@@ -117,7 +117,8 @@ class WeeklyScheduler:
         self._plan = threading.Condition()
         self._stopping = False
         self.failures = 0
-        self.next_check: datetime | None = None
+        self.next_check: datetime | None = None  # wall time, for logs
+        self._next_due: float | None = None  # time.monotonic() of the next check
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -294,8 +295,8 @@ class WeeklyScheduler:
         """Sleep until the planned check (True) or until shutdown (False)."""
         with self._plan:
             while not self._stopping:
-                due = self.next_check
-                wait = (due - self.clock()).total_seconds() if due else None
+                due = self._next_due
+                wait = due - time.monotonic() if due is not None else None
                 if wait is not None and wait <= 0:
                     return True
                 self._plan.wait(wait)
@@ -312,10 +313,14 @@ class WeeklyScheduler:
         with self._plan:
             if owed is None and unknown is None:
                 self.failures = 0
-                self.next_check = self.clock() + self.retry.cap
+                delay = self.retry.cap
             else:
                 self.failures += 1
-                self.next_check = self.clock() + self.retry.delay(self.failures)
+                delay = self.retry.delay(self.failures)
+            # the wait is real time (monotonic), whatever clock decides which week is owed
+            self._next_due = time.monotonic() + delay.total_seconds()
+            self.next_check = _utc_now() + delay
+            if self.failures:
                 week = owed.label if owed else "unknown"
                 logger.warning(
                     "week still owed: retry planned",

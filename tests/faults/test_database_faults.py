@@ -8,6 +8,7 @@ exactly once."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
@@ -18,6 +19,14 @@ from tests.faults.proxy import proxied
 
 pytestmark = pytest.mark.e2e
 RETRY_PLANNED = "week still owed: retry planned"
+
+
+def retried(process: Process, times: int) -> bool:
+    return process.count(RETRY_PLANNED) >= times
+
+
+def healthy(process: Process) -> bool:
+    return process.status() == (200, "ok", [])
 
 
 def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
@@ -65,13 +74,14 @@ def test_postgres_down_mid_run_under_two_schedulers_posts_once(
         serve.env["DATABASE_URL"] = url
         serve.start()
         assert search.reached.wait(60), serve.log()[-3000:]
-        other = make_process("scheduler", DATABASE_URL=url).start()
+        other = make_process("scheduler", DATABASE_URL=url)
+        other.start()
         wait_for(lambda: other.count(RETRY_PLANNED) >= 1, what="the other scheduler waits")
 
         proxy.cut()
         search.open()
         for process in (serve, other):
-            wait_for(lambda p=process: p.count(RETRY_PLANNED) >= 3, what="retries while down")
+            wait_for(partial(retried, process, 3), what="retries while down")
             code, body = process.health()
             assert (code, body["database"]) == (503, "unreachable")
         assert proxy.refused > 0
@@ -80,7 +90,7 @@ def test_postgres_down_mid_run_under_two_schedulers_posts_once(
         proxy.heal()
         wait_for(lambda: posted_once(fakes), what=f"posted; {serve.log()[-2000:]}")
         for process in (serve, other):
-            wait_for(lambda p=process: p.status() == (200, "ok", []), what="healthy again")
+            wait_for(partial(healthy, process), what="healthy again")
             settle(process)
         assert posted_once(fakes)
         assert len(fakes.slack.calls("chat.postMessage")) == 1

@@ -70,7 +70,8 @@ def test_a_slow_answer_outlasts_the_lease_and_no_second_scheduler_takes_the_week
     search = Gate(fakes.github.api.routes, ("POST", "/graphql"))  # answers when told to
     serve.start()
     assert search.reached.wait(60), serve.log()[-3000:]
-    other = make_process("scheduler").start()
+    other = make_process("scheduler")
+    other.start()
     # the other scheduler looks again at 0.5, 1, 2, 2 s: past the 3 s lease, which the
     # heartbeat of the slow run keeps renewing
     wait_for(lambda: other.count("catch-up: another scheduler is deciding") >= 4,

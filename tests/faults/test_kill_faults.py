@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.e2e.conftest import Fakes
+from tests.fakes._server import Recorded, Reply
 from tests.faults.conftest import Gate, Process, add_week, posted_once, run_rows, settle, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -22,9 +23,9 @@ GITHUB_SEARCH = ("POST", "/graphql")
 class Handled(Gate):
     """The call is handled (the post happens on the platform), then its answer is held."""
 
-    def __call__(self, rec):  # type: ignore[no-untyped-def]
+    def __call__(self, rec: Recorded) -> Reply:
         self.calls += 1
-        reply = self.original(rec)
+        reply: Reply = self.original(rec)
         if self.calls == 1:
             self.reached.set()
             self._open.wait(120)
@@ -67,9 +68,11 @@ def test_a_frozen_scheduler_loses_its_run_when_the_lease_runs_out(
 ) -> None:
     add_week(fakes)
     search = Gate(fakes.github.api.routes, GITHUB_SEARCH)
-    frozen = make_process("scheduler").start()
+    frozen = make_process("scheduler")
+    frozen.start()
     assert search.reached.wait(60), frozen.log()[-3000:]
-    other = make_process("scheduler").start()
+    other = make_process("scheduler")
+    other.start()
     assert frozen.proc is not None
     frozen.proc.send_signal(signal.SIGSTOP)  # alive, but no heartbeat any more
     try:
