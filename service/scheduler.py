@@ -24,6 +24,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 
 from service.core.models import WeekWindow
+from service.errors import ServiceError
 from service.runs import DEFAULT_LEASE, Heartbeat, RetryPolicy, RunWatch
 from service.store.repository import PROCESS_OWNER, Store
 from service.store.tables import SCHEDULER_JOBS_TABLE
@@ -233,7 +234,10 @@ class WeeklyScheduler:
                 },
             )
             return result
-        except Exception:  # the job's boundary: logged with its kind, the next tick tries again
+        except ServiceError as exc:  # a failure we named (database down): one line, no trace
+            logger.warning("scheduled job failed", extra={"kind": kind, "error": exc.message})
+            return None
+        except Exception:  # the job's boundary: logged with its kind, a retry follows
             logger.exception("scheduled job failed", extra={"kind": kind})
             return None
         finally:
@@ -287,6 +291,8 @@ class WeeklyScheduler:
     def _attempt(self, kind: str) -> None:
         try:
             self.catch_up(kind)
+        except ServiceError as exc:  # the database is down, say: one line, the retry follows
+            logger.warning("catch-up failed", extra={"kind": kind, "error": exc.message})
         except Exception:  # the thread's boundary: the planned retry tries again
             logger.exception("catch-up failed", extra={"kind": kind})
         self._plan_next_check()
