@@ -24,6 +24,7 @@ DEFAULT_RETRY_FIRST = timedelta(seconds=30)
 DEFAULT_RETRY_CAP = timedelta(hours=1)
 BEATS_PER_LEASE = 3  # a renewal every third of the lease: two may fail before it runs out
 FAILED_OUTCOMES = ("failed", ABANDONED, "interrupted")
+HIDDEN_REPO = "a repository not known to be public"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class RepoRuns:
     last_attempt: RunRecord | None
     last_success: RunRecord | None
     now: datetime
+    public: bool = False  # GitHub said so at the last collection: the probe may name it
 
     @property
     def attempt_state(self) -> str | None:
@@ -106,14 +108,16 @@ class RepoRuns:
         return self.attempt_state == RUNNING
 
     def reason(self) -> str | None:
-        """Why this repository makes the service `degraded`, or None."""
+        """Why this repository makes the service `degraded`, or None. A repository not known
+        to be public is not named (the probe answers anyone)."""
+        shown = self.repo if self.public else HIDDEN_REPO
         state = self.attempt_state
         if state in FAILED_OUTCOMES and self.last_attempt is not None:
-            error = (self.last_attempt.detail or {}).get("error")
-            what = f"last run of {self.repo} {self.last_attempt.week} {state}"
-            return f"{what}: {error}" if error else what
+            error = str((self.last_attempt.detail or {}).get("error") or "")
+            what = f"last run of {shown} {self.last_attempt.week} {state}"
+            return f"{what}: {error.replace(self.repo, shown)}" if error else what
         if self.owed is not None and not self.running:
-            return f"{self.repo} {self.owed.label} is owed: not posted yet"
+            return f"{shown} {self.owed.label} is owed: not posted yet"
         return None
 
 
@@ -159,6 +163,7 @@ class RunWatch:
                 last_attempt=self.store.last_run(repo),
                 last_success=self.store.last_run(repo, done_only=True),
                 now=now,
+                public=self.store.repo_privacy(repo) is False,
             )
             for repo in self.repos
         ]

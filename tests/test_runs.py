@@ -18,7 +18,7 @@ from service import jobs
 from service.core.models import CollectedWeek, WeekWindow
 from service.errors import UnreachableError
 from service.metrics import Metrics
-from service.runs import Heartbeat, RetryPolicy, RunWatch, observe_runs
+from service.runs import HIDDEN_REPO, Heartbeat, RetryPolicy, RunWatch, observe_runs
 from service.scheduler import build_scheduler, cron_trigger
 from service.store import tables
 from service.store.repository import PROCESS_OWNER, Store
@@ -140,8 +140,8 @@ def test_a_failing_week_is_retried_with_backoff_until_it_is_done(db_url: str, st
         health = check_health(store, scheduler.alive, view)
         assert health.status == "degraded"
         assert health.reasons == (
-            f"last run of {REPO} 2026-W04 failed: cannot reach GitHub at api.github.test "
-            "(ConnectionError)",
+            f"last run of {HIDDEN_REPO} 2026-W04 failed: cannot reach GitHub at "
+            "api.github.test (ConnectionError)",
         )
         assert b'verl_week_weeks_owed{repo="volcengine/verl"} 1.0' in metrics.exposition()
         wait_until(lambda: scheduler.owed() is None, "the week is done")
@@ -171,7 +171,11 @@ def test_a_week_owed_and_not_running_makes_healthz_degraded(store: Store) -> Non
     health = check_health(store, None, view)
     assert health.healthy
     assert health.status == "degraded"
-    assert health.as_json()["reasons"] == [f"{REPO} 2026-W04 is owed: not posted yet"]
+    assert health.as_json()["reasons"] == [f"{HIDDEN_REPO} 2026-W04 is owed: not posted yet"]
+    store.save_repo_privacy(REPO, private=False)  # GitHub said it is public: named
+    assert check_health(store, None, view).reasons == (f"{REPO} 2026-W04 is owed: not posted yet",)
+    store.save_repo_privacy(REPO, private=True)
+    assert REPO not in check_health(store, None, view).reasons[0]
     run_id = store.start_run(REPO, "2026-W04", "schedule", lease=timedelta(minutes=5))
     assert check_health(store, None, view).status == "ok"  # a live run is on it
     store.finish_run(run_id, "ok", {})
