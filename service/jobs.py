@@ -30,10 +30,10 @@ from service.delivery import Outcome, Sender, Target, as_targets, deliver
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
 from service.narrator import Narrator
+from service.runs import DEFAULT_LEASE, Heartbeat
 from service.store.repository import PROCESS_OWNER, Store
 
 logger = logging.getLogger(__name__)
-LOCK_TTL = timedelta(minutes=30)
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class Pipeline:
     narrator: Narrator | None = None
     github_web_url: str = ""  # GITHUB_WEB_URL; empty: the report derives it from PR URLs
     retention: Retention | None = None  # None: the weekly job prunes nothing
+    # how long a run's lock and row stay claimed without a heartbeat (RUN_LEASE_SECONDS)
+    lease: timedelta = DEFAULT_LEASE
 
 
 @dataclass
@@ -275,22 +277,32 @@ def run_week(
     """Build and (optionally) deliver one week under the (repo, week) lock."""
     started = time.monotonic()
     result = RunResult(repo, window.label, "failed")
-    with p.store.lock(f"week:{repo}:{window.label}", PROCESS_OWNER, LOCK_TTL) as held:
+    lock = f"week:{repo}:{window.label}"
+    with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
         if not held:
             result.outcome = "locked"
             result.error = f"{repo} {window.label} is being built by another run"
             return result
-        run_id = p.store.start_run(repo, window.label, trigger)
+        run_id = p.store.start_run(repo, window.label, trigger, lease=p.lease)
+
+        def renew() -> None:
+            if not p.store.renew_lease(run_id, PROCESS_OWNER, p.lease, [lock]):
+                logger.warning("week lock lost to another run", extra={"lock": lock})
+
         try:
-            targets: Sequence[str | Target] = []
-            if post:
-                targets = destinations if destinations is not None else p.destinations_for(repo)
-            result.digest = build_week(p, repo, window, card_languages(p, targets))
-            if post:
-                result.outcomes = deliver_targets(p, result.digest, targets, force=force)
-            result.outcome = _outcome_of(result.digest, result.outcomes)
+            with Heartbeat(renew, p.lease, "run"):
+                targets: Sequence[str | Target] = []
+                if post:
+                    targets = destinations if destinations is not None else p.destinations_for(repo)
+                result.digest = build_week(p, repo, window, card_languages(p, targets))
+                if post:
+                    result.outcomes = deliver_targets(p, result.digest, targets, force=force)
+                result.outcome = _outcome_of(result.digest, result.outcomes)
         except ServiceError as exc:
             result.error = exc.message
+        except Exception as exc:  # a bug: recorded on the run row, raised to the job's boundary
+            result.error = f"internal error ({type(exc).__name__})"
+            raise
         finally:
             result.seconds = time.monotonic() - started
             p.store.finish_run(run_id, result.outcome, _summary(result))

@@ -8,6 +8,7 @@ methods as plain callables, so none of them knows about Prometheus.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 
 from prometheus_client import (
@@ -18,6 +19,7 @@ from prometheus_client import (
     generate_latest,
 )
 
+logger = logging.getLogger(__name__)
 PREFIX = "verl_week"
 # a slash command must be acknowledged within Slack's 3 s: the buckets bracket that
 COMMAND_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -50,6 +52,8 @@ class Metrics:
         # how a repository is named in labels (wiring: opaque for a private one)
         self.repo_label = repo_label or (lambda repo: repo)
         self.registry = CollectorRegistry(auto_describe=True)
+        # called before each scrape, to read what lives in the database (runs, weeks owed)
+        self.before_scrape: list[Callable[[], None]] = []
         r = self.registry
         self.runs = Counter(
             f"{PREFIX}_runs", "Weekly runs by repo, trigger and outcome.",
@@ -61,6 +65,20 @@ class Metrics:
         )  # fmt: skip
         self.last_run = Gauge(
             f"{PREFIX}_last_run_timestamp_seconds", "When the last run of a repo finished.",
+            ["repo"], registry=r,
+        )  # fmt: skip
+        self.last_attempt = Gauge(
+            f"{PREFIX}_last_attempt_timestamp_seconds",
+            "When the last weekly run of a repo (any outcome) ended, or started if it still "
+            "runs; read from the database at scrape.", ["repo"], registry=r,
+        )  # fmt: skip
+        self.last_success = Gauge(
+            f"{PREFIX}_last_success_timestamp_seconds",
+            "When the last successful (ok or partial) weekly run of a repo ended; read from the "
+            "database at scrape.", ["repo"], registry=r,
+        )  # fmt: skip
+        self.weeks_owed = Gauge(
+            f"{PREFIX}_weeks_owed", "Weeks whose run is due and not done yet, per repo.",
             ["repo"], registry=r,
         )  # fmt: skip
         self.posts = Counter(
@@ -105,6 +123,17 @@ class Metrics:
         self.run_seconds.labels(label).observe(seconds)
         self.last_run.labels(label).set(finished_at)
 
+    def runs_read(
+        self, repo: str, last_attempt: float | None, last_success: float | None, owed: int
+    ) -> None:
+        """A repo's runs as the database has them (every process's runs, not only ours)."""
+        label = self.repo_label(repo)
+        if last_attempt is not None:
+            self.last_attempt.labels(label).set(last_attempt)
+        if last_success is not None:
+            self.last_success.labels(label).set(last_success)
+        self.weeks_owed.labels(label).set(owed)
+
     def delivered(self, platform: str, action: str) -> None:
         self.posts.labels(platform, action).inc()
 
@@ -130,4 +159,9 @@ class Metrics:
         self.model_tokens.labels("completion").inc(completion_tokens)
 
     def exposition(self) -> bytes:
+        for refresh in self.before_scrape:
+            try:
+                refresh()
+            except Exception:  # a scrape still answers: the gauges keep their last values
+                logger.warning("metrics refresh failed", exc_info=True)
         return generate_latest(self.registry)

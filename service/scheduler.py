@@ -1,4 +1,7 @@
-"""The weekly scheduler: APScheduler 3 cron in DIGEST_TIMEZONE, SQLAlchemy job store, catch-up.
+"""The weekly scheduler: APScheduler 3 cron in DIGEST_TIMEZONE, SQLAlchemy job store, catch-up,
+and retries: a week still owed after an attempt (failed, abandoned, locked by a run that died) is
+tried again after a backoff (RUN_RETRY_FIRST_SECONDS, doubling, at most RUN_RETRY_MAX_SECONDS),
+and checked at least that often anyway, so a week another process left owed is found too.
 
 APScheduler's SQLAlchemy job store pickles a *reference* to the job function, so the job is the
 module-level `_run_registered(job_id)`; the callable it runs is registered here at start-up.
@@ -21,7 +24,8 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 
 from service.core.models import WeekWindow
-from service.core.weeks import owed_week
+from service.errors import ServiceError
+from service.runs import DEFAULT_LEASE, Heartbeat, RetryPolicy, RunWatch
 from service.store.repository import PROCESS_OWNER, Store
 from service.store.tables import SCHEDULER_JOBS_TABLE
 from service.store.translate import translated_errors
@@ -34,7 +38,6 @@ CATCH_UP_LOCK = "scheduler:catch-up"
 # A late tick (machine asleep, pool busy) still runs if within 6 h of its time; a tick missed
 # while the process was down is the catch-up's business (one run, not one per missed tick).
 MISFIRE_GRACE = timedelta(hours=6)
-CATCH_UP_LOCK_TTL = timedelta(hours=2)
 SHUTDOWN_WAIT_SECONDS = 120.0
 STOP_POLL_SECONDS = 1.0
 Job = Callable[[], object]
@@ -60,19 +63,6 @@ def _utc_now() -> datetime:
 def cron_trigger(schedule: str, timezone: str) -> CronTrigger:
     """The trigger of DIGEST_SCHEDULE (5-field cron) read in DIGEST_TIMEZONE."""
     return CronTrigger.from_crontab(schedule, timezone=ZoneInfo(timezone))
-
-
-def catch_up_due(
-    last_done: str | None, now: datetime, timezone: str, trigger: BaseTrigger
-) -> WeekWindow | None:
-    """The week to catch up: `last` when it was not done and its tick has already passed."""
-    due = owed_week(last_done, now, timezone)
-    if due is None:
-        return None
-    first_tick = trigger.get_next_fire_time(None, due.end)
-    if first_tick is None or first_tick > now:
-        return None  # its own tick is still ahead: the schedule will do it
-    return due
 
 
 def _outcome_counts(result: object) -> dict[str, object]:
@@ -101,21 +91,35 @@ class WeeklyScheduler:
         repos: Sequence[str],
         clock: Callable[[], datetime],
         job_id: str = JOB_ID,
+        retry_job: Job | None = None,
+        retry: RetryPolicy | None = None,
+        lease: timedelta = DEFAULT_LEASE,
     ) -> None:
         self.scheduler = scheduler
         self.trigger = trigger
         self.run_job = run_job
         self.catch_up_job = catch_up_job
+        self.retry_job = retry_job or catch_up_job
         self.store = store
         self.timezone = timezone
         self.repos = list(repos)
         self.clock = clock
         self.job_id = job_id
+        self.retry = retry or RetryPolicy()
+        self.lease = lease
+        self.watch = RunWatch(store, repos=repos, timezone=timezone, trigger=trigger, clock=clock)
         self.owner = PROCESS_OWNER
         self._work = threading.Lock()  # a tick and the catch-up never overlap in one process
         self._in_flight = 0
         self._idle = threading.Condition()
         self._catch_up_thread: threading.Thread | None = None
+        self._caught_up = threading.Event()
+        # retries: consecutive attempts that left a week owed, and when to look again
+        self._plan = threading.Condition()
+        self._stopping = False
+        self.failures = 0
+        self.next_check: datetime | None = None  # wall time, for logs
+        self._next_due: float | None = None  # time.monotonic() of the next check
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -139,22 +143,24 @@ class WeeklyScheduler:
             )
             self.scheduler.start(paused=paused)
         logger.info("scheduler started", extra={"next_run": str(self.next_run_time)})
-        if catch_up:
-            self._catch_up_thread = threading.Thread(
-                target=self._catch_up_logged, name="verl-week-catch-up", daemon=True
-            )
-            self._catch_up_thread.start()
+        self._catch_up_thread = threading.Thread(
+            target=self._watch_owed, args=(catch_up,), name="verl-week-catch-up", daemon=True
+        )
+        self._catch_up_thread.start()
 
     def shutdown(self, wait: bool = True, timeout: float = SHUTDOWN_WAIT_SECONDS) -> None:
         """Stop ticking; wait up to `timeout` for in-flight work, else record it as interrupted."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        with self._plan:
+            self._stopping = True
+            self._plan.notify_all()
         with _REGISTRY_LOCK:
             if _REGISTRY.get(self.job_id) is self:
                 del _REGISTRY[self.job_id]
         finished = self.wait_idle(timeout if wait else 0.0)
         if not finished:
-            count = self.store.interrupt_running()
+            count = self.store.interrupt_running(self.owner)
             logger.warning("shutdown with work in flight", extra={"interrupted_runs": count})
         logger.info("scheduler stopped", extra={"clean": finished})
 
@@ -185,9 +191,9 @@ class WeeklyScheduler:
         return True
 
     def join_catch_up(self, timeout: float | None = None) -> None:
-        """Wait for the start-up catch-up thread (if any) to finish."""
+        """Wait for the start-up catch-up (if the scheduler was started) to finish."""
         if self._catch_up_thread is not None:
-            self._catch_up_thread.join(timeout)
+            self._caught_up.wait(timeout)
 
     def pause(self) -> None:
         self.scheduler.pause()
@@ -210,6 +216,7 @@ class WeeklyScheduler:
     def tick(self) -> None:
         """One scheduled run (called by APScheduler through `_run_registered`)."""
         self._run("schedule", self.run_job)
+        self._plan_next_check()
 
     def _run(self, kind: str, job: Job) -> object:
         with self._idle:
@@ -227,7 +234,10 @@ class WeeklyScheduler:
                 },
             )
             return result
-        except Exception:  # the job's boundary: logged with its kind, the next tick tries again
+        except ServiceError as exc:  # a failure we named (database down): one line, no trace
+            logger.warning("scheduled job failed", extra={"kind": kind, "error": exc.message})
+            return None
+        except Exception:  # the job's boundary: logged with its kind, a retry follows
             logger.exception("scheduled job failed", extra={"kind": kind})
             return None
         finally:
@@ -237,38 +247,97 @@ class WeeklyScheduler:
 
     def owed(self) -> WeekWindow | None:
         """The week a catch-up would run now, or None (checked for every configured repo)."""
-        now = self.clock()
-        repos: list[str | None] = list(self.repos) or [None]
-        for repo in repos:
-            last = self.store.last_run(repo, done_only=True)
-            due = catch_up_due(last.week if last else None, now, self.timezone, self.trigger)
-            if due is not None:
-                return due
-        return None
+        return self.watch.first_owed()
 
-    def catch_up(self) -> bool:
+    def catch_up(self, kind: str = "catch-up") -> bool:
         """Run the owed week once if it was missed; True when this call ran it.
 
         A database lock makes two schedulers starting together decide (and run) only once;
-        the one that finds the lock taken leaves the work to its holder.
+        the one that finds the lock taken leaves the work to its holder. The lock is a lease
+        renewed while the run lasts: a holder killed mid-run frees it when the lease runs out.
         """
-        with self.store.lock(CATCH_UP_LOCK, self.owner, CATCH_UP_LOCK_TTL) as held:
+        self.store.abandon_runs()
+        with self.store.lock(CATCH_UP_LOCK, self.owner, self.lease) as held:
             if not held:
                 logger.info("catch-up: another scheduler is deciding")
                 return False
             due = self.owed()
             if due is None:
-                logger.info("catch-up: nothing missed")
+                logger.info("catch-up: nothing missed", extra={"kind": kind})
                 return False
-            logger.info("catch-up: running the missed week", extra={"week": due.label})
-            self._run("catch-up", self.catch_up_job)
+            logger.info(
+                "catch-up: running the missed week", extra={"week": due.label, "kind": kind}
+            )
+            job = self.catch_up_job if kind == "catch-up" else self.retry_job
+            with Heartbeat(self._renew_catch_up, self.lease, "catch-up"):
+                self._run(kind, job)
             return True
 
-    def _catch_up_logged(self) -> None:
+    def _renew_catch_up(self) -> None:
+        self.store.renew_lease(None, self.owner, self.lease, [CATCH_UP_LOCK])
+
+    # --- retries ---------------------------------------------------------------------------
+
+    def _watch_owed(self, catch_up: bool) -> None:
+        """The catch-up at start, then a retry whenever the planned check comes due."""
+        if catch_up:
+            self._attempt("catch-up")
+        else:
+            self._plan_next_check()
+        self._caught_up.set()
+        while self._wait_for_check():
+            self._attempt("retry")
+
+    def _attempt(self, kind: str) -> None:
         try:
-            self.catch_up()
-        except Exception:  # the thread's boundary: the next tick will try again
-            logger.exception("catch-up failed")
+            self.catch_up(kind)
+        except ServiceError as exc:  # the database is down, say: one line, the retry follows
+            logger.warning("catch-up failed", extra={"kind": kind, "error": exc.message})
+        except Exception:  # the thread's boundary: the planned retry tries again
+            logger.exception("catch-up failed", extra={"kind": kind})
+        self._plan_next_check()
+
+    def _wait_for_check(self) -> bool:
+        """Sleep until the planned check (True) or until shutdown (False)."""
+        with self._plan:
+            while not self._stopping:
+                due = self._next_due
+                wait = due - time.monotonic() if due is not None else None
+                if wait is not None and wait <= 0:
+                    return True
+                self._plan.wait(wait)
+            return False
+
+    def _plan_next_check(self) -> None:
+        """After an attempt: a week still owed (or a database that can't say) is retried
+        after the backoff; with nothing owed the next look is one cap away."""
+        try:
+            owed = self.owed()
+            unknown = None
+        except Exception as exc:  # the database is down: the week may well still be owed
+            owed, unknown = None, str(exc)
+        with self._plan:
+            if owed is None and unknown is None:
+                self.failures = 0
+                delay = self.retry.cap
+            else:
+                self.failures += 1
+                delay = self.retry.delay(self.failures)
+            # the wait is real time (monotonic), whatever clock decides which week is owed
+            self._next_due = time.monotonic() + delay.total_seconds()
+            self.next_check = _utc_now() + delay
+            if self.failures:
+                week = owed.label if owed else "unknown"
+                logger.warning(
+                    "week still owed: retry planned",
+                    extra={
+                        "week": week,
+                        "failures": self.failures,
+                        "retry_at": self.next_check.isoformat(),
+                        "error": unknown,
+                    },
+                )
+            self._plan.notify_all()
 
 
 def build_scheduler(
@@ -283,6 +352,9 @@ def build_scheduler(
     clock: Callable[[], datetime] = _utc_now,
     trigger: BaseTrigger | None = None,
     job_id: str = JOB_ID,
+    retry_job: Job | None = None,
+    retry: RetryPolicy | None = None,
+    lease: timedelta = DEFAULT_LEASE,
 ) -> WeeklyScheduler:
     """A WeeklyScheduler whose jobs live in DATABASE_URL; `trigger` overrides `schedule` (tests)."""
     same_database = store.engine.url.render_as_string(hide_password=False) == database_url
@@ -306,4 +378,7 @@ def build_scheduler(
         repos=repos,
         clock=clock,
         job_id=job_id,
+        retry_job=retry_job,
+        retry=retry,
+        lease=lease,
     )

@@ -112,6 +112,15 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
     llm_model: str | None = Field(None, description="model name the endpoint serves")
     llm_timeout_seconds: int = Field(120, ge=1, le=3600, description="model budget per week")
+    run_retry_first_seconds: float = Field(
+        30, gt=0, le=60, description="first retry of a failed weekly run"
+    )
+    run_retry_max_seconds: float = Field(
+        3600, gt=0, le=3600, description="longest wait between retries of a failed run"
+    )
+    run_lease_seconds: float = Field(
+        300, gt=0, description="a run not heard from for this long was abandoned"
+    )
 
     @field_validator(
         "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"

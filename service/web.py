@@ -31,6 +31,7 @@ from service.render.environment import render
 from service.render.links import TOKEN_PARAM, ReportLinks
 from service.render.report import render_html, render_json, render_markdown
 from service.render.strings import LANGUAGES
+from service.runs import RunWatch
 from service.store.repository import ReportEntry, Store
 
 logger = logging.getLogger(__name__)
@@ -84,14 +85,23 @@ class HealthStatus:
     last_run_week: str | None
     last_run_repo: str | None
     checked_at: datetime
+    # why the service is `degraded` (ready, but a week is owed or the last run failed)
+    reasons: tuple[str, ...] = ()
 
     @property
     def healthy(self) -> bool:
         return self.database and self.scheduler is not False
 
+    @property
+    def status(self) -> str:
+        if not self.healthy:
+            return "unhealthy"
+        return "degraded" if self.reasons else "ok"
+
     def as_json(self) -> dict[str, Any]:
         return {
-            "status": "ok" if self.healthy else "unhealthy",
+            "status": self.status,
+            "reasons": list(self.reasons),
             "database": "ok" if self.database else "unreachable",
             "scheduler": {None: "absent", True: "alive", False: "dead"}[self.scheduler],
             # no repository name: the probe needs no login, and a repository may be private
@@ -104,26 +114,34 @@ class HealthStatus:
         }
 
 
-def check_health(store: Store, scheduler_alive: Callable[[], bool] | None) -> HealthStatus:
-    """Ping the database, ask the scheduler, read the last run (never raises)."""
+def check_health(
+    store: Store, scheduler_alive: Callable[[], bool] | None, watch: RunWatch | None = None
+) -> HealthStatus:
+    """Ping the database, ask the scheduler, read the last run and, with `watch`, the weeks
+    owed and failed runs that make the service `degraded` (never raises)."""
     database = True
     last = None
+    reasons: list[str] = []
     try:
         database = bool(store.ping())
         last = store.last_run()
+        if watch is not None:
+            reasons = [r for runs in watch.repo_runs() if (r := runs.reason()) is not None]
     except Exception as exc:  # a health probe reports, it never crashes the endpoint
         # an outage is logged once by the store (service/store/outage.py), not per probe
         logger.debug("health check: database unreachable: %s", type(exc).__name__)
         database = False
     alive = None if scheduler_alive is None else bool(scheduler_alive())
+    now = datetime.now(UTC)
     return HealthStatus(
         database=database,
         scheduler=alive,
         last_run_at=(last.finished_at or last.started_at) if last else None,
-        last_run_outcome=last.outcome if last else None,
+        last_run_outcome=last.state(now) if last else None,
         last_run_week=last.week if last else None,
         last_run_repo=last.repo if last else None,
-        checked_at=datetime.now(UTC),
+        checked_at=now,
+        reasons=tuple(reasons),
     )
 
 
@@ -354,6 +372,7 @@ def build_web_app(
     health: HealthProbe | None = None,
     metrics: Metrics | None = None,
     report_links: ReportLinks | None = None,
+    run_watch: RunWatch | None = None,
 ) -> Starlette:
     """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
 
@@ -368,7 +387,7 @@ def build_web_app(
     routes = [
         _platform_route("/slack/events", slack_endpoint, "slack"),
         _platform_route("/feishu/events", feishu_endpoint, "feishu"),
-        *_ops_routes(health or (lambda: check_health(store, scheduler_alive)), metrics),
+        *_ops_routes(health or (lambda: check_health(store, scheduler_alive, run_watch)), metrics),
         Route("/reports", reports.index, methods=["GET"]),
         Route("/reports/", reports.index, methods=["GET"]),
         Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
@@ -383,12 +402,13 @@ def build_ops_app(
     scheduler_alive: Callable[[], bool] | None,
     metrics: Metrics | None = None,
     on_shutdown: Callable[[], None] | None = None,
+    run_watch: RunWatch | None = None,
 ) -> Starlette:
     """The app of `verl-week scheduler`: /healthz, /livez and /metrics only, so the image's
     healthcheck and Prometheus reach the scheduler process as they reach `serve`."""
 
     def probe() -> HealthStatus:
-        return check_health(store, scheduler_alive)
+        return check_health(store, scheduler_alive, run_watch)
 
     return _app(_ops_routes(probe, metrics), on_shutdown, DEFAULT_MAX_BODY_BYTES)
 

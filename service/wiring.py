@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
+    from service.runs import RunWatch
     from service.scheduler import WeeklyScheduler
     from service.web import Endpoint
 
@@ -335,6 +336,7 @@ def build_pipeline(
             events=timedelta(days=settings.events_retention_days),
             http_cache=timedelta(days=settings.http_cache_retention_days),
         ),
+        lease=timedelta(seconds=settings.run_lease_seconds),
     )
 
 
@@ -565,16 +567,23 @@ def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
     from service.jobs import run_scheduled
+    from service.runs import RetryPolicy
     from service.scheduler import build_scheduler
 
     return build_scheduler(
         run_job=lambda: run_scheduled(pipeline),
         catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
+        retry_job=lambda: run_scheduled(pipeline, trigger="retry"),
         database_url=settings.database_url,
         schedule=settings.digest_schedule,
         timezone=settings.digest_timezone,
         store=pipeline.store,
         repos=settings.digest_repos,
+        retry=RetryPolicy(
+            first=timedelta(seconds=settings.run_retry_first_seconds),
+            cap=timedelta(seconds=settings.run_retry_max_seconds),
+        ),
+        lease=pipeline.lease,
     )
 
 
@@ -609,6 +618,23 @@ def _slack_endpoint(settings: Settings, app: App | None) -> Endpoint | None:
     return build_slack_endpoint(app)
 
 
+def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
+    """Weeks owed and failed runs for /healthz and /metrics (any process: read from the
+    database), the gauges of /metrics refreshed from it before each scrape."""
+    from service.runs import RunWatch, observe_runs
+    from service.scheduler import cron_trigger
+
+    watch = RunWatch(
+        pipeline.store,
+        repos=settings.digest_repos,
+        timezone=settings.digest_timezone,
+        trigger=cron_trigger(settings.digest_schedule, settings.digest_timezone),
+        clock=pipeline.clock,
+    )
+    pipeline.metrics.before_scrape.append(lambda: observe_runs(pipeline.metrics, watch))
+    return watch
+
+
 def build_app(
     settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
 ) -> Starlette:
@@ -640,6 +666,7 @@ def build_app(
         language=settings.digest_language,
         metrics=pipeline.metrics,
         report_links=report_links(settings, pipeline.store),
+        run_watch=run_watch(settings, pipeline),
     )
 
 
@@ -669,6 +696,7 @@ def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
         scheduler_alive=weekly.alive,
         metrics=pipeline.metrics,
         on_shutdown=weekly.shutdown,
+        run_watch=run_watch(settings, pipeline),
     )
     weekly.start()
     uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)

@@ -28,12 +28,12 @@ from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.errors import InputError
 from service.logs import build_handler
+from service.runs import catch_up_due
 from service.scheduler import (
     JOBS_TABLE,
     WeeklyScheduler,
     _run_registered,
     build_scheduler,
-    catch_up_due,
     cron_trigger,
 )
 from service.store.repository import Store

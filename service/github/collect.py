@@ -27,6 +27,10 @@ T = TypeVar("T")
 # errors that end the whole run: every further request would meet them too
 FATAL = (RateLimitError, AuthRefusedError)
 SOURCE = "github"
+SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+MESSAGE_CHARS = 200
+SEARCH_REQUEST = "POST /graphql (SearchMerged)"
+PR_REQUEST = "POST /graphql (PullRequest)"
 
 
 class StoredPulls(Protocol):
@@ -41,6 +45,19 @@ def stored_files(known: PullRequest | None, merge_commit: str | None) -> PullReq
     if known is None or not known.patches_fetched or not merge_commit:
         return None
     return known if known.merge_commit == merge_commit else None
+
+
+def _converted(request: str, number: int | str, convert_: Callable[[], T]) -> T:
+    """`convert_()`, with a GitHub answer it can't read (a field missing or null) reported as
+    a GitHub error naming the request, not as a TypeError of ours."""
+    try:
+        return convert_()
+    except SHAPE_ERRORS as exc:
+        detail = str(exc)[:MESSAGE_CHARS]
+        raise UpstreamError(
+            f"GitHub answered {request} with an unexpected shape for #{number} "
+            f"({type(exc).__name__}: {detail})"
+        ) from None
 
 
 def _repo_not_found(repo: str) -> NotFoundError:
@@ -130,14 +147,31 @@ class _Run:
         except UpstreamError as exc:
             self.miss(int(node["number"]), "files", exc)
             files = None
-        return convert.pr_from_graphql(node, files)
+        number = node["number"]
+        return _converted(SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, files))
+
+    def files_request(self, number: int) -> str:
+        return f"GET /repos/{self.repo}/pulls/{number}/files"
 
     def patched(self, pr: PullRequest) -> PullRequest:
         try:
-            return convert.with_patches(pr, self.files(pr.number))
+            files = self.files(pr.number)
+            request = self.files_request(pr.number)
+            patched = _converted(request, pr.number, lambda: convert.with_patches(pr, files))
         except UpstreamError as exc:
             self.miss(pr.number, "patches", exc)
             return pr
+        if len(files) >= rest.FILES_LISTED_MAX and len(pr.files) > len(files):
+            # GraphQL listed them all: keep the files REST's list stops short of, unpatched
+            listed = {f.path for f in patched.files}
+            unlisted = [f for f in pr.files if f.path not in listed]
+            patched = patched.model_copy(update={"files": [*patched.files, *unlisted]})
+            self.missing.append(
+                MissingItem(
+                    number=pr.number, what="patches", reason=_cap_reason(len(files), len(pr.files))
+                )
+            )
+        return patched
 
     # --- without a token: REST ---------------------------------------------------------
 
@@ -147,8 +181,10 @@ class _Run:
             pull = rest.pull(self.http, self.repo, number)
         except UpstreamError as exc:
             self.miss(number, "pull", exc)
-            return convert.pr_from_search_item(item)
-        reused = self.reuse(convert.pr_from_rest(pull, None))
+            search = "GET /search/issues"
+            return _converted(search, number, lambda: convert.pr_from_search_item(item))
+        request = f"GET /repos/{self.repo}/pulls/{number}"
+        reused = self.reuse(_converted(request, number, lambda: convert.pr_from_rest(pull, None)))
         if reused is not None:
             return reused
         try:
@@ -156,7 +192,22 @@ class _Run:
         except UpstreamError as exc:
             self.miss(number, "files", exc)
             files = None
-        return convert.pr_from_rest(pull, files)
+        pr = _converted(request, number, lambda: convert.pr_from_rest(pull, files))
+        self.note_listing_cap(pr, len(files) if files is not None else None)
+        return pr
+
+    def note_listing_cap(self, pr: PullRequest, listed: int | None) -> None:
+        """A PR with more files than GitHub's REST list gives (3,000) is partial: say so."""
+        if listed is not None and listed >= rest.FILES_LISTED_MAX and pr.changed_files > listed:
+            reason = _cap_reason(listed, pr.changed_files)
+            self.missing.append(MissingItem(number=pr.number, what="files", reason=reason))
+
+
+def _cap_reason(listed: int, total: int) -> str:
+    return (
+        f"GitHub lists at most {rest.FILES_LISTED_MAX:,} files of a pull request: "
+        f"{listed:,} of {total:,} were read"
+    )
 
 
 def _collect_graphql(
@@ -242,11 +293,16 @@ def fetch_pr(http: GitHubHttp, repo: str, number: int) -> PullRequest:
             node = graphql.pull_request_node(http, repo, number)
             if node is None or not node.get("mergedAt"):
                 raise _not_merged(repo, number)
-            pr = convert.pr_from_graphql(node, graphql.all_files(http, repo, node))
-            return convert.with_patches(pr, rest.pull_files(http, repo, number))
+            files = graphql.all_files(http, repo, node)
+            pr = _converted(PR_REQUEST, number, lambda: convert.pr_from_graphql(node, files))
+            patches = rest.pull_files(http, repo, number)
+            request = f"GET /repos/{repo}/pulls/{number}/files"
+            return _converted(request, number, lambda: convert.with_patches(pr, patches))
         pull = rest.pull(http, repo, number)
         if not pull.get("merged_at"):
             raise _not_merged(repo, number)
-        return convert.pr_from_rest(pull, rest.pull_files(http, repo, number))
+        listed = rest.pull_files(http, repo, number)
+        request = f"GET /repos/{repo}/pulls/{number}"
+        return _converted(request, number, lambda: convert.pr_from_rest(pull, listed))
     except NotFoundError:
         raise _not_merged(repo, number) from None

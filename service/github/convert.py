@@ -50,6 +50,60 @@ def _nodes(connection: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [n for n in (connection or {}).get("nodes") or [] if n]
 
 
+# --- shape checks: what the converters below read without a default ---------------------
+
+
+def _require(value: Any, kind: type | tuple[type, ...], what: str) -> None:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise TypeError(f"{what} is {type(value).__name__}")
+
+
+def check_connection(connection: Any, what: str) -> None:
+    """A GraphQL connection: `nodes` a list, `pageInfo.hasNextPage` a boolean."""
+    _require(connection, dict, what)
+    _require(connection.get("nodes"), list, f"{what}.nodes")
+    _require((connection.get("pageInfo") or {}).get("hasNextPage"), bool, f"{what}.pageInfo")
+
+
+def check_graphql_node(node: Any) -> None:
+    """A PullRequest node as pr_from_graphql reads it ({} stands for another result type)."""
+    if node is None or node == {}:
+        return
+    _require(node, dict, "node")
+    _require(node.get("number"), int, "node.number")
+    _require(node.get("createdAt"), str, f"#{node['number']} createdAt")
+    _require(node.get("mergedAt"), (str, type(None)), f"#{node['number']} mergedAt")
+    for file in (node.get("files") or {}).get("nodes") or []:
+        check_graphql_file(file)
+
+
+def check_graphql_file(file: Any) -> None:
+    if file is not None:
+        _require(file, dict, "file")
+        _require(file.get("path"), str, "file.path")
+
+
+def check_rest_pull(pull: Any) -> None:
+    """`pulls/N` (or a search item) as pr_from_rest and pr_from_search_item read it."""
+    _require(pull, dict, "pull")
+    _require(pull.get("number"), int, "number")
+    _require(pull.get("created_at"), str, f"#{pull['number']} created_at")
+
+
+def check_rest_files(files: Any) -> None:
+    _require(files, list, "files")
+    for file in files:
+        _require(file, dict, "file")
+        _require(file.get("filename"), str, "file.filename")
+
+
+def check_search_page(page: Any) -> None:
+    _require(page, dict, "search")
+    _require(page.get("items"), list, "search.items")
+    for item in page["items"]:
+        check_rest_pull(item)
+
+
 # --- GraphQL ---------------------------------------------------------------------------
 
 

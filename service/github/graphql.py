@@ -10,6 +10,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from service.errors import UpstreamError
+from service.github import convert
 from service.github.search import merged_query, needs_split, split
 
 if TYPE_CHECKING:
@@ -34,8 +35,32 @@ def _owner_name(repo: str) -> dict[str, str]:
     return {"owner": owner, "name": name}
 
 
+def _check_search(data: dict[str, Any]) -> None:
+    search = data.get("search")
+    convert.check_connection(search, "search")
+    for node in data["search"]["nodes"]:
+        convert.check_graphql_node(node)
+
+
+def _files_of(data: dict[str, Any]) -> Any:
+    return ((data.get("repository") or {}).get("pullRequest") or {}).get("files")
+
+
+def _check_more_files(data: dict[str, Any]) -> None:
+    files: dict[str, Any] = _files_of(data)
+    convert.check_connection(files, "files")
+    for file in files["nodes"]:
+        convert.check_graphql_file(file)
+
+
+def _check_pull_request(data: dict[str, Any]) -> None:
+    repository = data["repository"]  # null comes with a NOT_FOUND error, handled before
+    convert.check_graphql_node(repository.get("pullRequest"))
+
+
 def _search_page(http: GitHubHttp, q: str, first: int, cursor: str | None) -> dict[str, Any]:
-    data = http.graphql(load_query("search_merged"), {"q": q, "first": first, "cursor": cursor})
+    variables = {"q": q, "first": first, "cursor": cursor}
+    data = http.graphql(load_query("search_merged"), variables, check=_check_search)
     search = data.get("search")
     if not isinstance(search, dict):
         raise UpstreamError("GitHub GraphQL search answered without a result")
@@ -79,8 +104,8 @@ def all_files(http: GitHubHttp, repo: str, node: dict[str, Any]) -> list[dict[st
     variables: dict[str, Any] = {**_owner_name(repo), "number": int(node["number"])}
     while info.get("hasNextPage"):
         variables["cursor"] = info.get("endCursor")
-        data = http.graphql(load_query("more_files"), variables)
-        page = ((data.get("repository") or {}).get("pullRequest") or {}).get("files") or {}
+        data = http.graphql(load_query("more_files"), variables, check=_check_more_files)
+        page = _files_of(data) or {}
         files.extend(f for f in page.get("nodes") or [] if f)
         info = page.get("pageInfo") or {}
     return files
@@ -88,6 +113,7 @@ def all_files(http: GitHubHttp, repo: str, node: dict[str, Any]) -> list[dict[st
 
 def pull_request_node(http: GitHubHttp, repo: str, number: int) -> dict[str, Any] | None:
     """One PR's node by number (None when GitHub answers null)."""
-    data = http.graphql(load_query("pull_request"), {**_owner_name(repo), "number": number})
+    variables = {**_owner_name(repo), "number": number}
+    data = http.graphql(load_query("pull_request"), variables, check=_check_pull_request)
     node = (data.get("repository") or {}).get("pullRequest")
     return node if isinstance(node, dict) else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +49,7 @@ RETRYABLE = (requests.ConnectionError, requests.Timeout, requests.exceptions.Chu
 GRAPHQL_RATE_LIMITED = "RATE_LIMITED"
 GRAPHQL_NOT_FOUND = "NOT_FOUND"
 GRAPHQL_FORBIDDEN = "FORBIDDEN"
+GRAPHQL_TYPED = (GRAPHQL_RATE_LIMITED, GRAPHQL_NOT_FOUND, GRAPHQL_FORBIDDEN)
 
 TOKEN_REFUSED = "GitHub refused the token (401): check GITHUB_TOKEN"  # noqa: S105 - a message
 
@@ -134,12 +136,63 @@ def _graphql_errors(resp: requests.Response) -> list[dict[str, Any]]:
     return [e for e in errors or [] if isinstance(e, dict)]
 
 
-def _json(resp: requests.Response) -> Any:
+class MalformedAnswerError(ValueError):
+    """A 2xx answer we can't use (not JSON, the wrong shape, errors only): retried like a 5xx.
+
+    Raised by a `check` of the caller too, when the answer lacks what it must hold."""
+
+
+# a caller's look at a parsed answer: raises MalformedAnswerError (or KeyError, TypeError,
+# ValueError) when the answer lacks what the caller reads
+Check = Callable[[Any], object]
+OPERATION = re.compile(r"\b(?:query|mutation)\s+(\w+)")
+
+
+def _body_json(resp: requests.Response) -> Any:
+    """The answer's JSON; a body that is empty, truncated or HTML is malformed."""
+    if not resp.content.strip():
+        raise MalformedAnswerError("an empty body")
     try:
         return resp.json()
     except ValueError:
-        path = urlsplit(resp.url).path
-        raise UpstreamError(f"GitHub answered {path} with something that is not JSON") from None
+        kind = resp.headers.get("content-type", "").partition(";")[0].strip() or "unknown type"
+        raise MalformedAnswerError(f"a body that is not JSON ({kind})") from None
+
+
+def _expecting(kind: type) -> Check:
+    """A check that the answer is a JSON object (dict) or array (list)."""
+    names: dict[type, str] = {dict: "an object", list: "an array"}
+
+    def check(payload: Any) -> None:
+        if not isinstance(payload, kind):
+            got = "null" if payload is None else type(payload).__name__
+            raise MalformedAnswerError(f"{got} where {names.get(kind, kind.__name__)} belongs")
+
+    return check
+
+
+def _graphql_data(payload: Any) -> Any:
+    """A GraphQL answer that is final: typed errors are kept for `graphql` to translate, an
+    answer with only untyped errors, or without data, is malformed (GitHub's transient
+    "Something went wrong while executing your query" comes back as a 200 like that)."""
+    if not isinstance(payload, dict):
+        raise MalformedAnswerError("a GraphQL answer that is not an object")
+    errors = [e for e in payload.get("errors") or [] if isinstance(e, dict)]
+    typed = any(e.get("type") in GRAPHQL_TYPED for e in errors)
+    data = payload.get("data")
+    if not isinstance(data, dict) and not typed:
+        first = str(errors[0].get("message", ""))[:MESSAGE_CHARS] if errors else ""
+        raise MalformedAnswerError(f"errors only: {first}" if errors else "no data")
+    return payload
+
+
+def describe(method: str, url: str, body: dict[str, Any] | None = None) -> str:
+    """`GET /repos/o/r/pulls/1/files` or `POST /graphql (SearchMerged)`: the request as an
+    error names it (the path only: no query string, no host, no token)."""
+    path = urlsplit(url).path or "/"
+    query = (body or {}).get("query")
+    found = OPERATION.search(query) if isinstance(query, str) else None
+    return f"{method} {path} ({found.group(1)})" if found else f"{method} {path}"
 
 
 def _reset_at(resp: requests.Response) -> datetime | None:
@@ -219,11 +272,14 @@ class GitHubHttp:
         *,
         cache: bool = True,
         max_age: timedelta | None = None,
+        check: Check | None = None,
     ) -> RestPage:
         """GET a REST resource; a cached ETag makes it conditional and a 304 reuses the body.
 
         `cache=False` skips the cache both ways (for answers the caller keeps elsewhere); with
         `max_age`, an answer cached less than that long ago is used without asking at all.
+        `check` looks at the parsed answer (a JSON object unless it says otherwise): one it
+        refuses is asked again like a 5xx, and then fails naming the request.
         """
         url = self.url_for(path, params)
         store = self.cache if cache else None
@@ -234,33 +290,40 @@ class GitHubHttp:
                 return _page_of(fresh, cached=True)
         cached = store.cache_get(url) if store is not None else None
         headers = {"If-None-Match": cached[0]} if cached else {}
-        resp = self._send("GET", url, headers=headers)
+        resp, data = self._send("GET", url, headers=headers, check=check or _expecting(dict))
         if resp.status_code == NOT_MODIFIED and cached:
             self.stats.add(not_modified=1)
             return _page_of(cached[1], cached=True)
         self._raise_for_status(resp)
         self.stats.add(rate_limit_cost=1)
-        data = _json(resp)
         next_url = resp.links.get("next", {}).get("url")
         etag = resp.headers.get("etag")
         if store is not None and etag:
             store.cache_put(url, etag, json.dumps({"data": data, "next": next_url}))
         return RestPage(data, next_url)
 
-    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """POST one GraphQL query; `data` back, or the first error translated."""
-        resp = self._send("POST", self.graphql_url, body={"query": query, "variables": variables})
+    def graphql(
+        self, query: str, variables: dict[str, Any], *, check: Check | None = None
+    ) -> dict[str, Any]:
+        """POST one GraphQL query; `data` back, or the first error translated. An answer with
+        errors only, or one whose `data` `check` refuses, is asked again like a 5xx."""
+
+        def usable(payload: Any) -> None:
+            _graphql_data(payload)
+            data = payload.get("data")
+            if check is not None and isinstance(data, dict) and not payload.get("errors"):
+                check(data)
+
+        body = {"query": query, "variables": variables}
+        resp, payload = self._send("POST", self.graphql_url, body=body, check=usable)
         self._raise_for_status(resp)
-        payload = _json(resp)
-        if not isinstance(payload, dict):
-            raise UpstreamError("GitHub GraphQL answered something that is not a JSON object")
         data = payload.get("data") or {}
         cost = (data.get("rateLimit") or {}).get("cost")
         if isinstance(cost, int):
             self.stats.add(rate_limit_cost=cost)
         errors = payload.get("errors") or []
         if errors:
-            raise _graphql_error(errors[0], _reset_at(resp))
+            raise _graphql_error(errors[0], _reset_at(resp), describe("POST", resp.url, body))
         return dict(data)
 
     # --- the retry loop -----------------------------------------------------------------
@@ -272,7 +335,9 @@ class GitHubHttp:
         *,
         headers: dict[str, str] | None = None,
         body: dict[str, Any] | None = None,
-    ) -> requests.Response:
+        check: Check | None = None,
+    ) -> tuple[requests.Response, Any]:
+        """The final answer and, for a 2xx one, its JSON as `check` accepted it."""
         host = urlsplit(url).netloc
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -292,12 +357,39 @@ class GitHubHttp:
             self._record(resp, graphql=body is not None)
             delay = self._retry_delay(resp, attempt, graphql=body is not None)
             if delay is None:
-                return resp
+                try:
+                    return resp, self._accepted(resp, check)
+                except MalformedAnswerError as exc:
+                    if attempt == self.max_retries:
+                        raise UpstreamError(
+                            f"GitHub answered {describe(method, url, body)} with {exc} "
+                            f"after {attempt + 1} attempts"
+                        ) from None
+                    delay = self._backoff(attempt)
+                    logger.info("github retry", extra={"malformed": str(exc), "delay": delay})
+                    self._pause(delay)
+                    continue
             if attempt == self.max_retries:
                 raise self._exhausted(resp, host, attempt + 1)
             logger.info("github retry", extra={"status": resp.status_code, "delay": delay})
             self._pause(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    @staticmethod
+    def _accepted(resp: requests.Response, check: Check | None) -> Any:
+        """The JSON of a 2xx answer that `check` accepts (None for other answers)."""
+        if check is None or not resp.ok or resp.status_code == NOT_MODIFIED:
+            return None
+        payload = _body_json(resp)
+        try:
+            check(payload)
+        except MalformedAnswerError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            detail = str(exc)[:MESSAGE_CHARS]
+            shape = f"an unexpected shape ({type(exc).__name__}: {detail})"
+            raise MalformedAnswerError(shape) from None
+        return payload
 
     def _record(self, resp: requests.Response, *, graphql: bool) -> None:
         kind = "graphql_requests" if graphql else "rest_requests"
@@ -390,7 +482,7 @@ class GitHubHttp:
         raise UpstreamError(f"GitHub answered {status} for {path}: {_message(resp)}")
 
 
-def _graphql_error(error: dict[str, Any], reset_at: datetime | None) -> Exception:
+def _graphql_error(error: dict[str, Any], reset_at: datetime | None, request: str) -> Exception:
     kind = error.get("type")
     message = str(error.get("message", ""))[:MESSAGE_CHARS]
     if kind == GRAPHQL_RATE_LIMITED:
@@ -399,4 +491,4 @@ def _graphql_error(error: dict[str, Any], reset_at: datetime | None) -> Exceptio
         return NotFoundError(f"GitHub: {message}")
     if kind == GRAPHQL_FORBIDDEN:
         return AuthRefusedError(f"GitHub refused the query: {message}")
-    return UpstreamError(f"GitHub GraphQL error: {message}")
+    return UpstreamError(f"GitHub GraphQL error on {request}: {message}")

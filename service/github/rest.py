@@ -7,22 +7,30 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from service.github import convert
 from service.github.search import merged_query, needs_split, split
 
 if TYPE_CHECKING:
-    from service.github.http import GitHubHttp, RestPage
+    from service.github.http import Check, GitHubHttp, RestPage
 
 PER_PAGE = 100  # the maximum on search and pulls endpoints (platform-facts §1.3)
+FILES_LISTED_MAX = 3000  # `pulls/N/files` lists no more of a PR's files than this
 
 
 def pages(
-    http: GitHubHttp, path: str, params: dict[str, str | int], *, cache: bool = True
+    http: GitHubHttp,
+    path: str,
+    params: dict[str, str | int],
+    *,
+    cache: bool = True,
+    check: Check | None = None,
 ) -> Iterator[RestPage]:
-    """The first page and every `rel="next"` page after it (`cache`: see GitHubHttp.get)."""
-    page = http.get(path, params, cache=cache)
+    """The first page and every `rel="next"` page after it (`cache`, `check`: see
+    GitHubHttp.get)."""
+    page = http.get(path, params, cache=cache, check=check)
     yield page
     while page.next_url:
-        page = http.get(page.next_url, cache=cache)
+        page = http.get(page.next_url, cache=cache, check=check)
         yield page
 
 
@@ -37,7 +45,8 @@ def search_items(
     """Every search/issues item for PRs merged in [start, end); windows at the cap are split."""
     params: dict[str, str | int] = {"q": merged_query(repo, start, end), "per_page": PER_PAGE}
     found: list[dict[str, Any]] = []
-    for index, page in enumerate(pages(http, "/search/issues", params)):
+    search = pages(http, "/search/issues", params, check=convert.check_search_page)
+    for index, page in enumerate(search):
         count = int(page.data.get("total_count") or 0)
         if index == 0 and needs_split(count, start, end):
             for lo, hi in split(start, end, count):
@@ -48,7 +57,7 @@ def search_items(
 
 
 def pull(http: GitHubHttp, repo: str, number: int) -> dict[str, Any]:
-    return dict(http.get(f"/repos/{repo}/pulls/{number}").data)
+    return dict(http.get(f"/repos/{repo}/pulls/{number}", check=convert.check_rest_pull).data)
 
 
 def pull_files(
@@ -57,7 +66,8 @@ def pull_files(
     """Every Diff Entry of a PR (GitHub lists at most 3,000), with `patch` where GitHub has one."""
     files: list[dict[str, Any]] = []
     path = f"/repos/{repo}/pulls/{number}/files"
-    for page in pages(http, path, {"per_page": PER_PAGE}, cache=cache):
+    listed = pages(http, path, {"per_page": PER_PAGE}, cache=cache, check=convert.check_rest_files)
+    for page in listed:
         files.extend(page.data)
     return files
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -51,6 +52,14 @@ SQLITE_BUSY_MS = 2000
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 # one id per process: lock owners are `host:pid:token`, so a successor can tell a dead holder
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+RUNNING = "running"
+ABANDONED = "abandoned"  # a run whose process died: its lease ran out before it finished
+DONE_OUTCOMES = ("ok", "partial")
+# how many threads of this process (any Store) hold or are taking each (lock, owner): a row of
+# ours that nobody here claims is one whose release failed (the database was down), so it is
+# ours to take back
+_CLAIMS: dict[tuple[str, str], int] = {}
+_CLAIMS_LOCK = threading.Lock()
 
 
 def _now() -> datetime:
@@ -102,6 +111,19 @@ class RunRecord:
     finished_at: datetime | None
     outcome: str
     detail: dict[str, Any]
+    owner: str | None = None
+    lease_expires_at: datetime | None = None
+
+    def state(self, now: datetime) -> str:
+        """The outcome, with a `running` row whose lease ran out (or whose process of this
+        host is gone) read as `abandoned`."""
+        if self.outcome != RUNNING:
+            return self.outcome
+        if self.owner is not None and is_dead_owner(self.owner):
+            return ABANDONED
+        if self.lease_expires_at is not None and self.lease_expires_at < now:
+            return ABANDONED
+        return RUNNING
 
 
 @dataclass(frozen=True)
@@ -625,6 +647,26 @@ class Store:
 
         A lock left by a dead process of this host (killed, crashed) is taken over at once
         instead of after its TTL; other hosts' locks can only expire."""
+        self._claim(name, owner, 1)
+        try:
+            held = self._acquire(name, owner, ttl)
+        except BaseException:
+            self._claim(name, owner, -1)
+            raise
+        if not held:
+            self._claim(name, owner, -1)
+        return held
+
+    def _claim(self, name: str, owner: str, step: int) -> int:
+        with _CLAIMS_LOCK:
+            count = _CLAIMS.get((name, owner), 0) + step
+            if count > 0:
+                _CLAIMS[(name, owner)] = count
+            else:
+                _CLAIMS.pop((name, owner), None)
+            return count
+
+    def _acquire(self, name: str, owner: str, ttl: timedelta) -> bool:
         now = _now()
         with self._tx() as conn:
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.expires_at < now))
@@ -635,19 +677,22 @@ class Store:
                         insert(t.locks).values(name=name, owner=owner, expires_at=now + ttl)
                     )
             except IntegrityError:
-                if not self._drop_dead_holder(name):
+                if not self._drop_dead_holder(name, owner):
                     return False
                 continue
             return True
         return False
 
-    def _drop_dead_holder(self, name: str) -> bool:
-        """Delete the lock when its holder is a dead process of this host; True if it is gone."""
+    def _drop_dead_holder(self, name: str, owner: str) -> bool:
+        """Delete the lock when its holder is a dead process of this host, or `owner` itself
+        with no other thread here claiming it (a release that failed); True if it is gone."""
         with self._tx() as conn:
             holder = conn.execute(select(t.locks.c.owner).where(t.locks.c.name == name)).scalar()
             if holder is None:
                 return True
-            if not is_dead_owner(holder):
+            with _CLAIMS_LOCK:
+                stale_own = holder == owner and _CLAIMS.get((name, owner), 0) <= 1
+            if not stale_own and not is_dead_owner(holder):
                 return False
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == holder))
         logger.warning("took over a lock left by a dead process", extra={"lock": name})
@@ -655,6 +700,7 @@ class Store:
 
     @translated
     def release_lock(self, name: str, owner: str) -> None:
+        self._claim(name, owner, -1)
         with self._tx() as conn:
             conn.execute(delete(t.locks).where(t.locks.c.name == name, t.locks.c.owner == owner))
 
@@ -671,19 +717,82 @@ class Store:
     # --- runs -----------------------------------------------------------------------------
 
     @translated
-    def start_run(self, repo: str, week: str, trigger: str) -> int:
+    def start_run(
+        self,
+        repo: str,
+        week: str,
+        trigger: str,
+        *,
+        owner: str = PROCESS_OWNER,
+        lease: timedelta | None = None,
+    ) -> int:
+        """A `running` row; with a `lease`, it counts as abandoned once that runs out unless
+        `renew_lease` extends it."""
+        now = _now()
         with self._tx() as conn:
             result = conn.execute(
                 insert(t.runs).values(
                     repo=repo,
                     week=week,
                     trigger=trigger,
-                    started_at=_now(),
-                    outcome="running",
+                    started_at=now,
+                    outcome=RUNNING,
                     detail={},
+                    owner=owner,
+                    lease_expires_at=now + lease if lease is not None else None,
                 )
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    @translated
+    def renew_lease(
+        self, run_id: int | None, owner: str, lease: timedelta, locks: Collection[str] = ()
+    ) -> bool:
+        """Push the run's lease and `owner`'s `locks` to now + `lease`; False when one of the
+        locks is no longer ours (it expired and another process took it)."""
+        until = _now() + lease
+        kept = True
+        with self._tx() as conn:
+            if run_id is not None:
+                conn.execute(
+                    update(t.runs)
+                    .where(t.runs.c.id == run_id, t.runs.c.outcome == RUNNING)
+                    .values(lease_expires_at=until)
+                )
+            for name in locks:
+                result = conn.execute(
+                    update(t.locks)
+                    .where(t.locks.c.name == name, t.locks.c.owner == owner)
+                    .values(expires_at=until)
+                )
+                kept = kept and result.rowcount == 1
+        return kept
+
+    @translated
+    def abandon_runs(self) -> int:
+        """Mark `running` rows whose lease ran out, or whose process of this host is gone,
+        as `abandoned`; returns how many."""
+        now = _now()
+        c = t.runs.c
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(c.id, c.owner, c.lease_expires_at).where(c.outcome == RUNNING)
+            ).all()
+            gone = [
+                row.id
+                for row in rows
+                if (row.owner is not None and is_dead_owner(row.owner))
+                or (row.lease_expires_at is not None and _aware(row.lease_expires_at) < now)
+            ]
+            if gone:
+                conn.execute(
+                    update(t.runs)
+                    .where(c.id.in_(gone), c.outcome == RUNNING)
+                    .values(outcome=ABANDONED, finished_at=now)
+                )
+        if gone:
+            logger.warning("runs abandoned by their process", extra={"runs": len(gone)})
+        return len(gone)
 
     @translated
     def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
@@ -695,14 +804,14 @@ class Store:
             )
 
     @translated
-    def interrupt_running(self) -> int:
-        """Mark runs left `running` by a process that died as `interrupted`; returns how many."""
+    def interrupt_running(self, owner: str | None = None) -> int:
+        """Mark runs left `running` (by `owner` only, when given: other processes' runs are
+        theirs) as `interrupted`; returns how many."""
+        query = update(t.runs).where(t.runs.c.outcome == RUNNING)
+        if owner is not None:
+            query = query.where(t.runs.c.owner == owner)
         with self._tx() as conn:
-            result = conn.execute(
-                update(t.runs)
-                .where(t.runs.c.outcome == "running")
-                .values(outcome="interrupted", finished_at=_now())
-            )
+            result = conn.execute(query.values(outcome="interrupted", finished_at=_now()))
         return int(result.rowcount)
 
     @translated
@@ -711,13 +820,14 @@ class Store:
         if repo:
             query = query.where(t.runs.c.repo == repo)
         if done_only:
-            query = query.where(t.runs.c.outcome.in_(("ok", "partial")))
+            query = query.where(t.runs.c.outcome.in_(DONE_OUTCOMES))
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         if not row:
             return None
         m = row._mapping
         finished = _aware(m["finished_at"]) if m["finished_at"] else None
+        lease = _aware(m["lease_expires_at"]) if m["lease_expires_at"] else None
         return RunRecord(
             m["id"],
             m["repo"],
@@ -727,6 +837,8 @@ class Store:
             finished,
             m["outcome"],
             m["detail"],
+            m["owner"],
+            lease,
         )
 
     # --- language model answers (satisfies narrator.AnswerCache) ------------------------------

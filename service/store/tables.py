@@ -119,6 +119,10 @@ runs = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("outcome", String(30), nullable=False),
     Column("detail", JSON, nullable=False),
+    # who runs it and until when it is known alive (renewed while running): a `running` row
+    # past its lease was abandoned by a dead process
+    Column("owner", String(200)),
+    Column("lease_expires_at", DateTime(timezone=True)),
 )
 
 processed_events = Table(

@@ -37,9 +37,11 @@ def test_a_database_before_the_cache_revision_gets_the_table_on_open(tmp_path: P
     Store.open(f"sqlite:///{path}")
     with sqlite3.connect(path) as conn:  # as verl-week before the model cache left it
         conn.execute("DROP TABLE model_answers")
+        conn.execute("ALTER TABLE runs DROP COLUMN owner")  # and before the run leases (0006)
+        conn.execute("ALTER TABLE runs DROP COLUMN lease_expires_at")
         conn.execute("UPDATE alembic_version SET version_num = '0004'")
     store = Store.open(f"sqlite:///{path}")
     store.save_model_answer(*KEY, StoredAnswer("kept", 5, 6))
     assert store.get_model_answer(*KEY) == StoredAnswer("kept", 5, 6)
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0005",)
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0006",)
