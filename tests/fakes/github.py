@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -142,6 +142,8 @@ class FakeGitHub:
         self.broken: dict[str, Reply] = {}  # path → the answer it always gets
         self.answers: list[tuple[str, str, int]] = []  # (method, path, status) sent back
         self.rate_remaining = 5000
+        # who else may call: a GitHub App's installation tokens (tests/fakes/github_app.py)
+        self.accept: Callable[[str, Recorded], bool] | None = None
         self.reset_epoch = int(time.time()) + 3600
         self._templates = {
             name: _template(f"{name}.json")
@@ -232,7 +234,11 @@ class FakeGitHub:
                 return 401, {}, {"message": "This endpoint requires you to be authenticated."}
             return None
         scheme, _, value = header.partition(" ")
-        if scheme.lower() not in ("bearer", "token") or (self.token and value != self.token):
+        if scheme.lower() not in ("bearer", "token"):
+            return 401, {}, {"message": "Bad credentials"}
+        if self.accept is not None and not (value == self.token or self.accept(value, rec)):
+            return 401, {}, {"message": "Bad credentials"}
+        if self.accept is None and self.token and value != self.token:
             return 401, {}, {"message": "Bad credentials"}
         return None
 
