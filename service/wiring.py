@@ -259,7 +259,7 @@ def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[T
 
     def resolve(repo: str) -> list[Target]:
         found = {(d, ""): Target(d, "", lang) for d, lang in configured.items()}
-        for sub in store.subscription_records(repo):
+        for sub in store.subscription_records(store.canonical_repo(repo)):
             lang = sub.language or configured.get(sub.destination)
             found[(sub.destination, sub.filter)] = Target(sub.destination, sub.filter, lang)
         return list(found.values())
@@ -377,6 +377,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         profile_for=pipeline.profile_for,
         channel_language=channel_language(settings, pipeline.store),
         lookups=LiveLookups(limit=settings.pr_lookups_per_hour),
+        current_name=pipeline.store.canonical_repo,
     )
 
 

@@ -219,6 +219,8 @@ class EngineContext:
     # a channel's own language (SLACK_CHANNELS=C1:en, a subscription's lang:), or None
     channel_language: Callable[[str, str], str | None] | None = None
     lookups: LiveLookups = field(default_factory=LiveLookups)
+    # a repository's name now: an earlier name of one that moved (transfer, rename) → the new
+    current_name: Callable[[str], str] | None = None
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins

@@ -147,6 +147,7 @@ def build_digest(
         completeness=week.completeness,
         discussion_url=discussion_url,
         unknown=unknown_facts(prs),
+        moved_from=week.moved_from,
     )
     digest.narrative = build_narrative(digest)
     return digest

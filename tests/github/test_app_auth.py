@@ -8,6 +8,9 @@ replaced and the run completes, and GitHub Enterprise's paths are used."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.github_app import Clock, FakeGitHubApp, mount_enterprise
 from tests.github.conftest import REPO, w04, week_data
 
+ROOT = Path(__file__).resolve().parents[2]
 W04_PRS = len(week_data("2026-W04")["pulls"])
 TOKEN_PATH = "/app/installations/9001/access_tokens"
 
@@ -283,3 +287,47 @@ def test_github_enterprise_mints_and_collects_under_its_own_paths(
     assert not [p for p in paths if p == "/graphql" or p.startswith(("/repos/", "/app/"))]
     assert len(app.minted) == 1
     assert json.dumps(app.jwt_claims[0])
+
+
+# --- the command line, as a user runs it -------------------------------------------------------
+
+
+def test_verl_week_digest_runs_on_the_app_alone_and_says_what_is_wrong(
+    github: FakeGitHub, app: FakeGitHubApp, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(app.pem, encoding="utf-8")
+    env = {
+        "GITHUB_API_URL": github.url,
+        "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_APP_ID": app.app_id,
+        "GITHUB_APP_PRIVATE_KEY_FILE": str(key_file),
+        "DIGEST_REPOS": REPO,
+        "DATABASE_URL": f"sqlite:///{tmp_path}/verl-week.db",
+    }
+    args = ["digest", "--week", "2026-W04", "--format", "json"]
+    done = run_cli(args, tmp_path, **env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(done.stdout)["prs"]) == W04_PRS
+    assert app.pem.splitlines()[1] not in done.stderr
+    assert app.minted[0] not in done.stderr
+
+    refused = run_cli(args, tmp_path, **{**env, "GITHUB_APP_ID": "7"})
+    assert refused.returncode == 1
+    lines = refused.stderr.strip().splitlines()
+    assert lines[-1].startswith("verl-week: error: GitHub refused the App's signed request (401)")
+    assert "Traceback" not in refused.stderr
+
+
+def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
+    base.update({"PYTHONPATH": str(ROOT), **env})
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        cwd=cwd,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
