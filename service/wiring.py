@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from service.commands.answer import EngineContext
     from service.doctor import Finding
-    from service.github.app_auth import Credentials
+    from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
@@ -96,7 +96,8 @@ def build_github(
 def github_credentials(settings: Settings) -> Credentials | None:
     """The GitHub App's installation tokens when GITHUB_APP_ID is set (it wins over
     GITHUB_TOKEN), else GITHUB_TOKEN as given, else None (anonymous REST)."""
-    from service.github.app_auth import AppInstallationAuth, StaticToken, load_private_key
+    from service.github.app_auth import AppInstallationAuth, load_private_key
+    from service.github.credentials import StaticToken
 
     if not settings.github_app_id:
         token = secret(settings.github_token)

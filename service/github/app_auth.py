@@ -1,4 +1,4 @@
-"""Who GitHub thinks we are: a personal token as given, or a GitHub App's installation token.
+"""A GitHub App's installation token as the Credentials of GitHubHttp (credentials.py).
 
 An installation token is minted with a short RS256 JWT signed by the App's private key
 (`POST /app/installations/{id}/access_tokens`); it lasts an hour, so it is minted again a few
@@ -16,9 +16,8 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 import requests
 from cryptography.hazmat.primitives import hashes, serialization
@@ -39,39 +38,7 @@ UNAUTHORIZED = 401
 NOT_FOUND = 404
 SERVER_ERROR = 500
 API_VERSION = "2022-11-28"
-TOKEN_HINT = "check GITHUB_TOKEN"  # noqa: S105 - a message
 APP_HINT = "check the GitHub App's installation and its permissions"
-
-
-class Credentials(Protocol):
-    """What GitHubHttp asks for the Authorization header of each request."""
-
-    @property
-    def hint(self) -> str:
-        """What a user checks when GitHub refuses the credentials."""
-        ...
-
-    def authorization(self) -> str:
-        """The Authorization header value to send now."""
-        ...
-
-    def refused(self, sent: str) -> bool:
-        """GitHub answered 401 to `sent`: True when a new header is worth one more try."""
-        ...
-
-
-@dataclass(frozen=True)
-class StaticToken:
-    """GITHUB_TOKEN: the same header every time; a refusal is final."""
-
-    token: str
-    hint: str = TOKEN_HINT
-
-    def authorization(self) -> str:
-        return f"Bearer {self.token}"
-
-    def refused(self, sent: str) -> bool:
-        return False
 
 
 def _b64(data: bytes) -> str:

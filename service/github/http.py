@@ -26,7 +26,7 @@ from service.errors import (
     UnreachableError,
     UpstreamError,
 )
-from service.github.app_auth import Credentials, StaticToken
+from service.github.credentials import Credentials, StaticToken
 
 logger = logging.getLogger(__name__)
 
@@ -206,6 +206,9 @@ class GitHubHttp:
 
     def close(self) -> None:
         self._session.close()
+        close_credentials = getattr(self.credentials, "close", None)
+        if close_credentials is not None:
+            close_credentials()
 
     # --- public calls -----------------------------------------------------------------
 

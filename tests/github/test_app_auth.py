@@ -23,10 +23,12 @@ from service.errors import AuthRefusedError, ConfigError
 from service.github.app_auth import (
     JWT_LIFETIME_SECONDS,
     AppInstallationAuth,
+    app_jwt,
     load_private_key,
 )
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
+from service.logs import redact
 from service.settings import Settings
 from service.store.repository import Store
 from tests.fakes.github import FakeGitHub
@@ -331,3 +333,14 @@ def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
         timeout=120,
         check=False,
     )
+
+
+def test_the_jwt_and_the_private_key_are_masked_in_logs(app: FakeGitHubApp) -> None:
+    key = load_private_key(app.pem, "GITHUB_APP_PRIVATE_KEY")
+    jwt = app_jwt(app.app_id, key, app.clock())
+    for secret in (jwt, app.pem, app.pem.replace("\n", "\\n")):
+        masked = redact(f"GitHub said {secret} then")
+        assert masked.startswith("GitHub said ")
+        assert secret not in masked
+        assert "MII" not in masked
+        assert jwt.split(".")[2] not in masked
