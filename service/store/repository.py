@@ -706,8 +706,8 @@ class Store:
     @translated
     def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
         query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
-        if repo:
-            query = query.where(t.runs.c.repo == repo)
+        if repo:  # an earlier name of a repository that moved: its runs are under the new one
+            query = query.where(t.runs.c.repo == self.canonical_repo(repo))
         if done_only:
             query = query.where(t.runs.c.outcome.in_(("ok", "partial")))
         with self.engine.connect() as conn:
