@@ -819,9 +819,7 @@ class Store:
                     )
                 ).scalars()
             )
-            stored = conn.execute(
-                select(r.private).where(r.repo.in_([*earlier, name]), r.private.is_not(None))
-            ).scalar()
+            stored = conn.execute(select(r.private).where(r.repo.in_([*earlier, name]))).scalar()
             for old in sorted(earlier):
                 carry_history(conn, old, name)
                 if old not in aliases:
