@@ -135,11 +135,10 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     digest stands: a rebuild of a finished week re-renders it instead of analysing again, and
     asks the model only for a language whose narrative it does not hold yet."""
     clock = _Stopwatch()
-    collected = p.collect(repo, window)
+    collected = identified(p, repo, p.collect(repo, window))
+    repo = collected.repo  # its name now, when GitHub answered for a repository that moved
     clock.lap("collect")
     profile = p.profile_for(repo)
-    if collected.private is not None:
-        p.store.save_repo_privacy(repo, collected.private)
     discussion = discussion_url(p.github_web_url, repo)
     before = p.store.week_stamp(repo, previous_window(window).label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
@@ -164,10 +163,24 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     clock.lap("narrate")
     if not reused or narrated:
         p.store.save_digest(digest, inputs=inputs)
+    p.store.announce_moves(repo, window.label, collected.moved_from)
     clock.lap("store")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
     logger.debug("week built", extra={**extra, **clock.laps})
     return digest
+
+
+def identified(p: Pipeline, asked: str, collected: CollectedWeek) -> CollectedWeek:
+    """The collected week under the repository's name now: a repository GitHub knows by an
+    id the store holds under an earlier name (or answered for `asked` under another name) has
+    its history carried over to the new name, and the digest says it moved, once."""
+    if collected.github_id is None:
+        if collected.private is not None:
+            p.store.save_repo_privacy(collected.repo, collected.private)
+        return collected
+    p.store.identify_repo(collected.github_id, collected.repo, collected.private, asked=asked)
+    moved = p.store.moves_to_announce(collected.repo, collected.window.label)
+    return collected.model_copy(update={"moved_from": moved}) if moved else collected
 
 
 def _narrate(
@@ -276,6 +289,7 @@ def run_week(
 ) -> RunResult:
     """Build and (optionally) deliver one week under the (repo, week) lock."""
     started = time.monotonic()
+    repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
     result = RunResult(repo, window.label, "failed")
     lock = f"week:{repo}:{window.label}"
     with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
@@ -295,6 +309,8 @@ def run_week(
                 if post:
                     targets = destinations if destinations is not None else p.destinations_for(repo)
                 result.digest = build_week(p, repo, window, card_languages(p, targets))
+                if post and destinations is None:  # subscriptions a move just carried over too
+                    targets = p.destinations_for(result.digest.repo)
                 if post:
                     result.outcomes = deliver_targets(p, result.digest, targets, force=force)
                 result.outcome = _outcome_of(result.digest, result.outcomes)
@@ -319,7 +335,8 @@ def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -
 
 def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) -> RunResult:
     """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
-    if repo not in p.repos:
+    repo = p.store.canonical_repo(repo)
+    if repo not in {p.store.canonical_repo(r) for r in p.repos}:
         raise InputError(f"unknown repository {repo}: this service reports on {', '.join(p.repos)}")
     window = parse_week(week_label, p.timezone, p.clock())
     languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}

@@ -28,6 +28,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{10,}"), MASK),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{10,}"), MASK),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), MASK),
+    # a GitHub App's JWT (base64url header.claims.signature) and its PEM private key
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), MASK),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
+        ),
+        MASK,
+    ),
     (re.compile(r"\b[tau]-[A-Za-z0-9]{24,}"), MASK),
     (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {MASK}"),
     (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), rf"\1{MASK}@"),

@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
 
     github_token: SecretStr | None = Field(None, description="GitHub token; without it REST only")
+    github_app_id: str | None = Field(None, description="GitHub App id: App login, not a token")
+    github_app_private_key: SecretStr | None = Field(None, description="the App's PEM key text")
+    github_app_private_key_file: str | None = Field(None, description="file of the App's PEM key")
+    github_app_installation_id: int | None = Field(
+        None, ge=1, description="the App's installation; found from the first repo when unset"
+    )
     github_api_url: str = Field("https://api.github.com", description="GitHub REST base URL")
     github_graphql_url: str | None = Field(None, description="GraphQL URL; derived if unset")
     github_web_url: str | None = Field(None, description="GitHub web host; derived if unset")
@@ -214,6 +220,20 @@ class Settings(BaseSettings):
             raise ValueError("LLM_MODEL is required with LLM_BASE_URL (the model to ask)")
         if self.llm_model and not self.llm_base_url:
             raise ValueError("LLM_BASE_URL is required with LLM_MODEL (e.g. http://host:8000/v1)")
+        return self
+
+    @model_validator(mode="after")
+    def _github_app(self) -> Settings:
+        keys = (self.github_app_private_key, self.github_app_private_key_file)
+        if self.github_app_id and not any(keys):
+            raise ValueError(
+                "GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE is required with "
+                "GITHUB_APP_ID (the .pem file GitHub generated for the App)"
+            )
+        if all(keys):
+            raise ValueError("set GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE, not both")
+        if any(keys) and not self.github_app_id:
+            raise ValueError("GITHUB_APP_ID is required with the App's private key")
         return self
 
     @property

@@ -310,6 +310,7 @@ class _Reports:
         token = request.query_params.get(TOKEN_PARAM)
         if self.links is not None and not self.links.allows(repo, week, token):
             return self.not_found(request)  # the same 404 as a repository we never heard of
+        repo = self.store.canonical_repo(repo)  # a link made before the repository moved
         if repo not in {e.repo for e in self.store.list_reports()}:
             return self.not_found(request)
         digest = self._digest(request, repo, week)

@@ -4,6 +4,7 @@ The only module (with cli.py) that sees both the settings and the adapters."""
 from __future__ import annotations
 
 import argparse
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from service.commands.answer import Caller, EngineContext
     from service.doctor import Finding
     from service.feishu.events import FeishuEvents
+    from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 WEBHOOK_DESTINATION = "webhook:feishu"
+# the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
+LINK_KEY_NAME = "report_links"
 DEFAULT_GITHUB_RETRIES = 4
 CLI_LANGUAGE = "en"  # error lines of the command line are English, as every other one
 # doctor asks once more at most: a check should answer in seconds, not back off for minutes
@@ -84,11 +88,37 @@ def build_github(
     return GitHubHttp(
         api_url=settings.github_api_url,
         graphql_url=settings.graphql_url,
-        token=secret(settings.github_token),
+        credentials=github_credentials(settings),
         cache=store,
         max_retries=max_retries,
         max_wait=float(settings.github_max_wait_seconds),
         observe=metrics.github_response if metrics is not None else None,
+    )
+
+
+def github_credentials(settings: Settings) -> Credentials | None:
+    """The GitHub App's installation tokens when GITHUB_APP_ID is set (it wins over
+    GITHUB_TOKEN), else GITHUB_TOKEN as given, else None (anonymous REST)."""
+    from service.github.app_auth import AppInstallationAuth, load_private_key
+    from service.github.credentials import StaticToken
+
+    if not settings.github_app_id:
+        token = secret(settings.github_token)
+        return StaticToken(token) if token else None
+    setting, pem = "GITHUB_APP_PRIVATE_KEY", secret(settings.github_app_private_key)
+    if pem is None:
+        setting, path = "GITHUB_APP_PRIVATE_KEY_FILE", settings.github_app_private_key_file or ""
+        try:
+            pem = Path(path).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise ConfigError(f"invalid setting {setting}: cannot read {path} ({reason})") from None
+    return AppInstallationAuth(
+        api_url=settings.github_api_url,
+        app_id=settings.github_app_id,
+        private_key=load_private_key(pem, setting),
+        installation_id=settings.github_app_installation_id,
+        repo=settings.digest_repos[0],
     )
 
 
@@ -156,17 +186,17 @@ def report_links(settings: Settings, store: Store) -> ReportLinks:
     from service.render.links import ReportLinks, ReportsAccess, signing_key
 
     access = ReportsAccess(settings.reports_access) if settings.reports_access else None
-    key_source = secret(settings.reports_signing_key) or secret(settings.github_token)
-    if access is ReportsAccess.SIGNED and not key_source:
-        raise ConfigError(
-            "invalid setting REPORTS_ACCESS: signed links need REPORTS_SIGNING_KEY "
-            "(or GITHUB_TOKEN to derive a key from)"
-        )
+    configured, token = secret(settings.reports_signing_key), secret(settings.github_token)
+    key_source = configured or store.service_key(LINK_KEY_NAME, lambda: secrets.token_urlsafe(32))
+    # links signed before the key had a home of its own (with a key derived from GITHUB_TOKEN)
+    # stay valid until they expire, while that token is still set
+    old_keys = (signing_key(token),) if token and not configured else ()
     return ReportLinks(
         base_url=settings.public_base_url,
         clock=utc_now,
         access=access,
-        key=signing_key(key_source) if key_source else None,
+        key=signing_key(key_source),
+        old_keys=old_keys,
         ttl=timedelta(days=settings.report_link_days),
         privacy=store.repo_privacy,
     )
@@ -233,7 +263,7 @@ def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[T
 
     def resolve(repo: str) -> list[Target]:
         found = {(d, ""): Target(d, "", lang) for d, lang in configured.items()}
-        for sub in store.subscription_records(repo):
+        for sub in store.subscription_records(store.canonical_repo(repo)):
             lang = sub.language or configured.get(sub.destination)
             found[(sub.destination, sub.filter)] = Target(sub.destination, sub.filter, lang)
         return list(found.values())
@@ -389,6 +419,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
             limit=settings.pr_lookups_per_hour, timeout=settings.pr_lookup_timeout_seconds
         ),
         may_read=private_repo_readers(settings, pipeline.store),
+        current_name=pipeline.store.canonical_repo,
     )
 
 

@@ -6,14 +6,17 @@ import json
 import os
 import pty
 import re
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from service.render.links import signing_key, token_is_valid
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import TOKEN, week_data
 
@@ -305,10 +308,17 @@ def test_the_public_sample_gets_plain_links_and_signed_access_signs_them(tmp_pat
     assert all("?t=" in link for link in _report_links(signed.stdout))
 
 
-def test_signed_access_without_a_key_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    result = run(["digest", "--sample"], tmp_path, REPORTS_ACCESS="signed")
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
-        "verl-week: error: invalid setting REPORTS_ACCESS: signed links need "
-        "REPORTS_SIGNING_KEY (or GITHUB_TOKEN to derive a key from)"
-    ]
+def test_signed_access_without_a_key_makes_one_and_keeps_it(tmp_path: Path) -> None:
+    args = ["digest", "--sample", "--format", "slack", "--lang", "en"]
+    first = run(args, tmp_path, REPORTS_ACCESS="signed")
+    assert first.returncode == 0, first.stderr
+    again = run(args, tmp_path, REPORTS_ACCESS="signed")
+    assert again.returncode == 0, again.stderr
+    with sqlite3.connect(tmp_path / "data" / "verl-week.db") as conn:
+        ((key,),) = conn.execute("SELECT value FROM service_keys").fetchall()
+    for result in (first, again):  # both runs signed with the one key the first one stored
+        found = re.search(r"/reports/(\w+/\w+)/(\d{4}-W\d\d)\?t=([\w.-]+)", result.stdout)
+        assert found, result.stdout[:500]
+        repo, week, token = found.groups()
+        assert token_is_valid(token, signing_key(key), repo, week, int(time.time()))
+    assert key not in first.stderr + again.stderr

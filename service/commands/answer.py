@@ -237,13 +237,17 @@ def _private(command: Command, repo: str) -> Answer:
 
 
 def _repo(command: Command, ctx: EngineContext) -> str:
+    """The repository the command is about, by its name now (an old name of a repository that
+    moved is still understood)."""
+    now = ctx.current_name or (lambda name: name)
     if command.repo is None:
-        return ctx.repos[0]
-    if command.repo not in ctx.repos:
+        return now(ctx.repos[0])
+    found = now(command.repo)
+    if found not in {now(repo) for repo in ctx.repos}:
         raise CommandError(
             "cmd.error.unknown_repo", command.verb, repo=command.repo, repos=", ".join(ctx.repos)
         )
-    return command.repo
+    return found
 
 
 def resolve_week(week: str | None, ctx: EngineContext, verb: Verb | None = None) -> str | None:

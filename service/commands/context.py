@@ -253,6 +253,9 @@ class EngineContext:
     # admins); None: everyone may read every repository
     may_read: Callable[[Caller, str], bool] | None = None
 
+    # a repository's name now: an earlier name of one that moved (transfer, rename) → the new
+    current_name: Callable[[str], str] | None = None
+
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins
 

@@ -172,6 +172,7 @@ def build_digest(
         completeness=week.completeness,
         discussion_url=discussion_url,
         unknown=unknown_facts(prs),
+        moved_from=week.moved_from,
     )
     history = dict(earlier_weeks or {})
     if earlier:

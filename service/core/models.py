@@ -160,6 +160,9 @@ class CollectedWeek(Model):
     references_checked: bool = False
     remaining_references: dict[str, list[str]] = Field(default_factory=dict)
     private: bool | None = None  # what GitHub says of the repository; None: not asked
+    github_id: int | None = None  # GitHub's id of the repository (the same after a move)
+    # earlier names of the repository this week's digest says it moved from (transfer, rename)
+    moved_from: list[str] = Field(default_factory=list)
 
 
 # --- digest --------------------------------------------------------------------------------
@@ -435,6 +438,9 @@ class Digest(Model):
     # in the digest's language; and the same asked in each other language a card is posted in
     analysis: Analysis | None = None
     other_analyses: list[Analysis] = Field(default_factory=list)
+    # the names the repository had before GitHub reported it as `repo` (said once, in the
+    # first digest after the move)
+    moved_from: list[str] = Field(default_factory=list)
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)

@@ -64,14 +64,14 @@ def _repo_not_found(repo: str) -> NotFoundError:
     return NotFoundError(f"repository {repo} not found (or the token can't see it)")
 
 
-def _check_repo(http: GitHubHttp, repo: str) -> bool | None:
-    """The repository exists for us; returns whether GitHub marks it private (None: unsaid)."""
+def _check_repo(http: GitHubHttp, repo: str) -> convert.RepoIdentity:
+    """The repository exists for us: GitHub's id, its name now (a repository that was
+    transferred or renamed answers under its new name) and whether it is private."""
     try:
         data = rest.repository(http, repo)
     except NotFoundError:
         raise _repo_not_found(repo) from None
-    private = data.get("private")
-    return private if isinstance(private, bool) else None
+    return convert.repo_identity(data, repo)
 
 
 def _in_window(moment: datetime | None, window: WeekWindow) -> bool:
@@ -255,7 +255,8 @@ def collect_week(
     without asking GitHub for them again (everything else about it is asked afresh).
     `progress(done, total)` follows the per-PR fetches (patches, or pulls/N without a token).
     """
-    private = _check_repo(http, repo)
+    identity = _check_repo(http, repo)
+    repo = identity.name  # a moved repository is searched and read under its new name
     run = _Run(http, repo, stored)
     if http.has_token:
         prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
@@ -277,7 +278,8 @@ def collect_week(
         source=SOURCE,
         references_checked=checked,
         remaining_references=refs,
-        private=private,
+        private=identity.private,
+        github_id=identity.github_id,
     )
 
 
@@ -287,7 +289,7 @@ def _not_merged(repo: str, number: int) -> NotFoundError:
 
 def fetch_pr(http: GitHubHttp, repo: str, number: int) -> PullRequest:
     """One merged PR, live, with patches; NotFoundError when the repo or PR isn't there."""
-    _check_repo(http, repo)
+    repo = _check_repo(http, repo).name
     try:
         if http.has_token:
             node = graphql.pull_request_node(http, repo, number)

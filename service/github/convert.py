@@ -4,6 +4,7 @@ GitHub's field names; everything else in the service sees PullRequest and FileCh
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +31,25 @@ PATCH_STATUS = {
 # CheckRun conclusions and StatusContext states that count as a failed check
 FAILED_CONCLUSIONS = {"FAILURE", "TIMED_OUT", "CANCELLED", "ACTION_REQUIRED", "STARTUP_FAILURE"}
 FAILED_STATES = {"FAILURE", "ERROR"}
+
+
+@dataclass(frozen=True)
+class RepoIdentity:
+    """A repository as `GET /repos/o/r` answers it (after GitHub's redirect of an old name)."""
+
+    github_id: int | None
+    name: str  # owner/name now
+    private: bool | None
+
+
+def repo_identity(data: dict[str, Any], asked: str) -> RepoIdentity:
+    """`GET /repos/{asked}`'s answer: its `id`, `full_name` (else `asked`) and `private`."""
+    github_id, name, private = data.get("id"), data.get("full_name"), data.get("private")
+    return RepoIdentity(
+        github_id=github_id if isinstance(github_id, int) else None,
+        name=name if isinstance(name, str) and "/" in name else asked,
+        private=private if isinstance(private, bool) else None,
+    )
 
 
 def parse_time(value: str) -> datetime:

@@ -27,6 +27,7 @@ from service.errors import (
     UnreachableError,
     UpstreamError,
 )
+from service.github.credentials import Credentials, StaticToken
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ GRAPHQL_NOT_FOUND = "NOT_FOUND"
 GRAPHQL_FORBIDDEN = "FORBIDDEN"
 GRAPHQL_TYPED = (GRAPHQL_RATE_LIMITED, GRAPHQL_NOT_FOUND, GRAPHQL_FORBIDDEN)
 
-TOKEN_REFUSED = "GitHub refused the token (401): check GITHUB_TOKEN"  # noqa: S105 - a message
+TOKEN_REFUSED = "GitHub refused the token (401): {hint}"  # noqa: S105 - a message
 
 
 # (api: rest | graphql, HTTP status, x-ratelimit-remaining, x-ratelimit-resource) per answer
@@ -217,7 +218,8 @@ class GitHubHttp:
         *,
         api_url: str,
         graphql_url: str,
-        token: str | None,
+        token: str | None = None,
+        credentials: Credentials | None = None,
         cache: HttpCache | None = None,
         timeout: float = 30.0,
         max_retries: int = 4,
@@ -230,7 +232,9 @@ class GitHubHttp:
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self.graphql_url = graphql_url
-        self.has_token = bool(token)
+        # a GitHub App's installation tokens, or GITHUB_TOKEN as given (None: anonymous REST)
+        self.credentials = credentials or (StaticToken(token) if token else None)
+        self.has_token = self.credentials is not None
         self.cache = cache
         self.timeout = timeout
         self.max_retries = max_retries
@@ -252,11 +256,12 @@ class GitHubHttp:
                 "User-Agent": user_agent,
             }
         )
-        if token:
-            self._session.headers["Authorization"] = f"Bearer {token}"
 
     def close(self) -> None:
         self._session.close()
+        close_credentials = getattr(self.credentials, "close", None)
+        if close_credentials is not None:
+            close_credentials()
 
     # --- public calls -----------------------------------------------------------------
 
@@ -339,12 +344,15 @@ class GitHubHttp:
     ) -> tuple[requests.Response, Any]:
         """The final answer and, for a 2xx one, its JSON as `check` accepted it."""
         host = urlsplit(url).netloc
-        for attempt in range(self.max_retries + 1):
+        renewed = False  # credentials refused once (an expired App token) get one new try
+        attempt = 0
+        while attempt <= self.max_retries:
             if attempt:
                 self.stats.add(retries=1)
+            sent = self._with_auth(headers)
             try:
                 resp = self._session.request(
-                    method, url, headers=headers, json=body, timeout=self.timeout
+                    method, url, headers=sent, json=body, timeout=self.timeout
                 )
             except requests.RequestException as exc:
                 if attempt == self.max_retries or not isinstance(exc, RETRYABLE):
@@ -353,8 +361,12 @@ class GitHubHttp:
                         f"after {attempt + 1} attempts"
                     ) from None
                 self._pause(self._backoff(attempt))
+                attempt += 1
                 continue
             self._record(resp, graphql=body is not None)
+            if not renewed and self._renewed(resp, sent):
+                renewed = True
+                continue
             delay = self._retry_delay(resp, attempt, graphql=body is not None)
             if delay is None:
                 try:
@@ -368,11 +380,13 @@ class GitHubHttp:
                     delay = self._backoff(attempt)
                     logger.info("github retry", extra={"malformed": str(exc), "delay": delay})
                     self._pause(delay)
+                    attempt += 1
                     continue
             if attempt == self.max_retries:
                 raise self._exhausted(resp, host, attempt + 1)
             logger.info("github retry", extra={"status": resp.status_code, "delay": delay})
             self._pause(delay)
+            attempt += 1
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     @staticmethod
@@ -390,6 +404,18 @@ class GitHubHttp:
             shape = f"an unexpected shape ({type(exc).__name__}: {detail})"
             raise MalformedAnswerError(shape) from None
         return payload
+
+    def _with_auth(self, headers: dict[str, str] | None) -> dict[str, str]:
+        """The request's headers with the Authorization the credentials give now."""
+        if self.credentials is None:
+            return dict(headers or {})
+        return {**(headers or {}), "Authorization": self.credentials.authorization()}
+
+    def _renewed(self, resp: requests.Response, sent: dict[str, str]) -> bool:
+        """A 401 to credentials that can be renewed (an App token that expired): renewed."""
+        if resp.status_code != UNAUTHORIZED or self.credentials is None:
+            return False
+        return self.credentials.refused(sent.get("Authorization", ""))
 
     def _record(self, resp: requests.Response, *, graphql: bool) -> None:
         kind = "graphql_requests" if graphql else "rest_requests"
@@ -474,7 +500,8 @@ class GitHubHttp:
             return
         path = urlsplit(resp.url).path
         if status == UNAUTHORIZED:
-            raise AuthRefusedError(TOKEN_REFUSED)
+            hint = self.credentials.hint if self.credentials else "set GITHUB_TOKEN"
+            raise AuthRefusedError(TOKEN_REFUSED.format(hint=hint))
         if status == FORBIDDEN:
             raise AuthRefusedError(f"GitHub refused access to {path} (403): {_message(resp)}")
         if status == NOT_FOUND:

@@ -30,7 +30,8 @@ def report_url(public_base_url: str, repo: str, week: str) -> str:
 
 
 def signing_key(secret: str) -> bytes:
-    """The HMAC key of report links derived from a secret (REPORTS_SIGNING_KEY or the token)."""
+    """The HMAC key of report links derived from a secret (REPORTS_SIGNING_KEY or the key the
+    service made and stored on its first start)."""
     return hmac.new(secret.encode(), KEY_CONTEXT, hashlib.sha256).digest()
 
 
@@ -67,6 +68,8 @@ class ReportLinks:
     clock: Callable[[], datetime]
     access: ReportsAccess | None = None
     key: bytes | None = None
+    # keys links were signed with before `key` (accepted until the links expire, never signed)
+    old_keys: tuple[bytes, ...] = ()
     ttl: timedelta = timedelta(days=30)
     privacy: Callable[[str], bool | None] = lambda _repo: None
 
@@ -90,4 +93,5 @@ class ReportLinks:
             return True
         if self.key is None or not token:
             return False
-        return token_is_valid(token, self.key, repo, week, int(self.clock().timestamp()))
+        now = int(self.clock().timestamp())
+        return any(token_is_valid(token, k, repo, week, now) for k in (self.key, *self.old_keys))

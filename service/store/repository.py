@@ -7,7 +7,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -35,6 +35,7 @@ from service.core.weeks import label_before
 from service.errors import StoreUnavailableError
 from service.store import tables as t
 from service.store.batches import ROW_CHUNK, chunks
+from service.store.moves import carry_history, known_names, record_alias
 from service.store.schema import (
     SchemaUpgrade,
     code_heads,
@@ -817,8 +818,8 @@ class Store:
     @translated
     def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
         query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
-        if repo:
-            query = query.where(t.runs.c.repo == repo)
+        if repo:  # an earlier name of a repository that moved: its runs are under the new one
+            query = query.where(t.runs.c.repo == self.canonical_repo(repo))
         if done_only:
             query = query.where(t.runs.c.outcome.in_(DONE_OUTCOMES))
         with self.engine.connect() as conn:
@@ -894,11 +895,106 @@ class Store:
 
     @translated
     def repo_privacy(self, repo: str) -> bool | None:
-        """Whether `repo` is private as last collected; None when it never was."""
-        query = select(t.repositories.c.private).where(t.repositories.c.repo == repo)
+        """Whether `repo` (or the repository that name moved to) is private as last collected;
+        None when it never was."""
+        query = select(t.repositories.c.private).where(
+            t.repositories.c.repo == self.canonical_repo(repo)
+        )
         with self.engine.connect() as conn:
             found = conn.execute(query).scalar()
         return None if found is None else bool(found)
+
+    @translated
+    def canonical_repo(self, name: str) -> str:
+        """The current name of the repository once called `name` (else `name` itself)."""
+        r, a = t.repositories.c, t.repository_aliases.c
+        query = (
+            select(r.repo)
+            .join(t.repository_aliases, a.github_id == r.github_id)
+            .where(a.alias == name)
+        )
+        with self.engine.connect() as conn:
+            return conn.execute(query).scalar() or name
+
+    @translated
+    def identify_repo(
+        self, github_id: int, name: str, private: bool | None, *, asked: str | None = None
+    ) -> list[str]:
+        """GitHub says its repository `github_id` is `name` now (asked for as `asked`): the
+        history stored under its earlier names moves to `name`, and each earlier name becomes
+        an alias. Returns the names it moved from just now."""
+        r = t.repositories.c
+        with self._tx() as conn:
+            earlier = known_names(conn, github_id) | ({asked} if asked else set())
+            earlier.discard(name)
+            aliases = set(
+                conn.execute(
+                    select(t.repository_aliases.c.alias).where(
+                        t.repository_aliases.c.github_id == github_id
+                    )
+                ).scalars()
+            )
+            stored = conn.execute(select(r.private).where(r.repo.in_([*earlier, name]))).scalar()
+            for old in sorted(earlier):
+                carry_history(conn, old, name)
+                if old not in aliases:
+                    record_alias(conn, old, github_id, _now())
+            conn.execute(delete(t.repository_aliases).where(t.repository_aliases.c.alias == name))
+            conn.execute(
+                delete(t.repositories).where(r.repo.in_(earlier) | (r.github_id == github_id))
+            )
+            known = private if private is not None else (True if stored is None else stored)
+            row = {"repo": name, "private": known, "checked_at": _now(), "github_id": github_id}
+            upsert(conn, t.repositories, ("repo",), [row])
+        return sorted(earlier - aliases)
+
+    @translated
+    def moves_to_announce(self, repo: str, week: str) -> list[str]:
+        """Earlier names of `repo` that the digest of `week` says it moved from: moves no
+        digest has announced yet, or that this week's digest announced."""
+        r, a = t.repositories.c, t.repository_aliases.c
+        query = (
+            select(a.alias)
+            .join(t.repositories, a.github_id == r.github_id)
+            .where(r.repo == repo, a.announced_week.is_(None) | (a.announced_week == week))
+            .order_by(a.moved_at, a.alias)
+        )
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
+    @translated
+    def announce_moves(self, repo: str, week: str, names: Collection[str]) -> None:
+        """The digest of `week` has said that `repo` moved from `names`."""
+        if not names:
+            return
+        a = t.repository_aliases.c
+        with self._tx() as conn:
+            conn.execute(
+                update(t.repository_aliases)
+                .where(a.alias.in_(list(names)), a.announced_week.is_(None))
+                .values(announced_week=week)
+            )
+
+    # --- keys the service makes for itself -----------------------------------------------------
+
+    @translated
+    def service_key(self, name: str, make: Callable[[], str]) -> str:
+        """The key stored under `name`; the first process to ask stores `make()`, every other
+        one (another replica, a restart) reads that same value."""
+        query = select(t.service_keys.c.value).where(t.service_keys.c.name == name)
+        with self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        if found is not None:
+            return str(found)
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    insert(t.service_keys).values(name=name, value=make(), created_at=_now())
+                )
+        except IntegrityError:
+            pass  # another process stored it first: theirs is the key
+        with self.engine.connect() as conn:
+            return str(conn.execute(query).scalar_one())
 
     # --- pruning -----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -136,9 +137,32 @@ processed_events = Table(
 repositories = Table(
     "repositories",
     metadata,
-    Column("repo", String(200), primary_key=True),
+    Column("repo", String(200), primary_key=True),  # its name now (every table's `repo`)
     Column("private", Boolean, nullable=False),
     Column("checked_at", DateTime(timezone=True), nullable=False),
+    # GitHub's id: the same through transfers and renames (None: known only from before 0007)
+    Column("github_id", BigInteger),
+    UniqueConstraint("github_id", name="uq_repositories_github_id"),
+)
+
+# names a repository had before a transfer or rename: commands and old report links that use
+# them reach the repository by its id; `announced_week` is the week whose digest said so
+repository_aliases = Table(
+    "repository_aliases",
+    metadata,
+    Column("alias", String(200), primary_key=True),
+    Column("github_id", BigInteger, nullable=False, index=True),
+    Column("moved_at", DateTime(timezone=True), nullable=False),
+    Column("announced_week", String(10)),
+)
+
+# keys the service makes for itself, shared by every replica (the report-link key)
+service_keys = Table(
+    "service_keys",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
 # APScheduler 3's SQLAlchemyJobStore table: created by our revisions (under the schema lock)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -136,12 +136,16 @@ class FakeGitHub:
         self.token = token
         self.web_url = web_url  # the host of the web links it answers (an Enterprise one, say)
         self.private = False  # what GET /repos/o/r says of the repository
+        self.repo_id = 775_123_456  # GitHub's id of the repository: the same after a move
+        self.old_names: set[str] = set()  # names it had before move_to (GitHub redirects them)
         self.api = FakeAPI()
         self.prs: dict[int, FakePR] = {}
         self.tree: dict[str, str] = {}  # default-branch files (path → text) for code search
         self.broken: dict[str, Reply] = {}  # path → the answer it always gets
         self.answers: list[tuple[str, str, int]] = []  # (method, path, status) sent back
         self.rate_remaining = 5000
+        # who else may call: a GitHub App's installation tokens (tests/fakes/github_app.py)
+        self.accept: Callable[[str, Recorded], bool] | None = None
         self.reset_epoch = int(time.time()) + 3600
         self._templates = {
             name: _template(f"{name}.json")
@@ -178,6 +182,35 @@ class FakeGitHub:
         pr = FakePR(raw=copy.deepcopy(raw), **extras)
         self.prs[pr.number] = pr
         return pr
+
+    def move_to(self, new: str) -> None:
+        """The repository is transferred or renamed to `new`, as GitHub does it: REST under the
+        old name answers 301 to `/repositories/{id}/…`, GraphQL `repository(owner, name)` with
+        the old name resolves to the moved one, and the search knows the new name only."""
+        old, self.repo = self.repo, new
+        self.old_names.add(old)
+        api = self.api
+        api.prefix_routes = [r for r in api.prefix_routes if not r[1].startswith(f"/repos/{old}/")]
+        api.route("GET", f"/repos/{old}", self._moved)
+        api.route_prefix("GET", f"/repos/{old}/", self._moved)
+        by_id = f"/repositories/{self.repo_id}"
+        api.route("GET", f"/repos/{new}", self._wrap(self._repository))
+        api.route("GET", by_id, self._wrap(self._repository))
+        api.route_prefix("GET", f"/repos/{new}/pulls/", self._wrap(self._pulls))
+        api.route_prefix("GET", f"{by_id}/pulls/", self._wrap(self._pulls))
+
+    def _moved(self, rec: Recorded) -> Reply:
+        old = next(n for n in self.old_names if rec.path.startswith(f"/repos/{n}"))
+        tail = rec.path.removeprefix(f"/repos/{old}")
+        query = f"?{urlencode(rec.query, doseq=True)}" if rec.query else ""
+        location = f"{self.url}/repositories/{self.repo_id}{tail}{query}"
+        self.answers.append((rec.method, rec.path, 301))
+        body = {
+            "message": "Moved Permanently",
+            "url": location,
+            "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects",
+        }
+        return 301, {"location": location}, body
 
     def fail_next(self, status: int = 502, times: int = 1, **kwargs: Any) -> None:
         self.api.fail_next(status, times=times, **kwargs)
@@ -233,7 +266,11 @@ class FakeGitHub:
                 return 401, {}, {"message": "This endpoint requires you to be authenticated."}
             return None
         scheme, _, value = header.partition(" ")
-        if scheme.lower() not in ("bearer", "token") or (self.token and value != self.token):
+        if scheme.lower() not in ("bearer", "token"):
+            return 401, {}, {"message": "Bad credentials"}
+        if self.accept is not None and not (value == self.token or self.accept(value, rec)):
+            return 401, {}, {"message": "Bad credentials"}
+        if self.accept is None and self.token and value != self.token:
             return 401, {}, {"message": "Bad credentials"}
         return None
 
@@ -299,6 +336,7 @@ class FakeGitHub:
     def _repository(self, rec: Recorded) -> Reply:
         owner, name = self.repo.split("/")
         body: dict[str, Any] = {"full_name": self.repo, "name": name, "owner": {"login": owner}}
+        body["id"] = self.repo_id
         body["html_url"] = f"{self.web_url}/{self.repo}"
         body["visibility"] = "private" if self.private else "public"
         return 200, {}, {**body, "private": self.private, "default_branch": "main"}
@@ -343,6 +381,7 @@ class FakeGitHub:
 
     def _pulls(self, rec: Recorded) -> Reply:
         rest = rec.path.removeprefix(f"/repos/{self.repo}/pulls/")
+        rest = rest.removeprefix(f"/repositories/{self.repo_id}/pulls/")
         number, _, tail = rest.partition("/")
         pr = self.prs.get(int(number)) if number.isdigit() else None
         if pr is None or tail not in ("", "files"):
@@ -459,7 +498,7 @@ class FakeGitHub:
 
     def _pr_for(self, variables: dict[str, Any]) -> tuple[FakePR | None, list[Any]]:
         repo = f"{variables.get('owner')}/{variables.get('name')}"
-        if repo != self.repo:
+        if repo != self.repo and repo not in self.old_names:
             message = f"Could not resolve to a Repository with the name '{repo}'."
             return None, [{"type": "NOT_FOUND", "path": ["repository"], "message": message}]
         pr = self.prs.get(int(variables.get("number", 0)))

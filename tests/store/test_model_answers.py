@@ -6,7 +6,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from alembic import command
+
 from service.store.repository import Store, StoredAnswer
+from service.store.schema import alembic_config, code_heads
 
 KEY = ("a" * 64, "qwen3-32b", "1.abcdef12", "zh")
 
@@ -34,14 +37,13 @@ def test_saving_again_replaces_the_answer(tmp_path: Path) -> None:
 
 def test_a_database_before_the_cache_revision_gets_the_table_on_open(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    Store.open(f"sqlite:///{path}")
-    with sqlite3.connect(path) as conn:  # as verl-week before the model cache left it
-        conn.execute("DROP TABLE model_answers")
-        conn.execute("ALTER TABLE runs DROP COLUMN owner")  # and before the run leases (0006)
-        conn.execute("ALTER TABLE runs DROP COLUMN lease_expires_at")
-        conn.execute("UPDATE alembic_version SET version_num = '0004'")
+    made = Store.open(f"sqlite:///{path}")
+    with made.engine.begin() as conn:  # as verl-week before the model cache left it
+        command.downgrade(alembic_config(conn), "0004")
+    made.engine.dispose()
     store = Store.open(f"sqlite:///{path}")
     store.save_model_answer(*KEY, StoredAnswer("kept", 5, 6))
     assert store.get_model_answer(*KEY) == StoredAnswer("kept", 5, 6)
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0006",)
+        (version,) = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert version in code_heads()
