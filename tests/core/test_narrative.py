@@ -21,6 +21,7 @@ from service.core.models import (
 from service.core.narrative import (
     RECOMMEND_LISTED,
     ROW_LISTED,
+    SUBSTANTIAL_CORE_LINES,
     SUMMARY_LISTED,
     THEME_PRS,
     THEMES,
@@ -148,7 +149,8 @@ def test_w48_summary_tells_the_migrations_and_the_other_breaking_change(
 ) -> None:
     summary = {s.key: s for s in digests["2025-W48"].narrative.summary}
     assert summary["narrative.summary.stories"].prs == [4352, 4283]
-    assert summary["narrative.summary.breaking"].prs == [4211, 4304]
+    # #4304's removed helper was called only by a test: not a breaking change any more
+    assert summary["narrative.summary.breaking"].prs == [4211]
     # #4283 is told as a story, but not as what makes it the worst risk item: the headline says so
     top = next(s for s in summary.values() if ".risk_top." in s.key)
     assert top.key == "narrative.summary.risk_top.migration"
@@ -318,11 +320,15 @@ def test_core_changes_get_a_regression_recommendation(digests: dict[str, Digest]
         for s in digests["2026-W04"].narrative.recommendations
         if s.key == "narrative.recommend.regression_core"
     )
-    assert statement.prs == [4665, 4885, 4632]
+    # only PRs that change at least SUBSTANTIAL_CORE_LINES core lines are called substantial:
+    # #4665 (1,172) and #4885 (366), not #4632 (171)
+    assert statement.prs == [4665, 4885]
+    assert statement.params["lines"] == SUBSTANTIAL_CORE_LINES == 300
     for number in statement.prs:
         pr = digests["2026-W04"].pr(number)
         assert pr is not None
-        assert any(f.name == "core" for f in pr.factors)
+        core = next(f for f in pr.factors if f.name == "core")
+        assert int(core.params["core_lines"]) >= SUBSTANTIAL_CORE_LINES
 
 
 # --- the mention limit ------------------------------------------------------------------

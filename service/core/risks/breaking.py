@@ -57,7 +57,8 @@ _DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)\s*[(:]")
 _METHOD = re.compile(r"^ {4}(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(")
 _CLASS = re.compile(r"^class\s+([A-Za-z]\w*)\b")
 _ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
-MAX_NAMES = 5
+# names a sentence lists (the evidence and the HTML report have the rest)
+MAX_NAMES = 3
 CONFIG_RULES = {
     "removed": "removed_config_key",
     "moved": "moved_config_key",

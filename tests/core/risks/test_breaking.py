@@ -53,10 +53,10 @@ def test_real_declared_breaking_4280_lists_defaults_then_removed_api(
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
     assert risk.rule == "declared_removal"
     assert risk.params["removed"] == 14
+    # the sentence lists the first MAX_NAMES; the evidence cites each item's lines
     assert risk.params["names"] == (
         "max_num_seqs: 1024 → 256, update_weights_bucket_megabytes: 512 → 2048, "
-        "ActorRolloutRefWorker.get_zeromq_address, ActorRolloutRefWorker.chat_completion, "
-        "ActorRolloutRefWorker.generate"
+        "ActorRolloutRefWorker.get_zeromq_address"
     )
     assert [(e.path, e.line, e.side) for e in risk.evidence[1:]] == [
         ("verl/trainer/config/rollout/rollout.yaml", 68, "removed"),
@@ -248,10 +248,17 @@ def test_real_removed_and_moved_modules_4352(
     assert moved.params["names"] == (
         "verl.workers.roles.actor → verl.workers.engine_workers, "
         "verl.workers.roles.critic → verl.workers.engine_workers, "
-        "verl/workers/roles/utils/__init__.py → verl/workers/utils/__init__.py, "
-        "verl/workers/roles/utils/losses.py → verl/workers/utils/losses.py, "
-        "verl/workers/roles/utils/padding.py → verl/workers/utils/padding.py"
+        "verl/workers/roles/utils/__init__.py → verl/workers/utils/__init__.py"
     )
+    assert [
+        item.name
+        for item in breaking.items_by_rule(
+            real_pr(weeks, "2025-W48", 4352), Context(profile=verl_profile)
+        )["renamed_module"]
+    ][3:] == [
+        "verl/workers/roles/utils/losses.py → verl/workers/utils/losses.py",
+        "verl/workers/roles/utils/padding.py → verl/workers/utils/padding.py",
+    ]
     assert [(e.path, e.line, e.side) for e in moved.evidence[:4]] == [
         ("verl/workers/roles/actor.py", 44, "removed"),
         ("verl/workers/engine_workers.py", 49, "added"),

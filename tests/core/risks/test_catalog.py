@@ -75,9 +75,9 @@ def test_all_keys_are_risk_kind_or_rule_fields() -> None:
     ("rule", "params", "expected"),
     [
         ("removed_config_key", {"count": 1, "names": "step_start"},
-         "PR #7 removes a configuration key without declaring a breaking change: step_start."),
+         "PR #7 removes a configuration key (not declared breaking): step_start."),
         ("removed_config_key", {"count": 3, "names": "a, b, c"},
-         "PR #7 removes 3 configuration keys without declaring a breaking change: a, b, c."),
+         "PR #7 removes 3 configuration keys (not declared breaking): a, b, c."),
     ],
 )  # fmt: skip
 def test_english_counts_agree_with_their_noun(
