@@ -23,9 +23,19 @@ from service.commands.context import (
 from service.commands.filters import UNKNOWN_KEY, filter_keys
 from service.commands.parse import DEFAULT_TOP, Command, CommandError, Verb, parse_command
 from service.core.analyst.sections import written
+from service.core.discussion import discussion
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
-from service.core.models import AnalysisItem, Digest, PullRequest, Risk, ScoredPR, Severity, Trends
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Discussion,
+    PullRequest,
+    Risk,
+    ScoredPR,
+    Severity,
+    Trends,
+)
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import InputError, NotFoundError, ServiceError, UpstreamError
 
@@ -121,6 +131,8 @@ class Answer(BaseModel):
     # `pr N`: the language model's checked 要点 of the PR and the model that wrote it
     point: AnalysisItem | None = None
     point_model: str = ""
+    # `pr N`: the review discussion at merge (None: GitHub gave no reviews)
+    discussion: Discussion | None = None
 
 
 def usage_keys(verb: Verb | None) -> list[str]:
@@ -386,6 +398,7 @@ def _pr_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) 
             public=command.public,
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
+            discussion=found.discussion,
         )
     return _live_pr(command, caller, ctx, repo, number)
 
@@ -437,7 +450,14 @@ def _live_pr(
             key="cmd.error.upstream",
             params={"reason": exc.message},
         )
-    return Answer(kind=AnswerKind.PR, repo=repo, number=number, live_pr=live, public=command.public)
+    return Answer(
+        kind=AnswerKind.PR,
+        repo=repo,
+        number=number,
+        live_pr=live,
+        public=command.public,
+        discussion=discussion(live),
+    )
 
 
 def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:

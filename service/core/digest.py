@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import datetime
 
 from service.core.classify import Classification, classify_pr
+from service.core.discussion import discussion
 from service.core.gists import files_gist, gist_of
 from service.core.mentions import leaf_risks
 from service.core.models import (
@@ -70,6 +71,7 @@ def _scored(
         score=score,
         factors=factors,
         risk_count=risks,
+        discussion=discussion(pr),
     )
 
 

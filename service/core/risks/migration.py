@@ -12,7 +12,8 @@ Rule ids name what is known about references to the removed paths, since the wor
   (``url``). Its paths are not searched. Ranked as a migration by its size (below), never low.
 - ``moved_repository``: the PR says it moves the removed code to another repository (a move
   word and "repository" in its title or body, and a link to that repository): the risk says
-  where it lives now (``url``) — unless references remain, which come first.
+  where it lives now (``url``) — unless references remain or the search did not finish, which
+  come first (``url`` is kept in the params).
 A PR qualifies with 10 or more removed files, or a directory it empties: 3 or more files removed
 or renamed away, including the directory's ``__init__.py`` or README. Severity: high from 20
 removed files or 2,000 removed lines, or when references remain; low when verified clean and
@@ -314,8 +315,8 @@ def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
     remaining = _remaining(targets, context.references or {})
     rule = _rule(targets, remaining, context)
     url = destination(pr)
-    if url and rule != "references_remain":
-        rule = "moved_repository"
+    if url and rule in ("unverified", "no_references"):
+        rule = "moved_repository"  # where it lives now; what a search found or missed first
     lines = sum(c.deletions for c in removed)
     shown = [f + "/" for f in folders] or targets
     risk = make_risk(

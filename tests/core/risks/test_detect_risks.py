@@ -92,7 +92,7 @@ def test_migration_references_switch_verification(
     # does not claim a token is missing
     partial = detect_risks(prs, verl_profile, references={"verl/workers/roles": []})
     by_pr = {r.prs[0]: (r.verified, r.rule) for r in partial if r.kind == RiskKind.MIGRATION}
-    assert by_pr == {4283: (False, "moved_repository"), 4352: (True, "no_references")}
+    assert by_pr == {4283: (False, "search_incomplete"), 4352: (True, "no_references")}
 
 
 def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:
