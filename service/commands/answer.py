@@ -427,8 +427,8 @@ def _live_pr(
         key="cmd.answer.pr_not_found",
         params={"repo": repo, "number": number},
     )
-    if ctx.fetch_pr is None:
-        return not_found
+    if ctx.fetch_pr is None:  # no GitHub here (the sample, lookups off): say only what we know
+        return not_found.model_copy(update={"key": "cmd.answer.pr_not_stored"})
     wait = ctx.lookups.take(caller.user_id, ctx.clock())
     if wait:
         return Answer(

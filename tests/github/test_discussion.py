@@ -129,9 +129,7 @@ def test_changes_requested_risk_quotes_the_reviewer(
 
 
 @pytest.fixture
-def answered(
-    collected: CollectedWeek, verl_profile: RepoProfile, store: Store
-) -> Digest:
+def answered(collected: CollectedWeek, verl_profile: RepoProfile, store: Store) -> Digest:
     digest = build_digest(collected, verl_profile, language="en", now=NOW)
     store.save_digest(digest)
     return digest
