@@ -399,7 +399,10 @@ class Speaker:
                     return self._pair(ev, after)
                 return self.evidence(ev, short=short)
         first = self.first_evidence(risks)
-        return self.evidence(first, short=short) if first else ""
+        named = " ".join(str(r.params.get("names", "")) for r in risks)
+        if first is None or (first.line is None and first.snippet and first.snippet in named):
+            return ""  # a whole-file item (`a.py → b.py`) the sentence already names
+        return self.evidence(first, short=short)
 
     def _pair(self, old: Evidence, new: Evidence) -> str:
         """`path:61`（删除行）→ `:64`（新增行）: where on both sides; the sentence already names
