@@ -478,17 +478,21 @@ def answer_text(
     from service.jobs import build_week
     from service.render.text import render_answer_text
 
-    digest = pipeline.store.get_digest(repo, window.label, lang)
-    if args.sample or digest is None:
+    # `pr N` without --week searches every stored week, as the chat command does
+    searching = args.command == "pr" and args.week is None and not args.sample
+    stored = pipeline.store.list_weeks(repo, lang) if searching else []
+    digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
+    if args.sample or (digest is None and not stored):
         digest = build_week(pipeline, repo, window)
+    digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
+    assert digest is not None  # noqa: S101 - built, or a stored week
     flt = cli_filter(args.filter, digest)
     if args.command == "pr":
         number = str(args.number).lstrip("#")
         if not number.isdigit():
             raise InputError(f"bad PR number {args.number!r}: expected a number such as 6091")
-        command = Command(
-            verb=Verb.PR, number=int(number), week=window.label, repo=repo, filter=flt
-        )
+        week = None if searching else window.label
+        command = Command(verb=Verb.PR, number=int(number), week=week, repo=repo, filter=flt)
     else:
         severity = Severity(args.severity) if args.severity else None
         command = Command(
@@ -497,8 +501,12 @@ def answer_text(
     ctx = engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
-    if result.kind is AnswerKind.USAGE_ERROR:  # an unknown module: one line, exit 2
+    if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
+        # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
+        # line, exit 2
         raise InputError(_plain(translator(CLI_LANGUAGE).t(result.key, **result.params)))
+    if result.week and result.week != digest.week:
+        digest = pipeline.store.get_digest(repo, result.week, lang) or digest
     return render_answer_text(result, lang, digest)
 
 

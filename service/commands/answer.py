@@ -31,9 +31,19 @@ from service.commands.parse import (
     parse_command,
 )
 from service.core.analyst.sections import written
+from service.core.discussion import discussion
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
-from service.core.models import AnalysisItem, Digest, PullRequest, Risk, ScoredPR, Severity, Trends
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Discussion,
+    PullRequest,
+    Risk,
+    ScoredPR,
+    Severity,
+    Trends,
+)
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import (
     InputError,
@@ -138,6 +148,8 @@ class Answer(BaseModel):
     # `pr N`: the language model's checked 要点 of the PR and the model that wrote it
     point: AnalysisItem | None = None
     point_model: str = ""
+    # `pr N`: the review discussion at merge (None: GitHub gave no reviews)
+    discussion: Discussion | None = None
 
 
 def usage_keys(verb: Verb | None) -> list[str]:
@@ -442,6 +454,7 @@ def _pr_answer(
             public=command.public,
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
+            discussion=found.discussion,
         )
     return _live_pr(command, caller, ctx, repo, number, defer_lookup)
 
@@ -467,8 +480,10 @@ def _live_pr(
     number: int,
     defer_lookup: bool,
 ) -> Answer:
-    if ctx.fetch_pr is None:
-        return _pr_not_found(repo, number, command.public)
+    if ctx.fetch_pr is None:  # no GitHub here (the sample, lookups off): say only what we know
+        return _pr_not_found(repo, number, command.public).model_copy(
+            update={"key": "cmd.answer.pr_not_stored"}
+        )
     wait = ctx.lookups.take(caller.user_id, ctx.clock())
     if wait:
         return Answer(
@@ -525,7 +540,14 @@ def _lookup(started: Answer, ctx: EngineContext) -> Answer:
         return Answer(**failed, key="cmd.error.upstream", params={"reason": exc.message})
     except ServiceError as exc:
         return Answer(**failed, key="cmd.error.service", params={"reason": exc.message})
-    return Answer(kind=AnswerKind.PR, repo=repo, number=number, live_pr=live, public=started.public)
+    return Answer(
+        kind=AnswerKind.PR,
+        repo=repo,
+        number=number,
+        live_pr=live,
+        public=started.public,
+        discussion=discussion(live),
+    )
 
 
 def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from service.core.classify import Classification, classify_pr
+from service.core.discussion import discussion
 from service.core.gists import files_gist, gist_of
 from service.core.mentions import leaf_risks
 from service.core.models import (
@@ -75,6 +76,7 @@ def _scored(
         score=score,
         factors=factors,
         risk_count=risks,
+        discussion=discussion(pr),
     )
 
 

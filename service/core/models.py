@@ -53,6 +53,8 @@ class ReviewState(StrEnum):
 class Review(Model):
     state: ReviewState
     author: str | None = None
+    body: str = ""  # what the reviewer wrote with the verdict ("" when nothing, or not fetched)
+    submitted_at: datetime | None = None
 
 
 class ReviewThread(Model):
@@ -63,6 +65,29 @@ class ReviewThread(Model):
     author: str | None = None
     body: str = ""
     url: str | None = None
+    created_at: datetime | None = None
+
+
+class ReviewNote(Model):
+    """One line of review discussion: who said it, what (one line), when, and in what
+    capacity: `changes_requested` (a standing request), `thread` (unresolved) or `review`."""
+
+    author: str | None = None
+    text: str
+    at: datetime | None = None
+    kind: str = "review"
+    path: str | None = None
+    line: int | None = None
+
+
+class Discussion(Model):
+    """The review discussion that matters, as GitHub gave it at merge: reviewers whose change
+    request still stood, how many threads were unresolved, and the reviewers' comments (one
+    line each, newest first, at most `discussion.MAX_NOTES`)."""
+
+    standing: list[str] = Field(default_factory=list)
+    unresolved: int = 0
+    notes: list[ReviewNote] = Field(default_factory=list)
 
 
 class CheckState(StrEnum):
@@ -263,6 +288,8 @@ class ScoredPR(Model):
     score: float = 0.0
     factors: list[Factor] = Field(default_factory=list)
     risk_count: int = 0
+    # review discussion at merge; None when GitHub gave no reviews (git history, REST)
+    discussion: Discussion | None = None
 
 
 class RelationKind(StrEnum):

@@ -78,12 +78,16 @@ MAX_ROWS = 8
 MOST_ACTIVE_MIN_PRS = 2
 MOST_ACTIVE = 5
 MAX_PATHS = 3
-# core-path regression tests are advised for PRs this important with this many core points
+# core-path regression tests are advised for PRs this important that change at least this many
+# lines in core paths: the one size that earns "substantial" (大幅) in the text, which states it
 REGRESSION_SCORE = 5.0
-REGRESSION_CORE_POINTS = 0.5
+SUBSTANTIAL_CORE_LINES = 300
 REMOVED_FILES_NOTABLE = 5
 # the migration detector's rule when files of the repository still name a removed path
 MIGRATION_REFERENCES_REMAIN = "references_remain"
+# its rules for code that lives on elsewhere: a git submodule, another repository
+MIGRATION_SUBMODULE = "submodule"
+MIGRATION_MOVED = "moved_repository"
 BREAKING_KINDS = (RiskKind.BREAKING, RiskKind.MIGRATION)
 TOTAL_SUFFIX = "_total"
 
@@ -451,11 +455,19 @@ def build_trend_statements(digest: Digest, table: list[TrendBucket]) -> list[Sta
 
 
 def _recommend_name(kind: RiskKind, risks: list[Risk]) -> str:
-    """The risk kind, and for migrations what is known about references to removed paths."""
+    """The risk kind, and for migrations what the week did: code moved into a submodule or to
+    another repository (tell users where it lives now), or removed (what is known about
+    references to the removed paths). A week that only moved code into a submodule is never
+    told to clean up references: nothing was removed."""
     if kind != RiskKind.MIGRATION:
         return kind.value
     if any(r.rule == MIGRATION_REFERENCES_REMAIN for r in risks):
         return kind.value
+    rules = {r.rule for r in risks}
+    if rules == {MIGRATION_SUBMODULE}:
+        return "migration_submodule"
+    if rules <= {MIGRATION_SUBMODULE, MIGRATION_MOVED}:
+        return "migration_moved"
     if all(r.verified for r in risks):
         return "migration_clean"
     return "migration_unverified"
@@ -478,14 +490,18 @@ def _risk_recommendation(
     numbers = list(dict.fromkeys(n for r in risks for n in r.prs))
     numbers.sort(key=lambda n: (rank.get(n, len(rank)), n))
     named = ledger.take(numbers, RECOMMEND_LISTED)
+    name = _recommend_name(kind, risks)
     paths = sorted({e.path for r in risks for e in r.evidence if e.path})[:MAX_PATHS]
+    if name in ("migration_submodule", "migration_moved"):  # what moved, not .gitmodules
+        moved = (str(r.params.get("targets", "")) for r in risks)
+        paths = sorted({p for targets in moved for p in targets.split(", ") if p})[:MAX_PATHS]
     params: Params = {
         "count": len(numbers),
         "items": items,
         "paths": paths,
         **_listed("prs", named, len(numbers)),
     }
-    return Statement(key=key("recommend", _recommend_name(kind, risks)), params=params, prs=named)
+    return Statement(key=key("recommend", name), params=params, prs=named)
 
 
 def _week_recommendation(
@@ -496,13 +512,19 @@ def _week_recommendation(
     return Statement(key=key("recommend", name), params=params, prs=named)
 
 
+def _core_lines(pr: ScoredPR) -> int:
+    found = next((f for f in pr.factors if f.name == "core"), None)
+    lines = found.params.get("core_lines", 0) if found else 0
+    return int(lines) if isinstance(lines, int | float) else 0
+
+
 def _core_regression(digest: Digest, covered: set[int]) -> list[int]:
     return [
         p.number
         for p in digest.prs
         if p.score >= REGRESSION_SCORE
         and p.number not in covered
-        and any(f.name == "core" and f.points >= REGRESSION_CORE_POINTS for f in p.factors)
+        and _core_lines(p) >= SUBSTANTIAL_CORE_LINES
     ]
 
 
@@ -515,7 +537,9 @@ def build_recommendations(digest: Digest, ledger: MentionLedger) -> list[Stateme
     covered = {n for _, risks, _ in kinds for r in risks for n in r.prs}
     regression = _core_regression(digest, covered)
     if regression:
-        out.append(_week_recommendation("regression_core", regression, ledger))
+        statement = _week_recommendation("regression_core", regression, ledger)
+        statement.params["lines"] = SUBSTANTIAL_CORE_LINES
+        out.append(statement)
     removed = [p.number for p in digest.prs if p.files_removed >= REMOVED_FILES_NOTABLE]
     if removed and RiskKind.MIGRATION not in covered_kinds:
         out.append(_week_recommendation("removed_paths", removed, ledger))

@@ -72,6 +72,8 @@ class RepoProfile(BaseModel):
     type_aliases: dict[str, str] = Field(default_factory=dict)
     # type → words of an untyped title that imply it (the earliest word in the title wins)
     type_keywords: dict[str, list[str]] = Field(default_factory=dict)
+    # the project's own environment variables (`VERL_`): one the code stops reading is breaking
+    env_prefixes: list[str] = Field(default_factory=list)
 
     def is_core(self, path: str) -> bool:
         return matches_any(path, self.core_paths)

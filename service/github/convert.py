@@ -144,10 +144,19 @@ def file_from_graphql(node: dict[str, Any]) -> FileChange:
 def _reviews(node: dict[str, Any]) -> list[Review]:
     states = set(ReviewState)
     return [
-        Review(state=ReviewState(r["state"]), author=_login(r.get("author")))
+        Review(
+            state=ReviewState(r["state"]),
+            author=_login(r.get("author")),
+            body=r.get("body") or "",
+            submitted_at=_time(r.get("submittedAt")),
+        )
         for r in _nodes(node.get("reviews"))
         if r.get("state") in states
     ]
+
+
+def _time(value: str | None) -> datetime | None:
+    return parse_time(value) if value else None
 
 
 def _thread(thread: dict[str, Any]) -> ReviewThread:
@@ -158,6 +167,7 @@ def _thread(thread: dict[str, Any]) -> ReviewThread:
         author=_login(first.get("author")),
         body=first.get("body") or "",
         url=first.get("url"),
+        created_at=_time(first.get("createdAt")),
     )
 
 

@@ -17,6 +17,7 @@ import jinja2
 from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
 from service.render import analysis, escape, wording
+from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
@@ -287,6 +288,7 @@ def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, A
             "feishu/pr.json.j2",
             lang,
             point=_point(answer, translator(lang)),
+            discussion=discussion_lines(translator(lang), answer.discussion, escape.feishu_text),
             answer=answer,
             pr=answer.pr,
             live=answer.live_pr,

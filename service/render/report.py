@@ -66,6 +66,7 @@ def _chart(buckets: list[TrendBucket]) -> dict[str, Any]:
             "delta": b.delta,
             "y": i * (BAR_HEIGHT + BAR_GAP),
             "width": max(round(BAR_MAX_WIDTH * b.count / top), 1),
+            "percent": max(round(100 * b.count / top), 1),
         }
         for i, b in enumerate(bars)
     ]

@@ -17,6 +17,7 @@ import jinja2
 from service.commands.answer import Answer, AnswerKind, top_prs
 from service.core.models import Digest, Risk, Statement, TrendBucket
 from service.render import analysis, escape, wording
+from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
@@ -305,6 +306,7 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
         gist=gist,
         point=_point(answer, tr),
         factors=_factor_lines(answer, tr),
+        discussion=discussion_lines(tr, answer.discussion, escape.slack_text),
         risks=answer.risks[:TOP_RISKS],
         report_url=escape.safe_url(answer.report_url),
         more_url=escape.safe_url(answer.report_url),

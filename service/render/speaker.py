@@ -17,9 +17,11 @@ from service.core.models import (
     AnalysisItem,
     Digest,
     Evidence,
+    EvidenceSide,
     Factor,
     KeyChangeGroup,
     Risk,
+    RiskKind,
     ScoredPR,
     Statement,
 )
@@ -40,6 +42,8 @@ _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _NAME_KEY = re.compile(r"[\W_]+")
 # the stop that ends a sentence: a list of PRs goes before it
 _FINAL_STOP = re.compile(r"[。．.!?！？]+$")
+# risk kinds whose items the report spells out per PR, not just as a link and a line
+SPELLED_OUT = frozenset({RiskKind.BREAKING, RiskKind.MIGRATION})
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
     {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
@@ -411,6 +415,55 @@ class Speaker:
             return self.tr.t("report.evidence_plain", **parts).strip()
         side = self.tr.t(f"report.side.{ev.side.value}")
         return self.tr.t("report.evidence", side=side, **parts).strip()
+
+    def lead_evidence(self, risks: list[Risk], *, short: bool = True) -> str:
+        """`first_evidence` rendered; a change cited on both sides (a removed line, then the
+        added line that replaces it: a moved key, a new default) reads old → new."""
+        for risk in risks:
+            cited = risk.evidence
+            for index, ev in enumerate(cited):
+                if not ev.path or ev.line is None:
+                    continue
+                after = cited[index + 1] if index + 1 < len(cited) else None
+                if ev.side == EvidenceSide.REMOVED and after and after.side == EvidenceSide.ADDED:
+                    # the sentence names the item (`key: a → b`): the pair cites where, both sides
+                    return self._pair(ev, after)
+                return self.evidence(ev, short=short)
+        first = self.first_evidence(risks)
+        named = " ".join(str(r.params.get("names", "")) for r in risks)
+        if first is None or (first.line is None and first.snippet and first.snippet in named):
+            return ""  # a whole-file item (`a.py → b.py`) the sentence already names
+        return self.evidence(first, short=short)
+
+    def _pair(self, old: Evidence, new: Evidence) -> str:
+        """`path:61`（删除行）→ `:64`（新增行）: where on both sides; the sentence already names
+        the item (`key: a → b`), and a line of the same file needs no second path."""
+        before = self.evidence(old.model_copy(update={"snippet": ""}))
+        if new.path == old.path and new.side is not None:
+            side = self.tr.t(f"report.side.{new.side.value}")
+            after = self.tr.t(
+                "report.evidence", where=self.code(f":{new.line}"), side=side, snippet=""
+            )
+        else:
+            after = self.evidence(new.model_copy(update={"snippet": ""}))
+        return self.tr.t("report.evidence_pair", old=before, new=after.strip())
+
+    def also(self, risk: Risk) -> str:
+        """A PR's further item in a spelled-out group (its first item's sentence named the PR
+        already): what kind of change, its names, and where."""
+        key = f"report.risks.rule.{risk.rule}"
+        what = self.tr.t(key) if self.tr.has(key) else self.risk_text(risk, "title")
+        names = risk.params.get("names") or risk.params.get("targets") or ""
+        sentence = self.fill("report.risks.also", {"what": what, "names": names})
+        cited = self.lead_evidence([risk])
+        if not cited or cited in sentence:
+            return sentence
+        return sentence + self.tr.t("report.risks.evidence_inline", evidence=cited)
+
+    def spelled_out(self, group: RiskGroup) -> bool:
+        """Whether each PR of a group gets its whole sentence: breaking changes and
+        migrations are what users act on (old → new, where the code lives now)."""
+        return group.kind in SPELLED_OUT
 
     def first_evidence(self, risks: list[Risk]) -> Evidence | None:
         """The first piece of evidence that points at a file line, else the first at all."""

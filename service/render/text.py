@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from service.commands.answer import Answer, AnswerKind
 from service.core.models import Digest
+from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
 from service.render.escape import md_text
 from service.render.speaker import MARKDOWN, Speaker
@@ -19,7 +20,15 @@ def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) 
     text = (
         environment()
         .get_template(TEMPLATE)
-        .render(t=tr.t, has=tr.has, lang=lang, a=answer, kinds=AnswerKind, s=speaker)
+        .render(
+            t=tr.t,
+            has=tr.has,
+            lang=lang,
+            a=answer,
+            kinds=AnswerKind,
+            s=speaker,
+            discussion=discussion_lines(tr, answer.discussion, md_text),
+        )
     )
     if not answer.filter or answer.kind is AnswerKind.NO_MATCH:
         return text

@@ -113,10 +113,15 @@ def test_pr_nowhere_is_not_found(make_ctx: Ctx) -> None:
     def missing(repo: str, n: int) -> PullRequest:
         raise NotFoundError(f"{repo}#{n} not found")
 
-    for ctx in (make_ctx(), make_ctx(fetch_pr=missing)):
+    for ctx, key in (
+        # no GitHub to ask (the sample, lookups off): it is not claimed that GitHub was asked
+        (make_ctx(), "cmd.answer.pr_not_stored"),
+        (make_ctx(fetch_pr=missing), "cmd.answer.pr_not_found"),
+    ):
         reply = answer_text("pr 1", USER, ctx)
         assert reply.kind is AnswerKind.NOT_FOUND
         assert reply.params == {"repo": REPO, "number": 1}
+        assert reply.key == key
 
 
 def test_pr_when_github_is_down_says_so(make_ctx: Ctx) -> None:

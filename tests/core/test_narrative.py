@@ -22,6 +22,7 @@ from service.core.narrative import (
     RECOMMEND_LISTED,
     ROW_LISTED,
     STORY_CLAUSES,
+    SUBSTANTIAL_CORE_LINES,
     SUMMARY_LISTED,
     THEMES,
     build_narrative,
@@ -146,7 +147,8 @@ def test_w04_summary_opens_with_the_breaking_stories_then_the_new_engine(
     )
     # the other breaking changes the stories did not tell, then the worst other risk
     rest = next(s for s in summary if s.key == "narrative.summary.breaking")
-    assert rest.prs == [4320, 4931]
+    # #5019 changes `moe_implementation`'s default (eager → fused): a behaviour change
+    assert rest.prs == [4320, 4931, 5019]
     assert ".risk_next." in summary[4].key
     assert len(summary) == 5
 
@@ -157,7 +159,8 @@ def test_w48_summary_tells_the_breaking_changes_and_the_migration(
     summary = {s.key: s for s in digests["2025-W48"].narrative.summary}
     assert summary["narrative.summary.story.breaking_two"].prs == [4352, 4211]
     assert summary["narrative.summary.story.migration"].prs == [4283]
-    assert summary["narrative.summary.breaking"].prs == [4304]
+    # #4304's removed helper was called only by a test: not a breaking change any more
+    assert "narrative.summary.breaking" not in summary
     # #4283 is told as the migration story: the risk headline goes on "besides those"
     top = next(s for s in summary.values() if ".risk_" in s.key)
     assert top.key == "narrative.summary.risk_next.followup"
@@ -360,11 +363,15 @@ def test_core_changes_get_a_regression_recommendation(digests: dict[str, Digest]
         for s in digests["2026-W04"].narrative.recommendations
         if s.key == "narrative.recommend.regression_core"
     )
-    assert statement.prs == [4665, 4885, 4632]
+    # only PRs that change at least SUBSTANTIAL_CORE_LINES core lines are called substantial:
+    # #4665 (1,172) and #4885 (366), not #4632 (171)
+    assert statement.prs == [4665, 4885]
+    assert statement.params["lines"] == SUBSTANTIAL_CORE_LINES == 300
     for number in statement.prs:
         pr = digests["2026-W04"].pr(number)
         assert pr is not None
-        assert any(f.name == "core" for f in pr.factors)
+        core = next(f for f in pr.factors if f.name == "core")
+        assert int(core.params["core_lines"]) >= SUBSTANTIAL_CORE_LINES
 
 
 # --- the mention limit ------------------------------------------------------------------

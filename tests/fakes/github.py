@@ -100,7 +100,8 @@ class FakePR:
 
     raw: dict[str, Any]
     labels: list[str] = field(default_factory=list)
-    reviews: list[tuple[str, str]] = field(default_factory=list)  # (state, login)
+    # (state, login) or (state, login, body, submittedAt): what GitHub's review node carries
+    reviews: list[tuple[str, ...]] = field(default_factory=list)
     threads: list[dict[str, Any]] = field(
         default_factory=list
     )  # resolved, path, line, body, author
@@ -564,12 +565,18 @@ class FakeGitHub:
             "files": self._files_page(pr, 0),
             "reviews": {
                 "totalCount": len(pr.reviews),
-                "nodes": [{"state": s, "author": {"login": a}} for s, a in pr.reviews[-50:]],
+                "nodes": [self._review(review, pr) for review in pr.reviews[-50:]],
             },
             "comments": {"totalCount": pr.comments},
             "reviewThreads": self._threads(pr),
             "commits": {"nodes": [{"commit": {"statusCheckRollup": self._rollup(pr)}}]},
         }
+
+    def _review(self, review: tuple[str, ...], pr: FakePR) -> dict[str, Any]:
+        state, login, *rest = review
+        body = rest[0] if rest else ""
+        submitted = rest[1] if len(rest) > 1 else pr.raw["merged_at"]
+        return {"state": state, "body": body, "submittedAt": submitted, "author": {"login": login}}
 
     def _threads(self, pr: FakePR) -> dict[str, Any]:
         nodes = [
@@ -583,6 +590,7 @@ class FakeGitHub:
                         {
                             "body": t.get("body", ""),
                             "url": f"{self.web_url}/{self.repo}/pull/{pr.number}#r{i}",
+                            "createdAt": t.get("created_at", pr.raw["merged_at"]),
                             "author": {"login": t.get("author", "reviewer")},
                         }
                     ],

@@ -427,11 +427,24 @@ def test_html_has_every_section_and_a_module_chart(lang: str) -> None:
     for heading in SECTIONS[lang]:
         assert f"<h2>{heading}</h2>" in html
     bars = min(len(digest.trends.modules), CHART_BARS)
-    assert page.tags.count("rect") == bars
-    assert page.tags.count("svg") == 1
+    # bars in HTML (labels keep their size on a phone, where a scaled SVG shrank them)
+    assert html.count('<div class="bar-row"') == bars
+    assert "svg" not in page.tags
     top = digest.trends.modules[0]
-    assert f"<title>{top.key}: {top.count}</title>" in html
+    assert f'title="{top.key}: {top.count}"' in html
+    assert '<span class="bar" style="width: 100%">' in html
     assert f"<b>{digest.stats.prs}</b>" in html
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_html_tables_stack_on_a_phone(lang: str) -> None:
+    # every table stacks under 640 px, each cell after the first labelled with its column
+    html = render_html(real_digest("2026-W04", lang))
+    assert "@media (max-width: 640px)" in html
+    assert html.count("<table") == html.count('<table class="stack">')
+    row = html.split('<tr id="pr-4280">', 1)[1].split("</tr>", 1)[0]
+    labels = [part.split('"', 1)[0] for part in row.split('data-label="')[1:]]
+    assert len(labels) == 5  # importance, point, modules, author, lines; the PR and title lead
 
 
 # --- JSON and dispatch ------------------------------------------------------------------
@@ -635,7 +648,7 @@ def test_html_table_cells_never_break_inside_a_word() -> None:
     assert "td.label, th, .tag, .sev, .num-label { white-space: nowrap; }" in css
     # labels (categories, types, modules, PR numbers) sit in nowrap cells: a CJK label wraps whole
     assert '<td class="label">硬件与 NPU</td>' in html
-    assert '<td class="label">功能 1、修复 1</td>' in html
+    assert re.search(r'<td class="label"( data-label="[^"]*")?>功能 1、修复 1</td>', html)
     assert '<td class="label"><code>rollout</code></td>' in html
     # a long path may wrap only after a folder's slash
     assert "<code>verl/<wbr>models/<wbr>mcore/<wbr>mtp_patch.py</code>" in html

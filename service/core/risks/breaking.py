@@ -1,21 +1,29 @@
-"""Breaking changes: declared in the title, or public modules, settings and functions removed.
+"""Breaking changes as users meet them: declared in the title, or found in the diff.
 
 Rules and severities:
 - ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``);
-  ``declared_removal`` (high) when such a PR also removes public API (listed in the evidence).
+  ``declared_removal`` (high) when the diff also shows what users meet (the items below, listed
+  in the evidence).
 - ``removed_module`` (medium): a public Python module (the profile's ``public_modules``) is
-  deleted, or deleted and renamed ones together; ``renamed_module`` (medium) when the PR only
-  renames them. Either way ``import old.path`` now fails. Evidence: the old path.
-- ``removed_config_key`` (medium): a key of a YAML config or a field of a config dataclass (the
-  profile's ``config_definitions``) is removed or renamed, and no config of the PR defines that
-  name again: configs and command lines that set it now fail. Generated copies of a config (the
-  profile's ``generated``) count once, through their source. Evidence: the removed line.
-- ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name``, or a method
-  ``def name(`` of a public class, disappears from a core module and no file of the PR defines
-  that name again (a move or a rewrite is not a removal). Names starting with ``_`` are private
-  and ignored; nested functions are not API. Evidence: the removed line (old file).
+  deleted: ``import old.path`` now fails. ``renamed_module`` (medium): it is renamed, or
+  deleted with every public definition it had moved to one other module: old → new, cited on
+  both sides when the patch shows the definitions.
+- ``removed_config_key`` (medium): a key of a YAML config or a field of a config dataclass
+  (the profile's ``config_definitions``) is gone: configs and command lines that set it fail.
+  ``moved_config_key`` (medium): removed under one path and added with the same leaf under
+  another, or renamed in place (old → new). ``default_changed`` (medium, a behaviour change):
+  the same key keeps its place with another value (old → new). See `config_changes`.
+- ``removed_flag`` / ``removed_env`` (medium): a command-line flag, or one of the project's
+  environment variables, is removed or renamed (old → new). See `interfaces`.
+- ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name``, or a method of a
+  public class, disappears from a core module, no file of the PR defines it again, and another
+  file (not a test) of the PR used or documented it: a helper only its own file (or tests)
+  called is not what users meet. ``moved_symbol`` (medium): a used top-level definition moves
+  to another module (its import path changes: old → new).
+Names starting with ``_`` are private and ignored; nested functions are not API.
 Reverts are skipped: they take back what a recent PR added, which the follow-up detector reports.
 A PR declared breaking is reported once, by a declared rule; otherwise one risk per rule.
+Every item cites the old side (removed line, old file) and, when there is one, the new side.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from service.core.models import (
     RiskKind,
     Severity,
 )
+from service.core.risks import config_changes, interfaces
 from service.core.risks.base import (
     Context,
     Line,
@@ -44,24 +53,31 @@ from service.core.risks.base import (
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
-YAML_SUFFIXES = (".yaml", ".yml")
 _DEFINITION = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)\s*[(:]")
 _METHOD = re.compile(r"^ {4}(?:async\s+)?def\s+([A-Za-z]\w*)\s*\(")
 _CLASS = re.compile(r"^class\s+([A-Za-z]\w*)\b")
 _ANY_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)")
-# `  key: value` or `  - key: value` in YAML (not a comment, not inside a block string)
-_YAML_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z][\w.-]*)\s*:(?:\s|$)")
-# `    name: type = default` in a class body: a dataclass (or pydantic) field
-_FIELD = re.compile(r"^ {4}([A-Za-z]\w*)\s*:\s*[^\s=][^=]*(?:=.*)?$")
-MAX_NAMES = 5
+# names a sentence lists (the evidence and the HTML report have the rest)
+MAX_NAMES = 3
+CONFIG_RULES = {
+    "removed": "removed_config_key",
+    "moved": "moved_config_key",
+    "renamed": "moved_config_key",
+    "default_changed": "default_changed",
+}
 
 
 @dataclass(frozen=True)
 class Removal:
-    """One removed piece of public API: its name and the evidence."""
+    """One thing users meet: its name (`old → new` for a move) and the evidence, old side
+    first."""
 
     name: str
-    proof: Evidence
+    proofs: tuple[Evidence, ...]
+
+    @property
+    def proof(self) -> Evidence:
+        return self.proofs[0]
 
 
 def _core_code(change: FileChange, context: Context) -> bool:
@@ -71,6 +87,11 @@ def _core_code(change: FileChange, context: Context) -> bool:
         and profile.is_core(change.path)
         and not profile.is_test(change.path)
     )
+
+
+def _import_path(path: str) -> str:
+    module = path.removesuffix(".py").removesuffix("/__init__")
+    return module.replace("/", ".")
 
 
 # --- modules ------------------------------------------------------------------------------
@@ -97,97 +118,115 @@ def renamed_modules(pr: PullRequest, context: Context) -> list[FileChange]:
     ]
 
 
+def _top_definitions(lines: tuple[Line, ...]) -> dict[str, Line]:
+    return {
+        m.group(1): line
+        for line in lines
+        if not line.in_string
+        and (m := _DEFINITION.match(line.text))
+        and not m.group(1).startswith("_")
+    }
+
+
+def _moved_to(
+    module: FileChange, pr: PullRequest, context: Context
+) -> tuple[FileChange, list[tuple[Line, Line]]] | None:
+    """The one module every public definition of a deleted module moved to, with the
+    (old, new) line of each; None when they did not all go to one place."""
+    gone = _top_definitions(context.parsed(module).removed)
+    if not gone:
+        return None
+    for other in pr.files:
+        if (
+            other is module
+            or other.status == FileStatus.REMOVED
+            or not other.path.endswith(CODE_SUFFIX)
+        ):
+            continue
+        if context.profile.is_test(other.path):
+            continue
+        there = _top_definitions(context.parsed(other).added)
+        if set(gone) <= set(there):
+            return other, [(gone[name], there[name]) for name in gone]
+    return None
+
+
 def _module_removal(module: FileChange, context: Context) -> Removal:
     """A deleted module, quoting its first public definition when the patch shows one."""
     removed = context.parsed(module).removed
     first = next((line for line in removed if _DEFINITION.match(line.text)), None)
     found = line_evidence(module.path, first) if first else evidence(module.path, None, module.path)
-    return Removal(module.path, found)
+    return Removal(module.path, (found,))
 
 
 def _rename_removal(module: FileChange) -> Removal:
     old = module.previous_path or module.path
-    return Removal(f"{old} → {module.path}", evidence(old, None, f"{old} → {module.path}"))
+    return Removal(f"{old} → {module.path}", (evidence(old, None, f"{old} → {module.path}"),))
+
+
+def _moved_module(
+    module: FileChange, target: FileChange, pairs: list[tuple[Line, Line]]
+) -> Removal:
+    proofs: list[Evidence] = []
+    for old, new in pairs:
+        proofs += [line_evidence(module.path, old), line_evidence(target.path, new)]
+    name = f"{_import_path(module.path)} → {_import_path(target.path)}"
+    return Removal(name, tuple(proofs))
+
+
+def _module_changes(pr: PullRequest, context: Context) -> tuple[list[Removal], list[Removal]]:
+    """(deleted modules, modules renamed or moved whole): old import paths that now fail."""
+    deleted: list[Removal] = []
+    moved: list[Removal] = []
+    for module in removed_modules(pr, context):
+        target = _moved_to(module, pr, context)
+        if target is None:
+            deleted.append(_module_removal(module, context))
+        else:
+            moved.append(_moved_module(module, *target))
+    moved += [_rename_removal(m) for m in renamed_modules(pr, context)]
+    return deleted, moved
 
 
 # --- configuration keys -------------------------------------------------------------------
 
 
-def _is_code(line: Line) -> bool:
-    return not line.in_string and not line.text.lstrip().startswith("#")
+def _setting_proofs(change: config_changes.SettingChange) -> tuple[Evidence, ...]:
+    old = line_evidence(change.old.path, change.old.line)
+    if change.new is None:
+        return (old,)
+    return (old, line_evidence(change.new.path, change.new.line))
 
 
-def _name_pattern(change: FileChange) -> re.Pattern[str] | None:
-    """What a key (YAML) or a field (config class) looks like in this config file."""
-    if change.path.endswith(YAML_SUFFIXES):
-        return _YAML_KEY
-    if change.path.endswith(CODE_SUFFIX):
-        return _FIELD
-    return None
-
-
-def _may_remove_a_name(change: FileChange, context: Context) -> bool:
-    """Whether a removed line of the change looks like a key or a field (a look at the raw
-    text, before the patch is parsed)."""
-    pattern = _name_pattern(change)
-    return pattern is not None and any(pattern.match(t) for t in context.changed(change)[0])
-
-
-def _config_names(change: FileChange, lines: tuple[Line, ...]) -> list[tuple[str, Line]]:
-    """(key, line) for YAML keys and config-class fields among `lines` of one config file."""
-    pattern = _name_pattern(change)
-    if pattern is None:
-        return []
-    found = []
-    for line in lines:
-        match = pattern.match(line.text) if _is_code(line) else None
-        if match and not match.group(1).startswith("_"):
-            if pattern is _FIELD and not _CLASS.match(line.scope):
-                continue
-            found.append((match.group(1), line))
+def _config_items(pr: PullRequest, context: Context) -> dict[str, list[Removal]]:
+    """Config items by rule: removed, moved (or renamed) and re-defaulted keys."""
+    configs = [c for c in pr.files if context.profile.is_config_definition(c.path)]
+    if not configs:
+        return {}
+    files = config_changes.read_configs(pr, context.profile, context.parsed)
+    found: dict[str, list[Removal]] = {}
+    for change in config_changes.config_changes(files):
+        rule = CONFIG_RULES[change.rule]
+        found.setdefault(rule, []).append(Removal(change.label, _setting_proofs(change)))
     return found
-
-
-def _names_in(
-    changes: list[FileChange], context: Context, *, removed: bool
-) -> list[tuple[str, FileChange, Line]]:
-    found: list[tuple[str, FileChange, Line]] = []
-    for change in changes:
-        parsed = context.parsed(change)
-        lines = parsed.removed if removed else parsed.added
-        found.extend((name, change, line) for name, line in _config_names(change, lines))
-    return found
-
-
-def _gone_keys(changes: list[FileChange], context: Context) -> set[str]:
-    """Names the files lose and do not define again."""
-    added = {name for name, _, _ in _names_in(changes, context, removed=False)}
-    return {name for name, _, _ in _names_in(changes, context, removed=True)} - added
 
 
 def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
-    """Config keys and fields that the PR's configs no longer define, once per name.
+    """Config keys and fields that the PR's configs no longer define, once per name."""
+    return _config_items(pr, context).get("removed_config_key", [])
 
-    When the PR also updates generated copies of the configs (the composed, complete config),
-    they decide which YAML keys are really gone: a key removed from one file but still composed
-    in from another is not removed. The evidence cites the source file's line when it has one."""
-    profile = context.profile
-    configs = [c for c in pr.files if profile.is_config_definition(c.path)]
-    if not any(_may_remove_a_name(change, context) for change in configs):
-        return []
-    yaml = [c for c in configs if c.path.endswith(YAML_SUFFIXES)]
-    fields = [c for c in configs if c.path.endswith(CODE_SUFFIX)]
-    generated = [c for c in yaml if profile.is_generated(c.path)]
-    gone = _gone_keys(generated or yaml, context) | _gone_keys(fields, context)
-    ordered = sorted(
-        _names_in(configs, context, removed=True),
-        key=lambda item: (profile.is_generated(item[1].path), item[1].path, item[2].number),
-    )
-    found: dict[str, Removal] = {}
-    for name, change, line in ordered:
-        if name in gone and name not in found:
-            found[name] = Removal(name, line_evidence(change.path, line))
-    return list(found.values())
+
+# --- flags and environment variables ------------------------------------------------------
+
+
+def _interface_items(changes: list[interfaces.InterfaceChange]) -> list[Removal]:
+    items = []
+    for change in changes:
+        proofs = [line_evidence(change.old.path, change.old.line)]
+        if change.new is not None:
+            proofs.append(line_evidence(change.new.path, change.new.line))
+        items.append(Removal(change.label, tuple(proofs)))
+    return items
 
 
 # --- functions and classes ----------------------------------------------------------------
@@ -211,10 +250,24 @@ def _removed_name(line: Line) -> str | None:
     return None
 
 
-def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
-    """Public defs, classes and methods removed from core modules and defined nowhere in the PR
-    (a method whose whole class goes is reported as the class)."""
-    candidates: list[Removal] = []
+def _used_elsewhere(name: str, path: str, pr: PullRequest, context: Context) -> bool:
+    """Whether a file of the PR other than `path` (tests aside) names it in a changed line:
+    its callers had to change, or its documentation did."""
+    leaf = name.rsplit(".", 1)[-1]
+    word = re.compile(rf"\b{re.escape(leaf)}\b")
+    for change in pr.files:
+        if change.path == path or context.profile.is_test(change.path):
+            continue
+        removed, added = context.changed(change)
+        for text in (*removed, *added):
+            defined = _ANY_DEFINITION.match(text)
+            if word.search(text) and not (defined and defined.group(1) == leaf):
+                return True
+    return False
+
+
+def _symbol_candidates(pr: PullRequest, context: Context) -> list[tuple[str, FileChange, Line]]:
+    found: list[tuple[str, FileChange, Line]] = []
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not _core_code(change, context):
             continue
@@ -223,39 +276,102 @@ def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
         for line in context.parsed(change).removed:
             name = _removed_name(line)
             if name:
-                candidates.append(Removal(name, line_evidence(change.path, line)))
+                found.append((name, change, line))
+    return found
+
+
+def _new_home(
+    name: str, path: str, pr: PullRequest, context: Context
+) -> tuple[FileChange, Line] | None:
+    """Another module of the PR that now defines the top-level `name`."""
+    for other in pr.files:
+        if (
+            other.path == path
+            or other.status == FileStatus.REMOVED
+            or not other.path.endswith(CODE_SUFFIX)
+        ):
+            continue
+        if context.profile.is_test(other.path) or name not in _defined(context.changed(other)[1]):
+            continue
+        line = _top_definitions(context.parsed(other).added).get(name)
+        if line is not None:
+            return other, line
+    return None
+
+
+def symbol_changes(pr: PullRequest, context: Context) -> tuple[list[Removal], list[Removal]]:
+    """(removed, moved) public defs, classes and methods of core modules that another file
+    used: a method whose whole class goes is reported as the class."""
+    candidates = _symbol_candidates(pr, context)
     if not candidates:
-        return []
-    added_anywhere = set().union(*(_defined(context.changed(c)[1]) for c in pr.files))
-    gone = {r.name for r in candidates if "." not in r.name}
-    return [
-        r
-        for r in candidates
-        if r.name.rsplit(".", 1)[-1] not in added_anywhere
-        and not ("." in r.name and r.name.split(".", 1)[0] in gone)
-    ]
+        return [], []
+    gone_classes = {name for name, _, _ in candidates if "." not in name}
+    removed: list[Removal] = []
+    moved: list[Removal] = []
+    for name, change, line in candidates:
+        if "." in name and name.split(".", 1)[0] in gone_classes:
+            continue
+        if not _used_elsewhere(name, change.path, pr, context):
+            continue
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf in _defined(context.changed(change)[1]):
+            continue  # defined again in its own module: rewritten, not removed
+        home = _new_home(name, change.path, pr, context) if "." not in name else None
+        old = line_evidence(change.path, line)
+        if home is not None:
+            target, new_line = home
+            label = f"{_import_path(change.path)}.{name} → {_import_path(target.path)}.{name}"
+            moved.append(Removal(label, (old, line_evidence(target.path, new_line))))
+        elif not any(leaf in _defined(context.changed(c)[1]) for c in pr.files):
+            removed.append(Removal(name, (old,)))
+    return removed, moved
+
+
+def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
+    return symbol_changes(pr, context)[0]
 
 
 # --- rules --------------------------------------------------------------------------------
 
 
-def _module_removals(pr: PullRequest, context: Context) -> list[Removal]:
-    return [_module_removal(m, context) for m in removed_modules(pr, context)] + [
-        _rename_removal(m) for m in renamed_modules(pr, context)
-    ]
+def items_by_rule(pr: PullRequest, context: Context) -> dict[str, list[Removal]]:
+    """What users meet in the PR, by rule, in the order the report lists them."""
+    deleted, renamed = _module_changes(pr, context)
+    symbols, moved_symbols = symbol_changes(pr, context)
+    found = {
+        "removed_module": deleted,
+        "renamed_module": renamed,
+        **_config_items(pr, context),
+        "removed_flag": _interface_items(interfaces.flag_changes(pr, context)),
+        "removed_env": _interface_items(interfaces.env_changes(pr, context)),
+        "removed_symbol": symbols,
+        "moved_symbol": moved_symbols,
+    }
+    order = (
+        "removed_module",
+        "renamed_module",
+        "moved_config_key",
+        "removed_config_key",
+        "default_changed",
+        "removed_flag",
+        "removed_env",
+        "removed_symbol",
+        "moved_symbol",
+    )
+    return {rule: found[rule] for rule in order if found.get(rule)}
 
 
 def all_removals(pr: PullRequest, context: Context) -> list[Removal]:
-    """Everything public the PR takes away: modules, config keys, then functions and classes."""
-    return (
-        _module_removals(pr, context)
-        + removed_config_keys(pr, context)
-        + removed_symbols(pr, context)
-    )
+    """Everything the PR changes for users, in rule order."""
+    return [item for items in items_by_rule(pr, context).values() for item in items]
 
 
 def _names(removals: list[Removal]) -> str:
     return ", ".join(r.name for r in removals[:MAX_NAMES])
+
+
+def _proofs(removals: list[Removal]) -> list[Evidence]:
+    return [proof for r in removals for proof in r.proofs]
 
 
 def breaking_title(pr: PullRequest, context: Context) -> Iterator[Risk]:
@@ -269,7 +385,7 @@ def breaking_title(pr: PullRequest, context: Context) -> Iterator[Risk]:
         "declared_removal" if removals else "declared",
         Severity.HIGH,
         [pr.number],
-        [evidence(None, None, pr.title), *(r.proof for r in removals)],
+        [evidence(None, None, pr.title), *_proofs(removals)],
         removed=len(removals),
         names=_names(removals),
     )
@@ -281,27 +397,19 @@ def _undeclared(pr: PullRequest, rule: str, removals: list[Removal]) -> Risk:
         rule,
         Severity.MEDIUM,
         [pr.number],
-        [r.proof for r in removals],
+        _proofs(removals),
         count=len(removals),
         names=_names(removals),
     )
 
 
 def removed_public_api(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """Public modules, config keys or functions disappear without a declared break."""
+    """What users meet, without a declared break: one risk per rule."""
     parsed = parse_title(pr.title)
     if parsed.breaking or parsed.is_revert:
         return
-    deleted = removed_modules(pr, context)
-    modules = _module_removals(pr, context)
-    if modules:
-        yield _undeclared(pr, "removed_module" if deleted else "renamed_module", modules)
-    keys = removed_config_keys(pr, context)
-    if keys:
-        yield _undeclared(pr, "removed_config_key", keys)
-    symbols = removed_symbols(pr, context)
-    if symbols:
-        yield _undeclared(pr, "removed_symbol", symbols)
+    for rule, items in items_by_rule(pr, context).items():
+        yield _undeclared(pr, rule, items)
 
 
 DETECTOR = RuleSet(RiskKind.BREAKING, (breaking_title, removed_public_api))

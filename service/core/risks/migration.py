@@ -6,13 +6,18 @@ Rule ids name what is known about references to the removed paths, since the wor
   missing from ``references``: refused, rate-limited, or past the week's query budget);
 - ``references_remain``: files of the repository still name a removed path (listed in evidence);
 - ``no_references``: searched, nothing refers to the removed paths any more;
-- ``submodule`` (low): the removed directory became a git submodule at the same path
-  (``.gitmodules`` gains it): the code moved to another repository, nothing is deleted, and the
-  risk says where it went (``url``). Its paths are not searched.
+- ``submodule``: the removed directory became a git submodule at the same path
+  (``.gitmodules`` gains it): the code moved to another repository, and users of a checkout
+  must run ``git submodule update --init`` to get it back; the risk says where it lives now
+  (``url``). Its paths are not searched. Ranked as a migration by its size (below), never low.
+- ``moved_repository``: the PR says it moves the removed code to another repository (a move
+  word and "repository" in its title or body, and a link to that repository): the risk says
+  where it lives now (``url``) — unless references remain or the search did not finish, which
+  come first (``url`` is kept in the params).
 A PR qualifies with 10 or more removed files, or a directory it empties: 3 or more files removed
 or renamed away, including the directory's ``__init__.py`` or README. Severity: high from 20
-removed files or 2,000 removed lines, or when references remain; low when verified clean;
-medium otherwise.
+removed files or 2,000 removed lines, or when references remain; low when verified clean and
+nothing says the code lives on elsewhere; medium otherwise.
 
 `removal_targets(pr)` is what the collector should search for: each removed directory, plus
 each removed file outside those directories (never what moved into a submodule).
@@ -56,6 +61,10 @@ SEARCH_IGNORED = ".,:;/\\`'\"=*!?#$&+^|~<>(){}[]@"
 _SEARCH_WORD = re.compile("[^\\s" + re.escape(SEARCH_IGNORED) + "]+")
 _SUBMODULE_SECTION = re.compile(r"^\s*\[submodule\b")
 _SUBMODULE_SETTING = re.compile(r"^\s*(path|url)\s*=\s*(\S+)\s*$")
+_MOVE_WORD = re.compile(r"\b(?:move[sd]?|moving|migrat(?:e|es|ed|ing)|split)\b", re.IGNORECASE)
+_REPO_WORD = re.compile(r"\b(?:repo|repos|repository|repositories)\b", re.IGNORECASE)
+_REPO_LINK = re.compile(r"https?://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(?=[/)\s\]>\"'#?]|$)")
+_PR_REPO = re.compile(r"https?://[^/]+/([\w.-]+/[\w.-]+)/pull/\d+")
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,23 @@ def _severity(files: int, lines: int, rule: str) -> Severity:
     return Severity.LOW if rule == "no_references" else Severity.MEDIUM
 
 
+def destination(pr: PullRequest) -> str | None:
+    """The repository the PR says it moves code to: a link in its body to another
+    repository, when its title or body speaks of moving to a repository."""
+    text = f"{pr.title}\n{pr.body}"
+    if not (_MOVE_WORD.search(text) and _REPO_WORD.search(text)):
+        return None
+    own = _PR_REPO.match(pr.url)
+    for link in _REPO_LINK.finditer(pr.body):
+        name = link.group(1)
+        if own and name.lower() == own.group(1).lower():
+            continue
+        if link.end() < len(pr.body) and pr.body[link.end() :].startswith(("/pull/", "/issues/")):
+            continue
+        return f"https://github.com/{name}"
+    return None
+
+
 def is_large_removal(pr: PullRequest) -> bool:
     """Whether the PR removes many files or empties whole directories."""
     return len(_removed_paths(pr)) >= MANY_FILES or bool(removed_directories(pr))
@@ -258,14 +284,15 @@ def _moved_away(pr: PullRequest) -> Iterator[Risk]:
     if not moved:
         return
     files = [c for c in pr.files if c.status == FileStatus.REMOVED and _in_submodule(c.path, moved)]
+    lines = sum(c.deletions for c in files)
     yield make_risk(
         RiskKind.MIGRATION,
         "submodule",
-        Severity.LOW,
+        _severity(len(files), lines, "submodule"),
         [pr.number],
         [s.proof for s in moved] + [_folder_evidence(pr, s.path) for s in moved],
         files=len(files),
-        lines=sum(c.deletions for c in files),
+        lines=lines,
         targets=", ".join(s.path + "/" for s in moved[:MAX_TARGETS]),
         url=", ".join(s.url for s in moved[:MAX_TARGETS]),
     )
@@ -287,6 +314,9 @@ def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
     targets = removal_targets(pr)
     remaining = _remaining(targets, context.references or {})
     rule = _rule(targets, remaining, context)
+    url = destination(pr)
+    if url and rule in ("unverified", "no_references"):
+        rule = "moved_repository"  # where it lives now; what a search found or missed first
     lines = sum(c.deletions for c in removed)
     shown = [f + "/" for f in folders] or targets
     risk = make_risk(
@@ -299,6 +329,7 @@ def large_removal(pr: PullRequest, context: Context) -> Iterator[Risk]:
         lines=lines,
         targets=", ".join(shown[:MAX_TARGETS]),
         references=len(remaining),
+        **({"url": url} if url else {}),
     )
     risk.verified = _searched(targets, context.references)
     yield risk

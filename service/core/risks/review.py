@@ -1,7 +1,8 @@
 """Merged with open concerns: review and check state at merge time, when GitHub told us.
 
 Rules and severities (each stays silent when its data is unknown, i.e. None as in git history):
-- ``changes_requested`` (high): an author's last review requested changes and was not dismissed.
+- ``changes_requested`` (high): an author's last review requested changes and was not dismissed;
+  the evidence quotes what the reviewer wrote (its first line), else names the reviewer.
 - ``failing_checks`` (high): the checks failed or errored; the evidence quotes each failing check.
 - ``no_approval`` (medium): reviews are known and none of them approves.
 - ``unresolved_threads`` (medium): review threads were still open; the first comment is quoted.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from service.core.discussion import one_line
 from service.core.models import (
     CheckState,
     Evidence,
@@ -55,13 +57,15 @@ def changes_requested(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """A reviewer's request for changes still stood at merge."""
     if pr.reviews is None:
         return
-    standing = [
-        author
-        for author, review in last_review_by_author(pr.reviews).items()
-        if review.state == ReviewState.CHANGES_REQUESTED
-    ]
+    verdicts = last_review_by_author(pr.reviews).items()
+    requests = [(a, r) for a, r in verdicts if r.state == ReviewState.CHANGES_REQUESTED]
+    standing = [author for author, _ in requests]
     if standing:
-        found = [evidence(None, None, author) for author in standing]
+        # the reviewer's own words when the review said something (one line), else the name
+        found = [
+            evidence(None, None, f"{author}: {one_line(r.body)}" if one_line(r.body) else author)
+            for author, r in requests
+        ]
         yield _risk(
             pr,
             "changes_requested",

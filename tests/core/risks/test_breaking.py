@@ -13,60 +13,161 @@ def detect(pr_list: list[PullRequest], profile: RepoProfile) -> list[Risk]:
     return breaking.DETECTOR.detect(pr_list, Context(profile=profile))
 
 
-def test_real_declared_breaking_4106(
+def items(
+    pr: PullRequest, profile: RepoProfile
+) -> list[tuple[str, str, list[tuple[str | None, int | None, str | None]]]]:
+    """(rule, item, [(path, line, side) of each proof]) of everything the PR changes for users."""
+    found = breaking.items_by_rule(pr, Context(profile=profile))
+    return [
+        (rule, item.name, [(e.path, e.line, e.side and str(e.side)) for e in item.proofs])
+        for rule, listed in found.items()
+        for item in listed
+    ]
+
+
+def test_real_declared_breaking_4106_lists_its_new_defaults(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
+    # #4106 switches rollout to server mode by default: `mode: sync` → `async` and
+    # `return_raw_chat: False` → `True`, each cited on both sides in the source config (its
+    # _generated_ copies say the same and are not repeated)
     (risk,) = detect([real_pr(weeks, "2025-W47", 4106)], verl_profile)
-    assert (risk.rule, risk.severity, risk.params["removed"]) == ("declared", Severity.HIGH, 0)
+    assert (risk.rule, risk.severity, risk.params["removed"]) == (
+        "declared_removal",
+        Severity.HIGH,
+        2,
+    )
+    assert risk.params["names"] == "return_raw_chat: false → true, mode: sync → async"
     assert risk.evidence[0].snippet.startswith("[BREAKING][rollout] feat:")
+    assert [(e.path, e.line, e.side, e.snippet) for e in risk.evidence[1:]] == [
+        ("verl/trainer/config/data/legacy_data.yaml", 56, "removed", "return_raw_chat: False"),
+        ("verl/trainer/config/data/legacy_data.yaml", 56, "added", "return_raw_chat: True"),
+        ("verl/trainer/config/rollout/rollout.yaml", 8, "removed", "mode: sync"),
+        ("verl/trainer/config/rollout/rollout.yaml", 8, "added", "mode: async"),
+    ]
 
 
-def test_real_declared_breaking_4280_lists_removed_api(
+def test_real_declared_breaking_4280_lists_defaults_then_removed_api(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
     assert risk.rule == "declared_removal"
-    assert risk.params["removed"] == 13
-    assert str(risk.params["names"]).startswith(
-        "ActorRolloutRefWorker.get_zeromq_address, ActorRolloutRefWorker.chat_completion"
+    assert risk.params["removed"] == 14
+    # the sentence lists the first MAX_NAMES; the evidence cites each item's lines
+    assert risk.params["names"] == (
+        "max_num_seqs: 1024 → 256, update_weights_bucket_megabytes: 512 → 2048, "
+        "ActorRolloutRefWorker.get_zeromq_address"
     )
-    # each removed def is cited by its own line in the OLD file (not the hunk's first line)
-    assert [(e.path, e.line, e.side, e.snippet) for e in risk.evidence[1:]] == [
-        ("verl/workers/engine_workers.py", 602, "removed", "def get_zeromq_address(self):"),
-        (
-            "verl/workers/engine_workers.py",
-            608,
-            "removed",
-            "async def chat_completion(self, json_request):",
-        ),
-        ("verl/workers/engine_workers.py", 613, "removed", "async def generate("),
-        ("verl/workers/fsdp_workers.py", 2027, "removed", "def get_zeromq_address(self):"),
+    assert [(e.path, e.line, e.side) for e in risk.evidence[1:]] == [
+        ("verl/trainer/config/rollout/rollout.yaml", 68, "removed"),
+        ("verl/trainer/config/rollout/rollout.yaml", 68, "added"),
+        ("verl/trainer/config/rollout/rollout.yaml", 256, "removed"),
+        ("verl/trainer/config/rollout/rollout.yaml", 256, "added"),
     ]
     assert {e.pr for e in risk.evidence} == {4280}
+    # VERL_VLLM_ZMQ_ADDRESSES was read and set by verl itself (a hand-off between processes):
+    # not a user's setting, so not a removed environment variable
+    assert "removed_env" not in breaking.items_by_rule(
+        real_pr(weeks, "2026-W04", 4280), Context(profile=verl_profile)
+    )
 
 
 def test_real_renamed_config_presets_4544(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # #4544 renames RolloutCorrectionConfig.bypass_pg_rs to bypass_pg_geo_rs and drops
-    # geo_rs_seq_tis: callers of the old classmethods break, the title does not say so. It also
-    # folds the config fields rollout_rs_threshold_lower and rollout_token_veto_threshold into
-    # rollout_rs_threshold: configs that set them fail
-    keys, symbols = detect([real_pr(weeks, "2026-W03", 4544)], verl_profile)
-    assert (keys.rule, keys.severity) == ("removed_config_key", Severity.MEDIUM)
-    assert keys.params["names"] == "rollout_rs_threshold_lower, rollout_token_veto_threshold"
-    assert [(e.path, e.line, e.side) for e in keys.evidence] == [
-        ("verl/trainer/config/algorithm.py", 168, "removed"),
-        ("verl/trainer/config/algorithm.py", 169, "removed"),
+    # #4544 drops RolloutCorrectionConfig.bypass_pg_rs and geo_rs_seq_tis, presets its docs
+    # (docs/algo/rollout_corr_math.md) told users to call, and folds the fields
+    # rollout_rs_threshold_lower and rollout_token_veto_threshold into rollout_rs_threshold
+    assert items(real_pr(weeks, "2026-W03", 4544), verl_profile) == [
+        (
+            "removed_config_key",
+            "RolloutCorrectionConfig.rollout_rs_threshold_lower",
+            [("verl/trainer/config/algorithm.py", 168, "removed")],
+        ),
+        (
+            "removed_config_key",
+            "RolloutCorrectionConfig.rollout_token_veto_threshold",
+            [("verl/trainer/config/algorithm.py", 169, "removed")],
+        ),
+        (
+            "removed_symbol",
+            "RolloutCorrectionConfig.bypass_pg_rs",
+            [("verl/trainer/config/algorithm.py", 336, "removed")],
+        ),
+        (
+            "removed_symbol",
+            "RolloutCorrectionConfig.geo_rs_seq_tis",
+            [("verl/trainer/config/algorithm.py", 370, "removed")],
+        ),
     ]
-    assert (symbols.rule, symbols.severity) == ("removed_symbol", Severity.MEDIUM)
-    assert symbols.params["names"] == (
-        "RolloutCorrectionConfig.bypass_pg_rs, RolloutCorrectionConfig.geo_rs_seq_tis"
+
+
+def test_real_defaults_changed_4211(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # #4211: the megatron actor's data_loader_seed null → 42 (YAML), ActorConfig.rollout_n
+    # 1 → MISSING (a dataclass default: it must now be set), and the ref's FSDP
+    # forward_only false → true (seen in the composed config only). Megatron parallel sizes that
+    # now follow the actor (`1` → `${oc.select:…,1}`) are interpolations, not new defaults;
+    # ref.model is gone from the composed config.
+    assert items(real_pr(weeks, "2025-W48", 4211), verl_profile) == [
+        ("removed_config_key", "model", [("verl/trainer/config/ref/dp_ref.yaml", 16, "removed")]),
+        (
+            "default_changed",
+            "data_loader_seed: null → 42",
+            [
+                ("verl/trainer/config/actor/megatron_actor.yaml", 18, "removed"),
+                ("verl/trainer/config/actor/megatron_actor.yaml", 18, "added"),
+            ],
+        ),
+        (
+            "default_changed",
+            "ActorConfig.rollout_n: 1 → MISSING",
+            [
+                ("verl/workers/config/actor.py", 121, "removed"),
+                ("verl/workers/config/actor.py", 124, "added"),
+            ],
+        ),
+        (
+            "default_changed",
+            "forward_only: false → true",
+            [
+                ("verl/trainer/config/_generated_ppo_megatron_trainer.yaml", 175, "removed"),
+                ("verl/trainer/config/_generated_ppo_megatron_trainer.yaml", 177, "added"),
+            ],
+        ),
+    ]
+
+
+def test_real_default_changed_5019(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # the YAML and the dataclass say the same change (`"eager"` quoted in Python): one item
+    (risk,) = detect([real_pr(weeks, "2026-W04", 5019)], verl_profile)
+    assert (risk.rule, risk.severity, risk.params["names"]) == (
+        "default_changed",
+        Severity.MEDIUM,
+        "moe_implementation: eager → fused",
     )
-    assert [(e.path, e.line, e.side) for e in symbols.evidence] == [
-        ("verl/trainer/config/algorithm.py", 336, "removed"),
-        ("verl/trainer/config/algorithm.py", 370, "removed"),
+    assert [(e.path, e.line, e.side, e.snippet) for e in risk.evidence] == [
+        ("verl/trainer/config/engine/veomni.yaml", 61, "removed", "moe_implementation: eager"),
+        ("verl/trainer/config/engine/veomni.yaml", 64, "added", "moe_implementation: fused"),
     ]
+
+
+def test_routine_config_changes_are_not_breaking(
+    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+) -> None:
+    # new keys and comments only (new engines, tracing limits, LoRA options, …)
+    routine = {
+        "2025-W47": (4139, 4185, 3519),
+        "2025-W48": (4063, 4239, 4293),
+        "2026-W03": (4916,),
+        "2026-W04": (4936, 4665, 4632),
+    }
+    for label, numbers in routine.items():
+        for number in numbers:
+            assert detect([real_pr(weeks, label, number)], verl_profile) == [], number
 
 
 def test_removed_method_of_a_public_class_is_breaking(verl_profile: RepoProfile) -> None:
@@ -79,7 +180,12 @@ def test_removed_method_of_a_public_class_is_breaking(verl_profile: RepoProfile)
         "-        return y\n"
         "-\n"
     )
-    pr = make_pr(12, "[worker] refactor: x", [change("verl/workers/actor/dp_actor.py", patch)])
+    caller = "@@ -5,1 +5,1 @@\n-    actor.update_policy(batch)\n+    actor.step(batch)"
+    files = [
+        change("verl/workers/actor/dp_actor.py", patch),
+        change("verl/trainer/ppo/ray_trainer.py", caller),
+    ]
+    pr = make_pr(12, "[worker] refactor: x", files)
     (risk,) = detect([pr], verl_profile)
     assert risk.params["names"] == "DataParallelPPOActor.update_policy"
     assert (risk.evidence[0].line, risk.evidence[0].side) == (43, "removed")
@@ -96,36 +202,69 @@ def test_nested_functions_and_methods_of_removed_classes(verl_profile: RepoProfi
         [
             change("verl/workers/fsdp_workers.py", nested),
             change("verl/workers/megatron_workers.py", whole_class),
+            change("docs/workers.md", "@@ -1,1 +1,0 @@\n-Use `OldWorker` and `helper`."),
         ],
     )
     (risk,) = detect([pr], verl_profile)
     assert risk.params["names"] == "OldWorker"
 
 
-def test_real_removed_function_4304(
+def test_real_helper_only_its_tests_called_4304_is_not_breaking(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # #4304 deletes assign_non_tensor_dict from verl/utils/tensordict_utils.py; the other
-    # functions it rewrites are defined again in the same patch
-    (risk,) = detect([real_pr(weeks, "2025-W48", 4304)], verl_profile)
-    assert (risk.rule, risk.params["names"]) == ("removed_symbol", "assign_non_tensor_dict")
-    found = risk.evidence[0]
-    assert (found.path, found.line, found.side) == ("verl/utils/tensordict_utils.py", 23, "removed")
+    # #4304 deletes assign_non_tensor_dict from verl/utils/tensordict_utils.py; only a test
+    # called it (tests/test_protocol_v2_on_cpu.py), so it is not what users meet
+    assert detect([real_pr(weeks, "2025-W48", 4304)], verl_profile) == []
 
 
-def test_real_removed_modules_4352(
+def test_removed_function_used_only_in_its_own_file_or_private_is_not_breaking(
+    verl_profile: RepoProfile,
+) -> None:
+    own = (
+        "@@ -10,6 +10,2 @@\n-def build_mask(x):\n-    return x\n-def _hidden(y):\n-    return y\n"
+        " def apply(x):\n-    return build_mask(x)\n+    return x\n"
+    )
+    other = "@@ -3,1 +3,1 @@\n-from verl.utils.torch_functional import _hidden\n+import os"
+    pr = make_pr(
+        18,
+        "[misc] refactor: inline",
+        [change("verl/utils/torch_functional.py", own), change("verl/trainer/main_ppo.py", other)],
+    )
+    assert detect([pr], verl_profile) == []
+
+
+def test_real_removed_and_moved_modules_4352(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # the whole verl.workers.roles package goes: four modules deleted, roles/utils/* renamed
-    # to verl/workers/utils/* (tests/models/test_engine.py had to change its import)
-    (risk,) = detect([real_pr(weeks, "2025-W48", 4352)], verl_profile)
-    assert risk.rule == "removed_module"
-    assert risk.params["count"] == 7
-    assert risk.params["names"] == (
-        "verl/workers/roles/__init__.py, verl/workers/roles/actor.py, "
-        "verl/workers/roles/critic.py, verl/workers/roles/hybrid_engine.py, "
+    # the verl.workers.roles package goes: ActorWorker and CriticWorker move into
+    # verl/workers/engine_workers.py (import path old → new, cited on both sides), roles/utils/*
+    # are renamed to verl/workers/utils/*, and two modules are deleted outright
+    deleted, moved = detect([real_pr(weeks, "2025-W48", 4352)], verl_profile)
+    assert (deleted.rule, deleted.params["names"]) == (
+        "removed_module",
+        "verl/workers/roles/__init__.py, verl/workers/roles/hybrid_engine.py",
+    )
+    assert moved.rule == "renamed_module"
+    assert moved.params["names"] == (
+        "verl.workers.roles.actor → verl.workers.engine_workers, "
+        "verl.workers.roles.critic → verl.workers.engine_workers, "
         "verl/workers/roles/utils/__init__.py → verl/workers/utils/__init__.py"
     )
+    assert [
+        item.name
+        for item in breaking.items_by_rule(
+            real_pr(weeks, "2025-W48", 4352), Context(profile=verl_profile)
+        )["renamed_module"]
+    ][3:] == [
+        "verl/workers/roles/utils/losses.py → verl/workers/utils/losses.py",
+        "verl/workers/roles/utils/padding.py → verl/workers/utils/padding.py",
+    ]
+    assert [(e.path, e.line, e.side) for e in moved.evidence[:4]] == [
+        ("verl/workers/roles/actor.py", 44, "removed"),
+        ("verl/workers/engine_workers.py", 49, "added"),
+        ("verl/workers/roles/critic.py", 46, "removed"),
+        ("verl/workers/engine_workers.py", 204, "added"),
+    ]
 
 
 def test_real_revert_removing_what_it_reverts_is_not_breaking(
@@ -175,58 +314,67 @@ def test_real_weeks_flag_these_prs(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
     flagged = sorted(
-        (label, r.prs[0], r.rule)
+        (label, r.prs[0], r.rule, r.params.get("count", r.params.get("removed")))
         for label in LABELS
         for r in breaking.DETECTOR.detect(
             weeks[label].prs, week_context(weeks, label, verl_profile)
         )
     )
     assert flagged == [
-        ("2025-W47", 4106, "declared"),
-        ("2025-W47", 4187, "renamed_module"),
-        ("2025-W48", 4211, "removed_config_key"),
-        ("2025-W48", 4304, "removed_symbol"),
-        ("2025-W48", 4352, "removed_module"),
-        ("2026-W03", 4544, "removed_config_key"),
-        ("2026-W03", 4544, "removed_symbol"),
-        ("2026-W04", 4280, "declared_removal"),
-        ("2026-W04", 4320, "removed_config_key"),
-        ("2026-W04", 4931, "renamed_module"),
-        ("2026-W04", 5033, "removed_module"),
+        ("2025-W47", 4106, "declared_removal", 2),
+        ("2025-W47", 4187, "renamed_module", 1),
+        ("2025-W48", 4211, "default_changed", 3),
+        ("2025-W48", 4211, "removed_config_key", 1),
+        ("2025-W48", 4352, "removed_module", 2),
+        ("2025-W48", 4352, "renamed_module", 5),
+        ("2026-W03", 4544, "removed_config_key", 2),
+        ("2026-W03", 4544, "removed_symbol", 2),
+        ("2026-W04", 4280, "declared_removal", 14),
+        ("2026-W04", 4320, "removed_config_key", 3),
+        ("2026-W04", 4931, "renamed_module", 1),
+        ("2026-W04", 5019, "default_changed", 1),
+        ("2026-W04", 5033, "renamed_module", 1),
     ]
 
 
-def test_removed_module_evidence_quotes_its_first_definition(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
-) -> None:
-    (risk,) = detect([real_pr(weeks, "2025-W48", 4352)], verl_profile)
-    actor = risk.evidence[1]
-    assert (actor.path, actor.line, actor.side) == ("verl/workers/roles/actor.py", 44, "removed")
-    assert actor.snippet == "class ActorWorker(Worker, DistProfilerExtension):"
-    # roles/__init__.py defines nothing: the file itself is the evidence
-    assert (risk.evidence[0].path, risk.evidence[0].line) == (
-        "verl/workers/roles/__init__.py",
-        None,
+def test_removed_module_evidence_quotes_its_first_definition(verl_profile: RepoProfile) -> None:
+    gone = FileStatus.REMOVED
+    patch = "@@ -1,4 +0,0 @@\n-import os\n-\n-def load(path):\n-    return path"
+    pr = make_pr(
+        19,
+        "[misc] chore: drop loader",
+        [
+            change("verl/utils/loader.py", patch, gone),
+            change("verl/utils/empty/__init__.py", None, gone),
+        ],
     )
+    (risk,) = detect([pr], verl_profile)
+    assert [(e.path, e.line, e.side, e.snippet) for e in risk.evidence] == [
+        ("verl/utils/loader.py", 3, "removed", "def load(path):"),
+        # a module whose patch shows no definition is its own evidence
+        ("verl/utils/empty/__init__.py", None, None, "verl/utils/empty/__init__.py"),
+    ]
 
 
 # --- deleted and renamed public modules -----------------------------------------------------
 
 
-def test_real_deleted_utils_module_5033(
+def test_real_module_moved_whole_5033(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
-    # #5033 deletes verl/utils/veomni_utils.py (public, though not a core path) and moves its
-    # helpers into verl/workers/engine/veomni/utils.py: `import verl.utils.veomni_utils` fails
+    # #5033 deletes verl/utils/veomni_utils.py and defines all its helpers again in
+    # verl/workers/engine/veomni/utils.py: the import path changes, old → new on both sides
     (risk,) = detect([real_pr(weeks, "2026-W04", 5033)], verl_profile)
     assert (risk.rule, risk.severity, risk.params["names"]) == (
-        "removed_module",
+        "renamed_module",
         Severity.MEDIUM,
-        "verl/utils/veomni_utils.py",
+        "verl.utils.veomni_utils → verl.workers.engine.veomni.utils",
     )
-    found = risk.evidence[0]
-    assert (found.path, found.line, found.side) == ("verl/utils/veomni_utils.py", 21, "removed")
-    assert found.snippet.startswith("def offload_veomni_model_to_cpu(")
+    assert [(e.path, e.line, e.side) for e in risk.evidence[:2]] == [
+        ("verl/utils/veomni_utils.py", 21, "removed"),
+        ("verl/workers/engine/veomni/utils.py", 36, "added"),
+    ]
+    assert risk.evidence[1].snippet.startswith("def offload_veomni_model_to_cpu(")
 
 
 def test_real_renamed_module_4931(
@@ -289,28 +437,6 @@ def test_real_profiler_keys_removed_4320(
     ]
 
 
-def test_real_ref_model_key_removed_4211_but_moved_keys_are_not(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
-) -> None:
-    # #4211 moves actor_rollout_ref.model.{path, external_lib, …} out of
-    # ppo_megatron_trainer.yaml into the hf_model defaults: the generated (composed) configs
-    # still have them, so they are not removed. ref.model (dp_ref.yaml) is gone from the
-    # composed config too.
-    (risk,) = detect([real_pr(weeks, "2025-W48", 4211)], verl_profile)
-    assert (risk.rule, risk.params["names"]) == ("removed_config_key", "model")
-    assert (risk.evidence[0].path, risk.evidence[0].line) == (
-        "verl/trainer/config/ref/dp_ref.yaml",
-        16,
-    )
-
-
-def test_real_changed_field_type_5019_is_not_a_removal(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
-) -> None:
-    # #5019 changes attn_implementation's type and moe_implementation's default: both stay
-    assert detect([real_pr(weeks, "2026-W04", 5019)], verl_profile) == []
-
-
 def test_yaml_key_renamed_without_generated_copies(verl_profile: RepoProfile) -> None:
     # synthetic: no recorded PR renames a YAML key without regenerating the composed configs
     patch = (
@@ -326,8 +452,11 @@ def test_yaml_key_renamed_without_generated_copies(verl_profile: RepoProfile) ->
         15, "[cfg] refactor: rename", [change("verl/trainer/config/actor/actor.yaml", patch)]
     )
     (risk,) = detect([pr], verl_profile)
-    assert (risk.rule, risk.params["names"]) == ("removed_config_key", "ppo_micro_batch")
-    assert (risk.evidence[0].line, risk.evidence[0].side) == (4, "removed")
+    assert (risk.rule, risk.params["names"]) == (
+        "moved_config_key",
+        "actor.ppo_micro_batch → actor.ppo_micro_batch_size",
+    )
+    assert [(e.line, e.side) for e in risk.evidence] == [(4, "removed"), (4, "added")]
 
 
 def test_dataclass_field_docstring_and_function_body_are_not_keys(
@@ -348,8 +477,11 @@ def test_dataclass_field_docstring_and_function_body_are_not_keys(
     )
     pr = make_pr(16, "[cfg] fix: x", [change("verl/workers/config/optimizer.py", patch)])
     (risk,) = detect([pr], verl_profile)
-    assert (risk.rule, risk.params["names"]) == ("removed_config_key", "warmup")
-    assert (risk.evidence[0].line, risk.evidence[0].side) == (14, "removed")
+    assert (risk.rule, risk.params["names"]) == (
+        "moved_config_key",
+        "OptimConfig.warmup → OptimConfig.warmup_steps",
+    )
+    assert [(e.line, e.side) for e in risk.evidence] == [(14, "removed"), (13, "added")]
 
 
 def test_declared_break_lists_config_keys(verl_profile: RepoProfile) -> None:
@@ -359,3 +491,149 @@ def test_declared_break_lists_config_keys(verl_profile: RepoProfile) -> None:
     )
     (risk,) = detect([pr], verl_profile)
     assert (risk.rule, risk.params["names"]) == ("declared_removal", "old_key")
+
+
+# --- moved keys, flags, environment variables, moved functions (synthetic: no recorded week
+# --- has one) --------------------------------------------------------------------------------
+
+
+def test_key_moved_under_another_parent_in_the_composed_config(verl_profile: RepoProfile) -> None:
+    # the composed copy shows both whole paths: actor.ppo_epochs → trainer.ppo_epochs; the
+    # source files alone (actor.yaml, trainer.yaml) could not tell where each lands
+    generated = (
+        "@@ -1,4 +1,3 @@\n actor:\n-  ppo_epochs: 1\n   lr: 0.1\n"
+        "@@ -20,2 +19,3 @@\n trainer:\n+  ppo_epochs: 1\n   seed: 0\n"
+    )
+    files = [
+        change("verl/trainer/config/actor/actor.yaml", "@@ -1,2 +1,1 @@\n-ppo_epochs: 1\n lr: 0.1"),
+        change("verl/trainer/config/trainer.yaml", "@@ -1,1 +1,2 @@\n+ppo_epochs: 1\n seed: 0"),
+        change("verl/trainer/config/_generated_ppo_trainer.yaml", generated),
+    ]
+    pr = make_pr(20, "[cfg] refactor: epochs belong to the trainer", files)
+    assert items(pr, verl_profile) == [
+        (
+            "moved_config_key",
+            "actor.ppo_epochs → trainer.ppo_epochs",
+            [
+                ("verl/trainer/config/_generated_ppo_trainer.yaml", 2, "removed"),
+                ("verl/trainer/config/_generated_ppo_trainer.yaml", 20, "added"),
+            ],
+        )
+    ]
+
+
+def test_same_key_under_a_parent_the_patch_does_not_show_is_not_a_move(
+    verl_profile: RepoProfile,
+) -> None:
+    # reordered inside one block whose parents are outside the hunk: nothing moved
+    generated = (
+        "@@ -30,4 +30,4 @@ actor_rollout_ref:\n"
+        "-      use_fused_kernels: false\n       trust_remote_code: false\n"
+        "+      use_fused_kernels: false\n"
+    )
+    pr = make_pr(
+        21,
+        "[cfg] chore: reorder",
+        [change("verl/trainer/config/_generated_ppo_trainer.yaml", generated)],
+    )
+    assert detect([pr], verl_profile) == []
+
+
+def test_field_moved_to_an_unrelated_class_but_not_to_its_base(verl_profile: RepoProfile) -> None:
+    patch = (
+        "@@ -10,3 +10,2 @@ class McoreActorConfig(ActorConfig):\n"
+        "     strategy: str = 'megatron'\n-    seed: int = 1\n-    clip: float = 0.2\n"
+        "@@ -40,2 +39,4 @@ class ActorConfig(BaseConfig):\n"
+        "     lr: float = 0.1\n+    seed: int = 1\n"
+        "@@ -60,2 +61,3 @@ class OptimConfig(BaseConfig):\n"
+        "     beta: float = 0.9\n+    clip: float = 0.2\n"
+    )
+    pr = make_pr(22, "[cfg] refactor: fields", [change("verl/workers/config/actor.py", patch)])
+    assert items(pr, verl_profile) == [
+        (
+            "moved_config_key",
+            "McoreActorConfig.clip → OptimConfig.clip",
+            [
+                ("verl/workers/config/actor.py", 12, "removed"),
+                ("verl/workers/config/actor.py", 62, "added"),
+            ],
+        )
+    ]
+
+
+def test_removed_and_renamed_flags(verl_profile: RepoProfile) -> None:
+    patch = (
+        "@@ -20,4 +20,3 @@ def main():\n"
+        '-    parser.add_argument("--local_dir", type=str)\n'
+        '+    parser.add_argument("--target_dir", type=str)\n'
+        '-    parser.add_argument("--hf_upload", action="store_true")\n'
+        '     parser.add_argument("--backend", type=str)\n'
+    )
+    test = '@@ -1,1 +1,0 @@\n-    parser.add_argument("--only_in_tests")'
+    pr = make_pr(
+        23,
+        "[misc] refactor: merger flags",
+        [change("scripts/model_merger.py", patch), change("tests/test_merger.py", test)],
+    )
+    assert items(pr, verl_profile) == [
+        (
+            "removed_flag",
+            "--local_dir → --target_dir",
+            [("scripts/model_merger.py", 20, "removed"), ("scripts/model_merger.py", 20, "added")],
+        ),
+        ("removed_flag", "--hf_upload", [("scripts/model_merger.py", 21, "removed")]),
+    ]
+
+
+def test_removed_and_renamed_environment_variables(verl_profile: RepoProfile) -> None:
+    patch = (
+        "@@ -5,6 +5,5 @@ import os\n"
+        '-LEVEL = os.getenv("VERL_LOGGING_LEVEL", "WARN")\n'
+        '+LEVEL = os.getenv("VERL_LOG_LEVEL", "WARN")\n'
+        '-PPROF = os.environ.get("VERL_PPROF_DIR")\n'
+        '-RANK = int(os.environ["RANK"])\n'
+        '-ADDR = os.environ["VERL_ZMQ_ADDR"]\n'
+        '-os.environ["VERL_ZMQ_ADDR"] = addr\n'
+        " x = 1\n"
+    )
+    pr = make_pr(24, "[misc] refactor: env", [change("verl/utils/logging_utils.py", patch)])
+    # RANK is not verl's; VERL_ZMQ_ADDR is set by verl itself (internal hand-off)
+    assert items(pr, verl_profile) == [
+        (
+            "removed_env",
+            "VERL_LOGGING_LEVEL → VERL_LOG_LEVEL",
+            [
+                ("verl/utils/logging_utils.py", 5, "removed"),
+                ("verl/utils/logging_utils.py", 5, "added"),
+            ],
+        ),
+        ("removed_env", "VERL_PPROF_DIR", [("verl/utils/logging_utils.py", 6, "removed")]),
+    ]
+
+
+def test_function_moved_to_another_module_that_callers_import(verl_profile: RepoProfile) -> None:
+    files = [
+        change(
+            "verl/trainer/ppo/core_algos.py",
+            "@@ -10,2 +10,0 @@\n-def compute_gae(x):\n-    return x",
+        ),
+        change(
+            "verl/trainer/ppo/advantage.py", "@@ -0,0 +1,2 @@\n+def compute_gae(x):\n+    return x"
+        ),
+        change(
+            "verl/trainer/ppo/ray_trainer.py",
+            "@@ -3,1 +3,1 @@\n-from verl.trainer.ppo.core_algos import compute_gae\n"
+            "+from verl.trainer.ppo.advantage import compute_gae",
+        ),
+    ]
+    pr = make_pr(25, "[trainer] refactor: move gae", files)
+    assert items(pr, verl_profile) == [
+        (
+            "moved_symbol",
+            "verl.trainer.ppo.core_algos.compute_gae → verl.trainer.ppo.advantage.compute_gae",
+            [
+                ("verl/trainer/ppo/core_algos.py", 10, "removed"),
+                ("verl/trainer/ppo/advantage.py", 1, "added"),
+            ],
+        )
+    ]

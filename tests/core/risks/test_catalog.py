@@ -75,11 +75,9 @@ def test_all_keys_are_risk_kind_or_rule_fields() -> None:
     ("rule", "params", "expected"),
     [
         ("removed_config_key", {"count": 1, "names": "step_start"},
-         "PR #7 removes or renames a configuration key without declaring a breaking change: "
-         "step_start."),
+         "PR #7 removes a configuration key (not declared breaking): step_start."),
         ("removed_config_key", {"count": 3, "names": "a, b, c"},
-         "PR #7 removes or renames 3 configuration keys without declaring a breaking change: "
-         "a, b, c."),
+         "PR #7 removes 3 configuration keys (not declared breaking): a, b, c."),
     ],
 )  # fmt: skip
 def test_english_counts_agree_with_their_noun(
@@ -171,11 +169,12 @@ def test_new_rules_read_naturally(verl_profile: RepoProfile) -> None:
     risks = {r.rule: r for r in zoo_risks(verl_profile)}
     en, zh = risks_catalog("en"), risks_catalog("zh")
     assert sentence(en, risks["submodule"], "summary") == (
-        "PR #27 moves recipe/ (4 files, 80 lines) into a git submodule: "
-        "https://github.com/verl-project/verl-recipe.git."
+        "PR #27 moves recipe/ (4 files, 80 lines) into a git submodule; the code now lives at "
+        "https://github.com/verl-project/verl-recipe.git, and users working from a checkout must "
+        "run `git submodule update --init` after pulling."
     )
     assert sentence(zh, risks["removed_config_key"], "summary") == (
-        "PR #28 删除或重命名了 1 个配置项，但未声明为破坏性变更：step_start。"
+        "PR #28 删除了 1 个配置项，但未声明为破坏性变更：profiler.step_start。"
     )
     assert "token" not in sentence(en, risks["search_incomplete"], "recommendation")
 
@@ -188,6 +187,12 @@ def test_new_rules_read_naturally(verl_profile: RepoProfile) -> None:
         "submodule",
         "removed_config_key",
         "renamed_module",
+        "moved_config_key",
+        "default_changed",
+        "removed_flag",
+        "removed_env",
+        "moved_symbol",
+        "moved_repository",
         "dtype_change",
     ],
 )

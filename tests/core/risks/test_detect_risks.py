@@ -29,14 +29,14 @@ EXPECTED_COUNTS = {
         "unset_shell_var": 1,
     },
     "2025-W48": {
-        "breaking": 3,
+        "breaking": 4,
         "core_without_tests": 1,
         "followup": 6,
         "migration": 2,
         "unset_shell_var": 1,
     },
     "2026-W03": {"breaking": 2, "core_without_tests": 1, "followup": 1},
-    "2026-W04": {"breaking": 4, "core_without_tests": 3, "followup": 1},
+    "2026-W04": {"breaking": 5, "core_without_tests": 3, "followup": 1},
 }
 
 
@@ -83,7 +83,11 @@ def test_migration_references_switch_verification(
         if r.kind == RiskKind.MIGRATION
     ]
     assert {r.verified for r in unverified} == {False}
-    assert {(r.verified, r.rule) for r in verified} == {(True, "no_references")}
+    # #4283 says where its recipes went: that is the item, verified clean
+    assert {(r.verified, r.rule) for r in verified} == {
+        (True, "no_references"),
+        (True, "moved_repository"),
+    }
     # a search that ran but did not cover a PR's targets verifies nothing about that PR, and
     # does not claim a token is missing
     partial = detect_risks(prs, verl_profile, references={"verl/workers/roles": []})
@@ -101,6 +105,12 @@ def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:
         ("breaking", "renamed_module"),
         ("breaking", "removed_config_key"),
         ("breaking", "removed_symbol"),
+        ("breaking", "moved_config_key"),
+        ("breaking", "default_changed"),
+        ("breaking", "removed_flag"),
+        ("breaking", "removed_env"),
+        ("breaking", "moved_symbol"),
+        ("migration", "moved_repository"),
         ("migration", "unverified"),
         ("migration", "search_incomplete"),
         ("migration", "references_remain"),

@@ -9,12 +9,16 @@ from service.core.risks.base import Context
 from tests.core.risks.helpers import LABELS, change, make_pr, real_pr, week_context
 
 
-def test_real_recipe_move_4283_is_unverified_without_references(
+def test_real_recipe_move_4283_says_where_the_code_lives_now(
     weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
 ) -> None:
+    # "Move `recipe/retool` and `recipe/langgraph_agent` to new repository
+    # [verl-recipe](https://github.com/verl-project/verl-recipe)": a migration users act on
     pr = real_pr(weeks, "2025-W48", 4283)
+    assert migration.destination(pr) == "https://github.com/verl-project/verl-recipe"
     (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile))
-    assert (risk.rule, risk.severity, risk.verified) == ("unverified", Severity.HIGH, False)
+    assert (risk.rule, risk.severity, risk.verified) == ("moved_repository", Severity.HIGH, False)
+    assert risk.params["url"] == "https://github.com/verl-project/verl-recipe"
     assert risk.params["files"] == 21
     assert risk.params["lines"] == 2473
     assert risk.params["targets"] == "recipe/langgraph_agent/, recipe/retool/"
@@ -173,6 +177,22 @@ def test_search_that_did_not_answer_is_not_a_missing_token(
     pr = real_pr(weeks, "2025-W48", 4283)
     (risk,) = migration.DETECTOR.detect([pr], Context(profile=verl_profile, references={}))
     assert (risk.rule, risk.verified, risk.severity) == ("search_incomplete", False, Severity.HIGH)
+    # what the search missed comes first; where the code went stays in the params
+    assert risk.params["url"] == "https://github.com/verl-project/verl-recipe"
+
+
+def test_destination_needs_a_move_to_another_repository(
+    weeks: dict[str, CollectedWeek],
+) -> None:
+    pr = real_pr(weeks, "2025-W48", 4283)
+    # a link to a PR or issue, or to the repository itself, is not where code went
+    for body in (
+        "Move recipes to a new repository, see https://github.com/volcengine/verl/pull/4000",
+        "Move recipes to a new repository, see https://github.com/o/r/issues/12",
+        "Cleanup; docs at https://github.com/verl-project/verl-recipe",
+    ):
+        changed = pr.model_copy(update={"body": body, "title": "[recipe] chore: cleanup"})
+        assert migration.destination(changed) is None, body
 
 
 GITMODULES = (
@@ -208,7 +228,8 @@ def test_directory_turned_into_a_submodule_is_moved_not_deleted(
     for references in (None, {}, {"recipe": ["docs/index.rst"]}):
         context = Context(profile=verl_profile, references=references)
         (risk,) = migration.DETECTOR.detect([pr], context)
-        assert (risk.rule, risk.severity) == ("submodule", Severity.LOW)
+        # a migration users must act on (`git submodule update --init`), never a low note
+        assert (risk.rule, risk.severity) == ("submodule", Severity.MEDIUM)
         assert risk.params["url"] == "https://github.com/verl-project/verl-recipe.git"
         assert risk.params["targets"] == "recipe/"
         assert (risk.params["files"], risk.params["lines"]) == (4, 40)

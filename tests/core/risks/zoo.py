@@ -46,7 +46,43 @@ def _core(lines: int) -> str:
 
 
 def _config_rename() -> str:
-    return "@@ -4,3 +4,3 @@ profiler:\n   enable: false\n-  step_start: 0\n+  first_step: 0\n"
+    return "@@ -4,3 +4,3 @@ profiler:\n   enable: false\n-  step_start: 0\n+  first_step: 1\n"
+
+
+def _user_facing_prs() -> list[PullRequest]:
+    """A moved key, a new default, a renamed flag and variable, a moved function, and
+    recipes moved to another repository."""
+    config = (
+        "@@ -4,4 +4,4 @@ rollout:\n-  max_num_seqs: 1024\n+  max_num_seqs: 256\n"
+        "-  bucket_mb: 512\n+  bucket_megabytes: 512\n"
+    )
+    script = (
+        '@@ -9,2 +9,2 @@ def main():\n-    parser.add_argument("--local_dir")\n'
+        '+    parser.add_argument("--target_dir")\n'
+        '-    level = os.getenv("VERL_LOGGING_LEVEL")\n+    level = os.getenv("VERL_LOG_LEVEL")\n'
+    )
+    moved = [
+        change("verl/trainer/ppo/core_algos.py", "@@ -30,1 +30,0 @@\n-def compute_gae(x):"),
+        change("verl/trainer/ppo/advantage.py", "@@ -0,0 +1,1 @@\n+def compute_gae(x):"),
+        change("verl/trainer/main_ppo.py", "@@ -2,1 +2,1 @@\n-import compute_gae\n+import x"),
+    ]
+    recipes = [
+        change(f"recipe/agents/{n}", None, FileStatus.REMOVED, deletions=10)
+        for n in ("__init__.py", "a.py", "b.py")
+    ]
+    body = "Move `recipe/agents` to the new repository https://github.com/verl-project/verl-recipe"
+    return [
+        make_pr(
+            38,
+            "[rollout] refactor: rollout options",
+            [
+                change("verl/trainer/config/rollout/rollout.yaml", config),
+                change("scripts/converter.py", script),
+                *moved,
+            ],
+        ),
+        make_pr(39, "[recipe] chore: move agents out", recipes, body=body),
+    ]
 
 
 def _submodule_prs() -> list[PullRequest]:
@@ -116,7 +152,10 @@ def _content_prs() -> list[PullRequest]:
         make_pr(
             22,
             "[trainer] refactor: tidy more",
-            [change("verl/trainer/ppo/core_algos.py", "@@ -9,1 +9,0 @@\n-def compute_old(x):")],
+            [
+                change("verl/trainer/ppo/core_algos.py", "@@ -9,1 +9,0 @@\n-def compute_old(x):"),
+                change("docs/algo.md", "@@ -3,1 +3,0 @@\n-Call `compute_old` first."),
+            ],
         ),
         make_pr(23, "[recipe] chore: move old recipe out", removed),
         make_pr(
@@ -209,12 +248,14 @@ def zoo_prs() -> list[PullRequest]:
     """Every PR of the zoo, the previous week's first."""
     earlier = _earlier()
     week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
+    week += _user_facing_prs()
     return [earlier, *week, *_searched_removals()]
 
 
 def zoo_risks(profile: RepoProfile) -> list[Risk]:
     earlier = _earlier()
     week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
+    week += _user_facing_prs()
     searched = detect_risks(_searched_removals(), profile, references=SEARCHED)
     return detect_risks(week, profile, earlier=[earlier]) + searched
 
