@@ -20,8 +20,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from service.core.analyst import claims
+from service.core.analyst import claims, grounding
+from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.glossary import glossary
+from service.core.analyst.injection import injection_reasons, masked
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -116,6 +119,8 @@ class Checker:
     week_words: str = ""
     roots: frozenset[str] = frozenset()
     any_risk: bool = False
+    evidence: WeekEvidence = field(default_factory=WeekEvidence)
+    _week_text: str | None = None
 
     def __post_init__(self) -> None:
         f = self.facts
@@ -140,6 +145,18 @@ class Checker:
         self.week_words = "\n".join(words).lower()
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risks"))
+        self.evidence = f.evidence or _facts_evidence(f)
+
+    @property
+    def week_text(self) -> str:
+        """Every PR's title, modules, category, type and paths (for "no X this week")."""
+        if self._week_text is None:
+            parts = [
+                "\n".join([p.title, *p.modules, p.category, p.change_type, *p.paths])
+                for p in self.facts.prs
+            ]
+            self._week_text = "\n".join([self.week_words, *parts]).lower()
+        return self._week_text
 
     def _pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -174,6 +191,26 @@ class Checker:
         return self._words[pr.number]
 
 
+def _facts_evidence(facts: WeekFacts) -> WeekEvidence:
+    """Evidence from the facts alone, for facts built without a digest (no diff, no
+    relations, no earlier week)."""
+    evidence = WeekEvidence()
+    for pr in facts.prs:
+        notes = [*pr.review_notes, *(e for r in pr.risks for e in r.evidence)]
+        text = "\n".join([pr.title, pr.excerpt, *notes, *pr.modules]).lower()
+        evidence._cache[pr.number] = PREvidence(
+            number=pr.number,
+            text=text,
+            paths="\n".join(pr.paths).lower(),
+            actions=frozenset(text_actions(text)),
+            said_actions=frozenset(text_actions(text)),
+            risks=frozenset(r.kind for r in pr.risks),
+            breaking=pr.breaking,
+            reviewed=pr.reviewed,
+        )
+    return evidence
+
+
 @dataclass(frozen=True)
 class Claim:
     """A text and what it rests on, with the facts of those PRs gathered once."""
@@ -199,8 +236,31 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+APPROX = 0.05  # "约 5600 行" for 5614: within 5%
+OVER = 1.25  # "超过 5000 行" for 5614: above it, within a quarter
+UNDER = 0.8  # "近 600 行" for 563: below it, within a fifth
+
+
+def _approx_ok(figure: claims.Figure, ints: Sequence[int]) -> bool:
+    """A rounded figure ("约 5,600", "超过 5000", "nearly 600") close to one of `ints`."""
+    if figure.scaled is not None:
+        value = figure.scaled[0]
+    else:
+        numeric = [float(v) for v in figure.values if v.replace(".", "", 1).isdigit()]
+        if not numeric:
+            return False
+        value = numeric[0]
+    if figure.approx == "over":
+        return any(value < v <= value * OVER for v in ints)
+    if figure.approx == "under":
+        return any(value * UNDER <= v < value for v in ints)
+    return any(abs(v - value) <= APPROX * v for v in ints)
+
+
 def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> bool:
     if figure.values & known:
+        return True
+    if figure.approx and figure.kind == "plain" and _approx_ok(figure, ints):
         return True
     if figure.scaled is None:
         return False
@@ -223,6 +283,12 @@ def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
             # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
             stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
             ok = bool(figure.values & stated)
+        elif figure.scaled is not None:
+            # `8 千` is 8,000 (or `128K` as the PR writes it), never a stray 8
+            said = figure.text.replace(" ", "").lower()
+            ok = _figure_ok(figure, set(), ints) or any(
+                said in checker._pr_text(pr).replace(" ", "").lower() for pr in claim.facts
+            )
         else:
             ok = _figure_ok(figure, known, ints)
         if not ok:
@@ -260,8 +326,31 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
     return [f"unverifiable_claim: {found.group(0)}"] if found else []
 
 
-def _safety_rule(claim: Claim, _checker: Checker) -> list[str]:
+def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
+    """Every claim of the sentence grounded in the evidence (see grounding.py)."""
+    named = claims.pr_refs(claim.text)
+    if any(n not in checker.facts.by_number for n in claim.prs) or set(named) - set(claim.prs):
+        return []  # the PR rule drops it already
+    words = glossary()
+    evidence = checker.evidence
     reasons = []
+    cited = list(claim.prs)
+    for segment in grounding.segments(claim.text, cited, evidence):
+        reasons += grounding.entity_reasons(segment, words, checker.week_words)
+        reasons += grounding.action_reasons(segment, words)
+        reasons += grounding.default_reasons(segment, words)
+        reasons += grounding.failure_reasons(segment, evidence)
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons += grounding.relation_reasons(claim.text, cited, evidence)
+    reasons += grounding.comparison_reasons(claim.text, evidence)
+    reasons += grounding.absence_reasons(claim.text, checker.week_text, cited)
+    reasons += grounding.people_reasons(claim.text, prs)
+    return list(dict.fromkeys(reasons))
+
+
+def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
+    cited = (checker.evidence.pr(n) for n in claim.prs)
+    reasons = injection_reasons(claim.text, [e for e in cited if e is not None])
     for name, pattern in _SAFETY:
         found = pattern.search(claim.text)
         if found:
@@ -303,6 +392,7 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _identifier_rule,
     _danger_rule,
     _exclusive_rule,
+    _grounding_rule,
     _safety_rule,
     _language_rule,
 )
@@ -335,8 +425,14 @@ class _Sorted:
 
     def drop(self, draft: Draft, reasons: list[str]) -> None:
         text = f"{draft.theme}: {draft.text}" if draft.theme else draft.text
+        text = masked(text)  # a secret the model copied is never printed, not even here
         self.dropped.append(
-            DroppedSentence(section=draft.section, text=text, prs=list(draft.prs), reasons=reasons)
+            DroppedSentence(
+                section=draft.section,
+                text=text,
+                prs=list(draft.prs),
+                reasons=[masked(reason) for reason in reasons],
+            )
         )
 
 

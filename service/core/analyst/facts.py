@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from service.core.analyst.evidence import WeekEvidence, build_evidence
 from service.core.models import (
     Digest,
     PullRequest,
@@ -119,6 +120,8 @@ class WeekFacts:
     risks: tuple[tuple[str, str, tuple[int, ...]], ...]
     prs: tuple[PRFacts, ...]
     by_number: dict[int, PRFacts] = field(default_factory=dict)
+    # what the checker grounds claims in beyond these facts (diff sides, relations, earlier week)
+    evidence: WeekEvidence | None = field(default=None, compare=False, repr=False)
 
     def pr(self, number: int) -> PRFacts | None:
         return self.by_number.get(number)
@@ -284,6 +287,7 @@ def build_facts(
         ),
         prs=facts,
         by_number={f.number: f for f in facts},
+        evidence=build_evidence(digest, prs),
     )
 
 

@@ -1,0 +1,347 @@
+"""Claims grounded in the evidence of the PRs a sentence rests on (see evidence.py).
+
+A sentence is read in segments: the words after `#123` up to the next PR number are said of
+#123 (when the item rests on it); the words before the first PR number, or a sentence that
+cites its PRs in brackets, are said of all the PRs it rests on. In each segment:
+- entity: every concept of the glossary it names (dense, MoE, 昇腾, NIXL, …) occurs in the
+  evidence of those PRs (title, body, paths, changed lines, risks, reviews);
+- action: what it says a PR does (adds, removes, renames, moves, fixes, reverts, enables,
+  disables) is what the PR's title, body or diff shows, on the right side of the diff for a
+  named thing (a name only on removed lines is not "added");
+- default: a changed default rests on a PR that says so or changes the setting, and the value
+  it names is on an added line.
+Across the sentence:
+- relation: "#A reverts / follows up / replaces / breaks #B" is a relation the digest found;
+- comparison: "more than last week" needs the earlier week's count of what it names, in the
+  same direction;
+- absence and universal claims ("no vLLM changes this week", "removes all GPU support") must
+  hold of the week's PRs, or are not taken on trust;
+- authorship and review claims need the author or a review on record;
+- failure: a failure or revert word (broke, leaks, crash, must be reverted) needs a risk,
+  failing check, revert or follow-up fix on a cited PR, unless the PR is said to fix it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import FALSE_WORDS as _FALSE
+from service.core.analyst.evidence import TRUE_WORDS as _TRUE
+from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.glossary import Glossary, glossary
+
+# a clause ends here: what follows is not the object of the verb before
+_CLAUSE_END = re.compile(
+    r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
+)
+OBJECT_CHARS = 40
+# "#A 是对 #B 的后续修复": the relation word may follow the second PR
+RELATION_TAIL = 8
+# "#A reverts the BF16 change of #B": a relation word this close before the second PR
+RELATION_REACH = 32
+# "adds 1676 lines", "新增 527 行": a size, which the figure rule checks
+_SIZE_AFTER = re.compile(
+    r"^\s*(?:了|about|around|roughly|nearly|some|over|约|近|超过)?\s*[\d,.]+\s*(?:k|K|万|千)?"
+    r"(?:\s*(?:个)?\s*(?:行|lines?|files?|文件|tests?|测试)|\s*(?:[,，、;；]|and\b|across\b|$))",
+    re.IGNORECASE,
+)
+_MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
+_BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
+_PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
+_WEEK_BUCKETS = ("modules", "categories", "types", "labels")
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    prs: tuple[PREvidence, ...]
+
+
+def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Segment]:
+    """The sentence's parts with the PRs each is said of (see the module's docstring)."""
+    every = tuple(e for e in (evidence.pr(n) for n in cited) if e is not None)
+    spans = [s for s in claims.pr_spans(text) if s[2] in cited]
+    bracketed = any(text[max(0, s[0] - 1) : s[0]] in "(（" for s in spans)
+    if not spans or bracketed:
+        return [Segment(text, every)]
+    parts = [Segment(text[: spans[0][0]], every)] if spans[0][0] else []
+    for i, (_start, end, number) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        own = evidence.pr(number)
+        parts.append(Segment(text[end:stop], (own,) if own else every))
+    return parts
+
+
+def _found(term: str | re.Pattern[str], where: str) -> bool:
+    if isinstance(term, re.Pattern):
+        return term.search(where) is not None
+    return term in where
+
+
+def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[str]:
+    """Each concept the segment names must occur in its PRs' evidence (the week's trend keys
+    when it rests on no PR)."""
+    reasons = []
+    for name, said in words.concepts_in(claims.without_code(segment.text)).items():
+        concept = words.concepts[name]
+        if segment.prs:
+            ok = any(_found(concept, e.about) for e in segment.prs)
+        else:
+            ok = _found(concept, week_words)
+        if not ok:
+            reasons.append(f"entity: {said}")
+    return reasons
+
+
+def _objects(window: str, words: Glossary) -> list[str | re.Pattern[str]]:
+    """The named things in the words after a verb: identifiers and concepts."""
+    named: list[str | re.Pattern[str]] = [t.lower() for t in claims.identifiers(window)]
+    # `ActorRolloutRefWorker.get_zeromq_address`: the method is what the diff defines
+    named += [m.lower() for m in _MEMBER.findall(window)]
+    named += [words.concepts[n] for n in words.concepts_in(claims.without_code(window))]
+    return named
+
+
+def _side_ok(action: str, term: str | re.Pattern[str], e: PREvidence) -> bool | None:
+    """Whether the diff's sides agree with `action` on `term` (None: they don't say)."""
+    added, removed = _found(term, e.added), _found(term, e.removed)
+    if action == "add" and removed and not added:
+        return False
+    if action == "remove" and added and not removed:
+        return False
+    if action == "add" and added:
+        return True
+    if action == "remove" and removed:
+        return True
+    return None
+
+
+def _action_ok(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool:
+    if action in ("add", "remove") and objects:
+        sides = [_side_ok(action, term, e) for term in objects]
+        if False in sides:
+            return False
+        if True in sides:
+            return True
+        # named, but on neither side of the diff: the PR's own words must say so
+        return action in e.said_actions
+    return action in e.actions
+
+
+def action_reasons(segment: Segment, words: Glossary) -> list[str]:
+    """What the segment says its PRs do must be what their words or diff show."""
+    if not segment.prs:
+        return []
+    text = segment.text
+    reasons = []
+    for name, action in words.actions.items():
+        if name == "default":
+            continue
+        for match in action.pattern.finditer(text):
+            after = text[match.end() : match.end() + OBJECT_CHARS]
+            if _SIZE_AFTER.match(after):
+                continue
+            end = _CLAUSE_END.search(after)
+            objects = _objects(after[: end.start()] if end else after, words)
+            if not any(_action_ok(name, objects, e) for e in segment.prs):
+                reasons.append(f"action: {match.group(0)}")
+    return list(dict.fromkeys(reasons))
+
+
+def default_reasons(segment: Segment, words: Glossary) -> list[str]:
+    """A changed default: the PR says so, or changes the setting the segment names; a value it
+    names is on an added line (or in the PR's words); on/off agrees with the setting's flip."""
+    found = words.actions["default"].pattern.search(segment.text)
+    if found is None or not segment.prs:
+        return []
+    lowered = segment.text.lower()
+    window = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
+    values = [f.values for f in claims.figures(window) if f.kind == "plain"]
+    flips = [m.group(0) for m in _BOOL_WORDS.finditer(window)]
+    for e in segment.prs:
+        keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
+        if not keys and "default" not in e.said_actions:
+            continue
+        stated = all(any(v in e.added or v in e.text for v in value) for value in values)
+        if stated and all(_flip_backed(flip, e, keys) for flip in flips):
+            return []
+    return [f"default: {found.group(0)}"]
+
+
+def _names(key: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", text) is not None
+
+
+def _flip_backed(word: str, e: PREvidence, keys: list[str]) -> bool:
+    """ "On by default" / "默认关闭": a named setting flips that way, or the PR's words say so."""
+    on = word in ("true", "on", "开启", "启用")
+    for key in keys:
+        old, new = e.settings[key]
+        if (new & _TRUE and old & _FALSE) if on else (new & _FALSE and old & _TRUE):
+            return True
+    return ("enable" if on else "disable") in e.said_actions and "default" in e.said_actions
+
+
+# --- sentence-wide claims -----------------------------------------------------------------
+
+
+def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """`#A <relation> #B` (or `#B <passive relation> by #A`) must be a relation the digest
+    found; a relation word on one PR needs that PR to be a revert or follow-up."""
+    words = glossary()
+    spans = claims.pr_spans(text)
+    reasons = []
+    for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
+        tail = text[e2 : e2 + RELATION_TAIL].lstrip()
+        between = text[e1:s2][-RELATION_REACH:] + (" " + tail if tail.startswith("的") else "")
+        for kind, pattern in words.relations.items():
+            found = pattern.search(between)
+            if found is None:
+                continue
+            passive = _PASSIVE.search(between) is not None
+            later, earlier = (second, first) if passive else (first, second)
+            if not _related(kind, later, earlier, evidence):
+                reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
+    if len(spans) == 1:
+        reasons += _single_relation(text, spans[0], evidence)
+    return reasons
+
+
+def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:
+    rules = evidence.related(later, earlier)
+    if kind == "revert":
+        return "revert" in rules
+    if kind == "followup":
+        return bool(rules)
+    return False
+
+
+def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEvidence) -> list[str]:
+    number = span[2]
+    after = text[span[1] :]
+    found = glossary().relations["followup"].search(after)
+    if found and not any(r.later == number for r in evidence.relations):
+        return [f"relation: #{number} {found.group(0)}"]
+    return []
+
+
+def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
+    """A comparison with an earlier week: the earlier count of a named module, category, type
+    or label, in the direction said, with the figures and ratio said."""
+    words = glossary()
+    found = words.word("previous_week").search(text)
+    if found is None:
+        return []
+    named = {
+        (kind, key): counts
+        for kind in _WEEK_BUCKETS
+        for key, counts in evidence.previous.get(kind, {}).items()
+        if words.names_bucket(kind, key, text)
+    }
+    if not named:
+        return [f"comparison: no earlier figure for {found.group(0)}"]
+    direction = _direction(text, words)
+    figures = claims.figures(text)
+    for (_kind, key), (count, previous) in named.items():
+        if not _compares(direction, count, previous, figures):
+            return [f"comparison: {key} {count} vs {previous} {found.group(0)}"]
+    return []
+
+
+def _compares(direction: str, count: int, previous: int, figures: list[claims.Figure]) -> bool:
+    actual = "up" if count > previous else "down" if count < previous else "same"
+    if direction not in (actual, "none"):
+        return False
+    plain = {v for f in figures if f.kind != "multiplier" for v in f.values}
+    if direction == "none" and str(previous) not in plain:
+        return False  # "4 PRs, last week 0": the earlier figure itself
+    for figure in (f for f in figures if f.kind == "multiplier"):
+        if not previous or all(abs(float(v) - count / previous) > 0.1 for v in figure.values):  # noqa: PLR2004
+            return False
+    return True
+
+
+def _direction(text: str, words: Glossary) -> str:
+    for name, label in (("comparison_same", "same"), ("comparison_down", "down")):
+        if words.word(name).search(text):
+            return label
+    return "up" if words.word("comparison_up").search(text) else "none"
+
+
+def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str]:
+    """ "No X this week" must be true of every PR of the week; other universal claims ("all",
+    "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
+    the sentence rests on."""
+    words = glossary()
+    plain = claims.without_code(text)
+    reasons = []
+    absent = words.word("absence").search(plain)
+    if absent and words.word("week_scope").search(plain):
+        named = words.concepts_in(plain)
+        present = [said for name, said in named.items() if _found(words.concepts[name], week_text)]
+        if present or not named:
+            reasons.append(f"absence: {absent.group(0)} {', '.join(present)}".rstrip())
+    universal = words.word("universal").search(plain)
+    if universal and not _cited_universal(plain, universal, len(cited), words):
+        reasons.append(f"universal: {universal.group(0)}")
+    return reasons
+
+
+def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:
+    """ "all three PRs" of three cited, "both", "三个 PR 都": a claim about the cited PRs."""
+    if cited < 2:  # noqa: PLR2004 - "both" and "all" need at least two PRs
+        return False
+    window = text[max(0, universal.start() - 12) : universal.end() + 12]
+    counts = [f for f in claims.figures(window) if f.values & {str(cited)}]
+    return bool(counts) and words.word("cited_universal").search(text) is not None
+
+
+def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """Who wrote or reviewed a PR: the author's name, or a review on record."""
+    words = glossary()
+    reasons = []
+    wrote = words.word("authorship").search(text)
+    if wrote and not any(e.author and _names_author(text, e.author) for e in prs):
+        reasons.append(f"authorship: {wrote.group(0)}")
+    reviewed = words.word("review").search(text)
+    if reviewed and not any(e.approved or e.reviewed for e in prs):
+        reasons.append(f"review: {reviewed.group(0)}")
+    return reasons
+
+
+def _names_author(text: str, author: str) -> bool:
+    lowered = text.lower()
+    return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
+
+
+def failure_reasons(segment: Segment, evidence: WeekEvidence) -> list[str]:
+    """A failure or revert word needs a risk, failing check, revert or follow-up fix on one of
+    the segment's PRs, unless the segment says the PR fixes it."""
+    if not segment.prs:
+        return []
+    words = glossary()
+    text = words.word("not_failure").sub(" ", claims.without_code(segment.text))
+    urgent = words.word("urgent_revert").search(text)
+    if urgent and not any(evidence.followed_up(e.number) for e in segment.prs):
+        return [f"failure: {urgent.group(0)}"]
+    fixing = words.word("fix_framing").search(text) is not None
+    fixing = fixing and any("fix" in e.actions for e in segment.prs)
+    for name, kinds in (("breaking", {"breaking", "migration"}), ("leak", {"secret"})):
+        found = words.word(name).search(text)
+        if found is None or (fixing and name == "leak"):
+            continue
+        if not any(e.risks & kinds or (name == "breaking" and e.breaking) for e in segment.prs):
+            return [f"failure: {found.group(0)}"]
+    failed = words.word("failure").search(text)
+    if failed is None or fixing:
+        return []
+    # a detector's risk says what may go wrong, not that it did: a failure needs a failing
+    # check, a reviewer's concern, or a later revert or fix of the PR
+    backed = any(
+        e.failing_checks or e.reviewed or evidence.followed_up(e.number) for e in segment.prs
+    )
+    return [] if backed else [f"failure: {failed.group(0)}"]
