@@ -52,6 +52,9 @@ _NOT_DANGER = re.compile(
     r"回归测试|\bregression[- ]test\w*|\bnon-breaking\b|\bbackward[- ]compatib\w*", re.I
 )
 
+# danger words a fix may be said to fix (not "risk" or "severe")
+_FIXED_DANGER = re.compile(r"broke|broken|breaks?|regress\w*|崩溃|破坏", re.IGNORECASE)
+
 # claims about the rest of the week that one PR's facts can't back
 _EXCLUSIVE = re.compile(
     r"唯一|独一|仅此一|前所未有|\bthe only\b|['’]s only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
@@ -120,15 +123,20 @@ class Checker:
     roots: frozenset[str] = frozenset()
     any_risk: bool = False
     evidence: WeekEvidence = field(default_factory=WeekEvidence)
+    total_ints: list[int] = field(default_factory=list)
+    date_ints: list[int] = field(default_factory=list)
     _week_text: str | None = None
 
     def __post_init__(self) -> None:
         f = self.facts
         values: list[int] = [*f.totals.values(), len(f.prs)]
+        self.total_ints = list(values)
         year, week = f.week.split("-W") if "-W" in f.week else (f.week, "0")
-        values += [int(year), int(week)] if year.isdigit() and week.isdigit() else []
+        dates = [int(year), int(week)] if year.isdigit() and week.isdigit() else []
         for day in (f.first_day, f.last_day):
-            values += [int(part) for part in day.split("-") if part.isdigit()]
+            dates += [int(part) for part in day.split("-") if part.isdigit()]
+        self.date_ints = dates
+        values += dates
         words = [f.repo, f.week]
         counts = [f.totals.get("prs", 0), f.totals.get("breaking_prs", 0), len(f.prs)]
         for buckets in f.trends.values():
@@ -146,6 +154,17 @@ class Checker:
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risks"))
         self.evidence = f.evidence or _facts_evidence(f)
+
+    def named_counts(self, text: str) -> list[int]:
+        """The counts (this week's and the earlier week's) of every trend bucket `text` names
+        ("rollout", "新功能类", "reverted")."""
+        words = glossary()
+        out: list[int] = []
+        for kind, buckets in self.facts.trends.items():
+            for b in buckets:
+                if words.names_bucket(kind, b.key, text):
+                    out += [b.count] if b.previous is None else [b.count, b.previous]
+        return out
 
     @property
     def week_text(self) -> str:
@@ -201,6 +220,7 @@ def _facts_evidence(facts: WeekFacts) -> WeekEvidence:
         evidence._cache[pr.number] = PREvidence(
             number=pr.number,
             text=text,
+            headline=" ".join([pr.title, *pr.modules]).lower(),
             paths="\n".join(pr.paths).lower(),
             actions=frozenset(text_actions(text)),
             said_actions=frozenset(text_actions(text)),
@@ -268,13 +288,29 @@ def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> b
     return any(abs(v - value) <= tolerance for v in ints)
 
 
+def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] | None]:
+    """The week's integers a figure of `claim` may be, and the PR counts it may state (None:
+    any count of the week): a sentence about a trend bucket states that bucket's counts; one
+    about PRs states their figures (and the week's only when it speaks of the week)."""
+    if not claim.prs:
+        named = checker.named_counts(claim.text)
+        if named:
+            allowed = named + checker.total_ints + checker.date_ints
+            return allowed, {str(v) for v in named + checker.total_ints}
+        return checker.week_ints, None
+    if glossary().word("week_scope").search(claim.text):
+        return checker.week_ints, None
+    return checker.date_ints, None
+
+
 def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
-    known = set(checker.week_numbers) | {str(len(claim.prs))} | {str(n) for n in claim.prs}
-    ints = list(checker.week_ints)
+    week_ints, named_counts = _figure_scope(claim, checker)
+    ints = list(week_ints)
+    known = {str(v) for v in week_ints} | {str(len(claim.prs))} | {str(n) for n in claim.prs}
     for pr in claim.facts:
         known |= checker.numbers(pr)
         ints += checker.ints(pr)
-    counts = checker.pr_counts | {str(len(claim.prs))}
+    counts = (checker.pr_counts if named_counts is None else named_counts) | {str(len(claim.prs))}
     reasons = []
     for figure in claims.figures(claim.text):
         if figure.kind == "prs":
@@ -311,9 +347,13 @@ def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
 
 
 def _danger_rule(claim: Claim, checker: Checker) -> list[str]:
-    found = _DANGER.search(_NOT_DANGER.sub(" ", claim.text))
+    text = _NOT_DANGER.sub(" ", claim.text)
+    found = _DANGER.search(text)
     if found is None:
         return []
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    if grounding.fixes_it(text, cited, glossary()) and _FIXED_DANGER.fullmatch(found.group(0)):
+        return []  # "fixes …, which broke reproducibility": the PR fixes the failure
     if claim.facts:
         backed = any(pr.flagged or pr.reviewed for pr in claim.facts)
     else:

@@ -41,6 +41,7 @@ class PREvidence:
 
     number: int
     text: str
+    headline: str = ""  # title and modules: what the PR is about, in its own words
     paths: str = ""
     added: str = ""
     removed: str = ""
@@ -104,7 +105,7 @@ def _diff_actions(
 
 def text_actions(text: str) -> set[str]:
     """The actions a PR's own words name (`remove the weekly workflow` → remove)."""
-    return {name for name, action in glossary().actions.items() if action.pattern.search(text)}
+    return {name for name, action in glossary().actions.items() if action.evidence.search(text)}
 
 
 def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
@@ -137,6 +138,7 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
     return PREvidence(
         number=number,
         text=text.lower(),
+        headline=" ".join([scored.title, *scored.modules]).lower(),
         paths="\n".join([*new_paths, *old_paths]).lower(),
         added="\n".join([*new_paths, *added]).lower(),
         removed="\n".join([*old_paths, *removed]).lower(),
@@ -163,6 +165,7 @@ def _scored_only(scored: ScoredPR, risks: list[Risk]) -> PREvidence:
     return PREvidence(
         number=scored.number,
         text=said,
+        headline=" ".join([scored.title, *scored.modules]).lower(),
         paths="\n".join(scored.paths).lower(),
         actions=frozenset(actions),
         said_actions=frozenset(actions),

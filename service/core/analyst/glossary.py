@@ -43,6 +43,7 @@ class Action:
     name: str
     pattern: re.Pattern[str]
     opposite: str
+    evidence: re.Pattern[str]  # the words that show it in a PR's text (pattern and more)
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,11 @@ class Glossary:
     relations: dict[str, re.Pattern[str]]
     words: dict[str, re.Pattern[str]]
     buckets: dict[str, dict[str, re.Pattern[str]]]
+    groups: dict[str, str]  # concept → its group
+
+    def group_members(self, concept: str) -> list[str]:
+        group = self.groups.get(concept)
+        return [c for c, g in self.groups.items() if g == group] if group else []
 
     def concepts_in(self, text: str) -> dict[str, str]:
         """Each concept `text` names, with the words that named it first."""
@@ -75,7 +81,8 @@ class Glossary:
 
 def _action(name: str, raw: dict[str, Any]) -> Action:
     words = [*raw.get("en", []), *raw.get("zh", [])]
-    return Action(name, pattern(words), str(raw.get("opposite", "")))
+    shown = pattern([*words, *raw.get("evidence", [])], WORD_BREAKS)
+    return Action(name, pattern(words, WORD_BREAKS), str(raw.get("opposite", "")), shown)
 
 
 def parse(text: str) -> Glossary:
@@ -90,6 +97,7 @@ def parse(text: str) -> Glossary:
             kind: {key: pattern(words, WORD_BREAKS) for key, words in names.items()}
             for kind, names in data["buckets"].items()
         },
+        groups={c: group for group, members in data["groups"].items() for c in members},
     )
 
 

@@ -39,6 +39,7 @@ _CLAUSE_END = re.compile(
     r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
 )
 OBJECT_CHARS = 40
+MODAL_REACH = 14
 # "#A 是对 #B 的后续修复": the relation word may follow the second PR
 RELATION_TAIL = 8
 # "#A reverts the BF16 change of #B": a relation word this close before the second PR
@@ -50,7 +51,14 @@ _SIZE_AFTER = re.compile(
     re.IGNORECASE,
 )
 _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
+# the new value of a default: "改为 spmd", "back to spmd", "to `async`"
+_NEW_VALUE = re.compile(
+    r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    r"([A-Za-z_][A-Za-z0-9_.\-]*)",
+    re.IGNORECASE,
+)
 _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
+_CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
@@ -86,7 +94,8 @@ def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[s
     """Each concept the segment names must occur in its PRs' evidence (the week's trend keys
     when it rests on no PR)."""
     reasons = []
-    for name, said in words.concepts_in(claims.without_code(segment.text)).items():
+    named = words.concepts_in(claims.without_code(segment.text))
+    for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:
             ok = any(_found(concept, e.about) for e in segment.prs)
@@ -94,7 +103,20 @@ def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[s
             ok = _found(concept, week_words)
         if not ok:
             reasons.append(f"entity: {said}")
+        elif segment.prs and _swapped(name, set(named), segment.prs, words):
+            reasons.append(f"entity: {said} (the PR is about another of its kind)")
     return reasons
+
+
+def _swapped(name: str, named: set[str], prs: tuple[PREvidence, ...], words: Glossary) -> bool:
+    """`name` said of PRs whose titles name other members of its group, none of which the
+    sentence names: SGLang said of a vLLM PR whose body mentions SGLang in passing."""
+    members = words.group_members(name)
+    for e in prs:
+        titled = {m for m in members if _found(words.concepts[m], e.headline)}
+        if not titled or name in titled or titled & named:
+            return False
+    return True
 
 
 def _objects(window: str, words: Glossary) -> list[str | re.Pattern[str]]:
@@ -109,18 +131,35 @@ def _objects(window: str, words: Glossary) -> list[str | re.Pattern[str]]:
 def _side_ok(action: str, term: str | re.Pattern[str], e: PREvidence) -> bool | None:
     """Whether the diff's sides agree with `action` on `term` (None: they don't say)."""
     added, removed = _found(term, e.added), _found(term, e.removed)
-    if action == "add" and removed and not added:
-        return False
-    if action == "remove" and added and not removed:
-        return False
-    if action == "add" and added:
-        return True
-    if action == "remove" and removed:
-        return True
-    return None
+    if added == removed:
+        return None  # on both sides (changed) or on neither: the diff does not say
+    return added if action == "add" else removed
+
+
+def _advised(text: str, start: int, words: Glossary) -> bool:
+    """A verb after "should", "请", "建议": what a reader should do, not what a PR did."""
+    return words.word("modal").search(text[max(0, start - MODAL_REACH) : start]) is not None
+
+
+def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
+    """For a named setting the diff flips: whether it flips the way `action` says."""
+    keys = [o for o in objects if isinstance(o, str) and o in e.settings]
+    if not keys:
+        return None
+    on = action == "enable"
+    for key in keys:
+        old, new = e.settings[key]
+        if (new & _TRUE and old & _FALSE) if on else (new & _FALSE and old & _TRUE):
+            return True
+    return False
 
 
 def _action_ok(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool:
+    if action in ("enable", "disable"):
+        flipped = _flipped(action, objects, e)
+        if flipped is not None:
+            return flipped
+        return action in e.said_actions
     if action in ("add", "remove") and objects:
         sides = [_side_ok(action, term, e) for term in objects]
         if False in sides:
@@ -143,7 +182,7 @@ def action_reasons(segment: Segment, words: Glossary) -> list[str]:
             continue
         for match in action.pattern.finditer(text):
             after = text[match.end() : match.end() + OBJECT_CHARS]
-            if _SIZE_AFTER.match(after):
+            if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
                 continue
             end = _CLAUSE_END.search(after)
             objects = _objects(after[: end.start()] if end else after, words)
@@ -153,23 +192,48 @@ def action_reasons(segment: Segment, words: Glossary) -> list[str]:
 
 
 def default_reasons(segment: Segment, words: Glossary) -> list[str]:
-    """A changed default: the PR says so, or changes the setting the segment names; a value it
-    names is on an added line (or in the PR's words); on/off agrees with the setting's flip."""
+    """A changed default: the PR says so, or changes the setting the segment names; each value
+    it names stands beside that setting or the word "default" in the PR; on/off agrees with
+    the setting's flip."""
     found = words.actions["default"].pattern.search(segment.text)
     if found is None or not segment.prs:
         return []
     lowered = segment.text.lower()
-    window = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
+    window = _clause(lowered, found.start(), found.end())
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
+    values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     flips = [m.group(0) for m in _BOOL_WORDS.finditer(window)]
     for e in segment.prs:
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
         if not keys and "default" not in e.said_actions:
             continue
-        stated = all(any(v in e.added or v in e.text for v in value) for value in values)
+        stated = all(any(_value_set(v, keys, e) for v in value) for value in values)
         if stated and all(_flip_backed(flip, e, keys) for flip in flips):
             return []
     return [f"default: {found.group(0)}"]
+
+
+def _value_set(value: str, keys: list[str], e: PREvidence) -> bool:
+    """`value` is a new value of a named setting, or stands near "default" in the PR's words or
+    on an added line."""
+    if any(value in (v.strip() for v in e.settings[k][1]) for k in keys):
+        return True
+    token = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
+    near = (
+        rf"default(?:\s+value)?\s*(?:is|of|to|=|:)\s*\W?{token}"
+        rf"|{token}\W{{1,3}}(?:\w+\W{{1,3}}){{0,2}}by default"
+    )
+    return any(re.search(near, side) for side in (e.text, e.added))
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause around text[start:end], at most OBJECT_CHARS either side."""
+    before = text[max(0, start - OBJECT_CHARS) : start]
+    cuts = list(_CLAUSE_END.finditer(before))
+    before = before[cuts[-1].end() :] if cuts else before
+    after = text[end : end + OBJECT_CHARS]
+    cut = _CLAUSE_END.search(after)
+    return before + text[start:end] + (after[: cut.start()] if cut else after)
 
 
 def _names(key: str, text: str) -> bool:
@@ -215,7 +279,7 @@ def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> boo
     rules = evidence.related(later, earlier)
     if kind == "revert":
         return "revert" in rules
-    if kind == "followup":
+    if kind in ("followup", "builds_on"):
         return bool(rules)
     return False
 
@@ -318,6 +382,20 @@ def _names_author(text: str, author: str) -> bool:
     return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
 
 
+def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
+    """The sentence says a fix PR fixes the failure it names: a fix word comes first, with no
+    "but" between it and the failure."""
+    fix = words.word("fix_framing").search(text)
+    if fix is None or not any("fix" in e.actions for e in prs):
+        return False
+    failure = words.word("failure").search(text, fix.end())
+    failure = failure or words.word("leak").search(text, fix.end())
+    first = words.word("failure").search(text)
+    if first is not None and first.start() < fix.start():
+        return False  # "breaks X, then fixes Y": the failure is said first
+    return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())
+
+
 def failure_reasons(segment: Segment, evidence: WeekEvidence) -> list[str]:
     """A failure or revert word needs a risk, failing check, revert or follow-up fix on one of
     the segment's PRs, unless the segment says the PR fixes it."""
@@ -328,8 +406,7 @@ def failure_reasons(segment: Segment, evidence: WeekEvidence) -> list[str]:
     urgent = words.word("urgent_revert").search(text)
     if urgent and not any(evidence.followed_up(e.number) for e in segment.prs):
         return [f"failure: {urgent.group(0)}"]
-    fixing = words.word("fix_framing").search(text) is not None
-    fixing = fixing and any("fix" in e.actions for e in segment.prs)
+    fixing = fixes_it(text, segment.prs, words)
     for name, kinds in (("breaking", {"breaking", "migration"}), ("leak", {"secret"})):
         found = words.word(name).search(text)
         if found is None or (fixing and name == "leak"):
