@@ -303,6 +303,17 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
     return checker.date_ints, None
 
 
+RATIO_TOLERANCE = 0.1
+
+
+def _ratio_ok(figure: claims.Figure, text: str, checker: Checker) -> bool:
+    """ "Tripled since last week": the ratio of a named bucket's count to its earlier count."""
+    if figure.kind != "multiplier":
+        return False
+    ratios = grounding.comparison_ratios(text, checker.evidence)
+    return any(abs(float(v) - r) <= RATIO_TOLERANCE for v in figure.values for r in ratios)
+
+
 def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
     week_ints, named_counts = _figure_scope(claim, checker)
     ints = list(week_ints)
@@ -318,7 +329,7 @@ def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
         elif figure.kind in ("multiplier", "percent"):
             # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
             stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
-            ok = bool(figure.values & stated)
+            ok = bool(figure.values & stated) or _ratio_ok(figure, claim.text, checker)
         elif figure.scaled is not None:
             # `8 千` is 8,000 (or `128K` as the PR writes it), never a stray 8
             said = figure.text.replace(" ", "").lower()
@@ -377,7 +388,7 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = list(claim.prs)
     for segment in grounding.segments(claim.text, cited, evidence):
         reasons += grounding.entity_reasons(segment, words, checker.week_words)
-        reasons += grounding.action_reasons(segment, words)
+        reasons += grounding.action_reasons(segment, words, evidence)
         reasons += grounding.default_reasons(segment, words)
         reasons += grounding.failure_reasons(segment, evidence)
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]

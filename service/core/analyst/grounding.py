@@ -59,6 +59,8 @@ _NEW_VALUE = re.compile(
 )
 _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
+_NAME_TAIL = re.compile(r"[\w./`-]*")
+_PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
@@ -73,7 +75,7 @@ def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Se
     """The sentence's parts with the PRs each is said of (see the module's docstring)."""
     every = tuple(e for e in (evidence.pr(n) for n in cited) if e is not None)
     spans = [s for s in claims.pr_spans(text) if s[2] in cited]
-    bracketed = any(text[max(0, s[0] - 1) : s[0]] in "(（" for s in spans)
+    bracketed = any(s[0] > 0 and text[s[0] - 1] in "(（" for s in spans)
     if not spans or bracketed:
         return [Segment(text, every)]
     parts = [Segment(text[: spans[0][0]], every)] if spans[0][0] else []
@@ -85,9 +87,12 @@ def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Se
 
 
 def _found(term: str | re.Pattern[str], where: str) -> bool:
+    """A concept, or a name as a whole token (`foo_moe` is not in `foo_moe_for_vllm10`)."""
     if isinstance(term, re.Pattern):
         return term.search(where) is not None
-    return term in where
+    if term not in where:
+        return False
+    return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", where) is not None
 
 
 def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[str]:
@@ -171,7 +176,18 @@ def _action_ok(action: str, objects: list[str | re.Pattern[str]], e: PREvidence)
     return action in e.actions
 
 
-def action_reasons(segment: Segment, words: Glossary) -> list[str]:
+def _after(text: str, start: int) -> str:
+    """About OBJECT_CHARS of `text` from `start`, not cutting a name in two."""
+    end = start + OBJECT_CHARS
+    rest = _NAME_TAIL.match(text, end)
+    return text[start : rest.end() if rest else end]
+
+
+def _reverted(number: int, evidence: WeekEvidence) -> bool:
+    return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
+
+
+def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) -> list[str]:
     """What the segment says its PRs do must be what their words or diff show."""
     if not segment.prs:
         return []
@@ -181,9 +197,13 @@ def action_reasons(segment: Segment, words: Glossary) -> list[str]:
         if name == "default":
             continue
         for match in action.pattern.finditer(text):
-            after = text[match.end() : match.end() + OBJECT_CHARS]
+            after = _after(text, match.end())
             if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
                 continue
+            if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
+                if name == "revert" and not any(_reverted(e.number, evidence) for e in segment.prs):
+                    reasons.append(f"action: {match.group(0)} (no revert of it was found)")
+                continue  # "was removed", "被删除": said of a thing, not of what the PR did
             end = _CLAUSE_END.search(after)
             objects = _objects(after[: end.start()] if end else after, words)
             if not any(_action_ok(name, objects, e) for e in segment.prs):
@@ -316,6 +336,19 @@ def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
     return []
 
 
+def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:
+    """The ratios (this week / the earlier week) of the buckets a comparison names."""
+    words = glossary()
+    if words.word("previous_week").search(text) is None:
+        return []
+    return [
+        count / previous
+        for kind in _WEEK_BUCKETS
+        for key, (count, previous) in evidence.previous.get(kind, {}).items()
+        if previous and words.names_bucket(kind, key, text)
+    ]
+
+
 def _compares(direction: str, count: int, previous: int, figures: list[claims.Figure]) -> bool:
     actual = "up" if count > previous else "down" if count < previous else "same"
     if direction not in (actual, "none"):
@@ -347,7 +380,14 @@ def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str
     if absent and words.word("week_scope").search(plain):
         named = words.concepts_in(plain)
         present = [said for name, said in named.items() if _found(words.concepts[name], week_text)]
-        if present or not named:
+        buckets = [
+            key
+            for kind, names in words.buckets.items()
+            for key in names
+            if words.names_bucket(kind, key, plain)
+        ]
+        present += [key for key in buckets if re.search(rf"^{re.escape(key)}$", week_text, re.M)]
+        if present or not (named or buckets):
             reasons.append(f"absence: {absent.group(0)} {', '.join(present)}".rstrip())
     universal = words.word("universal").search(plain)
     if universal and not _cited_universal(plain, universal, len(cited), words):

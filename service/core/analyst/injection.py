@@ -16,7 +16,7 @@ from importlib import resources
 
 from service.core.analyst import claims
 from service.core.analyst.evidence import PREvidence
-from service.core.risks.secrets import find_secrets, mask
+from service.core.risks.secrets import MASK, find_secrets, mask
 
 # the file names claims.py reads as paths (`setup.sh`, `README.md`): the identifier rule's
 _FILE_EXTENSIONS = frozenset(claims.EXTENSIONS.split("|"))
@@ -34,7 +34,8 @@ _OBFUSCATED = re.compile(
 # generic key shapes the secrets detector does not name: OpenAI-style keys, bearer tokens,
 # `api_key=…`, and long random-looking strings
 _SECRET_SHAPES = re.compile(
-    r"\bsk-[A-Za-z0-9_-]{16,}|\bBearer\s+[A-Za-z0-9._~+/-]{16,}"
+    r"\b(?:gh[pousr]|github_pat|xox[bpase]|xapp|sk|pk|rk|glpat|hf|npm|pypi)[_-](?:[A-Za-z0-9]+-)?[A-Za-z0-9]{16,}\b"
+    r"|\bBearer\s+[A-Za-z0-9._~+/-]{16,}"
     r"|\b(?:api[_-]?key|token|secret|password|passwd)\s*[:=]\s*\S{6,}"
     r"|(?<![\w/+=])(?=[A-Za-z0-9+/=]{32,}(?![\w/+=]))(?=[A-Za-z0-9+/=]*\d)"
     r"(?=[A-Za-z0-9+/=]*[A-Za-z])[A-Za-z0-9+/=]+",
@@ -102,9 +103,11 @@ def secrets(text: str) -> list[str]:
 
 
 def masked(text: str) -> str:
-    """`text` with every secret-looking string masked (first 4 characters + ****)."""
+    """`text` with every secret-looking string masked (first 4 characters + ****); what is
+    masked already stays as it is."""
     for secret in secrets(text):
-        text = text.replace(secret, mask(secret))
+        if MASK not in secret:
+            text = text.replace(secret, mask(secret))
     return text
 
 
