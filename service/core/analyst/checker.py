@@ -350,11 +350,12 @@ def _known_word(token: str, blob: str) -> bool:
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
-    return [
-        f"identifier: {token}"
-        for token in claims.identifiers(claim.text, checker.roots)
-        if not _known_word(token, blob)
-    ]
+    unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
+    if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
+        cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
+        diff = "\n".join(e.everything for e in cited if e is not None)
+        unknown = [t for t in unknown if not _known_word(t, diff)]
+    return [f"identifier: {token}" for token in unknown]
 
 
 def _danger_rule(claim: Claim, checker: Checker) -> list[str]:

@@ -66,9 +66,11 @@ _PATH = re.compile(
     rf"|(?<![A-Za-z0-9_.\-/])[A-Za-z0-9_\-]+\.(?:{EXTENSIONS})(?![A-Za-z0-9_])"
 )
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_./])[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?![A-Za-z0-9_(])")
-_SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_./])")
-_CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*(?![A-Za-z0-9_./])")
-_ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*(?![A-Za-z0-9_./])")
+# a name ends where no name character follows (a sentence's full stop is not part of it)
+_END = r"(?![A-Za-z0-9_/]|\.[A-Za-z0-9_])"
+_SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+" + _END)
+_CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*" + _END)
+_ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*" + _END)
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 MIN_SEGMENT = 2
 MIN_PATH_SLASHES = 2

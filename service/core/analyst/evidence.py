@@ -9,6 +9,7 @@ out the first time a sentence cites it, so a 2,000-PR week costs only what the m
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,12 +49,23 @@ class PREvidence:
     actions: frozenset[str] = frozenset()
     said_actions: frozenset[str] = frozenset()
     risks: frozenset[str] = frozenset()
-    settings: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     breaking: bool = False
     failing_checks: bool = False
     approved: bool = False
     reviewed: bool = False
     author: str = ""
+    changed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # removed, added lines
+
+    @functools.cached_property
+    def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        """Each setting the diff gives another value: (old values, new values); worked out
+        only for a sentence about a default or a switch."""
+        return _settings(*self.changed)
+
+    @property
+    def everything(self) -> str:
+        """Its words, its paths and both sides of its diff."""
+        return f"{self.text}\n{self.paths}\n{self.added}\n{self.removed}"
 
     @property
     def about(self) -> str:
@@ -84,9 +96,8 @@ def _settings(
     }
 
 
-def _diff_actions(
-    pr: PullRequest, settings: dict[str, tuple[frozenset[str], frozenset[str]]]
-) -> set[str]:
+def _diff_actions(pr: PullRequest) -> set[str]:
+    """What the file list shows (a switch flipped is read from `settings` when asked)."""
     statuses = {f.status for f in pr.files}
     actions = set()
     if FileStatus.ADDED in statuses:
@@ -95,11 +106,6 @@ def _diff_actions(
         actions.add("remove")
     if FileStatus.RENAMED in statuses:
         actions |= {"rename", "move"}
-    for old, new in settings.values():
-        if old & FALSE_WORDS and new & TRUE_WORDS:
-            actions.add("enable")
-        if old & TRUE_WORDS and new & FALSE_WORDS:
-            actions.add("disable")
     return actions
 
 
@@ -109,7 +115,9 @@ def text_actions(text: str) -> set[str]:
 
 
 def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
-    new = [f.path for f in pr.files if f.status != FileStatus.REMOVED]
+    """The paths a PR adds (new files, new names) and removes (deleted files, old names); a
+    modified file is on neither side."""
+    new = [f.path for f in pr.files if f.status in (FileStatus.ADDED, FileStatus.RENAMED)]
     old = [f.path for f in pr.files if f.status == FileStatus.REMOVED]
     old += [f.previous_path for f in pr.files if f.previous_path]
     return new, old
@@ -125,13 +133,12 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
         removed += old
         added += new
     new_paths, old_paths = _paths(pr)
-    settings = _settings(removed, added)
     notes = [t.body for t in pr.unresolved_threads]
     said = "\n".join([scored.title, clean_text(pr.body), *notes]).lower()
     evidence = [e.snippet for r in risks for e in r.evidence]
     text = "\n".join([said, *evidence, *scored.modules, scored.category, scored.change_type])
     said_actions = text_actions(said)
-    actions = said_actions | _diff_actions(pr, settings)
+    actions = said_actions | _diff_actions(pr)
     if scored.change_type == "revert" or scored.title.lower().startswith("revert"):
         actions.add("revert")
     reviews = pr.reviews or []
@@ -139,19 +146,19 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
         number=number,
         text=text.lower(),
         headline=" ".join([scored.title, *scored.modules]).lower(),
-        paths="\n".join([*new_paths, *old_paths]).lower(),
+        paths="\n".join(f.path for f in pr.files).lower() + "\n" + "\n".join(old_paths).lower(),
         added="\n".join([*new_paths, *added]).lower(),
         removed="\n".join([*old_paths, *removed]).lower(),
         actions=frozenset(actions),
         said_actions=frozenset(said_actions),
         risks=frozenset(r.kind.value for r in risks),
-        settings=settings,
         breaking=scored.breaking,
         failing_checks=bool(pr.failing_checks),
         approved=any(r.state == ReviewState.APPROVED for r in reviews),
         reviewed=bool(pr.unresolved_threads)
         or any(r.state == ReviewState.CHANGES_REQUESTED for r in reviews),
         author=" ".join(filter(None, [pr.author, pr.author_name])).lower(),
+        changed=(tuple(removed), tuple(added)),
     )
 
 

@@ -54,6 +54,8 @@ class Glossary:
     words: dict[str, re.Pattern[str]]
     buckets: dict[str, dict[str, re.Pattern[str]]]
     groups: dict[str, str]  # concept → its group
+    any_concept: re.Pattern[str]  # every concept at once, each a named group
+    nested: frozenset[str]  # concepts that may hide inside another's words
 
     def group_members(self, concept: str) -> list[str]:
         group = self.groups.get(concept)
@@ -62,10 +64,15 @@ class Glossary:
     def concepts_in(self, text: str) -> dict[str, str]:
         """Each concept `text` names, with the words that named it first."""
         found: dict[str, str] = {}
-        for name, compiled in self.concepts.items():
-            match = compiled.search(text)
-            if match:
-                found[name] = match.group(0)
+        for match in self.any_concept.finditer(text):
+            if match.lastgroup and match.lastgroup not in found:
+                found[match.lastgroup] = match.group(match.lastgroup)
+        # a name inside a longer one of another concept (`vl` in `qwen3-vl`) is said too
+        for name in self.concepts.keys() - found.keys():
+            if name in self.nested:
+                inner = self.concepts[name].search(text)
+                if inner:
+                    found[name] = inner.group(0)
         return found
 
     def word(self, name: str) -> re.Pattern[str]:
@@ -85,11 +92,25 @@ def _action(name: str, raw: dict[str, Any]) -> Action:
     return Action(name, pattern(words, WORD_BREAKS), str(raw.get("opposite", "")), shown)
 
 
+def _nested(concepts: dict[str, list[str]]) -> frozenset[str]:
+    """Concepts one of whose words occurs inside a word of another concept."""
+    out = set()
+    for name, words in concepts.items():
+        for other, others in concepts.items():
+            if other != name and any(w in o for w in words for o in others if w != o):
+                out.add(name)
+    return frozenset(out)
+
+
 def parse(text: str) -> Glossary:
     """The glossary of a TOML text (see service/data/glossary.toml for its shape)."""
     data = tomllib.loads(text)
+    concepts: dict[str, list[str]] = data["concepts"]
+    combined = "|".join(f"(?P<{name}>{pattern(words).pattern})" for name, words in concepts.items())
     return Glossary(
-        concepts={name: pattern(words) for name, words in data["concepts"].items()},
+        any_concept=re.compile(combined or "(?!)", re.IGNORECASE),
+        nested=_nested(concepts),
+        concepts={name: pattern(words) for name, words in concepts.items()},
         actions={name: _action(name, raw) for name, raw in data["actions"].items()},
         relations={name: pattern(words, WORD_BREAKS) for name, words in data["relations"].items()},
         words={name: pattern(words, WORD_BREAKS) for name, words in data["words"].items()},

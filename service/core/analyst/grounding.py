@@ -330,8 +330,9 @@ def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
         return [f"comparison: no earlier figure for {found.group(0)}"]
     direction = _direction(text, words)
     figures = claims.figures(text)
+    nothing = words.word("absence").search(text) is not None
     for (_kind, key), (count, previous) in named.items():
-        if not _compares(direction, count, previous, figures):
+        if not _compares(direction, count, previous, figures, nothing):
             return [f"comparison: {key} {count} vs {previous} {found.group(0)}"]
     return []
 
@@ -349,13 +350,15 @@ def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:
     ]
 
 
-def _compares(direction: str, count: int, previous: int, figures: list[claims.Figure]) -> bool:
+def _compares(
+    direction: str, count: int, previous: int, figures: list[claims.Figure], nothing: bool
+) -> bool:
     actual = "up" if count > previous else "down" if count < previous else "same"
     if direction not in (actual, "none"):
         return False
     plain = {v for f in figures if f.kind != "multiplier" for v in f.values}
-    if direction == "none" and str(previous) not in plain:
-        return False  # "4 PRs, last week 0": the earlier figure itself
+    if direction == "none" and str(previous) not in plain and not (previous == 0 and nothing):
+        return False  # "4 PRs, last week 0" (or "none"): the earlier figure itself
     for figure in (f for f in figures if f.kind == "multiplier"):
         if not previous or all(abs(float(v) - count / previous) > 0.1 for v in figure.values):  # noqa: PLR2004
             return False
@@ -377,7 +380,8 @@ def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str
     plain = claims.without_code(text)
     reasons = []
     absent = words.word("absence").search(plain)
-    if absent and words.word("week_scope").search(plain):
+    earlier = words.word("previous_week").search(plain)  # "none last week": a comparison's
+    if absent and words.word("week_scope").search(plain) and not earlier:
         named = words.concepts_in(plain)
         present = [said for name, said in named.items() if _found(words.concepts[name], week_text)]
         buckets = [
