@@ -388,7 +388,7 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons = []
     cited = list(claim.prs)
     for segment in grounding.segments(claim.text, cited, evidence):
-        reasons += grounding.entity_reasons(segment, words, checker.week_words)
+        reasons += grounding.entity_reasons(segment, words, checker.week_text)
         reasons += grounding.action_reasons(segment, words, evidence)
         reasons += grounding.default_reasons(segment, words)
         reasons += grounding.failure_reasons(segment, evidence)

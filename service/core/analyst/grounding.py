@@ -95,9 +95,9 @@ def _found(term: str | re.Pattern[str], where: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", where) is not None
 
 
-def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[str]:
-    """Each concept the segment names must occur in its PRs' evidence (the week's trend keys
-    when it rests on no PR)."""
+def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[str]:
+    """Each concept the segment names must occur in its PRs' evidence (when it rests on no PR:
+    in the week's titles, modules, categories or paths)."""
     reasons = []
     named = words.concepts_in(claims.without_code(segment.text))
     for name, said in named.items():
@@ -105,7 +105,7 @@ def entity_reasons(segment: Segment, words: Glossary, week_words: str) -> list[s
         if segment.prs:
             ok = any(_found(concept, e.about) for e in segment.prs)
         else:
-            ok = _found(concept, week_words)
+            ok = _found(concept, week_text)
         if not ok:
             reasons.append(f"entity: {said}")
         elif segment.prs and _swapped(name, set(named), segment.prs, words):
