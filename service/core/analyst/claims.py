@@ -31,7 +31,20 @@ _SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
 _EN_NUMBERS: tuple[str, ...] = ("two", "three", "four", "five", "six", "seven")
 _EN_NUMBERS += ("eight", "nine", "ten", "eleven", "twelve")
 _EN_WORDS = {word: value for value, word in enumerate(_EN_NUMBERS, start=2)}
-_EN_COUNT = re.compile(r"\b(" + "|".join(_EN_WORDS) + r")\b", re.IGNORECASE)
+_EN_WORDS |= {"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17}
+_EN_WORDS |= {"eighteen": 18, "nineteen": 19, "one": 1}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_EN_TENS |= {"eighty": 80, "ninety": 90}
+_EN_COUNT = re.compile(
+    r"\b(?:(?P<tens>"
+    + "|".join(_EN_TENS)
+    + r")(?:[- ](?P<ones>"
+    + "|".join(_EN_NUMBERS[:8])
+    + r"|one))?|(?P<word>"
+    + "|".join(w for w in _EN_WORDS if w != "one")
+    + r"))\b",
+    re.IGNORECASE,
+)
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
 _ZH_DIGITS["九"] = 9
 _ZH_COUNT = re.compile(
@@ -154,11 +167,7 @@ def figures(text: str) -> list[Figure]:
         for m in _NUMBER.finditer(text)
     ]
     out += [
-        Figure(
-            m.group(0),
-            frozenset({str(_EN_WORDS[m.group(1).lower()])}),
-            kind=_kind(text, m.end(), ""),
-        )
+        Figure(m.group(0), frozenset({str(_en_number(m))}), kind=_kind(text, m.end(), ""))
         for m in _EN_COUNT.finditer(text)
     ]
     out += [
@@ -171,6 +180,14 @@ def figures(text: str) -> list[Figure]:
     for pattern, values in _WORD_MULTIPLIERS:
         out += [Figure(m.group(0), values, kind="multiplier") for m in pattern.finditer(text)]
     return out
+
+
+def _en_number(match: re.Match[str]) -> int:
+    """two … ninety-nine written in English words."""
+    if match["word"]:
+        return _EN_WORDS[match["word"].lower()]
+    ones = _EN_WORDS[match["ones"].lower()] if match["ones"] else 0
+    return _EN_TENS[match["tens"].lower()] + ones
 
 
 def _zh_times(match: re.Match[str]) -> Figure:

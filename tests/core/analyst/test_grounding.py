@@ -22,6 +22,7 @@ KEPT = [
     ("#4665 新增约 1700 行。", [4665], "2026-W04", "zh"),
     ("#4665 adds over 1,600 lines.", [4665], "2026-W04", "en"),
     ("#4107 提供三层限流。", [4107], "2025-W47", "zh"),
+    ("Twenty-two PRs were merged this week.", [], "2026-W04", "en"),
     # entities, with Chinese names for English facts
     ("#4885 为昇腾新增 HCCL 检查点引擎。", [4885], "2026-W04", "zh"),
     ("#4158 用 fp16 训练混合专家模型。", [4158], "2025-W47", "zh"),
@@ -57,6 +58,7 @@ def test_true_sentences_of_each_class_are_kept(
 DROPPED = [
     # figure: counts, multipliers, percentages in words and digits
     ("本周合入二十三个 PR。", [], "2026-W04", "zh", "figure"),
+    ("Twenty-three PRs were merged this week.", [], "2026-W04", "en", "figure"),
     ("#4320 makes profiling twice as fast.", [4320], "2026-W04", "en", "figure"),
     ("#4665 将吞吐提升了 40%。", [4665], "2026-W04", "zh", "figure"),
     ("megatron PRs doubled compared with last week.", [], "2025-W48", "en", "comparison"),
