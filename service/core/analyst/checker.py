@@ -1,17 +1,24 @@
-"""The checker: a sentence a model wrote is kept only if it stands in the week's facts.
+"""The checker: a sentence a model wrote is kept only if every claim in it stands in the week's
+facts and evidence.
 
 A sentence (and a key change's theme label) is kept only if
 - every PR number in it is a PR of the week and one of the PRs the item rests on, and the item
   rests only on PRs of the week (a review note only on PRs with a reviewer's comment);
-- every figure in it appears in the facts of those PRs or in the week's totals and trends;
-- every path, module or identifier it quotes exists in those PRs (or names a module of the week);
+- every figure in it is one the facts hold (figure_rule.py);
+- every path, module or identifier it quotes exists in those PRs (their facts, whole body or
+  changed lines) or names a module of the week;
+- every other claim is grounded (grounding.py: entities, actions, defaults, failures;
+  sentence_claims.py: relations, comparisons, absence and universal claims, authorship and
+  reviews) in the evidence index (evidence.py), read with one glossary (glossary.toml);
 - a word of danger (风险, 回归, 破坏, 严重, regression, breaking, …) has a flagged risk or a
-  reviewer's comment on one of those PRs behind it;
+  reviewer's comment on one of those PRs behind it, unless the PR is said to fix it;
 - it makes no claim of exclusivity (唯一, the only, sole, …): "the week's only breaking
   change" can't be read off the facts of the PRs it rests on, so it is never taken on trust;
-- it holds no mention, link, markup or instruction;
+- it holds no mention, link, domain, markup, instruction, request for a token or secret
+  (injection.py);
 - it is in the report's language.
-What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list.
+What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list,
+with any secret masked.
 """
 
 from __future__ import annotations
@@ -20,11 +27,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from service.core.analyst import claims, grounding
+from service.core.analyst import claims, figure_rule, grounding, sentence_claims
 from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
 from service.core.analyst.glossary import glossary
-from service.core.analyst.injection import injection_reasons, masked
+from service.core.analyst.injection import injection_reasons, masked, safety_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -60,49 +67,6 @@ _EXCLUSIVE = re.compile(
     r"唯一|独一|仅此一|前所未有|\bthe only\b|['’]s only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
     r"|\bthe single\b|\bfirst[- ]ever\b|\bnever before\b",
     re.IGNORECASE,
-)
-
-Rule = tuple[str, re.Pattern[str]]
-_SAFETY: tuple[Rule, ...] = (
-    ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
-    ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
-    (
-        "link",
-        re.compile(
-            r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:"
-            r"|\bwww\.|\]\s*\(|[\w.+-]+@[\w-]+\.[A-Za-z]{2,}",
-            re.I,
-        ),
-    ),
-    (
-        "link",
-        re.compile(
-            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-            r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
-            r"(?!\.\w)",
-            re.I,
-        ),
-    ),
-    (
-        "markup",
-        re.compile(
-            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
-            r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
-            r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
-        ),
-    ),
-    (
-        "instruction",
-        re.compile(
-            r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
-            r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
-            r"|\b(?:system|developer)\s+(?:prompt|message)|\byou\s+are\s+(?:now|an?|the)\b"
-            r"|\bas\s+an\s+ai\b|\bnew\s+instructions?\b|\bdo\s+not\s+(?:check|verify|follow)\b"
-            r"|^\s*(?:system|assistant|user)\s*:|\bclick\s+(?:here|the\s+link)\b"
-            r"|忽略|无视|指令|提示词|系统提示|请(?:立即|马上|务必)?(?:点击|访问|打开|转发)",
-            re.I,
-        ),
-    ),
 )
 
 
@@ -177,7 +141,7 @@ class Checker:
             self._week_text = "\n".join([self.week_words, *parts]).lower()
         return self._week_text
 
-    def _pr_text(self, pr: PRFacts) -> str:
+    def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
         return "\n".join([pr.title, pr.excerpt, *pr.review_notes, *evidence])
 
@@ -185,7 +149,7 @@ class Checker:
         if pr.number not in self._numbers:
             ints = [pr.additions, pr.deletions, pr.additions + pr.deletions, pr.files]
             ints += [pr.files_removed, len(pr.modules), pr.number]
-            found = claims.numbers_in(self._pr_text(pr))
+            found = claims.numbers_in(self.pr_text(pr))
             found |= {str(v) for v in ints} | claims.normalised(f"{pr.score:g}")
             self._numbers[pr.number] = found
             self._ints[pr.number] = ints + [int(v) for v in found if v.isdigit()]
@@ -195,7 +159,7 @@ class Checker:
         """The multipliers or percentages the PR's text states."""
         key = (pr.number, kind)
         if key not in self._stated:
-            self._stated[key] = claims.values_of_kind(self._pr_text(pr), kind)
+            self._stated[key] = claims.values_of_kind(self.pr_text(pr), kind)
         return self._stated[key]
 
     def ints(self, pr: PRFacts) -> list[int]:
@@ -205,7 +169,7 @@ class Checker:
 
     def words(self, pr: PRFacts) -> str:
         if pr.number not in self._words:
-            parts = [self._pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
+            parts = [self.pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
             self._words[pr.number] = "\n".join(parts).lower()
         return self._words[pr.number]
 
@@ -254,93 +218,6 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     if claim.section == "review_notes":  # what reviewers raised rests on what they wrote
         reasons += [f"no_review: #{pr.number}" for pr in claim.facts if not pr.reviewed]
     return list(dict.fromkeys(reasons))
-
-
-APPROX = 0.05  # "约 5600 行" for 5614: within 5%
-OVER = 1.25  # "超过 5000 行" for 5614: above it, within a quarter
-UNDER = 0.8  # "近 600 行" for 563: below it, within a fifth
-
-
-def _approx_ok(figure: claims.Figure, ints: Sequence[int]) -> bool:
-    """A rounded figure ("约 5,600", "超过 5000", "nearly 600") close to one of `ints`."""
-    if figure.scaled is not None:
-        value = figure.scaled[0]
-    else:
-        numeric = [float(v) for v in figure.values if v.replace(".", "", 1).isdigit()]
-        if not numeric:
-            return False
-        value = numeric[0]
-    if figure.approx == "over":
-        return any(value < v <= value * OVER for v in ints)
-    if figure.approx == "under":
-        return any(value * UNDER <= v < value for v in ints)
-    return any(abs(v - value) <= APPROX * v for v in ints)
-
-
-def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> bool:
-    if figure.values & known:
-        return True
-    if figure.approx and figure.kind == "plain" and _approx_ok(figure, ints):
-        return True
-    if figure.scaled is None:
-        return False
-    value, tolerance = figure.scaled
-    return any(abs(v - value) <= tolerance for v in ints)
-
-
-def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] | None]:
-    """The week's integers a figure of `claim` may be, and the PR counts it may state (None:
-    any count of the week): a sentence about a trend bucket states that bucket's counts; one
-    about PRs states their figures (and the week's only when it speaks of the week)."""
-    if not claim.prs:
-        named = checker.named_counts(claim.text)
-        if named:
-            allowed = named + checker.total_ints + checker.date_ints
-            return allowed, {str(v) for v in named + checker.total_ints}
-        return checker.week_ints, None
-    if glossary().word("week_scope").search(claim.text):
-        return checker.week_ints, None
-    return checker.date_ints, None
-
-
-RATIO_TOLERANCE = 0.1
-
-
-def _ratio_ok(figure: claims.Figure, text: str, checker: Checker) -> bool:
-    """ "Tripled since last week": the ratio of a named bucket's count to its earlier count."""
-    if figure.kind != "multiplier":
-        return False
-    ratios = grounding.comparison_ratios(text, checker.evidence)
-    return any(abs(float(v) - r) <= RATIO_TOLERANCE for v in figure.values for r in ratios)
-
-
-def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
-    week_ints, named_counts = _figure_scope(claim, checker)
-    ints = list(week_ints)
-    known = {str(v) for v in week_ints} | {str(len(claim.prs))} | {str(n) for n in claim.prs}
-    for pr in claim.facts:
-        known |= checker.numbers(pr)
-        ints += checker.ints(pr)
-    counts = (checker.pr_counts if named_counts is None else named_counts) | {str(len(claim.prs))}
-    reasons = []
-    for figure in claims.figures(claim.text):
-        if figure.kind == "prs":
-            ok = bool(figure.values & counts)
-        elif figure.kind in ("multiplier", "percent"):
-            # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
-            stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
-            ok = bool(figure.values & stated) or _ratio_ok(figure, claim.text, checker)
-        elif figure.scaled is not None:
-            # `8 千` is 8,000 (or `128K` as the PR writes it), never a stray 8
-            said = figure.text.replace(" ", "").lower()
-            ok = _figure_ok(figure, set(), ints) or any(
-                said in checker._pr_text(pr).replace(" ", "").lower() for pr in claim.facts
-            )
-        else:
-            ok = _figure_ok(figure, known, ints)
-        if not ok:
-            reasons.append(f"figure: {figure.text}")
-    return reasons
 
 
 def _known_word(token: str, blob: str) -> bool:
@@ -393,22 +270,17 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         reasons += grounding.default_reasons(segment, words)
         reasons += grounding.failure_reasons(segment, evidence)
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
-    reasons += grounding.relation_reasons(claim.text, cited, evidence)
-    reasons += grounding.comparison_reasons(claim.text, evidence)
-    reasons += grounding.absence_reasons(claim.text, checker.week_text, cited)
-    reasons += grounding.people_reasons(claim.text, prs)
+    reasons += sentence_claims.relation_reasons(claim.text, cited, evidence)
+    reasons += sentence_claims.comparison_reasons(claim.text, evidence)
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited)
+    reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 
 
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = (checker.evidence.pr(n) for n in claim.prs)
-    reasons = injection_reasons(claim.text, [e for e in cited if e is not None])
-    for name, pattern in _SAFETY:
-        found = pattern.search(claim.text)
-        if found:
-            reasons.append(f"{name}: {found.group(0).strip()[:40] or repr(found.group(0))}")
-    if claim.text.count("`") % 2:
-        reasons.append("markup: unbalanced `")
+    reasons = safety_reasons(claim.text)
+    reasons += injection_reasons(claim.text, [e for e in cited if e is not None])
     return list(dict.fromkeys(reasons))
 
 
@@ -440,7 +312,7 @@ def _language_rule(claim: Claim, checker: Checker) -> list[str]:
 
 RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _pr_rule,
-    _figure_rule,
+    figure_rule.figure_reasons,
     _identifier_rule,
     _danger_rule,
     _exclusive_rule,

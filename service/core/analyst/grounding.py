@@ -3,27 +3,23 @@
 A sentence is read in segments: the words after `#123` up to the next PR number are said of
 #123 (when the item rests on it); the words before the first PR number, or a sentence that
 cites its PRs in brackets, are said of all the PRs it rests on. In each segment:
-- entity: every concept of the glossary it names (dense, MoE, 昇腾, NIXL, …) occurs in the
-  evidence of those PRs (title, body, paths, changed lines, risks, reviews);
+- entity: every concept of the glossary it names (dense, MoE, 昇腾, NIXL, …) occurs in what
+  those PRs say and the files they touch (title, body, paths, risks, reviews), and is not
+  another member of its group than the one the PR's title names;
 - action: what it says a PR does (adds, removes, renames, moves, fixes, reverts, enables,
   disables) is what the PR's title, body or diff shows, on the right side of the diff for a
   named thing (a name only on removed lines is not "added");
 - default: a changed default rests on a PR that says so or changes the setting, and the value
-  it names is on an added line.
-Across the sentence:
-- relation: "#A reverts / follows up / replaces / breaks #B" is a relation the digest found;
-- comparison: "more than last week" needs the earlier week's count of what it names, in the
-  same direction;
-- absence and universal claims ("no vLLM changes this week", "removes all GPU support") must
-  hold of the week's PRs, or are not taken on trust;
-- authorship and review claims need the author or a review on record;
-- failure: a failure or revert word (broke, leaks, crash, must be reverted) needs a risk,
-  failing check, revert or follow-up fix on a cited PR, unless the PR is said to fix it.
+  it names is the setting's new value or stands beside "default" in the PR;
+- failure: a failure or revert word (broke, leaks, crash, must be reverted) needs a failing
+  check, a reviewer's concern, a revert or follow-up fix on a cited PR, unless the PR is said to
+  fix it.
+The claims about the sentence as a whole (relations, comparisons, absence) are in
+sentence_claims.py.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,10 +36,6 @@ _CLAUSE_END = re.compile(
 )
 OBJECT_CHARS = 40
 MODAL_REACH = 14
-# "#A 是对 #B 的后续修复": the relation word may follow the second PR
-RELATION_TAIL = 8
-# "#A reverts the BF16 change of #B": a relation word this close before the second PR
-RELATION_REACH = 32
 # "adds 1676 lines", "新增 527 行": a size, which the figure rule checks
 _SIZE_AFTER = re.compile(
     r"^\s*(?:了|about|around|roughly|nearly|some|over|约|近|超过)?\s*[\d,.]+\s*(?:k|K|万|千)?"
@@ -61,8 +53,6 @@ _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _NAME_TAIL = re.compile(r"[\w./`-]*")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
-_PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
-_WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
 
 @dataclass(frozen=True)
@@ -86,7 +76,7 @@ def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Se
     return parts
 
 
-def _found(term: str | re.Pattern[str], where: str) -> bool:
+def found_in(term: str | re.Pattern[str], where: str) -> bool:
     """A concept, or a name as a whole token (`foo_moe` is not in `foo_moe_for_vllm10`)."""
     if isinstance(term, re.Pattern):
         return term.search(where) is not None
@@ -103,9 +93,9 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:
-            ok = any(_found(concept, e.about) for e in segment.prs)
+            ok = any(found_in(concept, e.about) for e in segment.prs)
         else:
-            ok = _found(concept, week_text)
+            ok = found_in(concept, week_text)
         if not ok:
             reasons.append(f"entity: {said}")
         elif segment.prs and _swapped(name, set(named), segment.prs, words):
@@ -118,7 +108,7 @@ def _swapped(name: str, named: set[str], prs: tuple[PREvidence, ...], words: Glo
     sentence names: SGLang said of a vLLM PR whose body mentions SGLang in passing."""
     members = words.group_members(name)
     for e in prs:
-        titled = {m for m in members if _found(words.concepts[m], e.headline)}
+        titled = {m for m in members if found_in(words.concepts[m], e.headline)}
         if not titled or name in titled or titled & named:
             return False
     return True
@@ -135,7 +125,7 @@ def _objects(window: str, words: Glossary) -> list[str | re.Pattern[str]]:
 
 def _side_ok(action: str, term: str | re.Pattern[str], e: PREvidence) -> bool | None:
     """Whether the diff's sides agree with `action` on `term` (None: they don't say)."""
-    added, removed = _found(term, e.added), _found(term, e.removed)
+    added, removed = found_in(term, e.added), found_in(term, e.removed)
     if added == removed:
         return None  # on both sides (changed) or on neither: the diff does not say
     return added if action == "add" else removed
@@ -268,162 +258,6 @@ def _flip_backed(word: str, e: PREvidence, keys: list[str]) -> bool:
         if (new & _TRUE and old & _FALSE) if on else (new & _FALSE and old & _TRUE):
             return True
     return ("enable" if on else "disable") in e.said_actions and "default" in e.said_actions
-
-
-# --- sentence-wide claims -----------------------------------------------------------------
-
-
-def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
-    """`#A <relation> #B` (or `#B <passive relation> by #A`) must be a relation the digest
-    found; a relation word on one PR needs that PR to be a revert or follow-up."""
-    words = glossary()
-    spans = claims.pr_spans(text)
-    reasons = []
-    for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
-        tail = text[e2 : e2 + RELATION_TAIL].lstrip()
-        between = text[e1:s2][-RELATION_REACH:] + (" " + tail if tail.startswith("的") else "")
-        for kind, pattern in words.relations.items():
-            found = pattern.search(between)
-            if found is None:
-                continue
-            passive = _PASSIVE.search(between) is not None
-            later, earlier = (second, first) if passive else (first, second)
-            if not _related(kind, later, earlier, evidence):
-                reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
-    if len(spans) == 1:
-        reasons += _single_relation(text, spans[0], evidence)
-    return reasons
-
-
-def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:
-    rules = evidence.related(later, earlier)
-    if kind == "revert":
-        return "revert" in rules
-    if kind in ("followup", "builds_on"):
-        return bool(rules)
-    return False
-
-
-def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEvidence) -> list[str]:
-    number = span[2]
-    after = text[span[1] :]
-    found = glossary().relations["followup"].search(after)
-    if found and not any(r.later == number for r in evidence.relations):
-        return [f"relation: #{number} {found.group(0)}"]
-    return []
-
-
-def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
-    """A comparison with an earlier week: the earlier count of a named module, category, type
-    or label, in the direction said, with the figures and ratio said."""
-    words = glossary()
-    found = words.word("previous_week").search(text)
-    if found is None:
-        return []
-    named = {
-        (kind, key): counts
-        for kind in _WEEK_BUCKETS
-        for key, counts in evidence.previous.get(kind, {}).items()
-        if words.names_bucket(kind, key, text)
-    }
-    if not named:
-        return [f"comparison: no earlier figure for {found.group(0)}"]
-    direction = _direction(text, words)
-    figures = claims.figures(text)
-    nothing = words.word("absence").search(text) is not None
-    for (_kind, key), (count, previous) in named.items():
-        if not _compares(direction, count, previous, figures, nothing):
-            return [f"comparison: {key} {count} vs {previous} {found.group(0)}"]
-    return []
-
-
-def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:
-    """The ratios (this week / the earlier week) of the buckets a comparison names."""
-    words = glossary()
-    if words.word("previous_week").search(text) is None:
-        return []
-    return [
-        count / previous
-        for kind in _WEEK_BUCKETS
-        for key, (count, previous) in evidence.previous.get(kind, {}).items()
-        if previous and words.names_bucket(kind, key, text)
-    ]
-
-
-def _compares(
-    direction: str, count: int, previous: int, figures: list[claims.Figure], nothing: bool
-) -> bool:
-    actual = "up" if count > previous else "down" if count < previous else "same"
-    if direction not in (actual, "none"):
-        return False
-    plain = {v for f in figures if f.kind != "multiplier" for v in f.values}
-    if direction == "none" and str(previous) not in plain and not (previous == 0 and nothing):
-        return False  # "4 PRs, last week 0" (or "none"): the earlier figure itself
-    for figure in (f for f in figures if f.kind == "multiplier"):
-        if not previous or all(abs(float(v) - count / previous) > 0.1 for v in figure.values):  # noqa: PLR2004
-            return False
-    return True
-
-
-def _direction(text: str, words: Glossary) -> str:
-    for name, label in (("comparison_same", "same"), ("comparison_down", "down")):
-        if words.word(name).search(text):
-            return label
-    return "up" if words.word("comparison_up").search(text) else "none"
-
-
-def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str]:
-    """ "No X this week" must be true of every PR of the week; other universal claims ("all",
-    "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
-    the sentence rests on."""
-    words = glossary()
-    plain = claims.without_code(text)
-    reasons = []
-    absent = words.word("absence").search(plain)
-    earlier = words.word("previous_week").search(plain)  # "none last week": a comparison's
-    if absent and words.word("week_scope").search(plain) and not earlier:
-        named = words.concepts_in(plain)
-        present = [said for name, said in named.items() if _found(words.concepts[name], week_text)]
-        buckets = [
-            key
-            for kind, names in words.buckets.items()
-            for key in names
-            if words.names_bucket(kind, key, plain)
-        ]
-        present += [key for key in buckets if re.search(rf"^{re.escape(key)}$", week_text, re.M)]
-        if present or not (named or buckets):
-            reasons.append(f"absence: {absent.group(0)} {', '.join(present)}".rstrip())
-    universal = words.word("universal").search(plain)
-    if universal and not _cited_universal(plain, universal, len(cited), words):
-        reasons.append(f"universal: {universal.group(0)}")
-    return reasons
-
-
-def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:
-    """ "all three PRs" of three cited, "both", "三个 PR 都": a claim about the cited PRs."""
-    if cited < 2:  # noqa: PLR2004 - "both" and "all" need at least two PRs
-        return False
-    window = text[max(0, universal.start() - 12) : universal.end() + 12]
-    counts = [f for f in claims.figures(window) if f.values & {str(cited)}]
-    return bool(counts) and words.word("cited_universal").search(text) is not None
-
-
-def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
-    """Who wrote or reviewed a PR: the author's name, or a review on record."""
-    words = glossary()
-    reasons = []
-    wrote = words.word("authorship").search(text)
-    if wrote and not any(e.author and _names_author(text, e.author) for e in prs):
-        reasons.append(f"authorship: {wrote.group(0)}")
-    reviewed = words.word("review").search(text)
-    if reviewed and not any(e.approved or e.reviewed for e in prs):
-        reasons.append(f"review: {reviewed.group(0)}")
-    return reasons
-
-
-def _names_author(text: str, author: str) -> bool:
-    lowered = text.lower()
-    return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
 
 
 def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:

@@ -67,6 +67,63 @@ _REQUESTS = re.compile(
 )
 
 
+Rule = tuple[str, re.Pattern[str]]
+# what the first checker dropped: mentions, links with a scheme, markup, instructions
+_SAFETY: tuple[Rule, ...] = (
+    ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
+    ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
+    (
+        "link",
+        re.compile(
+            r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:"
+            r"|\bwww\.|\]\s*\(|[\w.+-]+@[\w-]+\.[A-Za-z]{2,}",
+            re.I,
+        ),
+    ),
+    (
+        "link",
+        re.compile(
+            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+            r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
+            r"(?!\.\w)",
+            re.I,
+        ),
+    ),
+    (
+        "markup",
+        re.compile(
+            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
+            r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
+            r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
+        ),
+    ),
+    (
+        "instruction",
+        re.compile(
+            r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
+            r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
+            r"|\b(?:system|developer)\s+(?:prompt|message)|\byou\s+are\s+(?:now|an?|the)\b"
+            r"|\bas\s+an\s+ai\b|\bnew\s+instructions?\b|\bdo\s+not\s+(?:check|verify|follow)\b"
+            r"|^\s*(?:system|assistant|user)\s*:|\bclick\s+(?:here|the\s+link)\b"
+            r"|忽略|无视|指令|提示词|系统提示|请(?:立即|马上|务必)?(?:点击|访问|打开|转发)",
+            re.I,
+        ),
+    ),
+)
+
+
+def safety_reasons(text: str) -> list[str]:
+    """Mentions, links with a scheme or `www.`, markup and instructions in `text`."""
+    reasons = []
+    for name, pattern in _SAFETY:
+        found = pattern.search(text)
+        if found:
+            reasons.append(f"{name}: {found.group(0).strip()[:40] or repr(found.group(0))}")
+    if text.count("`") % 2:
+        reasons.append("markup: unbalanced `")
+    return reasons
+
+
 @functools.cache
 def _tlds() -> frozenset[str]:
     text = resources.files("service.data").joinpath("tlds.txt").read_text("utf-8")
