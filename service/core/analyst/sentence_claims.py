@@ -84,6 +84,9 @@ def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
         return [f"comparison: no earlier figure for {found.group(0)}"]
     direction = _direction(text, words)
     figures = claims.figures(text)
+    compares = words.word("comparative").search(text) or words.word("absence").search(text)
+    if direction == "none" and not figures and not compares:
+        return []  # "reverts the support from last week": no count is compared
     nothing = words.word("absence").search(text) is not None
     for (_kind, key), (count, previous) in named.items():
         if not _compares(direction, count, previous, figures, nothing):
