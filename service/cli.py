@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     scheduler.add_argument("--port", type=int, default=8080, help="for /healthz, /livez, /metrics")
     scheduler.add_argument("--host", default="0.0.0.0")  # noqa: S104 - probes come from outside
     sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    check = sub.add_parser("analyst-check", help="check a model's answer file against a week")
+    _common(check)
+    check.add_argument("file", type=Path, help="a JSON answer in the model's schema")
+    check.add_argument("--lang", choices=("zh", "en"), default=None)
     return parser
 
 
@@ -206,6 +210,18 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_analyst_check(args: argparse.Namespace, settings: Settings) -> int:
+    """Each sentence of an answer file, kept or dropped with the checker's reasons."""
+    from service.analyst_check import check_file
+
+    pipeline = wiring.build_pipeline(settings, sample=args.sample, with_senders=False, llm=False)
+    lang = args.lang or settings.digest_language
+    repo, window = _repo(args, settings), _window(args, settings)
+    lines = check_file(args.file, pipeline, repo, window, lang=lang, sample=args.sample)
+    _emit("\n".join(lines), None)
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "digest": cmd_digest,
     "post": cmd_post,
@@ -215,6 +231,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "serve": cmd_serve,
     "scheduler": cmd_scheduler,
     "migrate": cmd_migrate,
+    "analyst-check": cmd_analyst_check,
 }
 
 

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     feishu_app_secret: SecretStr | None = Field(None, description="Feishu app secret")
     feishu_verification_token: SecretStr | None = Field(None, description="event token")
     feishu_encrypt_key: SecretStr | None = Field(None, description="event encrypt key")
+    feishu_event_mode: Literal["http", "websocket"] = Field(
+        "http", description="events by HTTP callback, or over Feishu's long connection"
+    )
     feishu_base_url: str = Field("https://open.feishu.cn", description="Feishu or Lark base URL")
     feishu_chat_ids: CommaList = Field(
         [], description="group chats that get the weekly post, each with an optional :zh or :en"

@@ -13,7 +13,7 @@ from service.core.filters import DigestFilter
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
-from service.errors import ConfigError, InputError
+from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
 from service.recorded import SAMPLE_REPO, load_sample
@@ -23,10 +23,12 @@ from service.store.repository import Store, create_store_engine
 from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
+    from slack_bolt import App
     from starlette.applications import Starlette
 
     from service.commands.answer import EngineContext
     from service.doctor import Finding
+    from service.feishu.events import FeishuEvents
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
@@ -447,13 +449,17 @@ def _plain(sentence: str) -> str:
     return sentence.replace("`", "'")
 
 
-def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
-    if not (settings.slack_bot_token and settings.slack_signing_secret):
+def _slack_app(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> App | None:
+    """The bolt app when commands can reach it: signed HTTP requests (SLACK_SIGNING_SECRET) or
+    Socket Mode (SLACK_APP_TOKEN), either or both."""
+    if not (
+        settings.slack_bot_token and (settings.slack_signing_secret or settings.slack_app_token)
+    ):
         return None
-    from service.slack.app import build_slack_app, build_slack_endpoint, start_socket_mode
+    from service.slack.app import build_slack_app
     from service.slack.sender import build_web_client
 
-    app = build_slack_app(
+    return build_slack_app(
         client=build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url),
         signing_secret=secret(settings.slack_signing_secret) or "",
         engine=ctx,
@@ -462,24 +468,35 @@ def _slack_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) 
         language=settings.digest_language,
         observe=pipeline.metrics.command_answered,
     )
-    if settings.slack_app_token:
-        start_socket_mode(app, secret(settings.slack_app_token) or "")
-    return build_slack_endpoint(app)
 
 
-def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> Endpoint | None:
+def _start_socket_mode(settings: Settings, app: App) -> Callable[[], None]:
+    """Socket Mode on (SLACK_APP_TOKEN set): a refused token stops start-up in one line."""
+    from service.errors import AuthRefusedError
+    from service.slack.socket_mode import start_socket_mode
+
+    try:
+        handler = start_socket_mode(app, secret(settings.slack_app_token) or "")
+    except AuthRefusedError as exc:
+        raise ConfigError(f"invalid setting SLACK_APP_TOKEN: {exc.message}") from None
+    return handler.close
+
+
+def _feishu_events(
+    settings: Settings, pipeline: Pipeline, ctx: EngineContext
+) -> FeishuEvents | None:
     if not (settings.feishu_app_id and settings.feishu_app_secret):
         return None
     from service.feishu.api import FeishuApi
     from service.feishu.auth import TenantTokenCache
-    from service.feishu.events import build_feishu_endpoint
+    from service.feishu.events import build_feishu_events
 
     tokens = TenantTokenCache(
         base_url=settings.feishu_base_url,
         app_id=settings.feishu_app_id,
         app_secret=secret(settings.feishu_app_secret) or "",
     )
-    return build_feishu_endpoint(
+    return build_feishu_events(
         events=pipeline.store,
         api=FeishuApi(tokens),
         engine=ctx,
@@ -488,6 +505,25 @@ def _feishu_endpoint(settings: Settings, pipeline: Pipeline, ctx: EngineContext)
         regenerate=regenerate_callable(pipeline),
         observe=pipeline.metrics.command_answered,
     )
+
+
+def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable[[], None]:
+    """FEISHU_EVENT_MODE=websocket: events over Feishu's long connection, through the same
+    handling as POST /feishu/events; refused credentials stop start-up in one line."""
+    from service.errors import AuthRefusedError
+    from service.feishu.longconn import LongConnection
+
+    connection = LongConnection(
+        base_url=settings.feishu_base_url,
+        app_id=settings.feishu_app_id or "",
+        app_secret=secret(settings.feishu_app_secret) or "",
+        handle=events.handle_pushed,
+    )
+    try:
+        connection.start()
+    except AuthRefusedError as exc:
+        raise ConfigError(f"invalid setting FEISHU_APP_SECRET: {exc.message}") from None
+    return connection.stop
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
@@ -505,6 +541,37 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     )
 
 
+def _check_receivers(settings: Settings) -> None:
+    """A websocket asked for without what it needs is a settings error, not a silent no-op."""
+    if settings.slack_app_token and not settings.slack_bot_token:
+        raise ConfigError(
+            "invalid setting SLACK_APP_TOKEN: Socket Mode needs SLACK_BOT_TOKEN too (to answer)"
+        )
+    if settings.feishu_event_mode == "websocket" and not (
+        settings.feishu_app_id and settings.feishu_app_secret
+    ):
+        raise ConfigError(
+            "invalid setting FEISHU_EVENT_MODE: websocket needs FEISHU_APP_ID and FEISHU_APP_SECRET"
+        )
+
+
+def _in_turn(calls: list[Callable[[], None]]) -> Callable[[], None]:
+    def run() -> None:
+        for call in calls:
+            call()
+
+    return run
+
+
+def _slack_endpoint(settings: Settings, app: App | None) -> Endpoint | None:
+    """POST /slack/events, only with SLACK_SIGNING_SECRET: unsigned requests are never served."""
+    if app is None or not settings.slack_signing_secret:
+        return None
+    from service.slack.app import build_slack_endpoint
+
+    return build_slack_endpoint(app)
+
+
 def build_app(
     settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
 ) -> Starlette:
@@ -514,12 +581,25 @@ def build_app(
 
     ctx = engine_context(settings, pipeline)
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
+    _check_receivers(settings)
+    slack_app = _slack_app(settings, pipeline, ctx)
+    feishu = _feishu_events(settings, pipeline, ctx)
+    closes: list[Callable[[], None]] = []
+    try:
+        if slack_app is not None and settings.slack_app_token:
+            closes.append(_start_socket_mode(settings, slack_app))
+        if feishu is not None and settings.feishu_event_mode == "websocket":
+            closes.append(_start_long_connection(settings, feishu))
+    except ServiceError:
+        _in_turn(closes)()  # one refused, the other already open: close it before exiting
+        raise
+    stops = [scheduler.shutdown, *closes] if scheduler else closes
     return build_web_app(
         store=pipeline.store,
-        slack_endpoint=_slack_endpoint(settings, pipeline, ctx),
-        feishu_endpoint=_feishu_endpoint(settings, pipeline, ctx),
+        slack_endpoint=_slack_endpoint(settings, slack_app),
+        feishu_endpoint=feishu.respond if feishu else None,
         scheduler_alive=scheduler.alive if scheduler else None,
-        on_shutdown=scheduler.shutdown if scheduler else None,
+        on_shutdown=_in_turn(stops) if stops else None,
         language=settings.digest_language,
         metrics=pipeline.metrics,
         report_links=report_links(settings, pipeline.store),
@@ -559,18 +639,35 @@ def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
 
 def run_doctor(settings: Settings) -> list[Finding]:
     """`verl-week doctor`: every configured piece checked against the real service."""
-    from service.doctor import check_database, check_github, check_public_url, guarded
+    from service.doctor import (
+        check_database,
+        check_github,
+        check_public_url,
+        check_repositories,
+        guarded,
+        problem,
+    )
 
     found = guarded("database", lambda: check_database(settings.database_url))
     subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
     github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
-    found += guarded("github", lambda: check_github(github))
+    checked = guarded("github", lambda: check_github(github))
+    found += checked
+    if all(f.ok for f in checked) or not github.has_token:  # a refused token: said once
+        found += check_repositories(github, list(settings.digest_repos))
     if settings.slack_bot_token:
         found += guarded("slack", lambda: _doctor_slack(settings, subscribed.get("slack", [])))
+    elif settings.slack_app_token:
+        found.append(problem("slack", "SLACK_APP_TOKEN is set without SLACK_BOT_TOKEN: Socket "
+                             "Mode needs the bot token to answer"))  # fmt: skip
     if settings.feishu_app_id and settings.feishu_app_secret:
         found += guarded("feishu", lambda: _doctor_feishu(settings, subscribed.get("feishu", [])))
+    if settings.feishu_app_id or settings.feishu_event_mode == "websocket":
+        found += guarded("feishu", lambda: _doctor_feishu_events(settings))
     if settings.feishu_webhook_url:
         found += guarded("webhook", lambda: _doctor_webhook(settings))
+    if settings.llm_enabled:
+        found += guarded("model", lambda: _doctor_model(settings))
     chat = bool(settings.slack_bot_token or settings.feishu_app_id or settings.feishu_webhook_url)
     return found + check_public_url(settings.public_base_url, chat=chat)
 
@@ -589,16 +686,18 @@ def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
 
 def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:
     from service.doctor import check_slack
-    from service.slack.probe import bot_identity, channel_access
+    from service.slack.probe import bot_identity, channel_access, socket_url
     from service.slack.sender import build_web_client
 
     client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
     configured = [split_language(c)[0] for c in settings.slack_channels]
+    app_token = secret(settings.slack_app_token)
     return check_slack(
         lambda: bot_identity(client),
         lambda channel: channel_access(client, channel),
         list(dict.fromkeys([*configured, *subscribed])),
-        signing_secret=bool(settings.slack_signing_secret or settings.slack_app_token),
+        signing_secret=bool(settings.slack_signing_secret),
+        socket=(lambda: socket_url(client, app_token)) if app_token else None,
     )
 
 
@@ -627,3 +726,39 @@ def _doctor_webhook(settings: Settings) -> list[Finding]:
         language=settings.digest_language,
     )
     return check_webhook(sender, signed=bool(settings.feishu_webhook_secret))
+
+
+def _doctor_feishu_events(settings: Settings) -> list[Finding]:
+    from service.doctor import FeishuEventSettings, check_feishu_events
+    from service.feishu.longconn import LongConnection
+
+    endpoint = None
+    if settings.feishu_app_id and settings.feishu_app_secret:
+        connection = LongConnection(
+            base_url=settings.feishu_base_url,
+            app_id=settings.feishu_app_id,
+            app_secret=secret(settings.feishu_app_secret) or "",
+            handle=lambda _event: {},  # never connected: the endpoint is only asked for a URL
+        )
+        endpoint = connection.endpoint
+    events = FeishuEventSettings(
+        mode=settings.feishu_event_mode,
+        verification_token=bool(settings.feishu_verification_token),
+        encrypt_key=bool(settings.feishu_encrypt_key),
+        public_base_url=settings.public_base_url,
+    )
+    return check_feishu_events(events, endpoint)
+
+
+def _doctor_model(settings: Settings) -> list[Finding]:
+    from urllib.parse import urlsplit
+
+    from service.doctor import check_model
+    from service.llm.probe import served_models
+
+    base_url = settings.llm_base_url or ""
+    return check_model(
+        lambda: served_models(base_url, secret(settings.llm_api_key)),
+        settings.llm_model or "",
+        urlsplit(base_url).netloc,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from service.core.classify import Classification, classify_pr
@@ -17,16 +18,20 @@ from service.core.models import (
     FileStatus,
     PullRequest,
     Risk,
+    RiskKind,
     ScoredPR,
     Severity,
     Stats,
 )
 from service.core.narrative import build_narrative
 from service.core.profile import RepoProfile
+from service.core.relations import find_relations
 from service.core.risks import detect_risks
 from service.core.score import score_pr
+from service.core.stories import build_stories
 from service.core.trends import build_contributors, build_trends
 from service.core.unknown import unknown_facts
+from service.core.weeks import previous_window
 
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
 
@@ -94,6 +99,23 @@ def _stats(prs: list[PullRequest], scored: list[ScoredPR], risks: list[Risk]) ->
     )
 
 
+def breaking_numbers(prs: Sequence[ScoredPR], risks: Sequence[Risk]) -> set[int]:
+    """PRs that break users: declared `[BREAKING]`, or named by a breaking or migration risk."""
+    kinds = (RiskKind.BREAKING, RiskKind.MIGRATION)
+    found = {n for r in leaf_risks(list(risks)) if r.kind in kinds for n in r.prs}
+    return found | {p.number for p in prs if p.breaking}
+
+
+def add_stories(
+    digest: Digest, prs: Sequence[PullRequest], earlier: Mapping[str, Sequence[PullRequest]]
+) -> None:
+    """The digest's relations (to this week's and `earlier` weeks' PRs) and its stories."""
+    digest.relations = find_relations(digest.repo, prs, earlier)
+    digest.stories = build_stories(
+        digest.prs, digest.relations, breaking_numbers(digest.prs, digest.risks)
+    )
+
+
 def _first_timers(people: list[Contributor]) -> int | None:
     if all(c.first_time is None for c in people):
         return None
@@ -109,8 +131,11 @@ def build_digest(
     previous: Digest | None = None,
     earlier: list[PullRequest] | None = None,
     discussion_url: str = "",
+    earlier_weeks: Mapping[str, Sequence[PullRequest]] | None = None,
 ) -> Digest:
-    """The digest of `week`: scored PRs (most important first), risks, trends and narrative."""
+    """The digest of `week`: scored PRs (most important first), risks, trends, relations and
+    stories, and narrative. `earlier` are the previous week's PRs (for follow-up risks and
+    relations); `earlier_weeks` (week label → PRs) may hold more stored weeks for relations."""
     prs = week.prs
     classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
@@ -148,15 +173,23 @@ def build_digest(
         discussion_url=discussion_url,
         unknown=unknown_facts(prs),
     )
+    history = dict(earlier_weeks or {})
+    if earlier:
+        history.setdefault(previous_window(week.window).label, earlier)
+    add_stories(digest, prs, history)
     digest.narrative = build_narrative(digest)
     return digest
 
 
-def upgrade_digest(digest: Digest, prs: list[PullRequest]) -> Digest:
+def upgrade_digest(
+    digest: Digest,
+    prs: list[PullRequest],
+    earlier: Mapping[str, Sequence[PullRequest]] | None = None,
+) -> Digest:
     """A digest stored by an older schema, brought to this one without the profile: what the
     week's PR snapshots (`prs`, may be empty) and the digest itself tell is derived again
-    (gists, names, distinct files, contributors, unknown facts, the narrative); scores and
-    risks stay as they were built."""
+    (gists, names, distinct files, contributors, unknown facts, relations to `earlier` weeks'
+    PRs and stories, the narrative); scores and risks stay as they were built."""
     if digest.schema_version >= DIGEST_SCHEMA_VERSION:
         return digest
     out = digest.model_copy(deep=True)
@@ -172,5 +205,6 @@ def upgrade_digest(digest: Digest, prs: list[PullRequest]) -> Digest:
         out.stats.changed_files = changed_paths(week)
         out.stats.first_time_contributors = _first_timers(out.trends.contributors)
         out.unknown = unknown_facts(week)
+        add_stories(out, week, earlier or {})
     out.narrative = build_narrative(out)
     return out

@@ -1,19 +1,69 @@
 """A PR's one-line gist: what its body says it does, cut only at a sentence or clause boundary,
-or, when the body says nothing beyond the title, what its files show (a catalog statement)."""
+or, when the body says nothing beyond the title, what its files show (a catalog statement).
+
+The body is read the way a reviewer reads it: the answer to the template's "What does this PR
+do?", else an Overview / Main feature / Key changes / Summary section, else the text before
+the template, else any other section the author wrote (never the checklists or the test
+section); the template's hints (`> Add **concise** overview…`, `> Demonstrate…`) are not the
+author's words, other block quotes are. A list becomes a short clause list, its label
+("Key changes:") dropped."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from service.core.models import FileChange, FileStatus, PullRequest, Statement
+from service.core.models import FileChange, FileStatus, PullRequest, ScoredPR, Statement
 from service.core.titles import parse_title
 
-# verl's PR template: the first section says what the PR does
-_WHAT_HEADING = re.compile(
-    r"^\s*#{1,6}\s*\**\s*what does this pr do\b.*$", re.IGNORECASE | re.MULTILINE
+# a Markdown heading, or a line that is only a bold label (`**Overview**`)
+_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+(.*?)[ \t#]*|\*\*([^*\n]{1,60})\*\*:?[ \t]*)$", re.M)
+# sections that say what the PR does, in the order they are read
+_SAYS_WHAT = re.compile(
+    r"^\W*(what does this pr do|overview|main features?|key changes|summary|motivation|"
+    r"description|changes)\b",
+    re.IGNORECASE,
 )
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+# the template's own sections: the author's words are never in these
+_TEMPLATE_ONLY = re.compile(
+    r"^\W*(checklist before (starting|submitting)|tests?\b|testing\b)", re.IGNORECASE
+)
+# the template's hints: its first one word for word (authors write on right after it), the
+# others as a block quote starting so, with its lazy continuation lines
+CONCISE_HINT = (
+    "Add **concise** overview of what this PR aims to achieve or accomplish.",
+    "Reference related GitHub issues and PRs that help with the review.",
+)
+
+
+def _spaced_words(text: str) -> str:
+    return r"\s+".join(re.escape(w) for w in re.split(r"\s+", text))
+
+
+_CONCISE_HINT = re.compile(
+    rf"^[ \t]*>[ \t]*{_spaced_words(CONCISE_HINT[0])}(?:\s+{_spaced_words(CONCISE_HINT[1])})?",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HINT = re.compile(
+    r"^[ \t]*>[ \t]*(?:for changes that can not be tested|"
+    r"demonstrate (?:how the api|the high-level design)|\[!important\]|please check all)"
+    r"[^\n]*(?:\n(?![ \t]*\n)(?![ \t]*#)[^\n]*)*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CHECKBOX = re.compile(r"^\[[ xX]\]\s")
+_QUOTE_MARK = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+# the template's words an author kept or echoed ("as title. Reference related GitHub issues")
+_BOILERPLATE = re.compile(
+    r"\b(?:same )?as (?:the )?title\b[.。;,]?|reference related github issues(?: and prs)?"
+    r"(?: that help with the review)?[.:]?",
+    re.IGNORECASE,
+)
+# a title GitHub cut ("…") goes on at the start of the body: that is no body text
+_TITLE_TAIL = re.compile(r"\A…[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
+# a short first line that only labels the list under it ("Summary", "Key changes:")
+LABEL_WORDS = 3
+# paragraphs of one section read before giving up on it
+PARAGRAPHS_READ = 3
 # fenced blocks (closed, or running to the end of a cut-off body) are no gist; inline code spans
 # may wrap a line but never hold a blank one
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
@@ -28,6 +78,7 @@ _CITATION = re.compile(r"\[(?:[a-z_]+:\s*\d+(?:,\s*\d+)*|\^\d+)\]|【\d+†[^】
 _EMPHASIS = re.compile(r"(\*\*|__)(.*?)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+?)(?<!\s)\*(?![\w*])")
 _SPACE = re.compile(r"\s+")
+_SPACE_BEFORE_STOP = re.compile(r"(?<=\w) +([,;:.!?](?=\s|$))")
 # a URL never takes the `)` that closes the parenthesis it was written in
 _URL = re.compile(r"(?:https?://|www\.)[^\s)\]>]+")
 _EMPTY_PARENS = re.compile(r"\(\s*[:;,.]?\s*\)")
@@ -41,6 +92,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _HOLD = "\ue000{}\ue001"
 _HELD = re.compile("\ue000(\\d+)\ue001")
 
+# words of every path: no sign that a file is what the title is about
+_PATH_WORDS = frozenset(
+    {"verl", "py", "md", "yaml", "sh", "json", "tests", "test", "docs", "utils"}
+)
 GIST_MAX_CHARS = 120
 # shorter than this ("As title", "N/A", "To fix the issue") says nothing the title does not
 GIST_MIN_CHARS = 20
@@ -60,13 +115,26 @@ FILES_KEY = "narrative.files"
 # --- the body's own words ---------------------------------------------------------------
 
 
-def _section_text(body: str) -> str:
-    heading = _WHAT_HEADING.search(body)
-    if not heading:
-        return ""
-    rest = body[heading.end() :]
-    following = _HEADING.search(rest)
-    return rest[: following.start()] if following else rest
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading, text) of each part of the body, the text before the first heading first."""
+    out: list[tuple[str, str]] = []
+    heading, last = "", 0
+    for match in _HEADING.finditer(body):
+        out.append((heading, body[last : match.start()]))
+        heading, last = (match.group(1) or match.group(2) or "").strip(), match.end()
+    out.append((heading, body[last:]))
+    return out
+
+
+def _readable(body: str) -> list[str]:
+    """The parts of the body that may say what the PR does, in the order they are read."""
+    text = _FENCE.sub("", _TITLE_TAIL.sub("", body.lstrip()))
+    sections = [(h, t) for h, t in _sections(text) if not _TEMPLATE_ONLY.match(h)]
+    wanted = [t for h, t in sections if h and _SAYS_WHAT.match(h)]
+    preamble = [t for h, t in sections if not h]
+    rest = [t for h, t in sections if h and not _SAYS_WHAT.match(h)]
+    parts = (*wanted, *preamble, *rest)
+    return [_QUOTE_MARK.sub("", _HINT.sub("", _CONCISE_HINT.sub("", t))) for t in parts]
 
 
 def _hold_code(text: str) -> tuple[str, list[str]]:
@@ -86,45 +154,48 @@ def _clean_markup(text: str) -> str:
     return _EMPTY_PARENS.sub("", _DANGLING.sub("", text))
 
 
-def _paragraph_items(text: str) -> list[str]:
-    """The first paragraph that is not the template's hint, as list items (or one item)."""
+def _paragraphs(text: str) -> list[list[str]]:
+    """The text's paragraphs, each as its list items (or one item), lines joined."""
+    out: list[list[str]] = []
     items: list[str] = []
-    quoted = False  # a `>` line and its lazy continuation lines are the template's hint
-    fenced = False
-    for raw in text.splitlines():
+    checklist = False
+    for raw in [*text.splitlines(), ""]:
         line = raw.strip()
-        if line.startswith("```"):  # code is no gist: a fence ends the paragraph
-            if items:
-                break
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
         if not line:
-            quoted = False
             if items:
-                break
+                out.append(items)
+            items = []
             continue
-        quoted = quoted or line.startswith(">")
-        if quoted or _BOLD_LINE.match(line):
+        if _BOLD_LINE.match(line):
             continue
         item = _LIST_MARK.sub("", line)
+        if _CHECKBOX.match(item):
+            checklist = True
+            continue  # the template's checklist, ticked or not
+        if checklist and item == line:
+            continue  # a checklist item's continuation line
+        checklist = False
         if item != line or not items:
             items.append(item)
         else:
             items[-1] += " " + line
-    return items
+    return out
 
 
-def _first_paragraph(text: str) -> list[str]:
-    """The first real paragraph as its list items (or one item), each in one line, markup
-    removed."""
-    held_text, held = _hold_code(_FENCE.sub("", text))
+def _clean_items(items: list[str], held: list[str]) -> list[str]:
     out = []
-    for item in _paragraph_items(_clean_markup(held_text)):
+    for item in items:
         line = _SPACE.sub(" ", _ITALIC.sub(r"\1", _EMPHASIS.sub(r"\2", item))).strip()
+        line = _SPACE_BEFORE_STOP.sub(r"\1", line)  # "abstraction #4775 , in this pr"
         out.append(_HELD.sub(lambda m: held[int(m.group(1))], line))
     return [item for item in out if item]
+
+
+def _paragraph_lists(text: str) -> list[list[str]]:
+    """The first paragraphs of a part of the body as their list items, markup removed."""
+    held_text, held = _hold_code(text)
+    cleaned = _BOILERPLATE.sub("", _clean_markup(held_text))
+    return [c for p in _paragraphs(cleaned)[:PARAGRAPHS_READ] if (c := _clean_items(p, held))]
 
 
 # --- cutting ------------------------------------------------------------------------------
@@ -227,20 +298,56 @@ def says_nothing(gist: str, title: str) -> bool:
     return _words(gist) <= _words(title) | _words(parse_title(title).description)
 
 
-def gist_of(pr: PullRequest) -> str:
-    """The body's "What does this PR do?" in one line (no closing full stop, the catalogs
-    punctuate around it), or "" when it says nothing beyond the title."""
-    items = _first_paragraph(_section_text(pr.body or ""))
-    title = _words(pr.title)
-    while items and _words(items[0]) <= title:  # a first item that restates the title
+def _clause_list(items: list[str], title: set[str]) -> str:
+    """Items as one line: a first item that restates the title or only labels the list is
+    dropped; a lead ending in ':' introduces the rest; the rest are clauses joined by '; '."""
+    items = list(items)
+    while items and _words(items[0]) <= title:
         items.pop(0)
+    if len(items) > 1 and len(items[0].split()) <= LABEL_WORDS:
+        items.pop(0)  # "Summary", "Key changes:" label the list
+    if len(items) > 1 and items[0].endswith((":", "：")):
+        lead = items.pop(0)
+        return lead + " " + _clause_list(items, set())
     heads = [i.rstrip(";.") for i in items[:-1]]
-    gist = "; ".join([*heads, *items[-1:]])
+    return "; ".join([*heads, *items[-1:]])
+
+
+def _gist_of_items(items: list[str], title: str) -> str:
+    gist = _clause_list(items, _words(title))
     this_pr = _THIS_PR.search(gist)
     if this_pr and this_pr.start() > 0:  # context first, then "This PR adds …": take the latter
         gist = gist[this_pr.start() :]
     gist = shorten(gist).rstrip("。.")
-    return "" if says_nothing(gist.removesuffix(ELLIPSIS), pr.title) else gist
+    return "" if says_nothing(gist.removesuffix(ELLIPSIS), title) else gist
+
+
+def gist_of(pr: PullRequest) -> str:
+    """What the body says the PR does, in one line (no closing full stop, the catalogs
+    punctuate around it), or "" when it says nothing beyond the title."""
+    for part in _readable(pr.body or ""):
+        for items in _paragraph_lists(part):
+            gist = _gist_of_items(items, pr.title)
+            if gist:
+                return gist
+    return ""
+
+
+def title_point(title: str) -> str:
+    """What the title says the PR does, without its `[modules] type:` prefix (a revert: the
+    whole title, which says what it takes back)."""
+    parsed = parse_title(title)
+    return (parsed.description or title).strip().rstrip("。.")
+
+
+def adds_to_title(pr: ScoredPR) -> bool:
+    """Whether what the files show says something the title does not: a folder is no point,
+    and a file named by the title's own words adds nothing."""
+    statement = pr.files_gist
+    if statement is None or statement.key.endswith(".many"):
+        return False
+    path = str(statement.params.get("path", "")).replace("_", " ")
+    return not (_words(path) - _PATH_WORDS) & _words(pr.title.replace("_", " "))
 
 
 # --- what the files show ----------------------------------------------------------------------

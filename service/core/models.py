@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # 2: distinct changed files, gists that never repeat the title (files_gist), contributors
 # with names and an unknown first-time flag, `unknown`, and the short report's narrative
-DIGEST_SCHEMA_VERSION = 2
+# 3: gists read from structured bodies (lists, Overview / Key changes sections), relations
+# between PRs (this week's and earlier stored weeks') and the week's stories
+DIGEST_SCHEMA_VERSION = 3
 
 
 class Model(BaseModel):
@@ -260,6 +262,43 @@ class ScoredPR(Model):
     risk_count: int = 0
 
 
+class RelationKind(StrEnum):
+    """How a PR of the week relates to an earlier PR (this week's or an earlier week's)."""
+
+    REVERT = "revert"  # undoes it, fully or partly (whatever its title says)
+    RELAND = "reland"  # brings back what a revert took out
+    FIXES = "fixes"  # a fix that names it or reworks the lines it added
+    FOLLOWS = "follows"  # names it: a follow-up, continuation, or work based on it
+    REWORKS = "reworks"  # rewrites lines it added
+    SUBJECT = "subject"  # the same subject: a distinctive name in both titles, a shared file
+
+
+class Relation(Model):
+    """`pr` (merged this week) relates to the earlier-merged `other` as `kind` says; `week` is
+    the other PR's week when that is an earlier one ("" for this week); `lines` counts the
+    changed lines they share (0 when the relation is not about lines)."""
+
+    pr: int
+    other: int
+    kind: RelationKind
+    week: str = ""
+    other_title: str = ""
+    lines: int = 0
+
+
+class Story(Model):
+    """PRs of the week that belong together (a feature and its follow-ups, a change, its revert
+    and its re-land, a migration and the fix of what it broke): `prs` most important first,
+    `earlier` the PRs of earlier weeks it continues, `relations` what ties them, `kind` the
+    story's category (`breaking`, `reverts`, or its lead PR's category)."""
+
+    prs: list[int]
+    kind: str
+    earlier: list[int] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    weight: float = 0.0
+
+
 class TrendBucket(Model):
     key: str
     count: int
@@ -288,6 +327,9 @@ class Trends(Model):
     categories: list[TrendBucket] = Field(default_factory=list)
     contributors: list[Contributor] = Field(default_factory=list)
     previous_week: str | None = None
+    # the stored previous week's totals (what "more than last week" is held against); None
+    # when no earlier week is stored
+    previous_stats: Stats | None = None
 
 
 class KeyChangeGroup(Model):
@@ -378,6 +420,10 @@ class Digest(Model):
     risks: list[Risk] = Field(default_factory=list)
     trends: Trends = Field(default_factory=Trends)
     narrative: Narrative = Field(default_factory=Narrative)
+    # how the week's PRs relate to each other and to earlier weeks' PRs, and the stories they
+    # make (core/relations.py, core/stories.py)
+    relations: list[Relation] = Field(default_factory=list)
+    stories: list[Story] = Field(default_factory=list)
     completeness: Completeness = Field(default_factory=Completeness)
     discussion_url: str = ""
     # facts GitHub did not give for this week's PRs ("reviews", "checks", "labels",

@@ -23,13 +23,17 @@ from service.core.models import (
     Digest,
     KeyChangeGroup,
     Narrative,
+    RelationKind,
     Risk,
     RiskKind,
     ScoredPR,
     Statement,
+    Story,
     TrendBucket,
 )
+from service.core.relations import description
 from service.core.titles import parse_title
+from service.core.weeks import label_before
 
 Params = dict[str, str | int | float | list[int] | list[str]]
 PREFIX = "narrative"
@@ -47,15 +51,22 @@ CATEGORY_ORDER = (
     "chores",
     "other",
 )
-# key changes: at most this many themes, each naming up to THEME_PRS PRs
+# key changes: at most this many stories, each with up to STORY_CLAUSES ties and naming up to
+# STORY_ALSO more of its PRs
 THEMES = 6
-THEME_PRS = 3
+STORY_CLAUSES = 3
+STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
 NOTABLE_SCORE = 4.5
 GROUP_LEAD_SCORE = 3.0
-# the summary tells this many top stories; its breaking/migration sentence names this many PRs
-STORIES = 2
-STORY_CANDIDATES = 4
+# the summary: at most SUMMARY_SENTENCES sentences, telling up to SUMMARY_STORIES stories users
+# will notice (in NOTICE_ORDER, then by weight); a sentence names up to SUMMARY_LISTED PRs
+SUMMARY_SENTENCES = 5
+SUMMARY_STORIES = 3
+STORIES_PER_KIND = 2
+NOTICE_ORDER = ("breaking", "migration", "reverts", "features")
+# ties that only say the PRs touch the same code or subject: told after the others
+WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
 SUMMARY_LISTED = 3
 # recommendations and module rows name this many PRs at most
 RECOMMEND_LISTED = 4
@@ -137,37 +148,94 @@ def pr_statement(pr: ScoredPR, digest: Digest, ledger: MentionLedger) -> Stateme
     return Statement(key=key("change", variant), params=params, prs=named)
 
 
-def _theme_weight(prs: list[ScoredPR]) -> tuple[float, float]:
-    """A theme weighs what its notable PRs score together (then all its PRs)."""
-    return (sum(p.score for p in prs if p.score >= NOTABLE_SCORE), sum(p.score for p in prs))
-
-
-def _themes(digest: Digest) -> list[tuple[str, list[ScoredPR], list[ScoredPR]]]:
-    """The heaviest themes (at most THEMES), best first: the category, its PRs and the PRs
-    worth stating."""
+def _key_stories(digest: Digest) -> list[tuple[Story, list[ScoredPR]]]:
+    """The weightiest stories (at most THEMES) whose best PR is worth a key change."""
+    by_number = {p.number: p for p in digest.prs}
     out = []
-    for category, prs in _by_category(digest).items():
-        stated = [p for p in prs if p.score >= NOTABLE_SCORE][:THEME_PRS]
-        if not stated and prs[0].score >= GROUP_LEAD_SCORE:
-            stated = [prs[0]]
-        if stated:
-            out.append((category, prs, stated))
-    out.sort(key=lambda t: (*(-w for w in _theme_weight(t[1])), _category_rank(t[0])))
-    return out[:THEMES]
+    for story in digest.stories:
+        prs = [by_number[n] for n in story.prs if n in by_number]
+        if prs and prs[0].score >= GROUP_LEAD_SCORE:
+            out.append((story, prs))
+        if len(out) == THEMES:
+            break
+    return out
+
+
+def _clause_key(kind: RelationKind, week: str, previous: str, *, own: bool) -> str:
+    """`narrative.relation[.self].<kind>`, `_earlier` for last week's PR, `_older` for an older
+    one; `self` when the later PR is the line's lead (the line already names it)."""
+    suffix = "" if not week else "_earlier" if week == previous else "_older"
+    return key("relation", *(("self",) if own else ()), kind.value + suffix)
+
+
+def _clauses(
+    story: Story, digest: Digest, ledger: MentionLedger, lead: int, said: set[tuple[int, int]]
+) -> list[Statement]:
+    """What ties the story's PRs together, one clause per kind of tie, week and whether the
+    lead is the later PR (strong ties before weak ones — reworked lines, a shared subject — and
+    the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming
+    PRs while they have mentions left; a tie the lead's own sentence told (`said`) is not told
+    again."""
+    previous = label_before(digest.week)
+    grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
+    for r in story.relations:
+        if (r.pr, r.other) in said:
+            continue
+        later, earlier = grouped.setdefault((r.kind, r.week, r.pr == lead), ([], []))
+        later.append(r.pr)
+        earlier.append(r.other)
+    rank = {k: i for i, k in enumerate(RelationKind)}
+    out: list[Statement] = []
+    for (kind, week, own), (later, earlier) in sorted(
+        grouped.items(), key=lambda kv: (kv[0][0] in WEAK_TIES, not kv[0][2], rank[kv[0][0]])
+    ):
+        if len(out) == STORY_CLAUSES:
+            break
+        prs = [] if own else ledger.take(later)
+        others = ledger.take(earlier)
+        if (not prs and not own) or not others:
+            continue
+        params: Params = {"other_prs": others, "week": week}
+        if not own:
+            params["prs"] = prs
+        out.append(Statement(key=_clause_key(kind, week, previous, own=own), params=params))
+    return out
+
+
+def story_statements(
+    story: Story, prs: list[ScoredPR], digest: Digest, ledger: MentionLedger
+) -> list[Statement]:
+    """One key-change line: the story's lead PR (of its `prs`) with its point, then what ties
+    the rest to it (reverts, re-lands, follow-ups, also of earlier weeks), then its PRs not yet
+    named."""
+    lead = next((p for p in prs if ledger.take([p.number])), None)
+    if lead is None:
+        return []
+    items = [pr_statement(lead, digest, ledger)]
+    said = {(lead.number, n) for n in items[0].prs if n != lead.number}
+    items += _clauses(story, digest, ledger, lead.number, said)
+    named = {n for item in items for n in item.prs}
+    named |= {
+        n
+        for item in items
+        for v in item.params.values()
+        if isinstance(v, list)
+        for n in v
+        if isinstance(n, int)
+    }
+    rest = ledger.take([p.number for p in prs if p.number not in named], STORY_ALSO)
+    if rest:
+        items.append(Statement(key=key("relation", "also"), params={"prs": rest}))
+    return items
 
 
 def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:
-    """At most THEMES themed groups, each stating its most important PRs with their point; a
-    theme whose best PRs are named enough elsewhere states its next one worth it."""
+    """At most THEMES stories, one line each: its lead PR's point and what ties its PRs."""
     groups = []
-    for category, prs, stated in _themes(digest):
-        named = ledger.take(p.number for p in stated)
-        if not named:
-            rest = [p.number for p in prs if p.score >= GROUP_LEAD_SCORE and p not in stated]
-            named = ledger.take(rest, 1)
-        items = [pr_statement(p, digest, ledger) for p in prs if p.number in named]
+    for story, prs in _key_stories(digest):
+        items = story_statements(story, prs, digest, ledger)
         if items:
-            groups.append(KeyChangeGroup(category=category, items=items))
+            groups.append(KeyChangeGroup(category=story.kind, items=items))
     return groups
 
 
@@ -189,32 +257,65 @@ def _overview(digest: Digest) -> Statement:
     )
 
 
-def _story_key(told: list[ScoredPR]) -> str:
-    """`story`/`stories` and which of the told PRs is breaking (`_breaking`, `_first_breaking`…)."""
-    flags = [p.breaking for p in told]
-    if len(told) == 1:
-        return "story_breaking" if flags[0] else "story"
-    marks = {
-        (False, False): "",
-        (True, False): "_first_breaking",
-        (False, True): "_second_breaking",
-        (True, True): "_both_breaking",
-    }
-    return "stories" + marks[(flags[0], flags[1])]
+def _notice_rank(story: Story) -> int:
+    return NOTICE_ORDER.index(story.kind) if story.kind in NOTICE_ORDER else len(NOTICE_ORDER)
 
 
-def _stories(digest: Digest, ledger: MentionLedger) -> list[Statement]:
-    """The highest-scored changes, by number and the title's own words."""
-    candidates = [p.number for p in digest.prs[:STORY_CANDIDATES]]
-    told = [p for n in ledger.take(candidates, STORIES) if (p := digest.pr(n)) is not None]
-    if not told:
-        return []
-    params: Params = {}
-    for name, pr in zip(("top", "next"), told, strict=False):
-        params[f"{name}_pr"] = pr.number
-        params[f"{name}_title"] = parse_title(pr.title).description or pr.title
-    prs = [p.number for p in told]
-    return [Statement(key=key("summary", _story_key(told)), params=params, prs=prs)]
+def _noticed(digest: Digest) -> list[tuple[Story, ScoredPR]]:
+    """The stories users will notice, at most SUMMARY_STORIES and STORIES_PER_KIND of a kind:
+    breaking changes, migrations, reverts and re-lands, new features, then the rest, each by
+    weight; only stories whose lead PR is notable."""
+    by_number = {p.number: p for p in digest.prs}
+    ranked = []
+    for story in digest.stories:
+        lead = by_number.get(story.prs[0])
+        if lead is not None and lead.score >= NOTABLE_SCORE:
+            ranked.append((story, lead))
+    ranked.sort(key=lambda sl: (_notice_rank(sl[0]), -sl[0].weight))
+    out: list[tuple[Story, ScoredPR]] = []
+    for story, lead in ranked:
+        if sum(1 for s, _ in out if _summary_kind(s) == _summary_kind(story)) < STORIES_PER_KIND:
+            out.append((story, lead))
+    return out[:SUMMARY_STORIES]
+
+
+def _summary_kind(story: Story) -> str:
+    return story.kind if story.kind in NOTICE_ORDER else "change"
+
+
+def _story_sentence(
+    kind: str, told: list[tuple[Story, ScoredPR]], ledger: MentionLedger
+) -> Statement | None:
+    """One sentence for one or two stories of a kind: each lead PR by number and its title's
+    own words; with one story, the story's other PRs of the week too."""
+    leads = [lead for _, lead in told if ledger.take([lead.number])]
+    if not leads:
+        return None
+    params: Params = {"pr": leads[0].number, "title": description(leads[0].title)}
+    if len(leads) > 1:
+        params.update(next_pr=leads[1].number, next_title=description(leads[1].title))
+        prs = [leads[0].number, leads[1].number]
+        return Statement(key=key("summary", "story", kind + "_two"), params=params, prs=prs)
+    story = next(s for s, lead in told if lead is leads[0])
+    others = ledger.take([n for n in story.prs if n != leads[0].number], SUMMARY_LISTED)
+    if not others:
+        return Statement(key=key("summary", "story", kind), params=params, prs=[leads[0].number])
+    params.update(_listed("prs", others, len(story.prs) - 1))
+    prs = [leads[0].number, *others]
+    return Statement(key=key("summary", "story", kind + "_with"), params=params, prs=prs)
+
+
+def _stories(digest: Digest, ledger: MentionLedger, most: int) -> list[Statement]:
+    """At most `most` sentences on the stories users will notice, one per kind of story."""
+    by_kind: dict[str, list[tuple[Story, ScoredPR]]] = {}
+    for story, lead in _noticed(digest):
+        by_kind.setdefault(_summary_kind(story), []).append((story, lead))
+    out = []
+    for kind, told in list(by_kind.items())[: max(most, 0)]:
+        sentence = _story_sentence(kind, told, ledger)
+        if sentence is not None:
+            out.append(sentence)
+    return out
 
 
 def _breaking_prs(digest: Digest) -> list[int]:
@@ -278,8 +379,11 @@ def build_summary(
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
     told = {n for s in stories for n in s.prs}
-    breaking = _breaking(digest, ledger, told)
-    marked = {n for n in told if (pr := digest.pr(n)) is not None and pr.breaking}
+    incomplete = _incomplete(digest)
+    room = SUMMARY_SENTENCES - 2 - len(stories) - len(incomplete)  # the overview, the risk
+    breaking = _breaking(digest, ledger, told) if room > 0 else []
+    breaking_keys = (key("summary", "story", "breaking"), key("summary", "story", "migration"))
+    marked = {n for st in stories if st.key.startswith(breaking_keys) for n in st.prs}
     told_breaking = marked | (
         {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
     )
@@ -288,7 +392,7 @@ def build_summary(
         *stories,
         *breaking,
         _risk_headline(digest, ledger, told_breaking),
-        *_incomplete(digest),
+        *incomplete,
     ]
 
 
@@ -431,7 +535,8 @@ def build_narrative(digest: Digest) -> Narrative:
     ledger = fixed_ledger(digest)
     # the top stories lead the summary; then each theme names its PRs, before the summary's
     # other sentences, the recommendations and the module table take what mentions are left
-    stories = _stories(digest, ledger) if digest.prs else []
+    room = SUMMARY_SENTENCES - 2 - len(_incomplete(digest))
+    stories = _stories(digest, ledger, room) if digest.prs else []
     key_changes = build_key_changes(digest, ledger)
     summary = build_summary(digest, ledger, stories)
     recommendations = build_recommendations(digest, ledger)

@@ -112,4 +112,5 @@ def build_trends(
         ),
         contributors=build_contributors(prs, earlier_authors),
         previous_week=previous.week if previous is not None else None,
+        previous_stats=previous.stats if previous is not None else None,
     )

@@ -81,6 +81,16 @@ def format_week(year: int, week: int) -> str:
     return f"{year}-W{week:02d}"
 
 
+def label_before(label: str) -> str:
+    """The ISO week label before `label` (`2026-W01` → `2025-W52`); '' when it is no label."""
+    match = WEEK_RE.match(label.strip())
+    if not match:
+        return ""
+    monday = date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
+    year, week, _ = (monday - timedelta(days=7)).isocalendar()
+    return format_week(year, week)
+
+
 def owed_week(last_done: str | None, now: datetime, timezone: str) -> WeekWindow | None:
     """The week a start-up catch-up owes: `last` if it was not done yet, else None.
 

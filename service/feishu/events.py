@@ -11,6 +11,10 @@ nothing else (Feishu delivers at least once). Then:
 - im.message.receive_v1 (p2p, or a group message that mentions the bot) → the command engine
   → a reply card, sent from a background thread so the HTTP answer is immediate;
 - card.action.trigger (the card buttons) → a toast within Feishu's 3 s, the work afterwards.
+
+The same FeishuEvents handles events pushed over Feishu's long connection (longconn.py, with
+FEISHU_EVENT_MODE=websocket): `handle_pushed` skips only the HTTP checks, which that
+authenticated connection has no use for.
 """
 
 from __future__ import annotations
@@ -174,16 +178,19 @@ class FeishuEvents:
         except RejectedError as exc:
             logger.warning("feishu event rejected", extra={"reason": str(exc)})
             return JSONResponse({"msg": "unauthorized"}, status_code=HTTP_UNAUTHORIZED)
+        return JSONResponse(await run_in_threadpool(self.handle_pushed, payload))
+
+    def handle_pushed(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """`handle` for an event already authenticated (a signed request, or one pushed over
+        the long connection): a failure is logged and answered `{}`, never raised."""
         try:
-            answer_body = await run_in_threadpool(self.handle, payload)
+            return self.handle(payload)
         except ServiceError as exc:
             logger.warning("feishu event not handled", extra={"error": exc.message})
-            return JSONResponse({})
         except Exception:
             # Answer 200 anyway: the event id is remembered, so a retry would be dropped.
             logger.exception("feishu event failed", extra={"incident": uuid.uuid4().hex[:12]})
-            return JSONResponse({})
-        return JSONResponse(answer_body)
+        return {}
 
     def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
         """The JSON answer to an authenticated event (runs in a worker thread)."""
@@ -373,7 +380,36 @@ def build_feishu_endpoint(
     clock: Callable[[], float] = time.time,
 ) -> Endpoint:
     """The async Starlette endpoint for POST /feishu/events."""
-    state = FeishuEvents(
+    return build_feishu_events(
+        events=events,
+        api=api,
+        engine=engine,
+        verification_token=verification_token,
+        encrypt_key=encrypt_key,
+        bot_open_id=bot_open_id,
+        regenerate=regenerate,
+        spawn=spawn,
+        observe=observe,
+        clock=clock,
+    ).respond
+
+
+def build_feishu_events(
+    *,
+    events: EventLog,
+    api: FeishuApi,
+    engine: EngineContext,
+    verification_token: str | None,
+    encrypt_key: str | None,
+    bot_open_id: str | None = None,
+    regenerate: Regenerate | None = None,
+    spawn: Spawn = spawn_thread,
+    observe: ObserveCommand | None = None,
+    clock: Callable[[], float] = time.time,
+) -> FeishuEvents:
+    """The event handling shared by POST /feishu/events (`respond`) and the long connection
+    (`handle_pushed`): one command flow whichever way an event arrives."""
+    return FeishuEvents(
         events=events,
         api=api,
         engine=engine,
@@ -385,5 +421,3 @@ def build_feishu_endpoint(
         observe=observe,
         clock=clock,
     )
-
-    return state.respond

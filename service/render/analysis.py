@@ -23,6 +23,7 @@ __all__ = [
     "Written",
     "card_context",
     "card_note",
+    "footer",
     "item_text",
     "note",
     "point_line",
@@ -46,14 +47,21 @@ def note(tr: Translator, view: Written, escape: Escape) -> str:
     """The report's note: which parts the model wrote, its name, that each sentence was checked
     and how many were dropped."""
     key = "analysis.note" if view.dropped else "analysis.note_clean"
-    return tr.t(
-        key, sections=section_names(tr, view), model=escape(view.model), dropped=view.dropped
-    )
+    return tr.t(key, sections=section_names(tr, view), model=escape(view.model), count=view.dropped)
 
 
 def card_note(tr: Translator, view: Written, escape: Escape) -> str:
-    """The one-line note of a chat card."""
-    return tr.t("analysis.card_note", sections=section_names(tr, view), model=escape(view.model))
+    """The one-line note of a chat card: the model's name and how many sentences were dropped."""
+    key = "analysis.card_note" if view.dropped else "analysis.card_note_clean"
+    return tr.t(key, sections=section_names(tr, view), model=escape(view.model), count=view.dropped)
+
+
+def footer(tr: Translator, view: Written, escape: Escape, tool: str) -> str:
+    """The report's last line when a model wrote part of it: what rules made, what the model
+    wrote and that it was checked (`tool`: the program's name, already marked up)."""
+    return tr.t(
+        "analysis.footer", tool=tool, sections=section_names(tr, view), model=escape(view.model)
+    )
 
 
 def unnamed_prs(item: AnalysisItem, skip: tuple[int, ...] = ()) -> list[int]:

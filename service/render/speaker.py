@@ -11,9 +11,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.core.gists import shorten
+from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import RiskGroup, is_pr_param, leaf_risks, risk_groups
-from service.core.models import AnalysisItem, Digest, Evidence, Factor, Risk, ScoredPR, Statement
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Evidence,
+    Factor,
+    KeyChangeGroup,
+    Risk,
+    ScoredPR,
+    Statement,
+)
 from service.core.risks import message_keys
 from service.render import analysis, escape
 from service.render.environment import signed
@@ -35,6 +44,8 @@ _FINAL_STOP = re.compile(r"[。．.!?！？]+$")
 CODE_PARAMS = frozenset(
     {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
 )
+# `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
+BESIDE_TABLE = "table"
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
 POINT_PARAM = "point"
 # A statement parameter holding logins, shown as people with their names and PR counts.
@@ -206,20 +217,32 @@ class Speaker:
         return _PR_REF.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
 
     def point(
-        self, number: int, *, quoted: bool = True, limit: int | None = None, model: bool = True
+        self,
+        number: int,
+        *,
+        quoted: bool = True,
+        limit: int | None = None,
+        model: bool = True,
+        beside: str = "",
     ) -> str:
         """What the PR does: the model's checked 要点 when it wrote one (unless `model` is
         False; a checked sentence is shown whole), else its gist (PR text, quoted in the
-        catalog's marks; cut at a sentence or clause boundary to `limit`), else what its files
-        show, else a dash; never its title."""
+        catalog's marks; cut at a sentence or clause boundary to `limit`), else its title's
+        description (what it says it does), and only then what its files show. Shown beside
+        its title, the title is not said again: `beside="title"` (a card line) says what the
+        files show; `beside="table"` (a table row) only when that adds to the title; else a
+        dash."""
         written = self.written.point(number) if model and self.written else None
         if written is not None:
             return self.item(written, skip=(number,))
         pr = self.digest.pr(number)
-        if pr is not None and pr.gist:
-            gist = self.text(shorten(pr.gist, limit) if limit else pr.gist)
-            return self.tr.t("report.quote", text=gist) if quoted else gist
-        if pr is not None and pr.files_gist is not None:
+        if pr is None:
+            return self.tr.t("report.no_point")
+        said = pr.gist or ("" if beside else title_point(pr.title))
+        if said:
+            text = self.text(shorten(said, limit) if limit else said)
+            return self.tr.t("report.quote", text=text) if quoted else text
+        if pr.files_gist is not None and (beside != BESIDE_TABLE or adds_to_title(pr)):
             return self.fill(pr.files_gist.key, pr.files_gist.params)
         return self.tr.t("report.no_point")
 
@@ -307,6 +330,15 @@ class Speaker:
             return sentence
         return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
 
+    def story_line(self, group: KeyChangeGroup) -> str:
+        """A key change: the story's lead PR, then each tie (`；…`), then the closing stop."""
+        if not group.items:
+            return ""
+        clauses = "".join(
+            self.tr.t("report.key_changes.clause", text=self.say(i)) for i in group.items[1:]
+        )
+        return self.say(group.items[0]) + clauses + self.tr.t("report.key_changes.end")
+
     # --- the model-written parts (which ones: core.analyst.sections) ------------------------
 
     def prose(self, value: str) -> str:
@@ -339,6 +371,13 @@ class Speaker:
         if self.written is None:
             return ""
         return analysis.note(self.tr, self.written, self.target.text)
+
+    def footer(self) -> str:
+        """The report's last line: that rules made it, and which parts a model wrote if any."""
+        tool = self.code("verl-week")
+        if self.written is None:
+            return self.tr.t("report.footer", tool=tool)
+        return analysis.footer(self.tr, self.written, self.target.text, tool)
 
     def risk_text(self, risk: Risk, field: str) -> str:
         """Risk wording: the first of core's `message_keys` the catalog has (rule, then kind;

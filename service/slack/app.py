@@ -273,13 +273,3 @@ def build_slack_endpoint(app: App) -> Endpoint:
         return to_starlette_response(bolt_response)
 
     return endpoint
-
-
-def start_socket_mode(app: App, app_token: str, *, connect: bool = True) -> Any:
-    """Socket Mode (SLACK_APP_TOKEN set): a websocket to Slack instead of a public URL."""
-    from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-    handler = SocketModeHandler(app, app_token)
-    if connect:
-        handler.connect()
-    return handler

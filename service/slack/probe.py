@@ -52,3 +52,31 @@ def channel_access(client: WebClient, channel: str) -> Access:
     except (SlackClientError, OSError) as exc:
         raise UnreachableError(f"Slack could not be reached ({type(exc).__name__})") from None
     return Access.MEMBER
+
+
+# apps.connections.open errors that mean SLACK_APP_TOKEN itself is wrong (a bot token given as
+# the app token answers not_allowed_token_type; an app token without connections:write,
+# missing_scope)
+APP_TOKEN_ERRORS = TOKEN_ERRORS | {"not_allowed_token_type", "missing_scope", "invalid_token"}
+APP_LEVEL_HOWTO = (
+    "create an app-level token with connections:write under Basic Information → "
+    "App-Level Tokens (xapp-…)"
+)
+
+
+def socket_url(client: WebClient, app_token: str) -> str:
+    """apps.connections.open with the app token: the websocket URL Socket Mode connects to.
+
+    AuthRefusedError when Slack refuses the token, UnreachableError when it can't be asked."""
+    try:
+        data = client.apps_connections_open(app_token=app_token)
+    except SlackApiError as exc:
+        code = str(exc.response.get("error") or "unknown_error")
+        if code in APP_TOKEN_ERRORS:
+            raise AuthRefusedError(
+                f"Slack refused SLACK_APP_TOKEN ({code}): {APP_LEVEL_HOWTO}"
+            ) from None
+        raise UnreachableError(f"Slack apps.connections.open failed: {code}") from None
+    except (SlackClientError, OSError) as exc:
+        raise UnreachableError(f"Slack could not be reached ({type(exc).__name__})") from None
+    return str(data.get("url") or "")

@@ -30,6 +30,7 @@ from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
 from service.core.digest import upgrade_digest
 from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
+from service.core.weeks import label_before
 from service.errors import StoreUnavailableError
 from service.store import tables as t
 from service.store.batches import ROW_CHUNK, chunks
@@ -363,7 +364,9 @@ class Store:
             return None
         digest = Digest.model_validate(row[0])
         if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
-            digest = upgrade_digest(digest, self.load_prs(repo, week))
+            before = label_before(week)
+            earlier = {before: self.load_prs(repo, before)} if before else {}
+            digest = upgrade_digest(digest, self.load_prs(repo, week), earlier)
         return digest
 
     @translated

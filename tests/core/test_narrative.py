@@ -21,8 +21,8 @@ from service.core.models import (
 from service.core.narrative import (
     RECOMMEND_LISTED,
     ROW_LISTED,
+    STORY_CLAUSES,
     SUMMARY_LISTED,
-    THEME_PRS,
     THEMES,
     build_narrative,
 )
@@ -128,31 +128,39 @@ def test_summary_is_at_most_five_sentences_without_lists_of_prs(
     assert len(named) == len(set(named))
 
 
-def test_w04_summary_tells_the_breaking_top_change_first(digests: dict[str, Digest]) -> None:
-    stories = digests["2026-W04"].narrative.summary[1]
-    assert stories.key == "narrative.summary.stories_first_breaking"
-    assert (stories.params["top_pr"], stories.params["next_pr"]) == (4280, 4665)
-    assert stories.params["top_title"] == (
+def test_w04_summary_opens_with_the_breaking_stories_then_the_new_engine(
+    digests: dict[str, Digest],
+) -> None:
+    summary = digests["2026-W04"].narrative.summary
+    breaking, feature = summary[1], summary[2]
+    assert breaking.key == "narrative.summary.story.breaking_two"
+    assert (breaking.params["pr"], breaking.params["next_pr"]) == (4280, 5033)
+    assert breaking.params["title"] == (
         "implement vLLM colocated training-inference rollout with process separation"
     )
-    # the other breaking changes the issue names: #4320 removes profiler config keys, #5033
-    # deletes verl/utils/veomni_utils.py, #4931 renames patch_v012.py; #4280 is told once
-    breaking = next(
-        s for s in digests["2026-W04"].narrative.summary if s.key == "narrative.summary.breaking"
+    # a new rollout engine is what users notice next
+    assert feature.key == "narrative.summary.story.features"
+    assert (feature.params["pr"], feature.params["title"]) == (
+        4665,
+        "Adding tensorrt_llm as new rollout engine",
     )
-    assert breaking.prs == [5033, 4320, 4931]
+    # the other breaking changes the stories did not tell, then the worst other risk
+    rest = next(s for s in summary if s.key == "narrative.summary.breaking")
+    assert rest.prs == [4320, 4931]
+    assert ".risk_next." in summary[4].key
+    assert len(summary) == 5
 
 
-def test_w48_summary_tells_the_migrations_and_the_other_breaking_change(
+def test_w48_summary_tells_the_breaking_changes_and_the_migration(
     digests: dict[str, Digest],
 ) -> None:
     summary = {s.key: s for s in digests["2025-W48"].narrative.summary}
-    assert summary["narrative.summary.stories"].prs == [4352, 4283]
-    assert summary["narrative.summary.breaking"].prs == [4211, 4304]
-    # #4283 is told as a story, but not as what makes it the worst risk item: the headline says so
-    top = next(s for s in summary.values() if ".risk_top." in s.key)
-    assert top.key == "narrative.summary.risk_top.migration"
-    assert top.prs == [4283]
+    assert summary["narrative.summary.story.breaking_two"].prs == [4352, 4211]
+    assert summary["narrative.summary.story.migration"].prs == [4283]
+    assert summary["narrative.summary.breaking"].prs == [4304]
+    # #4283 is told as the migration story: the risk headline goes on "besides those"
+    top = next(s for s in summary.values() if ".risk_" in s.key)
+    assert top.key == "narrative.summary.risk_next.followup"
 
 
 @pytest.mark.parametrize("label", WEEKS)
@@ -188,21 +196,62 @@ def test_a_failing_check_is_named_in_the_summary(digests: dict[str, Digest]) -> 
 
 
 @pytest.mark.parametrize("label", WEEKS)
-def test_key_changes_are_a_few_themes_naming_their_best_prs(
+def test_key_changes_are_the_weightiest_stories_one_line_each(
     digests: dict[str, Digest], label: str
 ) -> None:
     digest = digests[label]
     groups = digest.narrative.key_changes
     assert 1 <= len(groups) <= THEMES
-    assert len({g.category for g in groups}) == len(groups)
-    for group in groups:
-        assert 1 <= len(group.items) <= THEME_PRS
-        numbers = [s.params["number"] for s in group.items]
-        members = [p.number for p in digest.prs if p.category == group.category]
-        assert numbers == [n for n in members if n in numbers]  # most important first
-        for statement in group.items:
-            assert statement.key.startswith("narrative.change.pr")
-            assert statement.params["point"] == statement.params["number"]
+    leads = [g.items[0].params["number"] for g in groups]
+    stories = [s for s in digest.stories if s.prs[0] in leads]
+    assert [s.prs[0] for s in stories] == leads  # in the stories' order, weightiest first
+    for group, story in zip(groups, stories, strict=True):
+        assert group.category == story.kind
+        lead = group.items[0]
+        assert lead.key.startswith("narrative.change.pr")
+        assert lead.params["point"] == lead.params["number"]
+        ties = [i for i in group.items[1:] if i.key != "narrative.relation.also"]
+        assert len(ties) <= STORY_CLAUSES
+        for item in group.items[1:]:
+            assert item.key.startswith("narrative.relation.")
+
+
+def _line(digest: Digest, lead: int) -> list[tuple[str, dict[str, object]]]:
+    group = next(g for g in digest.narrative.key_changes if g.items[0].params["number"] == lead)
+    return [(i.key, i.params) for i in group.items[1:]]
+
+
+def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
+    digests: dict[str, Digest],
+) -> None:
+    """#4251 (this week) and #4226 (last week) were reverted; #4273 brings #4251 back."""
+    assert _line(digests["2025-W48"], 4273) == [
+        ("narrative.relation.self.reland", {"other_prs": [4251], "week": ""}),
+        ("narrative.relation.revert", {"other_prs": [4251], "week": "", "prs": [4258]}),
+        (
+            "narrative.relation.revert_earlier",
+            {"other_prs": [4226], "week": "2025-W47", "prs": [4260]},
+        ),
+    ]
+    zh = translator("zh").t("narrative.relation.revert_earlier", prs="#4260", other_prs="#4226")
+    assert zh == "#4260 回滚了上周的 #4226"
+
+
+def test_w48_colocate_story_reaches_last_week(digests: dict[str, Digest]) -> None:
+    assert _line(digests["2025-W48"], 4282) == [
+        ("narrative.relation.self.reland_earlier", {"other_prs": [4233], "week": "2025-W47"}),
+        (
+            "narrative.relation.revert_earlier",
+            {"other_prs": [4233], "week": "2025-W47", "prs": [4259]},
+        ),
+    ]
+
+
+def test_w04_veomni_story_follows_last_weeks_pr(digests: dict[str, Digest]) -> None:
+    """#5033 rewrites the veomni offload code #4916 added in 2026-W03 (跟进上周)."""
+    assert _line(digests["2026-W04"], 5033) == [
+        ("narrative.relation.self.reworks_earlier", {"other_prs": [4916], "week": "2026-W03"}),
+    ]
 
 
 def test_a_large_removal_says_how_many_files_went(digests: dict[str, Digest]) -> None:
@@ -213,13 +262,6 @@ def test_a_large_removal_says_how_many_files_went(digests: dict[str, Digest]) ->
     en = translator("en").t(migration.key, **migration.params)
     assert "21 files removed of 22" in en
     assert "+8/-2475" in en
-
-
-def test_revert_of_a_pr_of_the_same_week_names_it(digests: dict[str, Digest]) -> None:
-    reverts = {g.category: g for g in digests["2026-W03"].narrative.key_changes}["reverts"]
-    statement = reverts.items[0]
-    assert statement.key == "narrative.change.pr_revert_of"
-    assert (statement.params["number"], statement.params["reverted"]) == (4937, 4929)
 
 
 # --- trends -----------------------------------------------------------------------------
@@ -398,6 +440,7 @@ def test_catalog_documents_its_keys() -> None:
         "files.",
         "summary.overview",
         "summary.story",
+        "relation.",
         "change.pr",
         "trend.",
         "recommend.",

@@ -7,7 +7,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from service.core.weeks import next_window, owed_week, parse_week, previous_window, window_for
+from service.core.weeks import (
+    label_before,
+    next_window,
+    owed_week,
+    parse_week,
+    previous_window,
+    window_for,
+)
 from service.errors import InputError
 
 SHANGHAI = "Asia/Shanghai"
@@ -64,3 +71,11 @@ def test_owed_week_only_the_newest() -> None:
     assert owed.label == "2026-W20"
     assert owed_week("2026-W20", now, SHANGHAI) is None
     assert owed_week(None, now, SHANGHAI) is not None
+
+
+@pytest.mark.parametrize(
+    ("label", "before"),
+    [("2026-W04", "2026-W03"), ("2026-W01", "2025-W52"), ("2021-W01", "2020-W53"), ("x", "")],
+)
+def test_label_before(label: str, before: str) -> None:
+    assert label_before(label) == before

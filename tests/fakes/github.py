@@ -152,6 +152,7 @@ class FakeGitHub:
         self.api.route("GET", "/search/issues", self._wrap(self._search_issues))
         self.api.route("GET", "/search/code", self._wrap(self._search_code))
         self.api.route_prefix("GET", f"/repos/{repo}/pulls/", self._wrap(self._pulls))
+        self.api.route("GET", f"/repos/{repo}/pulls", self._wrap(self._pull_list))
         self.api.route("GET", "/rate_limit", self._rate_limit)
 
     # --- running and scenarios ------------------------------------------------------------
@@ -331,6 +332,14 @@ class FakeGitHub:
             for p in paths
         ]
         return 200, {}, {"total_count": len(items), "incomplete_results": False, "items": items}
+
+    def _pull_list(self, rec: Recorded) -> Reply:
+        """GET /repos/o/r/pulls?state=closed: the newest first, one page (what doctor asks)."""
+        if rec.query.get("state", ["open"])[0] not in ("closed", "all"):
+            return 200, {}, []
+        per_page = min(int(rec.query.get("per_page", ["30"])[0]), MAX_PAGE)
+        newest = sorted(self.prs.values(), key=lambda p: -p.number)[:per_page]
+        return 200, {}, [self._pull(pr) for pr in newest]
 
     def _pulls(self, rec: Recorded) -> Reply:
         rest = rec.path.removeprefix(f"/repos/{self.repo}/pulls/")

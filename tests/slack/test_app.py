@@ -14,7 +14,7 @@ from service.delivery import DeliveryLog, deliver
 from service.jobs import Pipeline
 from service.render.limits import payload_violations
 from service.render.slack import ACTION_REGENERATE, ACTION_REPORT, ACTION_RISKS
-from service.slack.app import start_socket_mode
+from service.slack.socket_mode import start_socket_mode
 from service.store.repository import Store
 from tests.commands.builders import real_digest
 from tests.fakes.slack import FakeSlack, action_body

@@ -238,3 +238,23 @@ def test_an_unsupported_database_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailableError) as info:
         Store.open("mysql://user@127.0.0.1/verl")
     assert info.value.message.startswith("unsupported database mysql:")
+
+
+def test_a_digest_stored_by_schema_2_gets_its_stories_from_the_stored_weeks(
+    store: Store, verl_profile: RepoProfile
+) -> None:
+    """Schema 2 had no relations or stories: reading it anew finds them, across the stored
+    week before (#5033 rewrites code #4916 added in 2026-W03)."""
+    week, before = load_week("2026-W04"), load_week("2026-W03")
+    built = build_digest(week, verl_profile, language="zh", now=NOW, earlier=before.prs)
+    old = built.model_dump(mode="json", exclude={"relations", "stories"})
+    old["schema_version"] = 2
+    store.save_prs(week.repo, "2026-W03", before.prs)
+    store.save_prs(week.repo, "2026-W04", week.prs)
+    store.save_digest(Digest.model_validate(old))
+    loaded = store.get_digest(week.repo, "2026-W04", "zh")
+    assert loaded is not None
+    assert loaded.relations == built.relations
+    assert (5033, 4916, "2026-W03") in {(r.pr, r.other, r.week) for r in loaded.relations}
+    assert loaded.stories == built.stories
+    assert loaded.narrative == built.narrative

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from service.core.analyst.body import speaks_to_the_model
 from service.core.analyst.glossary import glossary
 from service.core.mentions import leaf_risks
 from service.core.models import (
@@ -133,8 +134,10 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
         removed += old
         added += new
     new_paths, old_paths = _paths(pr)
-    notes = [t.body for t in pr.unresolved_threads]
-    said = "\n".join([scored.title, clean_text(pr.body), *notes]).lower()
+    notes = [t.body for t in pr.unresolved_threads if not speaks_to_the_model(t.body)]
+    # a line planted for the model is no fact a sentence may rest on
+    body = "\n".join(line for line in pr.body.splitlines() if not speaks_to_the_model(line))
+    said = "\n".join([scored.title, clean_text(body), *notes]).lower()
     evidence = [e.snippet for r in risks for e in r.evidence]
     text = "\n".join([said, *evidence, *scored.modules, scored.category, scored.change_type])
     said_actions = text_actions(said)

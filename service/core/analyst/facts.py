@@ -1,11 +1,17 @@
 """The facts a model is told about a week, bounded, and the same facts the checker holds its
-sentences against: per PR its title, a cleaned excerpt of the body, review notes, modules, size,
-score and risks with evidence; the week's totals, trends and risks.
+sentences against: per PR its title, the body's own summary lines (the PR template left out,
+secrets masked, links and mentions removed), a cleaned excerpt of the body, review notes and
+approvals, failing checks, modules, size, score, risks with evidence, the config keys its
+changed lines change (old → new) and its relations to other PRs (reverts, follow-up fixes);
+the week's totals, the previous stored week's totals, trends and risks.
 
 `facts_json` is the data section of the prompt. PR text is data: it is a JSON string inside a
 delimited block, and `<` / `>` are written as `\\u003c` / `\\u003e`, so no PR text can close the
 block or open a tag. A 2,000-PR week stays bounded: the top `FULL_PRS` in full, the next
-`LINE_PRS` one line each, the rest only counted.
+`LINE_PRS` one line each, the rest only counted; and the data section stays within
+`DATA_BUDGET` characters: when a big week's PRs say much, the PRs after the first
+`DETAILED_PRS` are told with fewer summary lines and config keys, then fewer one-line PRs are
+listed (`trimmed_payload`).
 """
 
 from __future__ import annotations
@@ -18,12 +24,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
+from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
 from service.core.models import (
     Digest,
     PullRequest,
     ReviewState,
     Risk,
+    RiskKind,
     ScoredPR,
     TrendBucket,
 )
@@ -41,7 +50,29 @@ LINE_TITLE_CHARS = 90
 TREND_BUCKETS = 12
 BUCKET_PRS = 8
 WEEK_RISKS = 15
+CONFIG_SHOWN = 6
+SUMMARY_SHOWN = 4
+SUMMARY_LINE_CHARS = 240
+# the body lines the checker reads (the excerpt); the prompt shows the first SUMMARY_SHOWN
+EXCERPT_LINES = 40
+CHECKS_SHOWN = 3
+RELATIONS_SHOWN = 4
+# the prompt's data section at most (characters): about 17,000 tokens of data, under the
+# 80,000-character prompt limit of issue 11 with the instructions and the schema around it
+# (a recorded verl week needs 18,000-23,000)
+DATA_BUDGET = 60_000
+# the most important PRs keep every detail however big the week is
+DETAILED_PRS = 8
+# the detail the other fully listed PRs keep, step by step, until the data fits
+TRIM_STEPS = ((3, 3), (2, 2), (1, 1), (0, 0))
 ELLIPSIS = "…"
+PAIR = 2  # a follow-up risk names [later, earlier]
+# a relation a follow-up rule found, from each side: (later PR's word, earlier PR's word)
+RELATION_WORDS = {
+    "revert": ("reverts", "reverted_by"),
+    "fix_reference": ("fixes", "fixed_by"),
+    "fix_same_code": ("reworks", "reworked_by"),
+}
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -67,6 +98,23 @@ class RiskFact:
 
 
 @dataclass(frozen=True)
+class Relation:
+    """What the digest found between this PR and `other`: `kind` is one of RELATION_WORDS'
+    words (this PR `reverts` #other, is `reverted_by` #other, `fixes` #other …)."""
+
+    kind: str
+    other: int
+
+
+@dataclass(frozen=True)
+class EarlierWeek:
+    """The previous stored week: its label and totals (for "more than last week")."""
+
+    week: str
+    totals: dict[str, int]
+
+
+@dataclass(frozen=True)
 class PRFacts:
     """What is known about one PR of the week (the checker reads every field)."""
 
@@ -86,6 +134,11 @@ class PRFacts:
     score: float = 0.0
     risks: tuple[RiskFact, ...] = ()
     paths: tuple[str, ...] = ()
+    summary: tuple[str, ...] = ()
+    config: tuple[ConfigChange, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    approvals: int | None = None  # None: GitHub did not say (the git-history sample)
+    failing_checks: tuple[str, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -122,6 +175,7 @@ class WeekFacts:
     by_number: dict[int, PRFacts] = field(default_factory=dict)
     # what the checker grounds claims in beyond these facts (diff sides, relations, earlier week)
     evidence: WeekEvidence | None = field(default=None, compare=False, repr=False)
+    earlier: EarlierWeek | None = None
 
     def pr(self, number: int) -> PRFacts | None:
         return self.by_number.get(number)
@@ -192,8 +246,8 @@ def _review_notes(pr: PullRequest | None) -> tuple[tuple[str, ...], bool]:
         return (), False
     notes = []
     for thread in pr.unresolved_threads[:REVIEW_NOTES]:
-        body = bounded(clean_text(thread.body), REVIEW_CHARS)
-        if body:
+        body = bounded(scrub(clean_text(thread.body)), REVIEW_CHARS)
+        if body and not speaks_to_the_model(body):
             notes.append(f"{thread.path}: {body}" if thread.path else body)
     changes = any(r.state == ReviewState.CHANGES_REQUESTED for r in pr.reviews or [])
     return tuple(notes), changes
@@ -207,14 +261,40 @@ def _paths(pr: PullRequest | None) -> tuple[str, ...]:
     return tuple(f.path for f in ranked)
 
 
-def pr_facts(scored: ScoredPR, pr: PullRequest | None, risks: Sequence[Risk]) -> PRFacts:
-    """The facts of one PR from its scored entry, its collected data and its own risks."""
+def _approvals(pr: PullRequest | None) -> int | None:
+    if pr is None or pr.reviews is None:
+        return None
+    return len({r.author or "" for r in pr.reviews if r.state == ReviewState.APPROVED})
+
+
+def _relations(risks: Sequence[Risk]) -> dict[int, list[Relation]]:
+    """Each PR's relations to other PRs, from the follow-up risks (`prs` is [later, earlier])."""
+    out: dict[int, list[Relation]] = {}
+    for risk in risks:
+        for own in risk.members or [risk]:
+            words = RELATION_WORDS.get(own.rule)
+            if own.kind != RiskKind.FOLLOWUP or words is None or len(own.prs) < PAIR:
+                continue
+            later, earlier = own.prs[0], own.prs[1]
+            out.setdefault(later, []).append(Relation(words[0], earlier))
+            out.setdefault(earlier, []).append(Relation(words[1], later))
+    return {n: list(dict.fromkeys(found)) for n, found in out.items()}
+
+
+def pr_facts(
+    scored: ScoredPR,
+    pr: PullRequest | None,
+    risks: Sequence[Risk],
+    relations: Sequence[Relation] = (),
+) -> PRFacts:
+    """The facts of one PR from its scored entry, its collected data, its own risks and the
+    relations the digest found."""
     notes, changes = _review_notes(pr)
-    body = clean_text(pr.body) if pr is not None else ""
+    lines = summary_lines(pr.body, limit=EXCERPT_LINES) if pr is not None else ()
     return PRFacts(
         number=scored.number,
         title=scored.title,
-        excerpt=bounded(body, EXCERPT_CHARS),
+        excerpt=bounded(" ".join(lines), EXCERPT_CHARS),
         review_notes=notes,
         changes_requested=changes,
         modules=tuple(scored.modules),
@@ -228,6 +308,11 @@ def pr_facts(scored: ScoredPR, pr: PullRequest | None, risks: Sequence[Risk]) ->
         score=scored.score,
         risks=_risk_facts(risks[:RISKS_SHOWN]),
         paths=_paths(pr),
+        summary=lines,
+        config=config_changes(pr),
+        relations=tuple(relations),
+        approvals=_approvals(pr),
+        failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
     )
 
 
@@ -257,6 +342,23 @@ def _totals(digest: Digest) -> dict[str, int]:
     return totals
 
 
+def _earlier(digest: Digest) -> EarlierWeek | None:
+    before, week = digest.trends.previous_stats, digest.trends.previous_week
+    if before is None or week is None:
+        return None
+    totals = {
+        "prs": before.prs,
+        "additions": before.additions,
+        "deletions": before.deletions,
+        "changed_files": before.changed_files,
+        "contributors": before.contributors,
+        "risks_high": before.risks_high,
+        "risks_medium": before.risks_medium,
+        "risks_low": before.risks_low,
+    }
+    return EarlierWeek(week, totals)
+
+
 def build_facts(
     digest: Digest, prs: Sequence[PullRequest], language: str | None = None
 ) -> WeekFacts:
@@ -264,8 +366,12 @@ def build_facts(
     `prs` are the collected PRs (bodies and reviews)."""
     collected = {pr.number: pr for pr in prs}
     own_risks = _risks_by_pr(digest.risks)
+    relations = _relations(digest.risks)
     facts = tuple(
-        pr_facts(p, collected.get(p.number), own_risks.get(p.number, [])) for p in digest.prs
+        pr_facts(
+            p, collected.get(p.number), own_risks.get(p.number, []), relations.get(p.number, [])
+        )
+        for p in digest.prs
     )
     trends = digest.trends
     return WeekFacts(
@@ -288,13 +394,16 @@ def build_facts(
         prs=facts,
         by_number={f.number: f for f in facts},
         evidence=build_evidence(digest, prs),
+        earlier=_earlier(digest),
     )
 
 
 # --- the prompt's data section ----------------------------------------------------------------
 
 
-def _full(pr: PRFacts) -> dict[str, Any]:
+def _full(pr: PRFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
+    """One PR in full; `detail` (summary lines, config keys) shown when trimmed, else all."""
+    lines, keys = detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN)
     out: dict[str, Any] = {
         "number": pr.number,
         "title": pr.title,
@@ -308,17 +417,34 @@ def _full(pr: PRFacts) -> dict[str, Any]:
         "files_removed": pr.files_removed,
         "score": pr.score,
         "paths": list(pr.paths[:PATHS_SHOWN]),
-        "body_excerpt": pr.excerpt,
+        "summary": [bounded(line, SUMMARY_LINE_CHARS) for line in pr.summary[:lines]],
     }
     if len(pr.paths) > PATHS_SHOWN:
         out["more_paths"] = len(pr.paths) - PATHS_SHOWN
-    if pr.review_notes or pr.changes_requested:
-        out["review_notes"] = list(pr.review_notes)
-        out["changes_requested"] = pr.changes_requested
+    if pr.config and keys:
+        out["config_changes"] = [c.line() for c in pr.config[:keys]]
+        if len(pr.config) > keys:
+            out["more_config_changes"] = len(pr.config) - keys
+    if pr.relations:
+        out["relations"] = [f"{r.kind} #{r.other}" for r in pr.relations[:RELATIONS_SHOWN]]
+    out.update(_review(pr))
     if pr.risks:
         out["risks"] = [
             {"kind": r.kind, "severity": r.severity, "evidence": list(r.evidence)} for r in pr.risks
         ]
+    return out
+
+
+def _review(pr: PRFacts) -> dict[str, Any]:
+    """What reviewers and checks said, when GitHub told (nothing for the git-history sample)."""
+    out: dict[str, Any] = {}
+    if pr.approvals is not None:
+        out["approvals"] = pr.approvals
+    if pr.review_notes or pr.changes_requested:
+        out["review_notes"] = list(pr.review_notes)
+        out["changes_requested"] = pr.changes_requested
+    if pr.failing_checks:
+        out["failing_checks"] = list(pr.failing_checks[:CHECKS_SHOWN])
     return out
 
 
@@ -338,8 +464,10 @@ def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def facts_payload(facts: WeekFacts) -> dict[str, Any]:
-    """The data the model is given, as a JSON-able dict (bounded however large the week)."""
+def facts_payload(facts: WeekFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The data the model is given, as a JSON-able dict (bounded however large the week);
+    `detail` (summary lines, config keys) for the fully listed PRs after the first
+    DETAILED_PRS (None: all of it)."""
     full = facts.prs[:FULL_PRS]
     lines = facts.prs[FULL_PRS : FULL_PRS + LINE_PRS]
     payload: dict[str, Any] = {
@@ -348,9 +476,13 @@ def facts_payload(facts: WeekFacts) -> dict[str, Any]:
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "totals": facts.totals,
+    }
+    if facts.earlier is not None:
+        payload["previous_week"] = {"week": facts.earlier.week, **facts.earlier.totals}
+    payload |= {
         "trends": {name: _bucket_json(b) for name, b in facts.trends.items() if b},
         "risks": [{"kind": k, "severity": s, "prs": list(p)} for k, s, p in facts.risks],
-        "prs": [_full(p) for p in full],
+        "prs": [_full(p, None if i < DETAILED_PRS else detail) for i, p in enumerate(full)],
         "more_prs": [_line(p) for p in lines],
     }
     unlisted = len(facts.prs) - len(full) - len(lines)
@@ -359,10 +491,32 @@ def facts_payload(facts: WeekFacts) -> dict[str, Any]:
     return payload
 
 
-def facts_json(facts: WeekFacts) -> str:
-    """The prompt's data section: compact JSON in which no `<` or `>` survives as such."""
-    text = json.dumps(facts_payload(facts), ensure_ascii=False, separators=(",", ":"))
+def _encoded(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def trimmed_payload(facts: WeekFacts, budget: int = DATA_BUDGET) -> dict[str, Any]:
+    """`facts_payload` in full when its JSON fits `budget` characters, else with the PRs after
+    the first DETAILED_PRS told with fewer summary lines and config keys, step by step; then,
+    if it still does not fit, with the last one-line PRs only counted."""
+    payload = facts_payload(facts)
+    for step in TRIM_STEPS:
+        if len(_encoded(payload)) <= budget:
+            return payload
+        payload = facts_payload(facts, step)
+    lines: list[str] = payload["more_prs"]
+    excess = len(_encoded(payload)) - budget
+    while excess > 0 and lines:
+        excess -= len(json.dumps(lines.pop(), ensure_ascii=False)) + 1
+        payload["prs_not_listed"] = payload.get("prs_not_listed", 0) + 1
+    return payload
+
+
+def facts_json(facts: WeekFacts, budget: int = DATA_BUDGET) -> str:
+    """The prompt's data section: compact JSON in which no `<` or `>` survives as such, within
+    `budget` characters when trimming the detail of the less important PRs can make it."""
+    return _encoded(trimmed_payload(facts, budget))
 
 
 def content_hash(data: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 # bump when the schema or the meaning of a field changes: cached answers of another version
 # are not reused (the prompt templates' own text is hashed into the version by render/prompt.py)
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 SCHEMA_NAME = "weekly_analysis"
 LIMITS = {
     "headline": 1,

@@ -1,0 +1,95 @@
+"""`verl-week analyst-check FILE`: the checker run on a model's answer file (the JSON the model is
+asked for, core/analyst/schema.py) for a stored week or the bundled sample, one line per
+sentence, kept or dropped with the checker's reasons, so a maintainer sees why a sentence went.
+
+The week's facts are built as the narrator builds them (the stored digest and PR snapshots);
+no model is asked. The file's text is untrusted: printed lines carry no control characters and
+no secret in full (masked as the risk rules mask them).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from service.core.analyst.audit import Verdict, audit_answer
+from service.core.analyst.facts import build_facts
+from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
+from service.core.models import Digest, PullRequest, WeekWindow
+from service.core.risks.secrets import PATTERNS, mask
+from service.errors import InputError
+from service.jobs import Pipeline, build_week
+
+MAX_FILE_BYTES = 1_000_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def read_answer(path: Path) -> list[Draft]:
+    """The drafts of an answer file; InputError (one line) when it can't be read or parsed."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes: not an answer")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text: not an answer") from None
+    try:
+        return parse_answer(text)
+    except InvalidAnswerError as exc:
+        raise InputError(f"{path} is not an answer of the model's schema: {exc}") from None
+
+
+def week_inputs(
+    pipeline: Pipeline, repo: str, window: WeekWindow, *, lang: str, sample: bool
+) -> tuple[Digest, list[PullRequest]]:
+    """The digest and PR snapshots the narrator would use: the sample built now in `lang`, or
+    what the store holds for the week, in `lang` or else the pipeline's language (InputError
+    when it holds nothing)."""
+    if sample:
+        pipeline.language = lang
+        return build_week(pipeline, repo, window), pipeline.store.load_prs(repo, window.label)
+    stored = (
+        pipeline.store.get_digest(repo, window.label, language)
+        for language in dict.fromkeys([lang, pipeline.language])
+    )
+    found = next((d for d in stored if d is not None), None)
+    if found is None:
+        raise InputError(
+            f"no stored digest of {repo} {window.label}: run `verl-week digest --repo {repo} "
+            f"--week {window.label}` first, or use --sample"
+        )
+    return found, pipeline.store.load_prs(repo, window.label)
+
+
+def safe(text: str) -> str:
+    """Untrusted text for a terminal: one line, no control characters, secrets masked."""
+    text = _CONTROL.sub("", " ".join(text.split()))
+    for pattern in PATTERNS.values():
+        text = pattern.sub(lambda m: mask(m.group(0)), text)
+    return text
+
+
+def verdict_lines(verdict: Verdict) -> list[str]:
+    """`kept    summary[1]  #4280,#4665  text`, and for a dropped one a line per reason."""
+    outcome = "empty" if verdict.empty else ("kept" if verdict.kept else "dropped")
+    prs = ",".join(f"#{n}" for n in verdict.prs) or "-"
+    lines = [f"{outcome:<8}{verdict.where:<20}{prs:<15} {safe(verdict.text)}"]
+    lines += [f"{'':<8}- {safe(reason)}" for reason in verdict.reasons]
+    return lines
+
+
+def check_file(
+    path: Path, pipeline: Pipeline, repo: str, window: WeekWindow, *, lang: str, sample: bool
+) -> list[str]:
+    """The report of `analyst-check`: a heading line, then each sentence's verdict."""
+    drafts = read_answer(path)
+    digest, prs = week_inputs(pipeline, repo, window, lang=lang, sample=sample)
+    verdicts = audit_answer(drafts, build_facts(digest, prs, lang))
+    kept = sum(v.kept for v in verdicts)
+    dropped = sum(bool(v.reasons) for v in verdicts)
+    head = (
+        f"{digest.repo} {digest.week} ({lang}): {kept + dropped} sentences, "
+        f"{kept} kept, {dropped} dropped"
+    )
+    return [head, *(line for v in verdicts for line in verdict_lines(v))]

@@ -1,0 +1,163 @@
+"""A PR body read for the model: the author's own summary lines, without verl's PR template
+(checklists, the module list, the quoted hints, "Add **concise** overview…", "As title", empty
+"Test" and "API" sections), with secrets masked as the risk rules mask them and links, domains,
+e-mail addresses and @-mentions taken out, so no body can hand the model a URL or a token.
+A line that speaks to the model ("ignore previous instructions…", "write: …", "忽略之前的指令")
+is no summary of the change and is left out: neither the model nor the checker's facts get it.
+
+`scrub` is the masking alone, for any other untrusted text the prompt carries (review comments,
+check names, config values).
+"""
+
+from __future__ import annotations
+
+import re
+
+from service.core.risks.secrets import PATTERNS, find_secrets, mask
+
+SUMMARY_LINES = 6
+# shorter than this, a line says nothing ("N/A", "As title.", "Fix #12")
+MIN_LINE_CHARS = 16
+# a line with fewer letters and spaces than this share is code or a traceback, not prose
+MIN_WORDY_SHARE = 0.6
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"<[^<>]{0,400}>")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+_LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
+_CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]")
+_EMPHASIS = re.compile(r"(\*\*|__|~~)(.*?)\1")
+_SPACE = re.compile(r"\s+")
+# links and anything a reader could follow: schemes, www., e-mail addresses, bare domains
+# (`evil.example/login`) of the TLDs links use, but not dotted code names or files
+# (`torch.distributed`, `model.to(…)`, `run.sh`, `kernel.cc`, `a.py`)
+_URL = re.compile(
+    r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:\S*"
+    r"|\bwww\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.IGNORECASE,
+)
+_DOMAIN = re.compile(
+    r"(?<![\w@/.`-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
+    r"(?:com|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|cn|example|test"
+    r"|invalid|local|online|club|live|tk|biz|us|uk|de|jp|fr|in|ws|click|gov|edu|tv|eu|wtf|lol"
+    r"|pw|su|icu|vip|shop|cloud|tech|store|hk|tw|kr|sg)"
+    r"(?![\w-])(?:/\S*)?",
+    re.IGNORECASE,
+)
+_MENTION = re.compile(r"(?<![\w.+-])[@＠](?=[A-Za-z0-9_])")
+_BROADCAST = re.compile(r"[@＠]\s*(?:here|channel|everyone|all)\b|<\s*[!@#]|<\s*at\b", re.I)
+# text addressed to the model rather than to reviewers (checked against the recorded verl
+# weeks: no real line of theirs matches)
+_DIRECTIVE = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
+    r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
+    r"|\byou\s+are\s+now\b|\bas\s+an\s+(?:ai|assistant|llm)\b|\bnew\s+instructions?\b"
+    r"|(?:^|\s)(?:write|say|print|post|repeat|tell\s+\w+)(?:\s+(?:exactly|only|this|that))?"
+    r"\s*[:：]\s"
+    r"|忽略|无视|(?:之前|以上|上述)的?(?:指令|规则|要求)|系统提示|提示词"
+    r"|请(?:写|输出|打印|转发|回复)[:：]",
+    re.IGNORECASE,
+)
+_EMPTY_PARENS = re.compile(r"\(\s*[:;,.]?\s*\)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+# verl's PR template: sections that hold only the author's ticks, and lines of it that an
+# author leaves in place ("Add **concise** overview …" is matched after emphasis is removed)
+_TEMPLATE_SECTIONS = re.compile(r"checklist", re.IGNORECASE)
+_TEMPLATE_LINES = re.compile(
+    r"^(?:add concise overview|demonstrate (?:the high-level design|how the api)"
+    r"|for changes that can not be tested|add code snippet or script"
+    r"|search for similar prs|format the pr title|\{?modules\}? include|`?\{modules\}`? include"
+    r"|if this pr (?:involves|breaks)|`?\{type\}`? is in|example: `?\[breaking\]"
+    r"|co-authored-by:|signed-off-by:|read the contribute guide|apply pre-commit"
+    r"|\[!important\]|please check all the following items"
+    r"|as title\b|same as title\b|see title\b|n/?a\b|none\.?$|no\.?$|todo\.?$|tbd\.?$|-{3,})",
+    re.IGNORECASE,
+)
+
+
+def scrub(text: str) -> str:
+    """`text` with every secret masked (first 4 characters + ****), links, domains and e-mail
+    addresses removed, mentions disarmed (`@name` → `name`, no broadcast) and control or
+    invisible characters dropped."""
+    text = _TAG.sub(" ", _CONTROL.sub("", text))
+    for _rule, secret in find_secrets(text):
+        text = text.replace(secret, mask(secret))
+    # a secret the placeholder test let through still never leaves in full
+    for pattern in PATTERNS.values():
+        text = pattern.sub(lambda m: mask(m.group(0)), text)
+    text = _DOMAIN.sub(" ", _URL.sub(" ", text))
+    text = _MENTION.sub("", _BROADCAST.sub(" ", text))
+    return _SPACE.sub(" ", _EMPTY_PARENS.sub("", text)).strip()
+
+
+def _without_markup(body: str) -> str:
+    text = _FENCE.sub("\n", _COMMENT.sub(" ", body))
+    return _TAG.sub(" ", _LINK.sub(r"\1", _IMAGE.sub(" ", text)))
+
+
+def _sections(text: str) -> list[tuple[str, list[str]]]:
+    """(heading, lines) in body order; the text before any heading has heading ""."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            sections.append((heading.group(1).strip(), []))
+        else:
+            sections[-1][1].append(line)
+    return sections
+
+
+def _items(lines: list[str]) -> list[str]:
+    """The section's paragraphs and list items, each on one line (bodies are hard-wrapped);
+    quoted template hints and their lazy continuation lines left out."""
+    items: list[str] = []
+    quoted = joinable = False
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            quoted = joinable = False
+            continue
+        quoted = quoted or line.startswith(">")
+        if quoted or _CHECKBOX.match(line):
+            joinable = False
+            continue
+        item = _LIST_MARK.sub("", line)
+        if item == line and joinable:
+            items[-1] += " " + line
+        else:
+            items.append(item)
+        joinable = True
+    return items
+
+
+def speaks_to_the_model(text: str) -> bool:
+    """Whether `text` gives the model an instruction (planted text, not a summary)."""
+    return _DIRECTIVE.search(text) is not None
+
+
+def _says_something(line: str) -> bool:
+    """Not the template's, not a table row, not an instruction to the model, and mostly words
+    (not a traceback's `^^^^`)."""
+    if len(line) < MIN_LINE_CHARS or _TEMPLATE_LINES.match(line) or line.startswith("|"):
+        return False
+    if speaks_to_the_model(line):
+        return False
+    return sum(ch.isalpha() or ch.isspace() for ch in line) >= MIN_WORDY_SHARE * len(line)
+
+
+def summary_lines(body: str, limit: int = SUMMARY_LINES) -> tuple[str, ...]:
+    """The author's own lines of `body`, "What does this PR do?" first, at most `limit`, each
+    paragraph or list item on one line, scrubbed; () when the body is only the template."""
+    found: list[str] = []
+    first: list[str] = []
+    for heading, lines in _sections(_without_markup(body or "")):
+        if _TEMPLATE_SECTIONS.search(heading):
+            continue
+        cleaned = [scrub(_EMPHASIS.sub(r"\2", item)) for item in _items(lines)]
+        kept = [line for line in cleaned if _says_something(line)]
+        (first if heading.lower().startswith("what does this pr do") else found).extend(kept)
+    return tuple(dict.fromkeys([*first, *found]))[:limit]
