@@ -54,6 +54,12 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
     about PRs states their figures (and the week's only when it speaks of the week)."""
     if not claim.prs:
         named = checker.named_counts(claim.text)
+        before = checker.facts.earlier
+        if before and glossary().word("previous_week").search(claim.text):
+            earlier = list(before.totals.values())  # "从上周的 34 个降到 22 个"
+            if not named:
+                return checker.week_ints + earlier, checker.pr_counts | {str(before.totals["prs"])}
+            named += earlier
         if named:
             allowed = named + checker.total_ints + checker.date_ints
             return allowed, {str(v) for v in named + checker.total_ints}

@@ -67,7 +67,34 @@ def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEviden
     return []
 
 
-def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
+# a week's total a comparison may name: (total, its words)
+_TOTALS = (
+    ("contributors", re.compile(r"contributors?|贡献者|作者", re.IGNORECASE)),
+    ("deletions", re.compile(r"delet|remov|删除|删去", re.IGNORECASE)),
+    (
+        "additions",
+        re.compile(r"lines? added|add(?:ed|s|ing)? [\w ,]{0,12}lines|新增|增加了?[^，。]{0,6}行"),
+    ),
+    ("prs", re.compile(r"\bPRs?\b|pull requests?|合入|合并", re.IGNORECASE)),
+)
+
+
+def _total_named(
+    text: str, totals: dict[str, int], earlier: dict[str, int]
+) -> dict[str, tuple[int, int]]:
+    """The first week total `text` names, with this week's and the earlier week's figure."""
+    for key, words in _TOTALS:
+        if words.search(text) and key in totals and key in earlier:
+            return {key: (totals[key], earlier[key])}
+    return {}
+
+
+def comparison_reasons(
+    text: str,
+    evidence: WeekEvidence,
+    totals: dict[str, int] | None = None,
+    earlier: dict[str, int] | None = None,
+) -> list[str]:
     """A comparison with an earlier week: the earlier count of a named module, category, type
     or label, in the direction said, with the figures and ratio said."""
     words = glossary()
@@ -80,6 +107,8 @@ def comparison_reasons(text: str, evidence: WeekEvidence) -> list[str]:
         for key, counts in evidence.previous.get(kind, {}).items()
         if words.names_bucket(kind, key, text)
     }
+    if not named and totals and earlier:  # "fewer PRs than last week": the week's totals
+        named = {("totals", k): v for k, v in _total_named(text, totals, earlier).items()}
     if not named:
         return [f"comparison: no earlier figure for {found.group(0)}"]
     direction = _direction(text, words)

@@ -39,6 +39,7 @@ KEPT = [
     ("megatron 本周 4 个 PR，比上周的 8 个少。", [], "2025-W48", "zh"),
     ("reverts rose to 3 PRs from 1 last week.", [], "2025-W48", "en"),
     ("reverts tripled compared with last week.", [], "2025-W48", "en"),
+    ("本周合入的 PR 比上周少，从 34 个降到 22 个。", [], "2026-W04", "zh"),
     # absence true of the week, universals over the cited PRs
     ("本周没有回滚类 PR。", [], "2026-W04", "zh"),
     ("Both #4931 and #4936 change core paths without tests.", [4931, 4936], "2026-W04", "en"),
@@ -81,6 +82,8 @@ DROPPED = [
     # comparison without an earlier figure
     ("fixes fell compared with last week.", [], "2026-W03", "en", "comparison"),
     ("本周贡献者比上周多。", [], "2026-W04", "zh", "comparison"),
+    ("More contributors took part than last week.", [], "2026-W04", "en", "comparison"),
+    ("本周合入 22 个 PR，比上周的 35 个少。", [], "2026-W04", "zh", "figure"),
     # absence and universal
     ("本周没有 Megatron 相关改动。", [], "2026-W04", "zh", "absence"),
     ("#4283 deletes every recipe.", [4283], "2025-W48", "en", "universal"),
