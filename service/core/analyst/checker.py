@@ -1,17 +1,24 @@
-"""The checker: a sentence a model wrote is kept only if it stands in the week's facts.
+"""The checker: a sentence a model wrote is kept only if every claim in it stands in the week's
+facts and evidence.
 
 A sentence (and a key change's theme label) is kept only if
 - every PR number in it is a PR of the week and one of the PRs the item rests on, and the item
   rests only on PRs of the week (a review note only on PRs with a reviewer's comment);
-- every figure in it appears in the facts of those PRs or in the week's totals and trends;
-- every path, module or identifier it quotes exists in those PRs (or names a module of the week);
+- every figure in it is one the facts hold (figure_rule.py);
+- every path, module or identifier it quotes exists in those PRs (their facts, whole body or
+  changed lines) or names a module of the week;
+- every other claim is grounded (grounding.py: entities, actions, defaults, failures;
+  sentence_claims.py: relations, comparisons, absence and universal claims, authorship and
+  reviews) in the evidence index (evidence.py), read with one glossary (glossary.toml);
 - a word of danger (风险, 回归, 破坏, 严重, regression, breaking, …) has a flagged risk or a
-  reviewer's comment on one of those PRs behind it;
+  reviewer's comment on one of those PRs behind it, unless the PR is said to fix it;
 - it makes no claim of exclusivity (唯一, the only, sole, …): "the week's only breaking
   change" can't be read off the facts of the PRs it rests on, so it is never taken on trust;
-- it holds no mention, link, markup or instruction;
+- it holds no mention, link, domain, markup, instruction, request for a token or secret
+  (injection.py);
 - it is in the report's language.
-What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list.
+What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list,
+with any secret masked.
 """
 
 from __future__ import annotations
@@ -20,8 +27,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from service.core.analyst import claims
+from service.core.analyst import claims, figure_rule, grounding, sentence_claims
+from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.glossary import glossary
+from service.core.analyst.injection import injection_reasons, masked, safety_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -49,54 +59,14 @@ _NOT_DANGER = re.compile(
     r"回归测试|\bregression[- ]test\w*|\bnon-breaking\b|\bbackward[- ]compatib\w*", re.I
 )
 
+# danger words a fix may be said to fix (not "risk" or "severe")
+_FIXED_DANGER = re.compile(r"broke|broken|breaks?|regress\w*|崩溃|破坏", re.IGNORECASE)
+
 # claims about the rest of the week that one PR's facts can't back
 _EXCLUSIVE = re.compile(
     r"唯一|独一|仅此一|前所未有|\bthe only\b|['’]s only\b|\bonly (?:one|PR)\b|\bsole(?:ly)?\b"
     r"|\bthe single\b|\bfirst[- ]ever\b|\bnever before\b",
     re.IGNORECASE,
-)
-
-Rule = tuple[str, re.Pattern[str]]
-_SAFETY: tuple[Rule, ...] = (
-    ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
-    ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
-    (
-        "link",
-        re.compile(
-            r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:"
-            r"|\bwww\.|\]\s*\(|[\w.+-]+@[\w-]+\.[A-Za-z]{2,}",
-            re.I,
-        ),
-    ),
-    (
-        "link",
-        re.compile(
-            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-            r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
-            r"(?!\.\w)",
-            re.I,
-        ),
-    ),
-    (
-        "markup",
-        re.compile(
-            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
-            r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
-            r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
-        ),
-    ),
-    (
-        "instruction",
-        re.compile(
-            r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
-            r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
-            r"|\b(?:system|developer)\s+(?:prompt|message)|\byou\s+are\s+(?:now|an?|the)\b"
-            r"|\bas\s+an\s+ai\b|\bnew\s+instructions?\b|\bdo\s+not\s+(?:check|verify|follow)\b"
-            r"|^\s*(?:system|assistant|user)\s*:|\bclick\s+(?:here|the\s+link)\b"
-            r"|忽略|无视|指令|提示词|系统提示|请(?:立即|马上|务必)?(?:点击|访问|打开|转发)",
-            re.I,
-        ),
-    ),
 )
 
 
@@ -116,14 +86,21 @@ class Checker:
     week_words: str = ""
     roots: frozenset[str] = frozenset()
     any_risk: bool = False
+    evidence: WeekEvidence = field(default_factory=WeekEvidence)
+    total_ints: list[int] = field(default_factory=list)
+    date_ints: list[int] = field(default_factory=list)
+    _week_text: str | None = None
 
     def __post_init__(self) -> None:
         f = self.facts
         values: list[int] = [*f.totals.values(), len(f.prs)]
+        self.total_ints = list(values)
         year, week = f.week.split("-W") if "-W" in f.week else (f.week, "0")
-        values += [int(year), int(week)] if year.isdigit() and week.isdigit() else []
+        dates = [int(year), int(week)] if year.isdigit() and week.isdigit() else []
         for day in (f.first_day, f.last_day):
-            values += [int(part) for part in day.split("-") if part.isdigit()]
+            dates += [int(part) for part in day.split("-") if part.isdigit()]
+        self.date_ints = dates
+        values += dates
         words = [f.repo, f.week]
         counts = [f.totals.get("prs", 0), f.totals.get("breaking_prs", 0), len(f.prs)]
         for buckets in f.trends.values():
@@ -140,8 +117,31 @@ class Checker:
         self.week_words = "\n".join(words).lower()
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risks"))
+        self.evidence = f.evidence or _facts_evidence(f)
 
-    def _pr_text(self, pr: PRFacts) -> str:
+    def named_counts(self, text: str) -> list[int]:
+        """The counts (this week's and the earlier week's) of every trend bucket `text` names
+        ("rollout", "新功能类", "reverted")."""
+        words = glossary()
+        out: list[int] = []
+        for kind, buckets in self.facts.trends.items():
+            for b in buckets:
+                if words.names_bucket(kind, b.key, text):
+                    out += [b.count] if b.previous is None else [b.count, b.previous]
+        return out
+
+    @property
+    def week_text(self) -> str:
+        """Every PR's title, modules, category, type and paths (for "no X this week")."""
+        if self._week_text is None:
+            parts = [
+                "\n".join([p.title, *p.modules, p.category, p.change_type, *p.paths])
+                for p in self.facts.prs
+            ]
+            self._week_text = "\n".join([self.week_words, *parts]).lower()
+        return self._week_text
+
+    def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
         return "\n".join([pr.title, pr.excerpt, *pr.review_notes, *evidence])
 
@@ -149,7 +149,7 @@ class Checker:
         if pr.number not in self._numbers:
             ints = [pr.additions, pr.deletions, pr.additions + pr.deletions, pr.files]
             ints += [pr.files_removed, len(pr.modules), pr.number]
-            found = claims.numbers_in(self._pr_text(pr))
+            found = claims.numbers_in(self.pr_text(pr))
             found |= {str(v) for v in ints} | claims.normalised(f"{pr.score:g}")
             self._numbers[pr.number] = found
             self._ints[pr.number] = ints + [int(v) for v in found if v.isdigit()]
@@ -159,7 +159,7 @@ class Checker:
         """The multipliers or percentages the PR's text states."""
         key = (pr.number, kind)
         if key not in self._stated:
-            self._stated[key] = claims.values_of_kind(self._pr_text(pr), kind)
+            self._stated[key] = claims.values_of_kind(self.pr_text(pr), kind)
         return self._stated[key]
 
     def ints(self, pr: PRFacts) -> list[int]:
@@ -169,9 +169,30 @@ class Checker:
 
     def words(self, pr: PRFacts) -> str:
         if pr.number not in self._words:
-            parts = [self._pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
+            parts = [self.pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
             self._words[pr.number] = "\n".join(parts).lower()
         return self._words[pr.number]
+
+
+def _facts_evidence(facts: WeekFacts) -> WeekEvidence:
+    """Evidence from the facts alone, for facts built without a digest (no diff, no
+    relations, no earlier week)."""
+    evidence = WeekEvidence()
+    for pr in facts.prs:
+        notes = [*pr.review_notes, *(e for r in pr.risks for e in r.evidence)]
+        text = "\n".join([pr.title, pr.excerpt, *notes, *pr.modules]).lower()
+        evidence._cache[pr.number] = PREvidence(
+            number=pr.number,
+            text=text,
+            headline=" ".join([pr.title, *pr.modules]).lower(),
+            paths="\n".join(pr.paths).lower(),
+            actions=frozenset(text_actions(text)),
+            said_actions=frozenset(text_actions(text)),
+            risks=frozenset(r.kind for r in pr.risks),
+            breaking=pr.breaking,
+            reviewed=pr.reviewed,
+        )
+    return evidence
 
 
 @dataclass(frozen=True)
@@ -199,37 +220,6 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> bool:
-    if figure.values & known:
-        return True
-    if figure.scaled is None:
-        return False
-    value, tolerance = figure.scaled
-    return any(abs(v - value) <= tolerance for v in ints)
-
-
-def _figure_rule(claim: Claim, checker: Checker) -> list[str]:
-    known = set(checker.week_numbers) | {str(len(claim.prs))} | {str(n) for n in claim.prs}
-    ints = list(checker.week_ints)
-    for pr in claim.facts:
-        known |= checker.numbers(pr)
-        ints += checker.ints(pr)
-    counts = checker.pr_counts | {str(len(claim.prs))}
-    reasons = []
-    for figure in claims.figures(claim.text):
-        if figure.kind == "prs":
-            ok = bool(figure.values & counts)
-        elif figure.kind in ("multiplier", "percent"):
-            # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
-            stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
-            ok = bool(figure.values & stated)
-        else:
-            ok = _figure_ok(figure, known, ints)
-        if not ok:
-            reasons.append(f"figure: {figure.text}")
-    return reasons
-
-
 def _known_word(token: str, blob: str) -> bool:
     lowered = token.lower().rstrip("/")
     return lowered in blob or lowered.replace(".", "/") in blob
@@ -237,17 +227,22 @@ def _known_word(token: str, blob: str) -> bool:
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
-    return [
-        f"identifier: {token}"
-        for token in claims.identifiers(claim.text, checker.roots)
-        if not _known_word(token, blob)
-    ]
+    unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
+    if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
+        cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
+        diff = "\n".join(e.everything for e in cited if e is not None)
+        unknown = [t for t in unknown if not _known_word(t, diff)]
+    return [f"identifier: {token}" for token in unknown]
 
 
 def _danger_rule(claim: Claim, checker: Checker) -> list[str]:
-    found = _DANGER.search(_NOT_DANGER.sub(" ", claim.text))
+    text = _NOT_DANGER.sub(" ", claim.text)
+    found = _DANGER.search(text)
     if found is None:
         return []
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    if grounding.fixes_it(text, cited, glossary()) and _FIXED_DANGER.fullmatch(found.group(0)):
+        return []  # "fixes …, which broke reproducibility": the PR fixes the failure
     if claim.facts:
         backed = any(pr.flagged or pr.reviewed for pr in claim.facts)
     else:
@@ -260,14 +255,35 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
     return [f"unverifiable_claim: {found.group(0)}"] if found else []
 
 
-def _safety_rule(claim: Claim, _checker: Checker) -> list[str]:
+def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
+    """Every claim of the sentence grounded in the evidence (see grounding.py)."""
+    named = claims.pr_refs(claim.text)
+    if any(n not in checker.facts.by_number for n in claim.prs) or set(named) - set(claim.prs):
+        return []  # the PR rule drops it already
+    words = glossary()
+    evidence = checker.evidence
     reasons = []
-    for name, pattern in _SAFETY:
-        found = pattern.search(claim.text)
-        if found:
-            reasons.append(f"{name}: {found.group(0).strip()[:40] or repr(found.group(0))}")
-    if claim.text.count("`") % 2:
-        reasons.append("markup: unbalanced `")
+    cited = list(claim.prs)
+    for segment in grounding.segments(claim.text, cited, evidence):
+        reasons += grounding.entity_reasons(segment, words, checker.week_text)
+        reasons += grounding.action_reasons(segment, words, evidence)
+        reasons += grounding.default_reasons(segment, words)
+        reasons += grounding.failure_reasons(segment, evidence)
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons += sentence_claims.relation_reasons(claim.text, cited, evidence)
+    before = checker.facts.earlier
+    reasons += sentence_claims.comparison_reasons(
+        claim.text, evidence, checker.facts.totals, before.totals if before else None
+    )
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited)
+    reasons += sentence_claims.people_reasons(claim.text, prs)
+    return list(dict.fromkeys(reasons))
+
+
+def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
+    cited = (checker.evidence.pr(n) for n in claim.prs)
+    reasons = safety_reasons(claim.text)
+    reasons += injection_reasons(claim.text, [e for e in cited if e is not None])
     return list(dict.fromkeys(reasons))
 
 
@@ -299,10 +315,11 @@ def _language_rule(claim: Claim, checker: Checker) -> list[str]:
 
 RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _pr_rule,
-    _figure_rule,
+    figure_rule.figure_reasons,
     _identifier_rule,
     _danger_rule,
     _exclusive_rule,
+    _grounding_rule,
     _safety_rule,
     _language_rule,
 )
@@ -335,8 +352,14 @@ class _Sorted:
 
     def drop(self, draft: Draft, reasons: list[str]) -> None:
         text = f"{draft.theme}: {draft.text}" if draft.theme else draft.text
+        text = masked(text)  # a secret the model copied is never printed, not even here
         self.dropped.append(
-            DroppedSentence(section=draft.section, text=text, prs=list(draft.prs), reasons=reasons)
+            DroppedSentence(
+                section=draft.section,
+                text=text,
+                prs=list(draft.prs),
+                reasons=[masked(reason) for reason in reasons],
+            )
         )
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from service.core.analyst.glossary import glossary
+
 # `#123`, `＃123`, `PR 123`, `PR#123`, `PR-123`, `pull/123`
 _PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,7})\b", re.IGNORECASE)
 # a number not glued to an identifier, path or version on its left (`fp16`, `Qwen3-30B`,
@@ -29,30 +31,59 @@ _SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
 _EN_NUMBERS: tuple[str, ...] = ("two", "three", "four", "five", "six", "seven")
 _EN_NUMBERS += ("eight", "nine", "ten", "eleven", "twelve")
 _EN_WORDS = {word: value for value, word in enumerate(_EN_NUMBERS, start=2)}
-_EN_COUNT = re.compile(r"\b(" + "|".join(_EN_WORDS) + r")\b", re.IGNORECASE)
-_ZH_DIGITS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_COUNT = re.compile(r"([二两三四五六七八九十]{1,3})\s*(?=[个项位处次倍类篇份条名种组])")
+_EN_WORDS |= {"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17}
+_EN_WORDS |= {"eighteen": 18, "nineteen": 19, "one": 1}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_EN_TENS |= {"eighty": 80, "ninety": 90}
+_EN_COUNT = re.compile(
+    r"\b(?:(?P<tens>"
+    + "|".join(_EN_TENS)
+    + r")(?:[- ](?P<ones>"
+    + "|".join(_EN_NUMBERS[:8])
+    + r"|one))?|(?P<word>"
+    + "|".join(w for w in _EN_WORDS if w != "one")
+    + r"))\b",
+    re.IGNORECASE,
+)
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+_ZH_DIGITS["九"] = 9
+_ZH_COUNT = re.compile(
+    r"(?<![一二两三四五六七八九十])([二两三四五六七八九十]{1,3})\s*(?=[个项位处次类篇份条名种组层级轮步])"
+)
+# `三倍`, `翻了三倍` (×3, or ×4 as some read it), `翻了一番`
+_ZH_TIMES = re.compile(r"(翻了?)?\s*([一二两三四五六七八九十]{1,3})\s*倍")
+_ZH_DOUBLE = re.compile(r"翻了?一番")
 # multipliers in words
 _WORD_MULTIPLIERS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (
         re.compile(r"\b(?:twice|doubl(?:ed|es|ing)|double(?![-\s]?check))\b|翻倍|翻番", re.I),
         frozenset({"2"}),
     ),
-    (re.compile(r"\b(?:triple[sd]?|tripling)\b", re.IGNORECASE), frozenset({"3"})),
+    (
+        re.compile(r"\b(?:triple[sd]?|tripling|three[- ]?fold|three times)\b", re.IGNORECASE),
+        frozenset({"3"}),
+    ),
+    (
+        re.compile(r"\b(?:quadruple[sd]?|four[- ]?fold|four times)\b", re.IGNORECASE),
+        frozenset({"4"}),
+    ),
+    (re.compile(r"\b(?:two[- ]?fold|two times)\b", re.IGNORECASE), frozenset({"2"})),
     (re.compile(r"\b(?:halve[sd]?|halving)\b|减半", re.IGNORECASE), frozenset({"2", "50", "0.5"})),
 )
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_EXTENSIONS = (
+EXTENSIONS = (
     "py|pyi|yaml|yml|json|toml|sh|md|rst|txt|cfg|ini|cc|cpp|cu|cuh|h|hpp|ipynb|j2|proto|lock"
 )
 _PATH = re.compile(
     rf"(?<![A-Za-z0-9_.\-/])(?:[A-Za-z0-9_.\-]+/)+[A-Za-z0-9_.\-]*"
-    rf"|(?<![A-Za-z0-9_.\-/])[A-Za-z0-9_\-]+\.(?:{_EXTENSIONS})(?![A-Za-z0-9_])"
+    rf"|(?<![A-Za-z0-9_.\-/])[A-Za-z0-9_\-]+\.(?:{EXTENSIONS})(?![A-Za-z0-9_])"
 )
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_./])[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?![A-Za-z0-9_(])")
-_SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_./])")
-_CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*(?![A-Za-z0-9_./])")
-_ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*(?![A-Za-z0-9_./])")
+# a name ends where no name character follows (a sentence's full stop is not part of it)
+_END = r"(?![A-Za-z0-9_/]|\.[A-Za-z0-9_])"
+_SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+" + _END)
+_CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*" + _END)
+_ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*" + _END)
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 MIN_SEGMENT = 2
 MIN_PATH_SLASHES = 2
@@ -67,6 +98,7 @@ class Figure:
     values: frozenset[str]
     scaled: tuple[float, float] | None = None
     kind: str = "plain"  # plain | multiplier | percent | prs (a count of pull requests)
+    approx: str = ""  # "", "about", "over" or "under": how the sentence rounds it
 
 
 def pr_refs(text: str) -> list[int]:
@@ -110,6 +142,17 @@ def _kind(text: str, end: int, unit: str) -> str:
     return "prs" if not unit and _PR_COUNT.match(text, end) else "plain"
 
 
+def _approx(text: str, start: int, end: int) -> str:
+    """How the words around a figure round it: "约 5,600", "超过 5000", "nearly 6k", "20 余"."""
+    words = glossary().words
+    before, after = text[max(0, start - 12) : start], text[end : end + 8]
+    for name in ("over", "under", "about"):
+        found = words[f"approximate_{name}"].search(before)
+        if found and not before[found.end() :].strip(" 了的"):
+            return name
+    return "about" if words["approximate_after"].match(after.lstrip(" 个行")) else ""
+
+
 def figures(text: str) -> list[Figure]:
     """Every figure a text states: numbers (with %, x, 倍, k …), counts in words, multipliers."""
     text = _without_refs(text)
@@ -119,24 +162,43 @@ def figures(text: str) -> list[Figure]:
             normalised(m.group("num")),
             _scaled(m["num"], m["unit"] or ""),
             kind=_kind(text, m.end(), m["unit"] or ""),
+            approx=_approx(text, m.start(), m.end()),
         )
         for m in _NUMBER.finditer(text)
     ]
     out += [
-        Figure(
-            m.group(0),
-            frozenset({str(_EN_WORDS[m.group(1).lower()])}),
-            kind=_kind(text, m.end(), ""),
-        )
+        Figure(m.group(0), frozenset({str(_en_number(m))}), kind=_kind(text, m.end(), ""))
         for m in _EN_COUNT.finditer(text)
     ]
     out += [
         Figure(m.group(1), frozenset({str(_zh_number(m.group(1)))}))
         for m in _ZH_COUNT.finditer(text)
     ]
+    out += [_zh_times(m) for m in _ZH_TIMES.finditer(text)]
+    doubled = frozenset({"2"})
+    out += [Figure(m.group(0), doubled, kind="multiplier") for m in _ZH_DOUBLE.finditer(text)]
     for pattern, values in _WORD_MULTIPLIERS:
         out += [Figure(m.group(0), values, kind="multiplier") for m in pattern.finditer(text)]
     return out
+
+
+def _en_number(match: re.Match[str]) -> int:
+    """two … ninety-nine written in English words."""
+    if match["word"]:
+        return _EN_WORDS[match["word"].lower()]
+    ones = _EN_WORDS[match["ones"].lower()] if match["ones"] else 0
+    return _EN_TENS[match["tens"].lower()] + ones
+
+
+def _zh_times(match: re.Match[str]) -> Figure:
+    value = _zh_number(match.group(2))
+    values = {str(value), str(value + 1)} if match.group(1) else {str(value)}
+    return Figure(match.group(0).strip(), frozenset(values), kind="multiplier")
+
+
+def pr_spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, number) of every PR reference in `text`, in order."""
+    return [(m.start(), m.end(), int(m.group(1))) for m in _PR_REF.finditer(text)]
 
 
 def _zh_number(text: str) -> int:
@@ -165,7 +227,7 @@ def without_code(text: str) -> str:
 def _is_path(token: str, roots: frozenset[str]) -> bool:
     if not _HAS_LETTER.search(token):
         return False
-    if re.search(rf"\.(?:{_EXTENSIONS})$", token):
+    if re.search(rf"\.(?:{EXTENSIONS})$", token):
         return True
     segments = [s for s in token.split("/") if s]
     return token.count("/") >= MIN_PATH_SLASHES or (bool(segments) and segments[0] in roots)

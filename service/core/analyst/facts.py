@@ -26,6 +26,7 @@ from typing import Any
 
 from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
 from service.core.analyst.config_changes import ConfigChange, config_changes
+from service.core.analyst.evidence import WeekEvidence, build_evidence
 from service.core.models import (
     Digest,
     PullRequest,
@@ -172,6 +173,8 @@ class WeekFacts:
     risks: tuple[tuple[str, str, tuple[int, ...]], ...]
     prs: tuple[PRFacts, ...]
     by_number: dict[int, PRFacts] = field(default_factory=dict)
+    # what the checker grounds claims in beyond these facts (diff sides, relations, earlier week)
+    evidence: WeekEvidence | None = field(default=None, compare=False, repr=False)
     earlier: EarlierWeek | None = None
 
     def pr(self, number: int) -> PRFacts | None:
@@ -390,6 +393,7 @@ def build_facts(
         ),
         prs=facts,
         by_number={f.number: f for f in facts},
+        evidence=build_evidence(digest, prs),
         earlier=_earlier(digest),
     )
 

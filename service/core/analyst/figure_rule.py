@@ -1,0 +1,109 @@
+"""The figure rule: every figure a sentence states is one the facts hold — a PR's own figures
+for a sentence about PRs, a trend bucket's counts for a sentence about a trend, the week's for
+a sentence about the week; a multiplier or percentage as the PR states it (or, "tripled since
+last week", as the earlier week's counts make it); a rounded figure ("约 5,600", "超过 5000",
+"nearly 600") close to one of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from service.core.analyst import claims, sentence_claims
+from service.core.analyst.glossary import glossary
+
+if TYPE_CHECKING:  # the checker imports this module
+    from service.core.analyst.checker import Checker, Claim
+
+APPROX = 0.05  # "约 5600 行" for 5614: within 5%
+OVER = 1.25  # "超过 5000 行" for 5614: above it, within a quarter
+UNDER = 0.8  # "近 600 行" for 563: below it, within a fifth
+
+
+def _approx_ok(figure: claims.Figure, ints: Sequence[int]) -> bool:
+    """A rounded figure ("约 5,600", "超过 5000", "nearly 600") close to one of `ints`."""
+    if figure.scaled is not None:
+        value = figure.scaled[0]
+    else:
+        numeric = [float(v) for v in figure.values if v.replace(".", "", 1).isdigit()]
+        if not numeric:
+            return False
+        value = numeric[0]
+    if figure.approx == "over":
+        return any(value < v <= value * OVER for v in ints)
+    if figure.approx == "under":
+        return any(value * UNDER <= v < value for v in ints)
+    return any(abs(v - value) <= APPROX * v for v in ints)
+
+
+def _figure_ok(figure: claims.Figure, known: set[str], ints: Sequence[int]) -> bool:
+    if figure.values & known:
+        return True
+    if figure.approx and figure.kind == "plain" and _approx_ok(figure, ints):
+        return True
+    if figure.scaled is None:
+        return False
+    value, tolerance = figure.scaled
+    return any(abs(v - value) <= tolerance for v in ints)
+
+
+def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] | None]:
+    """The week's integers a figure of `claim` may be, and the PR counts it may state (None:
+    any count of the week): a sentence about a trend bucket states that bucket's counts; one
+    about PRs states their figures (and the week's only when it speaks of the week)."""
+    if not claim.prs:
+        named = checker.named_counts(claim.text)
+        before = checker.facts.earlier
+        if before and glossary().word("previous_week").search(claim.text):
+            earlier = list(before.totals.values())  # "从上周的 34 个降到 22 个"
+            if not named:
+                return checker.week_ints + earlier, checker.pr_counts | {str(before.totals["prs"])}
+            named += earlier
+        if named:
+            allowed = named + checker.total_ints + checker.date_ints
+            return allowed, {str(v) for v in named + checker.total_ints}
+        return checker.week_ints, None
+    if glossary().word("week_scope").search(claim.text):
+        return checker.week_ints, None
+    return checker.date_ints, None
+
+
+RATIO_TOLERANCE = 0.1
+
+
+def _ratio_ok(figure: claims.Figure, text: str, checker: Checker) -> bool:
+    """ "Tripled since last week": the ratio of a named bucket's count to its earlier count."""
+    if figure.kind != "multiplier":
+        return False
+    ratios = sentence_claims.comparison_ratios(text, checker.evidence)
+    return any(abs(float(v) - r) <= RATIO_TOLERANCE for v in figure.values for r in ratios)
+
+
+def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
+    week_ints, named_counts = _figure_scope(claim, checker)
+    ints = list(week_ints)
+    known = {str(v) for v in week_ints} | {str(len(claim.prs))} | {str(n) for n in claim.prs}
+    for pr in claim.facts:
+        known |= checker.numbers(pr)
+        ints += checker.ints(pr)
+    counts = (checker.pr_counts if named_counts is None else named_counts) | {str(len(claim.prs))}
+    reasons = []
+    for figure in claims.figures(claim.text):
+        if figure.kind == "prs":
+            ok = bool(figure.values & counts)
+        elif figure.kind in ("multiplier", "percent"):
+            # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
+            stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
+            ok = bool(figure.values & stated) or _ratio_ok(figure, claim.text, checker)
+        elif figure.scaled is not None:
+            # `8 千` is 8,000 (or `128K` as the PR writes it), never a stray 8
+            said = figure.text.replace(" ", "").lower()
+            ok = _figure_ok(figure, set(), ints) or any(
+                said in checker.pr_text(pr).replace(" ", "").lower() for pr in claim.facts
+            )
+        else:
+            ok = _figure_ok(figure, known, ints)
+        if not ok:
+            reasons.append(f"figure: {figure.text}")
+    return reasons

@@ -1,0 +1,302 @@
+"""Claims grounded in the evidence of the PRs a sentence rests on (see evidence.py).
+
+A sentence is read in segments: the words after `#123` up to the next PR number are said of
+#123 (when the item rests on it); the words before the first PR number, or a sentence that
+cites its PRs in brackets, are said of all the PRs it rests on. In each segment:
+- entity: every concept of the glossary it names (dense, MoE, 昇腾, NIXL, …) occurs in what
+  those PRs say and the files they touch (title, body, paths, risks, reviews), and is not
+  another member of its group than the one the PR's title names;
+- action: what it says a PR does (adds, removes, renames, moves, fixes, reverts, enables,
+  disables) is what the PR's title, body or diff shows, on the right side of the diff for a
+  named thing (a name only on removed lines is not "added");
+- default: a changed default rests on a PR that says so or changes the setting, and the value
+  it names is the setting's new value or stands beside "default" in the PR;
+- failure: a failure or revert word (broke, leaks, crash, must be reverted) needs a failing
+  check, a reviewer's concern, a revert or follow-up fix on a cited PR, unless the PR is said to
+  fix it.
+The claims about the sentence as a whole (relations, comparisons, absence) are in
+sentence_claims.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import FALSE_WORDS as _FALSE
+from service.core.analyst.evidence import TRUE_WORDS as _TRUE
+from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.glossary import Glossary, glossary
+
+# a clause ends here: what follows is not the object of the verb before
+_CLAUSE_END = re.compile(
+    r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
+)
+OBJECT_CHARS = 40
+MODAL_REACH = 14
+# "adds 1676 lines", "新增 527 行": a size, which the figure rule checks
+_SIZE_AFTER = re.compile(
+    r"^\s*(?:了|about|around|roughly|nearly|some|over|约|近|超过)?\s*[\d,.]+\s*(?:k|K|万|千)?"
+    r"(?:\s*(?:个)?\s*(?:行|lines?|files?|文件|tests?|测试)|\s*(?:[,，、;；]|and\b|across\b|$))",
+    re.IGNORECASE,
+)
+_MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
+# the new value of a default: "改为 spmd", "back to spmd", "to `async`"
+_NEW_VALUE = re.compile(
+    r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    r"([A-Za-z_][A-Za-z0-9_.\-]*)",
+    re.IGNORECASE,
+)
+_BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
+_CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
+_NAME_TAIL = re.compile(r"[\w./`-]*")
+_PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    prs: tuple[PREvidence, ...]
+
+
+def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Segment]:
+    """The sentence's parts with the PRs each is said of (see the module's docstring)."""
+    every = tuple(e for e in (evidence.pr(n) for n in cited) if e is not None)
+    spans = [s for s in claims.pr_spans(text) if s[2] in cited]
+    bracketed = any(s[0] > 0 and text[s[0] - 1] in "(（" for s in spans)
+    if not spans or bracketed:
+        return [Segment(text, every)]
+    parts = [Segment(text[: spans[0][0]], every)] if spans[0][0] else []
+    for i, (_start, end, number) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        own = evidence.pr(number)
+        parts.append(Segment(text[end:stop], (own,) if own else every))
+    return parts
+
+
+def found_in(term: str | re.Pattern[str], where: str) -> bool:
+    """A concept, or a name as a whole token (`foo_moe` is not in `foo_moe_for_vllm10`)."""
+    if isinstance(term, re.Pattern):
+        return term.search(where) is not None
+    if term not in where:
+        return False
+    return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", where) is not None
+
+
+def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[str]:
+    """Each concept the segment names must occur in its PRs' evidence (when it rests on no PR:
+    in the week's titles, modules, categories or paths)."""
+    reasons = []
+    named = words.concepts_in(claims.without_code(segment.text))
+    for name, said in named.items():
+        concept = words.concepts[name]
+        if segment.prs:
+            ok = any(found_in(concept, e.about) for e in segment.prs)
+        else:
+            ok = found_in(concept, week_text)
+        if not ok:
+            reasons.append(f"entity: {said}")
+        elif segment.prs and _swapped(name, set(named), segment.prs, words):
+            reasons.append(f"entity: {said} (the PR is about another of its kind)")
+    return reasons
+
+
+def _swapped(name: str, named: set[str], prs: tuple[PREvidence, ...], words: Glossary) -> bool:
+    """`name` said of PRs whose titles name other members of its group, none of which the
+    sentence names: SGLang said of a vLLM PR whose body mentions SGLang in passing."""
+    members = words.group_members(name)
+    for e in prs:
+        titled = {m for m in members if found_in(words.concepts[m], e.headline)}
+        if not titled or name in titled or titled & named:
+            return False
+    return True
+
+
+def _objects(window: str, words: Glossary) -> list[str | re.Pattern[str]]:
+    """The named things in the words after a verb: identifiers and concepts."""
+    named: list[str | re.Pattern[str]] = [t.lower() for t in claims.identifiers(window)]
+    # `ActorRolloutRefWorker.get_zeromq_address`: the method is what the diff defines
+    named += [m.lower() for m in _MEMBER.findall(window)]
+    named += [words.concepts[n] for n in words.concepts_in(claims.without_code(window))]
+    return named
+
+
+def _side_ok(action: str, term: str | re.Pattern[str], e: PREvidence) -> bool | None:
+    """Whether the diff's sides agree with `action` on `term` (None: they don't say)."""
+    added, removed = found_in(term, e.added), found_in(term, e.removed)
+    if added == removed:
+        return None  # on both sides (changed) or on neither: the diff does not say
+    return added if action == "add" else removed
+
+
+def _advised(text: str, start: int, words: Glossary) -> bool:
+    """A verb after "should", "请", "建议": what a reader should do, not what a PR did."""
+    return words.word("modal").search(text[max(0, start - MODAL_REACH) : start]) is not None
+
+
+def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
+    """For a named setting the diff flips: whether it flips the way `action` says."""
+    keys = [o for o in objects if isinstance(o, str) and o in e.settings]
+    if not keys:
+        return None
+    on = action == "enable"
+    for key in keys:
+        old, new = e.settings[key]
+        if (new & _TRUE and old & _FALSE) if on else (new & _FALSE and old & _TRUE):
+            return True
+    return False
+
+
+def _action_ok(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool:
+    if action in ("enable", "disable"):
+        flipped = _flipped(action, objects, e)
+        if flipped is not None:
+            return flipped
+        return action in e.said_actions
+    if action in ("add", "remove") and objects:
+        sides = [_side_ok(action, term, e) for term in objects]
+        if False in sides:
+            return False
+        if True in sides:
+            return True
+        # named, but on neither side of the diff: the PR's own words must say so
+        return action in e.said_actions
+    return action in e.actions
+
+
+def _after(text: str, start: int) -> str:
+    """About OBJECT_CHARS of `text` from `start`, not cutting a name in two."""
+    end = start + OBJECT_CHARS
+    rest = _NAME_TAIL.match(text, end)
+    return text[start : rest.end() if rest else end]
+
+
+def _reverted(number: int, evidence: WeekEvidence) -> bool:
+    return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
+
+
+def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) -> list[str]:
+    """What the segment says its PRs do must be what their words or diff show."""
+    if not segment.prs:
+        return []
+    text = segment.text
+    reasons = []
+    for name, action in words.actions.items():
+        if name == "default":
+            continue
+        for match in action.pattern.finditer(text):
+            after = _after(text, match.end())
+            if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
+                continue
+            if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
+                if name == "revert" and not any(_reverted(e.number, evidence) for e in segment.prs):
+                    reasons.append(f"action: {match.group(0)} (no revert of it was found)")
+                continue  # "was removed", "被删除": said of a thing, not of what the PR did
+            end = _CLAUSE_END.search(after)
+            objects = _objects(after[: end.start()] if end else after, words)
+            if not any(_action_ok(name, objects, e) for e in segment.prs):
+                reasons.append(f"action: {match.group(0)}")
+    return list(dict.fromkeys(reasons))
+
+
+def default_reasons(segment: Segment, words: Glossary) -> list[str]:
+    """A changed default: the PR says so, or changes the setting the segment names; each value
+    it names stands beside that setting or the word "default" in the PR; on/off agrees with
+    the setting's flip."""
+    found = words.actions["default"].pattern.search(segment.text)
+    if found is None or not segment.prs:
+        return []
+    lowered = segment.text.lower()
+    window = _clause(lowered, found.start(), found.end())
+    values = [f.values for f in claims.figures(window) if f.kind == "plain"]
+    values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
+    flips = [m.group(0) for m in _BOOL_WORDS.finditer(window)]
+    for e in segment.prs:
+        keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
+        if not keys and "default" not in e.said_actions:
+            continue
+        stated = all(any(_value_set(v, keys, e) for v in value) for value in values)
+        if stated and all(_flip_backed(flip, e, keys) for flip in flips):
+            return []
+    return [f"default: {found.group(0)}"]
+
+
+def _value_set(value: str, keys: list[str], e: PREvidence) -> bool:
+    """`value` is a new value of a named setting, or stands near "default" in the PR's words or
+    on an added line."""
+    if any(value in (v.strip() for v in e.settings[k][1]) for k in keys):
+        return True
+    token = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
+    near = (
+        rf"default(?:\s+value)?\s*(?:is|of|to|=|:)\s*\W?{token}"
+        rf"|{token}\W{{1,3}}(?:\w+\W{{1,3}}){{0,2}}by default"
+    )
+    return any(re.search(near, side) for side in (e.text, e.added))
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause around text[start:end], at most OBJECT_CHARS either side."""
+    before = text[max(0, start - OBJECT_CHARS) : start]
+    cuts = list(_CLAUSE_END.finditer(before))
+    before = before[cuts[-1].end() :] if cuts else before
+    after = text[end : end + OBJECT_CHARS]
+    cut = _CLAUSE_END.search(after)
+    return before + text[start:end] + (after[: cut.start()] if cut else after)
+
+
+def _names(key: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w])", text) is not None
+
+
+def _flip_backed(word: str, e: PREvidence, keys: list[str]) -> bool:
+    """ "On by default" / "默认关闭": a named setting flips that way, or the PR's words say so."""
+    on = word in ("true", "on", "开启", "启用")
+    for key in keys:
+        old, new = e.settings[key]
+        if (new & _TRUE and old & _FALSE) if on else (new & _FALSE and old & _TRUE):
+            return True
+    return ("enable" if on else "disable") in e.said_actions and "default" in e.said_actions
+
+
+def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
+    """The sentence says a fix PR fixes the failure it names: a fix word comes first, with no
+    "but" between it and the failure."""
+    fix = words.word("fix_framing").search(text)
+    if fix is None or not any("fix" in e.actions for e in prs):
+        return False
+    failure = words.word("failure").search(text, fix.end())
+    failure = failure or words.word("leak").search(text, fix.end())
+    first = words.word("failure").search(text)
+    if first is not None and first.start() < fix.start():
+        return False  # "breaks X, then fixes Y": the failure is said first
+    return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())
+
+
+def failure_reasons(segment: Segment, evidence: WeekEvidence) -> list[str]:
+    """A failure or revert word needs a risk, failing check, revert or follow-up fix on one of
+    the segment's PRs, unless the segment says the PR fixes it."""
+    if not segment.prs:
+        return []
+    words = glossary()
+    text = words.word("not_failure").sub(" ", claims.without_code(segment.text))
+    urgent = words.word("urgent_revert").search(text)
+    if urgent and not any(evidence.followed_up(e.number) for e in segment.prs):
+        return [f"failure: {urgent.group(0)}"]
+    fixing = fixes_it(text, segment.prs, words)
+    for name, kinds in (("breaking", {"breaking", "migration"}), ("leak", {"secret"})):
+        found = words.word(name).search(text)
+        if found is None or (fixing and name == "leak"):
+            continue
+        if not any(e.risks & kinds or (name == "breaking" and e.breaking) for e in segment.prs):
+            return [f"failure: {found.group(0)}"]
+    failed = words.word("failure").search(text)
+    if failed is None or fixing:
+        return []
+    # a detector's risk says what may go wrong, not that it did: a failure needs a failing
+    # check, a reviewer's concern, or a later revert or fix of the PR
+    backed = any(
+        e.failing_checks or e.reviewed or evidence.followed_up(e.number) for e in segment.prs
+    )
+    return [] if backed else [f"failure: {failed.group(0)}"]

@@ -1,0 +1,181 @@
+"""Text a sentence must never carry, whatever the facts say: a domain of any top-level domain
+(with or without a scheme), an IP address or an obfuscated link, a secret (masked in the
+reason and in the audit list, as the secrets detector masks it), a request for a token or a
+command to run, and the phrases of a model that was told to drop its rules.
+
+A PR body is untrusted: a domain or token it holds is not a fact to repeat, so nothing here is
+excused by the evidence, except a dotted name that is code on the PR's changed lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from importlib import resources
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import PREvidence
+from service.core.risks.secrets import MASK, find_secrets, mask
+
+# the file names claims.py reads as paths (`setup.sh`, `README.md`): the identifier rule's
+_FILE_EXTENSIONS = frozenset(claims.EXTENSIONS.split("|"))
+# a dotted name whose last label is letters: `evil.io`, `hooks.example.app`, `x.com/path`
+_DOTTED_NAME = re.compile(
+    r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?![\w-]|\.\w)",
+    re.IGNORECASE,
+)
+_OBFUSCATED = re.compile(
+    r"\[\s*(?:\.|dot)\s*\]|\(\s*(?:\.|dot)\s*\)|\{\s*(?:\.|dot)\s*\}|\bh(?:xx|tt)ps?\b"
+    r"|\s(?:dot|点)\s*(?:com|net|org|io|cn|ai|dev|app)\b|[a-z0-9]\s*[。．]\s*(?:com|net|org|io|cn)\b"
+    r"|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bat\s+\w+\s+dot\s+\w+",
+    re.IGNORECASE,
+)
+# generic key shapes the secrets detector does not name: OpenAI-style keys, bearer tokens,
+# `api_key=…`, and long random-looking strings
+_SECRET_SHAPES = re.compile(
+    r"\b(?:gh[pousr]|github_pat|xox[bpase]|xapp|sk|pk|rk|glpat|hf|npm|pypi)[_-](?:[A-Za-z0-9]+-)?[A-Za-z0-9]{16,}\b"
+    r"|\bBearer\s+[A-Za-z0-9._~+/-]{16,}"
+    r"|\b(?:api[_-]?key|token|secret|password|passwd)\s*[:=]\s*\S{6,}"
+    r"|(?<![\w/+=])(?=[A-Za-z0-9+/=]{32,}(?![\w/+=]))(?=[A-Za-z0-9+/=]*\d)"
+    r"(?=[A-Za-z0-9+/=]*[A-Za-z])[A-Za-z0-9+/=]+",
+    re.IGNORECASE,
+)
+_CREDENTIAL = (
+    r"(?:\b(?:your|the|my|our|admin|bot|access|github|slack|feishu|api|auth|session|ci)\s+"
+    r"(?:tokens?|keys?)(?![\w-])|\bapi[ _-]?keys?\b|\bpasswords?\b|\bsecrets?\b(?![\w-])"
+    r"|\bcredentials?\b|\bcookies?\b|\b(?:private|ssh|access|secret) keys?\b"
+    r"|令牌(?!桶)|密钥|密码|凭证|凭据|口令|秘钥)"
+)
+_REQUESTS = re.compile(
+    r"\b(?:send|post|share|provide|give|paste|reveal|print|output|tell|email|dm|upload|submit"
+    r"|leak|expose|forward)\b[^.。]{0,40}"
+    + _CREDENTIAL
+    + r"|(?:提供|发送|发给|发到|贴出|贴到|告诉|分享|输出|回复|私信|上传|提交|转发|公开)[^。]{0,20}"
+    + _CREDENTIAL
+    + r"|(?:你的|您的|管理员的?|机器人的?)\s*[\w ]{0,12}?(?:token|key|令牌|密钥|密码)"
+    r"|(?:把|将)[^。]{0,20}(?:token|令牌|密钥|密码|凭证)[^。]{0,10}(?:发|给|提供|贴|告诉|分享)"
+    r"|\b(?:reply|respond|answer)\s+(?:with|only)\b|\brepeat\s+(?:after|the following|this)\b"
+    r"|\bsay\s+(?:that|exactly)\b|\bas\s+instructed\b|\bper\s+the\s+(?:pr|instructions)\b"
+    r"|\b(?:jailbreak|developer\s+mode|no\s+restrictions|unrestricted\s+mode|dan\s+mode)\b"
+    r"|\b(?:run|execute|paste)\b[^.。]{0,30}(?:curl|wget|sudo|rm\s+-rf|chmod|pkill|\|\s*(?:ba)?sh)"
+    r"|\b(?:curl|wget)\s+\S|\brm\s+-rf\b|\|\s*(?:ba)?sh\b"
+    r"|(?:执行|运行)[^。]{0,20}(?:curl|wget|sudo|rm\s+-rf|chmod|pkill)"
+    r"|越狱|开发者模式|不受限制|规则已更新|新的规则|以上规则|按照?.{0,6}(?:PR|正文|描述)中?的?(?:要求|指示)"
+    r"|请?(?:复述|重复)(?:以下|下面|这段)",
+    re.IGNORECASE,
+)
+
+
+Rule = tuple[str, re.Pattern[str]]
+# what the first checker dropped: mentions, links with a scheme, markup, instructions
+_SAFETY: tuple[Rule, ...] = (
+    ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
+    ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
+    (
+        "link",
+        re.compile(
+            r"\b(?:https?|ftp|javascript|vbscript|data|file|mailto|tel|slack|lark|feishu)\s*:"
+            r"|\bwww\.|\]\s*\(|[\w.+-]+@[\w-]+\.[A-Za-z]{2,}",
+            re.I,
+        ),
+    ),
+    (
+        "link",
+        re.compile(
+            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+            r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
+            r"(?!\.\w)",
+            re.I,
+        ),
+    ),
+    (
+        "markup",
+        re.compile(
+            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
+            r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
+            r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
+        ),
+    ),
+    (
+        "instruction",
+        re.compile(
+            r"\b(?:ignore|disregard|forget|override)\b[^.。]{0,40}"
+            r"\b(?:instruction|prompt|rule|above|previous|prior|earlier)s?\b"
+            r"|\b(?:system|developer)\s+(?:prompt|message)|\byou\s+are\s+(?:now|an?|the)\b"
+            r"|\bas\s+an\s+ai\b|\bnew\s+instructions?\b|\bdo\s+not\s+(?:check|verify|follow)\b"
+            r"|^\s*(?:system|assistant|user)\s*:|\bclick\s+(?:here|the\s+link)\b"
+            r"|忽略|无视|指令|提示词|系统提示|请(?:立即|马上|务必)?(?:点击|访问|打开|转发)",
+            re.I,
+        ),
+    ),
+)
+
+
+def safety_reasons(text: str) -> list[str]:
+    """Mentions, links with a scheme or `www.`, markup and instructions in `text`."""
+    reasons = []
+    for name, pattern in _SAFETY:
+        found = pattern.search(text)
+        if found:
+            reasons.append(f"{name}: {found.group(0).strip()[:40] or repr(found.group(0))}")
+    if text.count("`") % 2:
+        reasons.append("markup: unbalanced `")
+    return reasons
+
+
+@functools.cache
+def _tlds() -> frozenset[str]:
+    text = resources.files("service.data").joinpath("tlds.txt").read_text("utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line and line[0] != "#")
+
+
+def _is_code(name: str, prs: Sequence[PREvidence]) -> bool:
+    """A dotted name on the PR's changed lines, and in no link there: code (`torch.data`)."""
+    lowered = name.lower()
+    for e in prs:
+        changed = f"{e.added}\n{e.removed}"
+        if lowered in changed and not re.search(rf"(?:://|www\.)\S*{re.escape(lowered)}", changed):
+            return True
+    return False
+
+
+def domains(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """The names in `text` that end in a real top-level domain and are not file names or code."""
+    found = []
+    for match in _DOTTED_NAME.finditer(text):
+        name, tld = match.group(1), match.group(2).lower()
+        if tld in _FILE_EXTENSIONS or tld not in _tlds():
+            continue
+        if not _is_code(name, prs):
+            found.append(name)
+    return found
+
+
+def secrets(text: str) -> list[str]:
+    """The secret-looking strings in `text`."""
+    found = [secret for _rule, secret in find_secrets(text)]
+    found += [m.group(0) for m in _SECRET_SHAPES.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+def masked(text: str) -> str:
+    """`text` with every secret-looking string masked (first 4 characters + ****); what is
+    masked already stays as it is."""
+    for secret in secrets(text):
+        if MASK not in secret:
+            text = text.replace(secret, mask(secret))
+    return text
+
+
+def injection_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """Why `text` carries something no report may print (empty: nothing)."""
+    reasons = [f"link: {name[:40]}" for name in domains(text, prs)]
+    obfuscated = _OBFUSCATED.search(text)
+    if obfuscated:
+        reasons.append(f"link: {obfuscated.group(0).strip()[:40]}")
+    reasons += [f"secret: {mask(secret)}" for secret in secrets(text)]
+    request = _REQUESTS.search(text)
+    if request:
+        reasons.append(f"instruction: {masked(request.group(0))[:40]}")
+    return list(dict.fromkeys(reasons))

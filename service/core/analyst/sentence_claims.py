@@ -1,0 +1,213 @@
+"""The claims a sentence makes as a whole, grounded in the week's evidence (see evidence.py):
+- relation: "#A reverts / follows up / replaces / breaks #B" is a relation the digest found;
+- comparison: "more than last week" needs the earlier week's count of what it names, in the
+  same direction, with the figures and ratio said;
+- absence and universal claims ("no vLLM changes this week", "removes all GPU support") must
+  hold of the week's PRs, or are not taken on trust (but for "both" or "all three" of the PRs
+  the sentence cites);
+- authorship and review claims need the author or a review on record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.glossary import Glossary, glossary
+from service.core.analyst.grounding import found_in
+
+# "#A 是对 #B 的后续修复": the relation word may follow the second PR
+RELATION_TAIL = 8
+# "#A reverts the BF16 change of #B": a relation word this close before the second PR
+RELATION_REACH = 32
+_PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
+_WEEK_BUCKETS = ("modules", "categories", "types", "labels")
+
+
+def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """`#A <relation> #B` (or `#B <passive relation> by #A`) must be a relation the digest
+    found; a relation word on one PR needs that PR to be a revert or follow-up."""
+    words = glossary()
+    spans = claims.pr_spans(text)
+    reasons = []
+    for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
+        tail = text[e2 : e2 + RELATION_TAIL].lstrip()
+        between = text[e1:s2][-RELATION_REACH:] + (" " + tail if tail.startswith("的") else "")
+        for kind, pattern in words.relations.items():
+            found = pattern.search(between)
+            if found is None:
+                continue
+            passive = _PASSIVE.search(between) is not None
+            later, earlier = (second, first) if passive else (first, second)
+            if not _related(kind, later, earlier, evidence):
+                reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
+    if len(spans) == 1:
+        reasons += _single_relation(text, spans[0], evidence)
+    return reasons
+
+
+def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:
+    rules = evidence.related(later, earlier)
+    if kind == "revert":
+        return "revert" in rules
+    if kind in ("followup", "builds_on"):
+        return bool(rules)
+    return False
+
+
+def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEvidence) -> list[str]:
+    number = span[2]
+    after = text[span[1] :]
+    found = glossary().relations["followup"].search(after)
+    if found and not any(r.later == number for r in evidence.relations):
+        return [f"relation: #{number} {found.group(0)}"]
+    return []
+
+
+# a week's total a comparison may name: (total, its words)
+_TOTALS = (
+    ("contributors", re.compile(r"contributors?|贡献者|作者", re.IGNORECASE)),
+    ("deletions", re.compile(r"delet|remov|删除|删去", re.IGNORECASE)),
+    (
+        "additions",
+        re.compile(r"lines? added|add(?:ed|s|ing)? [\w ,]{0,12}lines|新增|增加了?[^，。]{0,6}行"),
+    ),
+    ("prs", re.compile(r"\bPRs?\b|pull requests?|合入|合并", re.IGNORECASE)),
+)
+
+
+def _total_named(
+    text: str, totals: dict[str, int], earlier: dict[str, int]
+) -> dict[str, tuple[int, int]]:
+    """The first week total `text` names, with this week's and the earlier week's figure."""
+    for key, words in _TOTALS:
+        if words.search(text) and key in totals and key in earlier:
+            return {key: (totals[key], earlier[key])}
+    return {}
+
+
+def comparison_reasons(
+    text: str,
+    evidence: WeekEvidence,
+    totals: dict[str, int] | None = None,
+    earlier: dict[str, int] | None = None,
+) -> list[str]:
+    """A comparison with an earlier week: the earlier count of a named module, category, type
+    or label, in the direction said, with the figures and ratio said."""
+    words = glossary()
+    found = words.word("previous_week").search(text)
+    if found is None:
+        return []
+    named = {
+        (kind, key): counts
+        for kind in _WEEK_BUCKETS
+        for key, counts in evidence.previous.get(kind, {}).items()
+        if words.names_bucket(kind, key, text)
+    }
+    if not named and totals and earlier:  # "fewer PRs than last week": the week's totals
+        named = {("totals", k): v for k, v in _total_named(text, totals, earlier).items()}
+    if not named:
+        return [f"comparison: no earlier figure for {found.group(0)}"]
+    direction = _direction(text, words)
+    figures = claims.figures(text)
+    compares = words.word("comparative").search(text) or words.word("absence").search(text)
+    if direction == "none" and not figures and not compares:
+        return []  # "reverts the support from last week": no count is compared
+    nothing = words.word("absence").search(text) is not None
+    for (_kind, key), (count, previous) in named.items():
+        if not _compares(direction, count, previous, figures, nothing):
+            return [f"comparison: {key} {count} vs {previous} {found.group(0)}"]
+    return []
+
+
+def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:
+    """The ratios (this week / the earlier week) of the buckets a comparison names."""
+    words = glossary()
+    if words.word("previous_week").search(text) is None:
+        return []
+    return [
+        count / previous
+        for kind in _WEEK_BUCKETS
+        for key, (count, previous) in evidence.previous.get(kind, {}).items()
+        if previous and words.names_bucket(kind, key, text)
+    ]
+
+
+def _compares(
+    direction: str, count: int, previous: int, figures: list[claims.Figure], nothing: bool
+) -> bool:
+    actual = "up" if count > previous else "down" if count < previous else "same"
+    if direction not in (actual, "none"):
+        return False
+    plain = {v for f in figures if f.kind != "multiplier" for v in f.values}
+    if direction == "none" and str(previous) not in plain and not (previous == 0 and nothing):
+        return False  # "4 PRs, last week 0" (or "none"): the earlier figure itself
+    for figure in (f for f in figures if f.kind == "multiplier"):
+        if not previous or all(abs(float(v) - count / previous) > 0.1 for v in figure.values):  # noqa: PLR2004
+            return False
+    return True
+
+
+def _direction(text: str, words: Glossary) -> str:
+    for name, label in (("comparison_same", "same"), ("comparison_down", "down")):
+        if words.word(name).search(text):
+            return label
+    return "up" if words.word("comparison_up").search(text) else "none"
+
+
+def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str]:
+    """ "No X this week" must be true of every PR of the week; other universal claims ("all",
+    "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
+    the sentence rests on."""
+    words = glossary()
+    plain = claims.without_code(text)
+    reasons = []
+    absent = words.word("absence").search(plain)
+    earlier = words.word("previous_week").search(plain)  # "none last week": a comparison's
+    if absent and words.word("week_scope").search(plain) and not earlier:
+        named = words.concepts_in(plain)
+        concepts = words.concepts
+        present = [said for name, said in named.items() if found_in(concepts[name], week_text)]
+        buckets = [
+            key
+            for kind, names in words.buckets.items()
+            for key in names
+            if words.names_bucket(kind, key, plain)
+        ]
+        present += [key for key in buckets if re.search(rf"^{re.escape(key)}$", week_text, re.M)]
+        if present or not (named or buckets):
+            reasons.append(f"absence: {absent.group(0)} {', '.join(present)}".rstrip())
+    universal = words.word("universal").search(plain)
+    if universal and not _cited_universal(plain, universal, len(cited), words):
+        reasons.append(f"universal: {universal.group(0)}")
+    return reasons
+
+
+def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:
+    """ "all three PRs" of three cited, "both", "三个 PR 都": a claim about the cited PRs."""
+    if cited < 2:  # noqa: PLR2004 - "both" and "all" need at least two PRs
+        return False
+    window = text[max(0, universal.start() - 12) : universal.end() + 12]
+    counts = [f for f in claims.figures(window) if f.values & {str(cited)}]
+    return bool(counts) and words.word("cited_universal").search(text) is not None
+
+
+def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """Who wrote or reviewed a PR: the author's name, or a review on record."""
+    words = glossary()
+    reasons = []
+    wrote = words.word("authorship").search(text)
+    if wrote and not any(e.author and _names_author(text, e.author) for e in prs):
+        reasons.append(f"authorship: {wrote.group(0)}")
+    reviewed = words.word("review").search(text)
+    if reviewed and not any(e.approved or e.reviewed for e in prs):
+        reasons.append(f"review: {reviewed.group(0)}")
+    return reasons
+
+
+def _names_author(text: str, author: str) -> bool:
+    lowered = text.lower()
+    return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
