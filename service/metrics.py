@@ -7,6 +7,7 @@ methods as plain callables, so none of them knows about Prometheus.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from collections.abc import Callable
@@ -128,6 +129,12 @@ class Metrics:
     ) -> None:
         """A repo's runs as the database has them (every process's runs, not only ours)."""
         label = self.repo_label(repo)
+        # a repository first seen as not-yet-public changes label once GitHub says it is
+        # public: the series under its other label would stand stale forever
+        stale = repo if label != repo else opaque_repo(repo)
+        for gauge in (self.last_attempt, self.last_success, self.weeks_owed):
+            with contextlib.suppress(KeyError):
+                gauge.remove(stale)
         if last_attempt is not None:
             self.last_attempt.labels(label).set(last_attempt)
         if last_success is not None:

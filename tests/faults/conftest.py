@@ -70,9 +70,13 @@ class Process(Serve):
     def metric(self, name: str, repo: str) -> float | None:
         import requests
 
+        from service.metrics import opaque_repo
+
         text = requests.get(f"{self.url}/metrics", timeout=30).text
+        # a repository GitHub has not yet called public is labelled by its opaque id
+        labels = (repo, opaque_repo(repo))
         for line in text.splitlines():
-            if line.startswith(f'{name}{{repo="{repo}"}} '):
+            if any(line.startswith(f'{name}{{repo="{label}"}} ') for label in labels):
                 return float(line.rsplit(" ", 1)[1])
         return None
 
