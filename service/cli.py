@@ -9,16 +9,17 @@ import sys
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from service import __version__, wiring
-from service.core.models import WeekWindow
-from service.core.weeks import parse_week
-from service.delivery import Target
+from service import __version__
 from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
-from service.jobs import Pipeline, build_week, card_languages
-from service.recorded import SAMPLE_REPO, load_sample
-from service.settings import REPO_RE, Settings, load_settings
+
+# `--help` and `--version` import none of these: each command imports what it needs when it runs
+# (benchmarks/startup.py measures the difference)
+if TYPE_CHECKING:
+    from service.core.models import WeekWindow
+    from service.jobs import Pipeline
+    from service.settings import Settings
 
 logger = logging.getLogger(__name__)
 FORMATS = ("markdown", "html", "json", "slack", "feishu")
@@ -85,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _repo(args: argparse.Namespace, settings: Settings) -> str:
+    from service.recorded import SAMPLE_REPO
+    from service.settings import REPO_RE
+
     repo = args.repo or (SAMPLE_REPO if args.sample else settings.digest_repos[0])
     if not REPO_RE.match(repo):
         raise InputError(f"bad --repo {repo!r}: expected owner/name such as volcengine/verl")
@@ -92,6 +96,10 @@ def _repo(args: argparse.Namespace, settings: Settings) -> str:
 
 
 def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
+    from service import wiring
+    from service.core.weeks import parse_week
+    from service.recorded import load_sample
+
     now = wiring.utc_now()
     if args.week is None and args.sample:
         return load_sample(now).window
@@ -114,6 +122,8 @@ def _progress() -> Callable[[int, int], None] | None:
 
 
 def _pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
+    from service import wiring
+
     return wiring.build_pipeline(
         settings,
         sample=args.sample,
@@ -134,6 +144,9 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 def cmd_digest(args: argparse.Namespace, settings: Settings) -> int:
+    from service import wiring
+    from service.jobs import build_week
+
     pipeline = _pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
@@ -146,7 +159,9 @@ def cmd_digest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
-    from service.jobs import run_week
+    from service import wiring
+    from service.delivery import Target
+    from service.jobs import build_week, card_languages, run_week
 
     pipeline = _pipeline(args, settings, senders=not args.dry_run)
     repo, window = _repo(args, settings), _window(args, settings)
@@ -171,6 +186,8 @@ def cmd_post(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
     """`risks` and `pr`: the same answers as the chat commands, as plain text."""
+    from service import wiring
+
     pipeline = _pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
@@ -182,12 +199,16 @@ def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from service import wiring
+
     wiring.serve(settings, host=args.host, port=args.port, scheduler=not args.no_scheduler)
     return EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     """One line per check (ok / problem and what to do); exit 1 when any check fails."""
+    from service import wiring
+
     findings = wiring.run_doctor(settings)
     for finding in findings:
         sys.stdout.write(finding.line() + "\n")
@@ -195,11 +216,15 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
+    from service import wiring
+
     wiring.run_scheduler(settings, host=args.host, port=args.port)
     return EXIT_OK
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from service import wiring
+
     before, after = wiring.migrate_database(settings)
     now = ", ".join(sorted(after))
     if before == after:
@@ -212,6 +237,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_analyst_check(args: argparse.Namespace, settings: Settings) -> int:
     """Each sentence of an answer file, kept or dropped with the checker's reasons."""
+    from service import wiring
     from service.analyst_check import check_file
 
     pipeline = wiring.build_pipeline(settings, sample=args.sample, with_senders=False, llm=False)
@@ -239,6 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `verl-week` and `python -m service`."""
     args = build_parser().parse_args(argv)
     try:
+        from service import wiring
+        from service.settings import load_settings
+
         settings = load_settings()
         wiring.configure_logging(settings)
         return COMMANDS[args.command](args, settings)

@@ -23,7 +23,7 @@ from service.core.analyst.facts import WeekFacts, build_facts, content_hash, fac
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
 from service.core.models import Analysis, Digest, PullRequest, TokenUsage
 from service.errors import ModelError, StoreUnavailableError
-from service.llm.client import Completion
+from service.llm.completion import Completion
 from service.render.prompt import prompt_messages, prompt_version
 from service.render.strings import LANGUAGES
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import openai
 
 from service.errors import ModelError
+from service.llm.completion import Completion
 
 BACKOFF_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 16.0
@@ -28,15 +28,6 @@ NO_KEY = "not-needed"
 JSON_OBJECT = {"type": "json_object"}
 _FORMAT_WORDS = ("response_format", "json_schema", "guided", "structured")
 HTTP_SERVER_ERROR = 500
-
-
-@dataclass(frozen=True)
-class Completion:
-    """The answer's text and what it cost."""
-
-    content: str
-    prompt_tokens: int
-    completion_tokens: int
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:

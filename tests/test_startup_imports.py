@@ -1,0 +1,70 @@
+"""The command line imports what a command needs when it runs: `import service.cli` (all that
+`--help` and `--version` need) loads no chat platform, database, scheduler or model client, and the
+sample digest without a model loads no model client. Timings live in benchmarks/startup.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = (
+    "openai",
+    "slack_bolt",
+    "slack_sdk",
+    "sqlalchemy",
+    "alembic",
+    "starlette",
+    "apscheduler",
+    "uvicorn",
+    "requests",
+    "prometheus_client",
+    "pydantic",
+    "jinja2",
+    "service.wiring",
+)
+
+
+def _loaded(code: str, cwd: Path) -> set[str]:
+    env = os.environ | {"PYTHONPATH": str(ROOT), "DATABASE_URL": f"sqlite:///{cwd / 'w.db'}"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_importing_the_cli_loads_no_heavy_library(tmp_path: Path) -> None:
+    loaded = _loaded(
+        "import json, sys, service.cli; print(json.dumps(list(sys.modules)))", tmp_path
+    )
+    assert "service.cli" in loaded
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_help_loads_no_heavy_library(tmp_path: Path) -> None:
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from service.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--help'])\n"
+        "print(json.dumps(list(sys.modules)))"
+    )
+    assert [name for name in HEAVY if name in _loaded(code, tmp_path)] == []
+
+
+def test_sample_digest_without_a_model_loads_no_model_or_chat_client(tmp_path: Path) -> None:
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from service.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    code = main(['digest', '--sample'])\n"
+        "assert code == 0 and out.getvalue().startswith('# volcengine/verl'), code\n"
+        "print(json.dumps(list(sys.modules)))"
+    )
+    loaded = _loaded(code, tmp_path)
+    assert "sqlalchemy" in loaded  # it did build the digest through the store
+    assert [m for m in ("openai", "slack_bolt", "starlette", "uvicorn") if m in loaded] == []
