@@ -4,6 +4,7 @@ Every error becomes one line on stderr and an exit code (0 ok, 2 bad input, 1 fa
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import sys
 import uuid
@@ -17,6 +18,7 @@ from service.core.weeks import parse_week
 from service.delivery import Target
 from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
 from service.jobs import Pipeline, build_week, card_languages
+from service.progress import ProgressLog
 from service.recorded import SAMPLE_REPO, load_sample
 from service.settings import REPO_RE, Settings, load_settings
 
@@ -98,9 +100,13 @@ def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     return parse_week(args.week or "last", settings.digest_timezone, now)
 
 
-def _progress() -> Callable[[int, int], None] | None:
+def _progress(settings: Settings) -> Callable[[int, int], None]:
+    """A bar on a terminal; elsewhere (a container, systemd, CI) a log line every
+    PROGRESS_LOG_SECONDS while the collection and the build go on."""
     if not sys.stderr.isatty():
-        return None
+        log = ProgressLog(settings.progress_log_seconds)
+        atexit.register(log.stop, quiet=True)  # after a build that failed half-way
+        return log
 
     def show(done: int, total: int) -> None:
         width = 30
@@ -114,13 +120,17 @@ def _progress() -> Callable[[int, int], None] | None:
 
 
 def _pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
-    return wiring.build_pipeline(
+    progress = _progress(settings)
+    pipeline = wiring.build_pipeline(
         settings,
         sample=args.sample,
-        progress=_progress(),
+        progress=progress,
         with_senders=senders,
         llm=not getattr(args, "no_llm", False),
     )
+    if isinstance(progress, ProgressLog):
+        pipeline.stage = progress.stage
+    return pipeline
 
 
 def _emit(text: str, output: Path | None) -> None:

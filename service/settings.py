@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     github_patch_concurrency: int = Field(4, ge=1, le=32, description="parallel patch fetches")
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
+    progress_log_seconds: float = Field(
+        5.0, gt=0, le=3600, description="without a terminal, a progress log line this often"
+    )
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
     events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
     http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")

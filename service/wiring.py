@@ -709,11 +709,21 @@ def build_app(
     )
 
 
+def progress_logged(settings: Settings) -> Pipeline:
+    """The pipeline of a long-running process: its builds log progress lines (no terminal)."""
+    from service.progress import ProgressLog
+
+    log = ProgressLog(settings.progress_log_seconds)
+    pipeline = build_pipeline(settings, progress=log)
+    pipeline.stage = log.stage
+    return pipeline
+
+
 def serve(settings: Settings, *, host: str, port: int, scheduler: bool = True) -> None:
     """`verl-week serve`: the web app, with the weekly scheduler in the same process."""
     import uvicorn
 
-    pipeline = build_pipeline(settings)
+    pipeline = progress_logged(settings)
     weekly = build_weekly_scheduler(settings, pipeline) if scheduler else None
     app = build_app(settings, pipeline, scheduler=weekly)
     if weekly:
@@ -728,7 +738,7 @@ def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
 
     from service.web import build_ops_app
 
-    pipeline = build_pipeline(settings)
+    pipeline = progress_logged(settings)
     weekly = build_weekly_scheduler(settings, pipeline)
     app = build_ops_app(
         store=pipeline.store,
