@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     scheduler.add_argument("--port", type=int, default=8080, help="for /healthz, /livez, /metrics")
     scheduler.add_argument("--host", default="0.0.0.0")  # noqa: S104 - probes come from outside
     sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    save = sub.add_parser("backup", help="copy the SQLite database, online, to a new FILE")
+    save.add_argument("file", type=Path)
+    load = sub.add_parser("restore", help="replace the SQLite database by a backup FILE")
+    load.add_argument("file", type=Path)
     check = sub.add_parser("analyst-check", help="check a model's answer file against a week")
     _common(check)
     check.add_argument("file", type=Path, help="a JSON answer in the model's schema")
@@ -220,6 +224,22 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from service.backup import backup
+
+    size = backup(settings.database_url, args.file)
+    sys.stdout.write(f"database backed up to {args.file} ({size} bytes)\n")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from service.backup import restore
+
+    tables = restore(settings.database_url, args.file)
+    sys.stdout.write(f"database restored from {args.file} ({tables} tables)\n")
+    return EXIT_OK
+
+
 def cmd_analyst_check(args: argparse.Namespace, settings: Settings) -> int:
     """Each sentence of an answer file, kept or dropped with the checker's reasons."""
     from service.analyst_check import check_file
@@ -241,6 +261,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "serve": cmd_serve,
     "scheduler": cmd_scheduler,
     "migrate": cmd_migrate,
+    "backup": cmd_backup,
+    "restore": cmd_restore,
     "analyst-check": cmd_analyst_check,
 }
 
