@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -271,8 +272,13 @@ def derive_web_url(api_url: str) -> str:
 
 def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
+    secrets_dir = os.environ.get("SECRETS_DIR") or None
+    if secrets_dir is not None and not os.path.isdir(secrets_dir):
+        raise ConfigError(f"invalid setting SECRETS_DIR: {secrets_dir} is not a directory")
     try:
-        return Settings(**overrides)
+        # SECRETS_DIR: one file per setting, named like it (GITHUB_TOKEN), as Kubernetes and
+        # Docker mount secrets; the environment and .env still win over a file
+        return Settings(_secrets_dir=secrets_dir, **overrides)
     except (UnicodeDecodeError, OSError) as exc:  # a .env file that is not UTF-8 text
         raise ConfigError(f"cannot read the .env file: {exc}") from None
     except ValidationError as exc:
