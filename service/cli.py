@@ -78,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     scheduler = sub.add_parser("scheduler", help="the weekly scheduler alone (+ /healthz)")
     scheduler.add_argument("--port", type=int, default=8080, help="for /healthz, /livez, /metrics")
     scheduler.add_argument("--host", default="0.0.0.0")  # noqa: S104 - probes come from outside
-    sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    migrate = sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    migrate.add_argument(
+        "--to", metavar="REVISION", help="instead, take the schema back to an older revision"
+    )
     save = sub.add_parser("backup", help="copy the SQLite database, online, to a new FILE")
     save.add_argument("file", type=Path)
     load = sub.add_parser("restore", help="replace the SQLite database by a backup FILE")
@@ -214,6 +217,13 @@ def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    if args.to is not None:
+        went = wiring.downgrade_database(settings, args.to)
+        back = ", ".join(sorted(went.after)) or "empty"
+        sys.stdout.write(
+            f"database schema taken back from {', '.join(sorted(went.before))} to {back}\n"
+        )
+        return EXIT_OK
     before, after = wiring.migrate_database(settings)
     now = ", ".join(sorted(after))
     if before == after:

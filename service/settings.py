@@ -195,6 +195,17 @@ class Settings(BaseSettings):
     def _urls(cls, value: str | None) -> str | None:
         return _check_url(value)
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        # a placeholder left in a deploy's Secret (deploy/k8s/secret.yaml) stops here, loudly
+        if not re.match(r"^[a-z][a-z0-9+]*://", value):
+            raise ValueError(
+                "expected a SQLAlchemy URL such as "
+                "postgresql+psycopg://verl:PASSWORD@HOST:5432/verl_week or sqlite:///./data/verl-week.db"
+            )
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _log_level(cls, value: str) -> str:

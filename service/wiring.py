@@ -76,6 +76,13 @@ def migrate_database(settings: Settings) -> SchemaUpgrade:
     return Store.open(settings.database_url, migrate=False).migrate()
 
 
+def downgrade_database(settings: Settings, revision: str) -> SchemaUpgrade:
+    """`verl-week migrate --to REVISION`: the schema back to an older revision."""
+    from service.store.schema import downgrade_schema
+
+    return downgrade_schema(Store.open(settings.database_url, migrate=False).engine, revision)
+
+
 def build_github(
     settings: Settings,
     store: Store | None,

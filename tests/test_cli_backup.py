@@ -70,3 +70,22 @@ def test_backup_and_restore_refuse_bad_input_in_one_line(tmp_path: Path) -> None
         assert needle in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert "u:p" not in result.stderr
+
+
+def test_migrate_to_an_older_revision_and_up_again(tmp_path: Path) -> None:
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite"}
+    up = run(["migrate"], tmp_path, **env)
+    assert up.returncode == 0, up.stderr
+    head = up.stdout.strip().rsplit(" ", 1)[-1]
+    back = run(["migrate", "--to", "0005"], tmp_path, **env)
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.strip().endswith("to 0005")
+    with closing(sqlite3.connect(tmp_path / "db.sqlite")) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0005",)]
+    again = run(["migrate"], tmp_path, **env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip().endswith(f"to revision {head}")
+    unknown = run(["migrate", "--to", "9999"], tmp_path, **env)
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip().splitlines() == [unknown.stderr.strip()]  # one line
+    assert "unknown schema revision '9999'" in unknown.stderr
