@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from service.errors import AuthRefusedError, NotFoundError, ServiceError
 from service.feishu.api import FeishuApi
 from service.feishu.webhook import WebhookSender
-from service.github.http import GitHubHttp
+from service.github.http import GitHubHttp, expecting
 from service.slack.probe import Access
 from service.store.repository import schema_state
 
@@ -108,7 +108,8 @@ def _repo(http: GitHubHttp, repo: str) -> list[Finding]:
         return [problem("repo", f"{repo}: not found, or the credentials can't see it (a "
                         "private repository needs the token or app installed on it)")]  # fmt: skip
     try:
-        http.get(f"/repos/{repo}/pulls", {"state": "closed", "per_page": 1}, cache=False)
+        params: dict[str, str | int] = {"state": "closed", "per_page": 1}
+        http.get(f"/repos/{repo}/pulls", params, cache=False, check=expecting(list))
     except (AuthRefusedError, NotFoundError) as exc:
         return [problem("repo", f"{repo}: its pull requests can't be read ({exc.message}): "
                         "give the credentials read access to Pull requests")]  # fmt: skip

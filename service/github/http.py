@@ -160,7 +160,7 @@ def _body_json(resp: requests.Response) -> Any:
         raise MalformedAnswerError(f"a body that is not JSON ({kind})") from None
 
 
-def _expecting(kind: type) -> Check:
+def expecting(kind: type) -> Check:
     """A check that the answer is a JSON object (dict) or array (list)."""
     names: dict[type, str] = {dict: "an object", list: "an array"}
 
@@ -295,7 +295,7 @@ class GitHubHttp:
                 return _page_of(fresh, cached=True)
         cached = store.cache_get(url) if store is not None else None
         headers = {"If-None-Match": cached[0]} if cached else {}
-        resp, data = self._send("GET", url, headers=headers, check=check or _expecting(dict))
+        resp, data = self._send("GET", url, headers=headers, check=check or expecting(dict))
         if resp.status_code == NOT_MODIFIED and cached:
             self.stats.add(not_modified=1)
             return _page_of(cached[1], cached=True)
