@@ -4,6 +4,7 @@ Every error becomes one line on stderr and an exit code (0 ok, 2 bad input, 1 fa
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import sys
 import uuid
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from service import __version__
 from service.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, InputError, ServiceError
+from service.progress import ProgressLog
 
 # `--help` and `--version` import none of these: each command imports what it needs when it runs
 # (benchmarks/startup.py measures the difference)
@@ -77,7 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     scheduler = sub.add_parser("scheduler", help="the weekly scheduler alone (+ /healthz)")
     scheduler.add_argument("--port", type=int, default=8080, help="for /healthz, /livez, /metrics")
     scheduler.add_argument("--host", default="0.0.0.0")  # noqa: S104 - probes come from outside
-    sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    migrate = sub.add_parser("migrate", help="bring the database schema up to date, then exit")
+    migrate.add_argument(
+        "--to", metavar="REVISION", help="instead, take the schema back to an older revision"
+    )
+    save = sub.add_parser("backup", help="copy the SQLite database, online, to a new FILE")
+    save.add_argument("file", type=Path)
+    load = sub.add_parser("restore", help="replace the SQLite database by a backup FILE")
+    load.add_argument("file", type=Path)
     check = sub.add_parser("analyst-check", help="check a model's answer file against a week")
     _common(check)
     check.add_argument("file", type=Path, help="a JSON answer in the model's schema")
@@ -106,9 +115,13 @@ def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     return parse_week(args.week or "last", settings.digest_timezone, now)
 
 
-def _progress() -> Callable[[int, int], None] | None:
+def _progress(settings: Settings) -> Callable[[int, int], None]:
+    """A bar on a terminal; elsewhere (a container, systemd, CI) a log line every
+    PROGRESS_LOG_SECONDS while the collection and the build go on."""
     if not sys.stderr.isatty():
-        return None
+        log = ProgressLog(settings.progress_log_seconds)
+        atexit.register(log.stop, quiet=True)  # after a build that failed half-way
+        return log
 
     def show(done: int, total: int) -> None:
         width = 30
@@ -124,13 +137,17 @@ def _progress() -> Callable[[int, int], None] | None:
 def _pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
     from service import wiring
 
-    return wiring.build_pipeline(
+    progress = _progress(settings)
+    pipeline = wiring.build_pipeline(
         settings,
         sample=args.sample,
-        progress=_progress(),
+        progress=progress,
         with_senders=senders,
         llm=not getattr(args, "no_llm", False),
     )
+    if isinstance(progress, ProgressLog):
+        pipeline.stage = progress.stage
+    return pipeline
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -225,6 +242,13 @@ def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
 
+    if args.to is not None:
+        went = wiring.downgrade_database(settings, args.to)
+        back = ", ".join(sorted(went.after)) or "empty"
+        sys.stdout.write(
+            f"database schema taken back from {', '.join(sorted(went.before))} to {back}\n"
+        )
+        return EXIT_OK
     before, after = wiring.migrate_database(settings)
     now = ", ".join(sorted(after))
     if before == after:
@@ -232,6 +256,22 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     else:
         was = ", ".join(sorted(before)) or "empty"
         sys.stdout.write(f"database schema upgraded from {was} to revision {now}\n")
+    return EXIT_OK
+
+
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from service.backup import backup
+
+    size = backup(settings.database_url, args.file)
+    sys.stdout.write(f"database backed up to {args.file} ({size} bytes)\n")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from service.backup import restore
+
+    tables = restore(settings.database_url, args.file)
+    sys.stdout.write(f"database restored from {args.file} ({tables} tables)\n")
     return EXIT_OK
 
 
@@ -257,6 +297,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "serve": cmd_serve,
     "scheduler": cmd_scheduler,
     "migrate": cmd_migrate,
+    "backup": cmd_backup,
+    "restore": cmd_restore,
     "analyst-check": cmd_analyst_check,
 }
 

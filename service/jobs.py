@@ -67,6 +67,8 @@ class Pipeline:
     retention: Retention | None = None  # None: the weekly job prunes nothing
     # how long a run's lock and row stay claimed without a heartbeat (RUN_LEASE_SECONDS)
     lease: timedelta = DEFAULT_LEASE
+    # told each stage of a build as it begins ("collecting", "analysing"…, then "done")
+    stage: Callable[[str], None] = lambda _name: None
 
 
 @dataclass
@@ -135,6 +137,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     digest stands: a rebuild of a finished week re-renders it instead of analysing again, and
     asks the model only for a language whose narrative it does not hold yet."""
     clock = _Stopwatch()
+    p.stage("collecting")
     collected = identified(p, repo, p.collect(repo, window))
     repo = collected.repo  # its name now, when GitHub answered for a repository that moved
     clock.lap("collect")
@@ -146,6 +149,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
     reused = digest is not None
     if digest is None:
+        p.stage("analysing")
         p.store.save_prs(repo, window.label, collected.prs)
         previous, earlier = _previous(p, repo, window)
         clock.lap("store")
@@ -159,12 +163,14 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
             discussion_url=discussion,
         )
         clock.lap("analyse")
+    p.stage("narrating")
     narrated = _narrate(p, digest, collected.prs, [p.language, *languages])
     clock.lap("narrate")
     if not reused or narrated:
         p.store.save_digest(digest, inputs=inputs)
     p.store.announce_moves(repo, window.label, collected.moved_from)
     clock.lap("store")
+    p.stage("done")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
     logger.debug("week built", extra={**extra, **clock.laps})
     return digest

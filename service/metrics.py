@@ -17,8 +17,12 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    PlatformCollector,
+    ProcessCollector,
     generate_latest,
 )
+
+from service import __version__
 
 logger = logging.getLogger(__name__)
 PREFIX = "verl_week"
@@ -26,6 +30,10 @@ PREFIX = "verl_week"
 COMMAND_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 RUN_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 MODEL_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+# web pages and webhooks: fast answers expected, a slow report page stands out
+HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# the route label of a request that no route matched (a 404): one series, never the raw path
+UNMATCHED_ROUTE = "unmatched"
 # what generate_latest writes, as prometheus-client's own servers label it (every Prometheus
 # reads it; newer client releases call their default content type 1.0.0)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -56,6 +64,23 @@ class Metrics:
         # called before each scrape, to read what lives in the database (runs, weeks owed)
         self.before_scrape: list[Callable[[], None]] = []
         r = self.registry
+        # process_* (CPU, memory, open files) and python_info, as prometheus-client's own
+        # default registry has them; process_* read /proc, so they exist on Linux only
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        self.build_info = Gauge(
+            f"{PREFIX}_build_info", "Always 1; the running build's version as a label.",
+            ["version"], registry=r,
+        )  # fmt: skip
+        self.build_info.labels(__version__).set(1)
+        self.http_requests = Counter(
+            f"{PREFIX}_http_requests", "HTTP requests answered, by method, route template "
+            "and status.", ["method", "route", "status"], registry=r,
+        )  # fmt: skip
+        self.http_seconds = Histogram(
+            f"{PREFIX}_http_request_duration_seconds", "Time to answer an HTTP request, by "
+            "method and route template.", ["method", "route"], buckets=HTTP_BUCKETS, registry=r,
+        )  # fmt: skip
         self.runs = Counter(
             f"{PREFIX}_runs", "Weekly runs by repo, trigger and outcome.",
             ["repo", "trigger", "outcome"], registry=r,
@@ -140,6 +165,10 @@ class Metrics:
         if last_success is not None:
             self.last_success.labels(label).set(last_success)
         self.weeks_owed.labels(label).set(owed)
+
+    def http_answered(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.http_requests.labels(method, route, str(status)).inc()
+        self.http_seconds.labels(method, route).observe(seconds)
 
     def delivered(self, platform: str, action: str) -> None:
         self.posts.labels(platform, action).inc()

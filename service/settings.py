@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -99,6 +100,9 @@ class Settings(BaseSettings):
     github_patch_concurrency: int = Field(4, ge=1, le=32, description="parallel patch fetches")
     log_format: Literal["text", "json"] = Field("text", description="log line format")
     log_level: str = Field("INFO", description="log level")
+    progress_log_seconds: float = Field(
+        5.0, gt=0, le=3600, description="without a terminal, a progress log line this often"
+    )
     repo_profiles_dir: str | None = Field(None, description="folder of extra repo profiles")
     events_retention_days: int = Field(7, ge=1, description="days a handled event id is kept")
     http_cache_retention_days: int = Field(30, ge=1, description="days a GitHub ETag is kept")
@@ -191,6 +195,17 @@ class Settings(BaseSettings):
     def _urls(cls, value: str | None) -> str | None:
         return _check_url(value)
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        # a placeholder left in a deploy's Secret (deploy/k8s/secret.yaml) stops here, loudly
+        if not re.match(r"^[a-z][a-z0-9+]*://", value):
+            raise ValueError(
+                "expected a SQLAlchemy URL such as "
+                "postgresql+psycopg://verl:PASSWORD@HOST:5432/verl_week or sqlite:///./data/verl-week.db"
+            )
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _log_level(cls, value: str) -> str:
@@ -268,8 +283,13 @@ def derive_web_url(api_url: str) -> str:
 
 def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
+    secrets_dir = os.environ.get("SECRETS_DIR") or None
+    if secrets_dir is not None and not os.path.isdir(secrets_dir):
+        raise ConfigError(f"invalid setting SECRETS_DIR: {secrets_dir} is not a directory")
     try:
-        return Settings(**overrides)
+        # SECRETS_DIR: one file per setting, named like it (GITHUB_TOKEN), as Kubernetes and
+        # Docker mount secrets; the environment and .env still win over a file
+        return Settings(_secrets_dir=secrets_dir, **overrides)
     except (UnicodeDecodeError, OSError) as exc:  # a .env file that is not UTF-8 text
         raise ConfigError(f"cannot read the .env file: {exc}") from None
     except ValidationError as exc:

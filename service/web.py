@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.core.models import Digest
 from service.errors import StoreUnavailableError
+from service.http_metrics import HttpMetricsMiddleware
 from service.logs import bound_request_id, new_request_id
 from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from service.metrics import Metrics
@@ -394,7 +395,7 @@ def build_web_app(
         Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
         Route("/reports/{rest:path}", not_found, methods=["GET"]),
     ]
-    return _app(routes, on_shutdown, max_body_bytes)
+    return _app(routes, on_shutdown, max_body_bytes, metrics)
 
 
 def build_ops_app(
@@ -411,7 +412,7 @@ def build_ops_app(
     def probe() -> HealthStatus:
         return check_health(store, scheduler_alive, run_watch)
 
-    return _app(_ops_routes(probe, metrics), on_shutdown, DEFAULT_MAX_BODY_BYTES)
+    return _app(_ops_routes(probe, metrics), on_shutdown, DEFAULT_MAX_BODY_BYTES, metrics)
 
 
 def _ops_routes(probe: HealthProbe, metrics: Metrics | None) -> list[Route]:
@@ -449,7 +450,10 @@ async def _temporarily_unavailable(_request: Request, _exc: Exception) -> Respon
 
 
 def _app(
-    routes: list[Route], on_shutdown: Callable[[], None] | None, max_body_bytes: int
+    routes: list[Route],
+    on_shutdown: Callable[[], None] | None,
+    max_body_bytes: int,
+    metrics: Metrics | None = None,
 ) -> Starlette:
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -464,6 +468,8 @@ def _app(
         exception_handlers={StoreUnavailableError: _temporarily_unavailable},
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
+    if metrics is not None:
+        app.add_middleware(HttpMetricsMiddleware, metrics=metrics)
     app.add_middleware(RequestIdMiddleware)
     return app
 

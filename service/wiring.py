@@ -76,6 +76,13 @@ def migrate_database(settings: Settings) -> SchemaUpgrade:
     return Store.open(settings.database_url, migrate=False).migrate()
 
 
+def downgrade_database(settings: Settings, revision: str) -> SchemaUpgrade:
+    """`verl-week migrate --to REVISION`: the schema back to an older revision."""
+    from service.store.schema import downgrade_schema
+
+    return downgrade_schema(Store.open(settings.database_url, migrate=False).engine, revision)
+
+
 def build_github(
     settings: Settings,
     store: Store | None,
@@ -709,11 +716,21 @@ def build_app(
     )
 
 
+def progress_logged(settings: Settings) -> Pipeline:
+    """The pipeline of a long-running process: its builds log progress lines (no terminal)."""
+    from service.progress import ProgressLog
+
+    log = ProgressLog(settings.progress_log_seconds)
+    pipeline = build_pipeline(settings, progress=log)
+    pipeline.stage = log.stage
+    return pipeline
+
+
 def serve(settings: Settings, *, host: str, port: int, scheduler: bool = True) -> None:
     """`verl-week serve`: the web app, with the weekly scheduler in the same process."""
     import uvicorn
 
-    pipeline = build_pipeline(settings)
+    pipeline = progress_logged(settings)
     weekly = build_weekly_scheduler(settings, pipeline) if scheduler else None
     app = build_app(settings, pipeline, scheduler=weekly)
     if weekly:
@@ -728,7 +745,7 @@ def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
 
     from service.web import build_ops_app
 
-    pipeline = build_pipeline(settings)
+    pipeline = progress_logged(settings)
     weekly = build_weekly_scheduler(settings, pipeline)
     app = build_ops_app(
         store=pipeline.store,

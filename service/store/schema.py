@@ -24,7 +24,7 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.pool import NullPool
 
-from service.errors import SchemaTooNewError
+from service.errors import InputError, SchemaTooNewError
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,27 @@ def upgrade_schema(engine: Engine) -> SchemaUpgrade:
                 extra={"from": ",".join(sorted(current)) or "none", "to": ",".join(sorted(heads))},
             )
             command.upgrade(alembic_config(conn), "heads")
+        return SchemaUpgrade(current, database_heads(conn))
+
+
+def downgrade_schema(engine: Engine, revision: str) -> SchemaUpgrade:
+    """Take the schema back to `revision` (an older one this code ships), under the schema lock:
+    run it with the newer release before going back to an older one (README: Backups and
+    upgrades), as only the newer release knows how to undo its own migrations."""
+    if revision not in known_revisions():
+        known = ", ".join(sorted(known_revisions()))
+        raise InputError(f"unknown schema revision {revision!r}: expected one of {known}")
+    with _schema_lock(engine) as conn:
+        current = database_heads(conn)
+        _refuse_unknown(current)
+        logger.info(
+            "downgrading the database schema",
+            extra={"from": ",".join(sorted(current)), "to": revision},
+        )
+        try:
+            command.downgrade(alembic_config(conn), revision)
+        except CommandError as exc:  # e.g. a revision newer than the database's
+            raise InputError(f"cannot go back to revision {revision}: {exc}") from None
         return SchemaUpgrade(current, database_heads(conn))
 
 
