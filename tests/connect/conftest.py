@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,11 +58,24 @@ class Serve:
         assert self.proc is not None
         return self.proc.wait(timeout=EXIT_SECONDS)
 
+    def wait_serving(self) -> None:
+        """Until /livez answers (uvicorn up), the process exits, or EXIT_SECONDS pass."""
+        deadline = time.monotonic() + EXIT_SECONDS
+        while time.monotonic() < deadline and self.proc is not None and self.proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/livez", timeout=2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+
     def stop(self) -> int | None:
         """SIGTERM; the exit code, or None when it had to be killed."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
+            # a long connection answers before uvicorn has its signal handlers: a SIGTERM
+            # sent then kills the process instead of shutting it down
+            self.wait_serving()
             self.proc.terminate()
             try:
                 return self.proc.wait(timeout=EXIT_SECONDS)

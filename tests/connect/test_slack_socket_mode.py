@@ -62,7 +62,9 @@ def test_serve_answers_a_slash_command_over_socket_mode(
     assert "2026-W04" in payload["text"]
     assert "risk" in texts(payload["blocks"]).lower()
     assert "slack socket mode connected" in serve.log()
-    # no signing secret: the HTTP endpoint is not served (an unsigned request can't pass)
+    # no signing secret: the HTTP endpoint is not served (an unsigned request can't pass);
+    # the socket answers before uvicorn listens, so wait for the HTTP side first
+    serve.wait_serving()
     answer = requests.post(f"http://127.0.0.1:{serve.port}/slack/events", data=b"x", timeout=10)
     assert answer.status_code == 503
     assert serve.stop() in (0, -15)  # uvicorn re-raises SIGTERM after a clean shutdown
