@@ -189,8 +189,8 @@ def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable
 
 
 def _doctor_feishu(settings: Settings, subscribed: list[str]) -> list[Finding]:
-    from service.doctor import check_feishu
     from service.feishu.api import FeishuApi
+    from service.platforms.feishu_doctor import check_feishu
 
     configured = [split_language(c)[0] for c in settings.feishu_chat_ids]
     return check_feishu(
@@ -199,8 +199,8 @@ def _doctor_feishu(settings: Settings, subscribed: list[str]) -> list[Finding]:
 
 
 def _doctor_webhook(settings: Settings) -> list[Finding]:
-    from service.doctor import check_webhook
     from service.feishu.webhook import WebhookSender
+    from service.platforms.feishu_doctor import check_webhook
 
     sender = WebhookSender(
         url=settings.feishu_webhook_url or "",
@@ -212,8 +212,8 @@ def _doctor_webhook(settings: Settings) -> list[Finding]:
 
 
 def _doctor_feishu_events(settings: Settings) -> list[Finding]:
-    from service.doctor import FeishuEventSettings, check_feishu_events
     from service.feishu.longconn import LongConnection
+    from service.platforms.feishu_doctor import FeishuEventSettings, check_feishu_events
 
     endpoint = None
     if settings.feishu_app_id and settings.feishu_app_secret:

@@ -120,7 +120,7 @@ def _start_socket_mode(settings: Settings, app: App) -> Callable[[], None]:
 
 
 def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:
-    from service.doctor import check_slack
+    from service.platforms.slack_doctor import check_slack
     from service.slack.probe import bot_identity, channel_access, socket_url
     from service.slack.sender import build_web_client
 
