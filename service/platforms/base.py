@@ -5,6 +5,10 @@ settings: how its destinations are named, the card format it renders (and the li
 is fitted to), the sender that posts it, the receivers that bring its commands in (HTTP routes
 and/or connections it opens itself), and what `doctor` asks it. wiring.py, web.py, the CLI's
 formats and doctor loop over the registered platforms (registry.py) and name none of them.
+
+Every method gets the service's Settings (public URL, default language, and the built-in
+platforms' own fields). A platform added later reads its own settings with a pydantic-settings
+model in its package (env prefix of its own), so that it adds nothing to service/settings.py.
 """
 
 from __future__ import annotations

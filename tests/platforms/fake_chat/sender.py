@@ -60,5 +60,6 @@ class FakeChatSender:
     def _check(response: requests.Response) -> str:
         payload = response.json()
         if response.status_code != 200 or not payload.get("ok"):
-            raise PlatformRejectedError(f"fake-chat refused the card: {payload.get('error')}")
+            error = str(payload.get("error"))
+            raise PlatformRejectedError(f"fake-chat refused the card: {error}", code=error)
         return str(payload["id"])
