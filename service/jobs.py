@@ -26,7 +26,7 @@ from service.core.models import (
 )
 from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
-from service.delivery import Outcome, Sender, Target, as_targets, deliver
+from service.delivery import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
 from service.narrator import Narrator
@@ -347,8 +347,9 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
     window = parse_week(week_label, p.timezone, p.clock())
     languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}
     posted = [
-        Target(d.destination, d.filter, languages.get((d.destination, d.filter)))
+        Target(name, d.filter, languages.get((name, d.filter)))
         for d in p.store.list_deliveries(repo, window.label)
+        if (name := current_name(d.destination))
     ]
     logger.info("regenerate", extra={"repo": repo, "week": window.label, "by": requested_by})
     return run_week(
