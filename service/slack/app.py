@@ -38,6 +38,7 @@ from service.commands.answer import (
     answer_lookup,
     answer_regenerated,
     answer_text,
+    regenerate_failed,
 )
 from service.commands.filters import card_filter
 from service.commands.parse import Command, Verb, normalize_week
@@ -93,20 +94,12 @@ class SlackCommands:
         """The heavy part of regenerate, after the ack; its result goes to response_url."""
         try:
             if self.regenerate is None:
-                result_answer = Answer(
-                    kind=AnswerKind.REGENERATE_FAILED,
-                    key="cmd.answer.regenerate_failed",
-                    params={"repo": reply.repo, "week": reply.week, "reason": "not configured"},
-                )
+                result_answer: Answer = regenerate_failed(reply.repo, reply.week, None)
             else:
                 result = self.regenerate(reply.repo, reply.week, caller.user_id)
                 result_answer = answer_regenerated(result, self.engine)
         except ServiceError as exc:
-            result_answer = Answer(
-                kind=AnswerKind.REGENERATE_FAILED,
-                key="cmd.answer.regenerate_failed",
-                params={"repo": reply.repo, "week": reply.week, "reason": exc.message},
-            )
+            result_answer = regenerate_failed(reply.repo, reply.week, exc)
         finally:
             self.engine.forget(reply.repo, reply.week)
             self.engine.regenerations.finish(reply.repo, reply.week)
