@@ -43,6 +43,7 @@ from service.commands.kinds import (
 from service.commands.parse import (
     DEFAULT_TOP,
     READ_VERBS,
+    RELATIVE_WEEKS,
     Command,
     CommandError,
     Verb,
@@ -87,7 +88,6 @@ __all__ = [
     "top_prs",
     "unavailable",
 ]
-RELATIVE_WEEKS = ("last", "this")
 
 
 def usage_keys(verb: Verb | None) -> list[str]:

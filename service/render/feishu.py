@@ -28,25 +28,26 @@ from service.commands.kinds import (
 from service.core.models import Digest, Evidence, Risk, Severity, TrendBucket
 from service.core.ranking import top_prs, worst_severity
 from service.render import escape
+from service.render.cards import (
+    CARD_RISK_LINES,
+    CARD_RISK_PRS,
+    EVIDENCE_PER_RISK,
+    TITLE_CHARS,
+    TOP_MODULES,
+    TOP_PRS,
+)
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
 from service.render.speaker import Speaker, Target
+from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
-TOP_PRS = 5
-TOP_RISKS = 5
-# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
-# line names; points cut at a clause to POINT_CHARS
-CARD_RISK_LINES = 3
-CARD_RISK_PRS = 4
+# the weekly card's points are cut at a clause to POINT_CHARS (the rest: render/cards.py)
 POINT_CHARS = 120
-TOP_MODULES = 6
 ANSWER_RISKS = 10
-EVIDENCE_PER_RISK = 2
-TITLE_CHARS = 90
 BUTTON_ACTIONS = ("risks", "regenerate")
 # characters of a filter kept as they are in a button's value (the rest is percent-encoded)
 FILTER_SAFE = " :,/*.-_"
@@ -104,10 +105,6 @@ def header_colour(risks: list[Risk]) -> str:
     return COLOUR_NO_RISK if worst is None else COLOUR_BY_SEVERITY[worst]
 
 
-def _prs(numbers: list[int]) -> str:
-    return ", ".join(f"#{n}" for n in numbers)
-
-
 def _title(text: str) -> str:
     return escape.feishu_text(escape.truncate(escape.one_line(text), TITLE_CHARS))
 
@@ -146,7 +143,7 @@ def card_environment() -> jinja2.Environment:
         feishu_text=escape.feishu_text,
         feishu_title=_title,
         feishu_url=_url,
-        feishu_prs=_prs,
+        feishu_prs=plain_prs,
         feishu_where=_where,
     )
     return env

@@ -31,28 +31,30 @@ from service.commands.kinds import (
 from service.core.models import Digest, TrendBucket
 from service.core.ranking import ranked_factors, top_prs
 from service.render import escape
+from service.render.cards import (
+    CARD_RISK_LINES,
+    CARD_RISK_PRS,
+    EVIDENCE_PER_RISK,
+    TITLE_CHARS,
+    TOP_MODULES,
+    TOP_PRS,
+    TOP_RISKS,
+)
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
+from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
 __all__ = ["SlackMessage", "render_answer", "render_digest"]
 
-TOP_PRS = 5
-TOP_RISKS = 5
-# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
-# line names
-CARD_RISK_LINES = 3
-CARD_RISK_PRS = 4
-TOP_MODULES = 6
+# what the Slack card and answers show beyond what every card shows (render/cards.py)
 TOP_TYPES = 6
 ANSWER_RISKS = 12
 KEEP_RISKS = 3
-EVIDENCE_PER_RISK = 2
 FACTORS_SHOWN = 8
-TITLE_CHARS = 90
 GIST_CHARS = 160
 CODE_CHARS = 120
 BAR_WIDTH = 10
@@ -87,10 +89,6 @@ def slack_url(url: str, fallback: str = "") -> str:
     """A URL safe inside `<url|label>`: http(s) only (else `fallback`), and `|` / `>` can't end
     the link early."""
     return escape.safe_url(url, escape.safe_url(fallback)).replace("|", "%7C")
-
-
-def slack_prs(numbers: list[int]) -> str:
-    return ", ".join(f"#{n}" for n in numbers)
 
 
 def _slack_link(url: str, label: str) -> str:
@@ -129,7 +127,7 @@ def slack_environment() -> jinja2.Environment:
         slack_gist=slack_gist,
         slack_code=slack_code,
         slack_url=slack_url_filter,
-        slack_prs=slack_prs,
+        slack_prs=plain_prs,
     )
     return env
 

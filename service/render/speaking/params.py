@@ -54,6 +54,11 @@ def plain_number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
+def plain_prs(numbers: list[int]) -> str:
+    """PR numbers as a chat line writes them, unlinked: `#1, #2`."""
+    return PLAIN_LIST_SEP.join(f"#{n}" for n in numbers)
+
+
 def plain_param(value: Any, escape_text: Callable[[str], str]) -> Any:
     """A chat sentence's parameter: strings escaped, lists joined (PR numbers as `#N`),
     numbers as they are."""

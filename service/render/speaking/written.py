@@ -12,7 +12,7 @@ from typing import Any
 
 from service.core.analyst.sections import Written
 from service.core.models import AnalysisItem
-from service.render.speaking.params import PLAIN_LIST_SEP, unnamed_prs
+from service.render.speaking.params import plain_prs, unnamed_prs
 from service.render.speaking.voice import Voice
 
 
@@ -64,7 +64,7 @@ class WrittenWords(Voice):
         text = self.target.escape(item.text)
         rest = unnamed_prs(item, skip)
         if rest:
-            listed = PLAIN_LIST_SEP.join(f"#{n}" for n in rest)
+            listed = plain_prs(rest)
             text = self.tr.t("analysis.with_prs", sentence=text, prs=listed)
         if item.theme:
             text = self.tr.t("analysis.theme", theme=self.target.escape(item.theme), text=text)
