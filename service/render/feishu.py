@@ -25,7 +25,7 @@ from service.commands.kinds import (
     SubscriptionsAnswer,
     TopAnswer,
 )
-from service.core.models import Digest, Evidence, Risk, Severity, TrendBucket
+from service.core.models import Digest, Evidence, Risk, Severity
 from service.core.ranking import top_prs, worst_severity
 from service.render import escape
 from service.render.cards import (
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 POINT_CHARS = 120
 ANSWER_RISKS = 10
 BUTTON_ACTIONS = ("risks", "regenerate")
+# `module: n PRs (±d)`: a module's (or a change type's) line of the card
+MODULE_LINE = "feishu.digest.module_line"
 # characters of a filter kept as they are in a button's value (the rest is percent-encoded)
 FILTER_SAFE = " :,/*.-_"
 
@@ -76,27 +78,6 @@ TITLED_KINDS = frozenset(
 def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
     """A catalog sentence with every untrusted parameter escaped for card markdown (a toast)."""
     return Speaker(None, tr, FEISHU_TARGET).plain(key, params)
-
-
-def module_line(tr: Translator, bucket: TrendBucket) -> str:
-    """`module: n PRs`, with the change from the previous week when it is known."""
-    params = {"module": escape.feishu_text(bucket.key), "count": bucket.count}
-    if bucket.delta is None:
-        return tr.t("feishu.digest.module_line", **params)
-    delta = f"{bucket.delta:+d}" if bucket.delta else "±0"
-    return tr.t("feishu.digest.module_line_vs", delta=delta, **params)
-
-
-def type_line(tr: Translator, bucket: TrendBucket) -> str:
-    """`change type: n PRs`, the type named in the language (report.type)."""
-    name = f"report.type.{bucket.key}"
-    shown = TrendBucket(
-        key=tr.t(name) if tr.has(name) else bucket.key,
-        count=bucket.count,
-        prs=bucket.prs,
-        previous=bucket.previous,
-    )
-    return module_line(tr, shown)
 
 
 def header_colour(risks: list[Risk]) -> str:
@@ -180,8 +161,8 @@ def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
             lang=lang,
             risk_say=voice.risk_line,
             factor_reason=voice.factor_reason,
-            module_line=lambda bucket: module_line(tr, bucket),
-            type_line=lambda bucket: type_line(tr, bucket),
+            module_line=lambda bucket: voice.bucket_line(bucket, MODULE_LINE),
+            type_line=lambda bucket: voice.bucket_line(bucket, MODULE_LINE, named="type"),
             top_modules=TOP_MODULES,
             evidence_per_risk=EVIDENCE_PER_RISK,
             **context,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from service.core.models import TrendBucket
 from service.render.speaking.voice import Voice
+
+# a bucket line with the change from the previous week: the key with this suffix
+VERSUS = "_vs"
 
 
 class TrendWords(Voice):
@@ -22,6 +26,17 @@ class TrendWords(Voice):
             self.tr.t("report.trends.type_count", name=self.change_type(k), count=v)
             for k, v in items
         )
+
+    def bucket_line(self, bucket: TrendBucket, key: str, *, named: str = "") -> str:
+        """`name: n PRs` (`key`), with the change from the previous week when it is known
+        (`key` + `_vs`); `named`: the group whose catalog names the bucket (`type`)."""
+        label = f"report.{named}.{bucket.key}"
+        name = self.tr.t(label) if named and self.tr.has(label) else bucket.key
+        params = {"module": self.target.escape(name), "count": bucket.count}
+        if bucket.delta is None:
+            return self.tr.t(key, **params)
+        delta = f"{bucket.delta:+d}" if bucket.delta else "±0"
+        return self.tr.t(key + VERSUS, delta=delta, **params)
 
     def unknown(self) -> str:
         """The facts GitHub did not give this week, in one list ('' when it gave them all)."""
