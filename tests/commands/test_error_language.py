@@ -30,8 +30,10 @@ from service.github.collect import fetch_pr
 from service.github.http import GitHubHttp
 from service.jobs import RunResult
 from service.render import feishu, slack
+from service.render.environment import translator
 from service.render.text import render_answer_text
 from service.store.repository import Store
+from tests.commands.builders import WEEK_LABELS, real_digest
 from tests.commands.conftest import ADMIN, REPO
 from tests.conftest import NOW
 from tests.fakes.github import FakeGitHub
@@ -188,3 +190,12 @@ def test_every_other_refusal_is_told_in_chinese(make_ctx: Ctx, store: Store) -> 
     ]
     for reply in replies:
         assert_chinese(reply)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_score_factor_of_the_recorded_weeks_has_catalog_wording(lang: str) -> None:
+    # the factor's recorded `reason` is English: it may never be what a reader sees
+    tr = translator(lang)
+    names = {f.name for label in WEEK_LABELS for p in real_digest(label).prs for f in p.factors}
+    assert {"size", "module", "type"} <= names
+    assert {n for n in names if not tr.has(f"factor.{n}")} == set()
