@@ -423,7 +423,8 @@ def answer_text(
     lang: str,
 ) -> str:
     """`verl-week risks|pr`: the chat command's answer for the week, built first if not stored."""
-    from service.commands.answer import AnswerKind, Caller, answer
+    from service.commands.answer import Caller, answer
+    from service.commands.kinds import NoticeAnswer, UsageErrorAnswer
     from service.commands.parse import Command, Verb
     from service.core.models import Severity
     from service.jobs import build_week
@@ -452,7 +453,7 @@ def answer_text(
     ctx = engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
-    if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
+    if isinstance(result, UsageErrorAnswer | NoticeAnswer):
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise InputError(_plain(translator(CLI_LANGUAGE).t(result.key, **result.params)))

@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from service.commands.answer import (
     Answer,
@@ -28,6 +28,7 @@ from service.commands.answer import (
     answer_lookup,
     answer_regenerated,
     answer_text,
+    regenerate_failed,
 )
 from service.commands.parse import Command
 from service.errors import ServiceError
@@ -38,7 +39,6 @@ logger = logging.getLogger(__name__)
 Regenerate = Callable[..., RunResultLike]
 # (platform, answer kind, seconds to answer): how a command went, for the metrics
 ObserveCommand = Callable[[str, str, float], None]
-NOT_CONFIGURED = "not configured"
 
 
 class Conversation(Protocol):
@@ -94,13 +94,13 @@ class CommandFlow:
         repo, week = started.repo, started.week
         try:
             if self.regenerate is None:
-                done = _regenerate_failed(repo, week, NOT_CONFIGURED)
+                done = regenerate_failed(repo, week, None)
             else:
                 done = answer_regenerated(
                     self.regenerate(repo, week, requested_by=requested_by), self.engine
                 )
         except ServiceError as exc:
-            done = _regenerate_failed(repo, week, exc.message)
+            done = regenerate_failed(repo, week, exc)
         finally:
             self.engine.forget(repo, week)
             self.engine.regenerations.finish(repo, week)
@@ -117,10 +117,3 @@ class CommandFlow:
         except Exception:
             logger.warning("failure reply failed", extra={"incident": incident})
         return incident
-
-
-def _regenerate_failed(repo: str, week: str, reason: str) -> Answer:
-    params: dict[str, Any] = {"repo": repo, "week": week, "reason": reason}
-    return Answer(
-        kind=AnswerKind.REGENERATE_FAILED, key="cmd.answer.regenerate_failed", params=params
-    )

@@ -45,6 +45,7 @@ from service.commands.answer import (
 )
 from service.commands.filters import card_filter
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate
+from service.commands.kinds import Said
 from service.commands.parse import Command, Verb
 from service.errors import AuthRefusedError, ServiceError, StoreUnavailableError
 from service.feishu import crypto
@@ -291,7 +292,11 @@ class FeishuEvents:
     ) -> dict[str, Any]:
         command = Command(verb=Verb.REGENERATE, repo=repo or None, week=week or None)
         gate = answer(command, Caller(operator, PLATFORM), self.engine)
-        params = {"repo": gate.repo, "week": gate.week, **gate.params}
+        params = {
+            "repo": gate.repo,
+            "week": gate.week,
+            **(gate.params if isinstance(gate, Said) else {}),
+        }
         if gate.kind is AnswerKind.DENIED:
             return self._toast("error", "feishu.event.admin_only")
         if gate.kind is AnswerKind.RATE_LIMITED:

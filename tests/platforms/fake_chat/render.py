@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from service.commands.answer import Answer
+from service.commands.answer import Answer, PrAnswer, RisksAnswer, TopAnswer
 from service.core.models import Digest
 from service.render.cards import CardFormat
 from service.render.text import render_answer_text
@@ -68,8 +68,10 @@ def render_digest(digest: Digest, report_url: str, lang: str) -> dict[str, Any]:
 
 def render_answer(answer: Answer, lang: str) -> dict[str, Any]:
     """PRs in its own lines; any other answer as the catalogs word it (the terminal's text)."""
-    sentence = "" if answer.pr or answer.prs else render_answer_text(answer, lang)
-    text = _environment().get_template("answer.txt.j2").render(a=answer, sentence=sentence)
+    pr = answer.pr if isinstance(answer, PrAnswer) else None
+    prs = answer.prs if isinstance(answer, TopAnswer | RisksAnswer) else []
+    sentence = "" if pr or prs else render_answer_text(answer, lang)
+    text = _environment().get_template("answer.txt.j2").render(pr=pr, prs=prs, sentence=sentence)
     return {"text": fit(text)}
 
 
