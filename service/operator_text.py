@@ -22,6 +22,20 @@ def internal_error_line(incident: str) -> str:
     return f"{PROGRAM}: internal error (id {incident}); see the log"
 
 
+def invalid_setting(name: str, reason: str) -> str:
+    """A setting that stops a command (or `serve`) before it starts; `name` as in .env."""
+    return f"invalid setting {name}: {reason}"
+
+
+def invalid_settings(reason: str) -> str:
+    """A rule across settings (its reason names them)."""
+    return f"invalid settings: {reason}"
+
+
+def unreadable_env_file(reason: object) -> str:
+    return f"cannot read the .env file: {reason}"
+
+
 def bad_repo(repo: str) -> str:
     return f"bad --repo {repo!r}: expected owner/name such as volcengine/verl"
 

@@ -201,7 +201,8 @@ def github_credentials(settings: Settings) -> Credentials | None:
             pem = Path(path).expanduser().read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise ConfigError(f"invalid setting {setting}: cannot read {path} ({reason})") from None
+            why = f"cannot read {path} ({reason})"
+            raise ConfigError(operator_text.invalid_setting(setting, why)) from None
     return AppInstallationAuth(
         api_url=settings.github_api_url,
         app_id=settings.github_app_id,
@@ -216,7 +217,8 @@ def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
     extra = (Path(settings.repo_profiles_dir),) if settings.repo_profiles_dir else ()
     for folder in extra:
         if not folder.is_dir():
-            raise ConfigError(f"invalid setting REPO_PROFILES_DIR: {folder} is not a folder")
+            why = f"{folder} is not a folder"
+            raise ConfigError(operator_text.invalid_setting("REPO_PROFILES_DIR", why))
     return lambda repo: load_profile(repo, extra)
 
 

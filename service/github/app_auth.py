@@ -23,6 +23,7 @@ import requests
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from service import operator_text
 from service.errors import AuthRefusedError, ConfigError, UnreachableError, UpstreamError
 
 logger = logging.getLogger(__name__)
@@ -51,12 +52,10 @@ def load_private_key(pem: str, setting: str) -> rsa.RSAPrivateKey:
     try:
         key = serialization.load_pem_private_key(text.encode(), password=None)
     except (ValueError, TypeError):
-        raise ConfigError(
-            f"invalid setting {setting}: not a PEM private key (the .pem file GitHub gave for "
-            "the App, BEGIN RSA PRIVATE KEY)"
-        ) from None
+        why = "not a PEM private key (the .pem file GitHub gave for the App, BEGIN RSA PRIVATE KEY)"
+        raise ConfigError(operator_text.invalid_setting(setting, why)) from None
     if not isinstance(key, rsa.RSAPrivateKey):
-        raise ConfigError(f"invalid setting {setting}: a GitHub App key is an RSA key")
+        raise ConfigError(operator_text.invalid_setting(setting, "a GitHub App key is an RSA key"))
     return key
 
 
