@@ -120,3 +120,31 @@ def log_progress(done: int, total: int | None, stage: str) -> str:
     """A long build's heartbeat when no terminal shows a bar (service/progress.py)."""
     shown = "?" if total is None else str(total)
     return f"PRs fetched {done} of {shown}, stage {stage}"
+
+
+# logs: delivery
+
+LOG_DELIVERY_UNKNOWN = "delivery outcome unknown: not resent"
+LOG_DELIVERY_FAILED = "delivery failed"
+LOG_LEASE_RENEWAL_FAILED = "lease renewal failed"
+
+# logs: the language model (%s: the reason)
+
+LOG_MODEL_NARRATIVE = "model narrative"
+LOG_MODEL_SKIPPED = "model narrative skipped, the deterministic text goes out: %s"
+LOG_MODEL_CACHE_UNREADABLE = "model answer cache unreadable: %s"
+LOG_MODEL_NOT_CACHED = "model answer not cached: %s"
+
+# logs: GitHub
+
+LOG_GITHUB_RETRY = "github retry"
+LOG_GITHUB_TOKEN_REFUSED = "github app token refused; minting a new one"  # noqa: S105 - no secret
+LOG_GITHUB_TOKEN_MINTED = "github app token minted"  # noqa: S105 - a log line, no secret
+LOG_GITHUB_INSTALLATION_FOUND = "github app installation found"
+
+# logs: the database and /metrics
+
+LOG_OUTAGE_BEGAN = "database outage began: %s (logged once, until it answers again)"
+LOG_OUTAGE_ENDED = "database outage ended: the database answers again"
+LOG_SCHEMA_DOWNGRADE = "downgrading the database schema"
+LOG_METRICS_REFRESH_FAILED = "metrics refresh failed"

@@ -135,7 +135,7 @@ class AppInstallationAuth:
     def refused(self, sent: str) -> bool:
         with self._lock:
             if sent == f"Bearer {self._token}":  # else another thread has minted since
-                logger.info("github app token refused; minting a new one")
+                logger.info(operator_text.LOG_GITHUB_TOKEN_REFUSED)
                 self._mint()
             return True
 
@@ -161,7 +161,7 @@ class AppInstallationAuth:
         self._token, self._expires_at = token, _expiry(payload.get("expires_at"))
         self.mints += 1
         logger.debug(
-            "github app token minted",
+            operator_text.LOG_GITHUB_TOKEN_MINTED,
             extra={"installation": self.installation_id, "expires_at": payload.get("expires_at")},
         )
 
@@ -176,7 +176,9 @@ class AppInstallationAuth:
         found = self._payload(resp, path, requests.codes.ok).get("id")
         if not isinstance(found, int):
             raise UpstreamError(f"GitHub answered {path} without an installation id")
-        logger.info("github app installation found", extra={"repo": self.repo, "id": found})
+        logger.info(
+            operator_text.LOG_GITHUB_INSTALLATION_FOUND, extra={"repo": self.repo, "id": found}
+        )
         return found
 
     def _call(self, method: str, path: str) -> requests.Response:
