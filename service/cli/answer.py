@@ -10,7 +10,7 @@ from service.cli.common import (
     FILTER_HELP,
     LANGS,
     add_week_options,
-    catalog_line,
+    catalog_error,
     emit,
     repo_of,
     week_pipeline,
@@ -82,7 +82,7 @@ def answer_text(
     if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
-        raise catalog_line(result.key, result.params)
+        raise catalog_error(result.key, result.params)
     if result.week and result.week != digest.week:
         digest = pipeline.store.get_digest(repo, result.week, lang) or digest
     return render_answer_text(result, lang, digest)
@@ -110,4 +110,4 @@ def typed_filter(text: str, digest: Digest) -> DigestFilter:
     try:
         return parse_typed_filter(text, digest)
     except FilterError as exc:
-        raise catalog_line(exc.key, exc.params) from None
+        raise catalog_error(exc.key, exc.params) from None

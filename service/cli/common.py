@@ -1,6 +1,6 @@
 """What several verbs of the command line share: their options, the repository and week they
-name, the pipeline they build (with a progress display), where their text goes, and the one
-line a catalog sentence becomes.
+name, the pipeline they build (with a progress display), where their text goes, and the
+one-line error a catalog sentence becomes.
 
 Imported by `--help`: only the standard library here at import time, the rest inside functions.
 """
@@ -119,8 +119,9 @@ def emit(text: str, output: Path | None) -> None:
         raise InputError(operator_text.cannot_write(output, exc.strerror)) from None
 
 
-def catalog_line(key: str, params: dict[str, str | int]) -> InputError:
-    """A catalog sentence (a chat answer's refusal) as the CLI's one-line error, in English."""
+def catalog_error(key: str, params: dict[str, str | int]) -> InputError:
+    """A catalog sentence (a chat answer's refusal) as the CLI's one-line error (exit 2), in
+    English with plain quotes instead of chat markup's backticks."""
     from service.render.environment import translator
 
     sentence = translator(CLI_LANGUAGE).t(key, **params)

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     repo, window = repo_of(args, settings), window_of(args, settings)
     named = parse_destinations(args.to) if args.to else None
     routes = wiring.chat_routes(settings, pipeline.store)
-    targets = routes.named_targets(named) if named else None
+    targets = routes.named_targets(named) if named is not None else None
     if args.dry_run:
         shown = targets if targets is not None else pipeline.destinations_for(repo)
         digest = build_week(pipeline, repo, window, card_languages(pipeline, shown))
