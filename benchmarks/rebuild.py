@@ -136,16 +136,17 @@ def _environment(url: str, database: Path) -> dict[str, str]:
 
 def cli_run(week: str, output: str) -> None:
     """Child process: what `verl-week digest --week W --format markdown --output F` does
-    (cli.cmd_digest), step by step with a clock around each."""
+    (service/cli/digest.py), step by step with a clock around each."""
     started = time.perf_counter()
     from service import wiring
+    from service.cli.common import configure_logging
     from service.core.weeks import parse_week
     from service.jobs import build_week
     from service.render.formats import render_format
     from service.settings import load_settings
 
     settings = load_settings()
-    wiring.configure_logging(settings)
+    configure_logging(settings)
     logging.getLogger("service.jobs").setLevel(logging.DEBUG)  # its "week built" line
     imported = time.perf_counter()
     pipeline = wiring.build_pipeline(settings, with_senders=False)
@@ -153,7 +154,7 @@ def cli_run(week: str, output: str) -> None:
     ready = time.perf_counter()
     digest = build_week(pipeline, REPO, window)
     built = time.perf_counter()
-    url = wiring.report_link(settings, pipeline.store, digest.repo, digest.week)
+    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
     Path(output).write_text(render_format(digest, "markdown", "zh", report_url=url), "utf-8")
     done = time.perf_counter()
     laps = {

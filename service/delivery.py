@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from service import operator_text
 from service.core.models import Digest
 from service.errors import ServiceError, UnconfirmedSendError
 
@@ -149,7 +150,7 @@ def is_unconfirmed(record: DeliveryRecordLike) -> bool:
 def _leave_unknown(target: Target, record: DeliveryRecordLike, log: DeliveryLog) -> Outcome:
     log.record_unknown(record.id, UNCONFIRMED_REASON)
     logger.warning(
-        "delivery outcome unknown: not resent",
+        operator_text.LOG_DELIVERY_UNKNOWN,
         extra={"destination": target.destination, "filter": target.filter,
                "attempts": record.attempts},
     )  # fmt: skip
@@ -207,7 +208,8 @@ def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: Servi
         else:
             log.record_failed(record.id, exc.message)
     logger.warning(
-        "delivery failed", extra={"destination": destination, "filter": flt, "error": exc.message}
+        operator_text.LOG_DELIVERY_FAILED,
+        extra={"destination": destination, "filter": flt, "error": exc.message},
     )
     action = UNKNOWN if unconfirmed else "failed"
     return Outcome(destination, action, error=exc.message, filter=flt)

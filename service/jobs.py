@@ -30,6 +30,7 @@ from service.delivery import Outcome, Sender, Target, as_targets, current_name, 
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
 from service.narrator import Narrator
+from service.render.links import ReportLinks
 from service.runs import DEFAULT_LEASE, Heartbeat
 from service.store.repository import PROCESS_OWNER, Store
 
@@ -69,6 +70,8 @@ class Pipeline:
     lease: timedelta = DEFAULT_LEASE
     # told each stage of a build as it begins ("collecting", "analysing"…, then "done")
     stage: Callable[[str], None] = lambda _name: None
+    # the report links cards, answers and pages carry, made once (wiring.pipeline_links)
+    links: ReportLinks | None = None
 
 
 @dataclass

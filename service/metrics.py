@@ -22,7 +22,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from service import __version__
+from service import __version__, operator_text
 
 logger = logging.getLogger(__name__)
 PREFIX = "verl_week"
@@ -199,5 +199,5 @@ class Metrics:
             try:
                 refresh()
             except Exception:  # a scrape still answers: the gauges keep their last values
-                logger.warning("metrics refresh failed", exc_info=True)
+                logger.warning(operator_text.LOG_METRICS_REFRESH_FAILED, exc_info=True)
         return generate_latest(self.registry)

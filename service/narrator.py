@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from service import operator_text
 from service.core.analyst.checker import check_answer
 from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
@@ -127,7 +128,7 @@ class Narrator:
             self._remember(asked, answer)
         analysis = self._checked(drafts, asked, answer)
         logger.info(
-            "model narrative",
+            operator_text.LOG_MODEL_NARRATIVE,
             extra={
                 **where,
                 "model": self.client.model,
@@ -145,7 +146,7 @@ class Narrator:
 
     def _skipped(self, exc: ModelError | InvalidAnswerError, where: dict[str, str]) -> None:
         logger.warning(
-            "model narrative skipped, the deterministic text goes out: %s",
+            operator_text.LOG_MODEL_SKIPPED,
             exc,
             extra={**where, "model": self.client.model},
         )
@@ -170,7 +171,7 @@ class Narrator:
         try:
             return self.cache.get_model_answer(data_hash, self.client.model, version, language)
         except StoreUnavailableError as exc:
-            logger.warning("model answer cache unreadable: %s", exc.message)
+            logger.warning(operator_text.LOG_MODEL_CACHE_UNREADABLE, exc.message)
             return None
 
     def _remember(self, asked: _Asked, answer: CachedAnswer) -> None:
@@ -179,7 +180,7 @@ class Narrator:
         try:
             self.cache.save_model_answer(data_hash, self.client.model, version, language, answer)
         except StoreUnavailableError as exc:
-            logger.warning("model answer not cached: %s", exc.message)
+            logger.warning(operator_text.LOG_MODEL_NOT_CACHED, exc.message)
 
     def _checked(self, drafts: list[Draft], asked: _Asked, answer: CachedAnswer) -> Analysis:
         usage = TokenUsage(prompt=answer.prompt_tokens, completion=answer.completion_tokens)

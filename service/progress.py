@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import threading
 
+from service import operator_text
+
 logger = logging.getLogger(__name__)
 DONE = "done"
 
@@ -42,8 +44,7 @@ class ProgressLog:
 
     def line(self) -> str:
         with self._lock:
-            total = "?" if self._total is None else str(self._total)
-            return f"PRs fetched {self._done} of {total}, stage {self._stage}"
+            return operator_text.log_progress(self._done, self._total, self._stage)
 
     def stop(self, *, quiet: bool = False) -> None:
         """End the heartbeat, with a last line if it wrote any (work shorter than one interval

@@ -12,6 +12,7 @@ from types import TracebackType
 
 from apscheduler.triggers.base import BaseTrigger
 
+from service import operator_text
 from service.core.models import WeekWindow
 from service.core.weeks import owed_week
 from service.metrics import Metrics
@@ -69,7 +70,9 @@ class Heartbeat:
                 self._beat()
             except Exception as exc:  # the database may be down: the lease will tell
                 if not self._failing:
-                    logger.warning("lease renewal failed", extra={"error": str(exc)})
+                    logger.warning(
+                        operator_text.LOG_LEASE_RENEWAL_FAILED, extra={"error": str(exc)}
+                    )
                 self._failing = True
             else:
                 self._failing = False

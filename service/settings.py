@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from service import operator_text
 from service.core.languages import LANGUAGES, Language
 from service.errors import ConfigError
 
@@ -285,17 +286,18 @@ def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning a validation failure into one ConfigError line naming the setting."""
     secrets_dir = os.environ.get("SECRETS_DIR") or None
     if secrets_dir is not None and not os.path.isdir(secrets_dir):
-        raise ConfigError(f"invalid setting SECRETS_DIR: {secrets_dir} is not a directory")
+        why = f"{secrets_dir} is not a directory"
+        raise ConfigError(operator_text.invalid_setting("SECRETS_DIR", why))
     try:
         # SECRETS_DIR: one file per setting, named like it (GITHUB_TOKEN), as Kubernetes and
         # Docker mount secrets; the environment and .env still win over a file
         return Settings(_secrets_dir=secrets_dir, **overrides)
     except (UnicodeDecodeError, OSError) as exc:  # a .env file that is not UTF-8 text
-        raise ConfigError(f"cannot read the .env file: {exc}") from None
+        raise ConfigError(operator_text.unreadable_env_file(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         reason = str(first["msg"]).removeprefix("Value error, ")
         if not first["loc"]:  # a rule across settings names them in its reason
-            raise ConfigError(f"invalid settings: {reason}") from None
+            raise ConfigError(operator_text.invalid_settings(reason)) from None
         name = str(first["loc"][0]).upper()
-        raise ConfigError(f"invalid setting {name}: {reason}") from None
+        raise ConfigError(operator_text.invalid_setting(name, reason)) from None

@@ -1,19 +1,19 @@
-"""Composition root: Settings → store, GitHub client, pipeline, senders, web app, scheduler.
-The only module (with cli.py) that sees both the settings and the adapters."""
+"""Composition root: Settings → the week's pipeline (store, collector, links, senders, routes,
+narrator), the command engine's context, the web app and the scheduler. The only module that
+sees both the settings and the adapters; the command line (service/cli/) runs what it builds."""
 
 from __future__ import annotations
 
-import argparse
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.core.filters import DigestFilter
-from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
+from service import operator_text
+from service.core.models import CollectedWeek, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
-from service.delivery import Sender, Target, recorded_name
+from service.delivery import Sender
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
@@ -21,10 +21,9 @@ from service.platforms import registry
 from service.platforms.base import InboundDeps
 from service.platforms.base import secret as secret
 from service.recorded import SAMPLE_REPO, load_sample
-from service.render.environment import translator
+from service.routing import Routes
 from service.settings import Settings
 from service.store.repository import Store, create_store_engine
-from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -42,7 +41,6 @@ Progress = Callable[[int, int], None]
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
 LINK_KEY_NAME = "report_links"
 DEFAULT_GITHUB_RETRIES = 4
-CLI_LANGUAGE = "en"  # error lines of the command line are English, as every other one
 # doctor asks once more at most: a check should answer in seconds, not back off for minutes
 DOCTOR_RETRIES = 1
 
@@ -51,29 +49,113 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
-    """Repo profiles: REPO_PROFILES_DIR's TOML files first, then the shipped ones."""
-    extra = (Path(settings.repo_profiles_dir),) if settings.repo_profiles_dir else ()
-    for folder in extra:
-        if not folder.is_dir():
-            raise ConfigError(f"invalid setting REPO_PROFILES_DIR: {folder} is not a folder")
-    return lambda repo: load_profile(repo, extra)
+# The week's pipeline: build_pipeline, then each piece in the order it takes them.
+
+
+def build_pipeline(
+    settings: Settings,
+    *,
+    sample: bool = False,
+    progress: Progress | None = None,
+    store: Store | None = None,
+    with_senders: bool = True,
+    metrics: Metrics | None = None,
+    llm: bool = True,
+) -> Pipeline:
+    """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
+    deterministic narrative only, whatever the LLM_* settings say)."""
+    store = store or build_store(settings)
+    metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
+    fetch: Callable[[str, int], PullRequest] | None = None
+    if sample:
+        collect = sample_collector(utc_now)
+    else:
+        collect, fetch = github_collector(settings, store, progress, metrics)
+    profile_for = profile_loader(settings)
+    # made here for the senders' cards, else on first use (pipeline_links)
+    links = report_links(settings, store) if with_senders else None
+    return Pipeline(
+        store=store,
+        collect=collect,
+        profile_for=profile_for,
+        repos=list(settings.digest_repos),
+        language=settings.digest_language,
+        timezone=settings.digest_timezone,
+        public_base_url=settings.public_base_url,
+        clock=utc_now,
+        senders=build_senders(settings, links) if links is not None else {},
+        destinations_for=chat_routes(settings, store).destinations_for,
+        fetch_pr=fetch,
+        metrics=metrics,
+        narrator=build_narrator(settings, store, metrics) if llm else None,
+        # the sample's PR links name their own host (github.com); a configured one would be wrong
+        github_web_url="" if sample else settings.github_web_url or "",
+        retention=Retention(
+            events=timedelta(days=settings.events_retention_days),
+            http_cache=timedelta(days=settings.http_cache_retention_days),
+        ),
+        lease=timedelta(seconds=settings.run_lease_seconds),
+        links=links,
+    )
 
 
 def build_store(settings: Settings) -> Store:
     return Store.open(settings.database_url)
 
 
-def migrate_database(settings: Settings) -> SchemaUpgrade:
-    """`verl-week migrate`: the schema upgrade alone (every process also does it on start)."""
-    return Store.open(settings.database_url, migrate=False).migrate()
+def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]:
+    """/metrics names a private repository by an opaque id unless METRICS_REPO_NAMES=true
+    (a repository whose privacy can't be read counts as private)."""
+    from service.metrics import opaque_repo
+
+    def label(repo: str) -> str:
+        if settings.metrics_repo_names:
+            return repo
+        try:
+            private = store.repo_privacy(repo) is not False
+        except ServiceError:
+            private = True
+        return opaque_repo(repo) if private else repo
+
+    return label
 
 
-def downgrade_database(settings: Settings, revision: str) -> SchemaUpgrade:
-    """`verl-week migrate --to REVISION`: the schema back to an older revision."""
-    from service.store.schema import downgrade_schema
+def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow], CollectedWeek]:
+    """A collector that serves the bundled sample week only (no network, no token)."""
 
-    return downgrade_schema(Store.open(settings.database_url, migrate=False).engine, revision)
+    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+        sample = load_sample(now())
+        if repo != SAMPLE_REPO or window.label != sample.window.label:
+            raise InputError(
+                operator_text.sample_only(SAMPLE_REPO, sample.window.label, repo, window.label)
+            )
+        return sample
+
+    return collect
+
+
+def github_collector(
+    settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
+) -> tuple[Callable[[str, WeekWindow], CollectedWeek], Callable[[str, int], PullRequest]]:
+    from service.github.collect import collect_week, fetch_pr
+
+    http = build_github(settings, store, metrics)
+
+    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+        return collect_week(
+            http,
+            repo,
+            window,
+            profile_loader(settings)(repo),
+            patch_concurrency=settings.github_patch_concurrency,
+            progress=progress,
+            stored=store,
+        )
+
+    def fetch(repo: str, number: int) -> PullRequest:
+        return fetch_pr(http, repo, number)
+
+    return collect, fetch
 
 
 def build_github(
@@ -112,7 +194,8 @@ def github_credentials(settings: Settings) -> Credentials | None:
             pem = Path(path).expanduser().read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise ConfigError(f"invalid setting {setting}: cannot read {path} ({reason})") from None
+            why = f"cannot read {path} ({reason})"
+            raise ConfigError(operator_text.invalid_setting(setting, why)) from None
     return AppInstallationAuth(
         api_url=settings.github_api_url,
         app_id=settings.github_app_id,
@@ -122,63 +205,14 @@ def github_credentials(settings: Settings) -> Credentials | None:
     )
 
 
-def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow], CollectedWeek]:
-    """A collector that serves the bundled sample week only (no network, no token)."""
-
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
-        sample = load_sample(now())
-        if repo != SAMPLE_REPO or window.label != sample.window.label:
-            raise InputError(
-                f"the bundled sample holds {SAMPLE_REPO} {sample.window.label} only "
-                f"(asked for {repo} {window.label})"
-            )
-        return sample
-
-    return collect
-
-
-def github_collector(
-    settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
-) -> tuple[Callable[[str, WeekWindow], CollectedWeek], Callable[[str, int], PullRequest]]:
-    from service.github.collect import collect_week, fetch_pr
-
-    http = build_github(settings, store, metrics)
-
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
-        return collect_week(
-            http,
-            repo,
-            window,
-            profile_loader(settings)(repo),
-            patch_concurrency=settings.github_patch_concurrency,
-            progress=progress,
-            stored=store,
-        )
-
-    def fetch(repo: str, number: int) -> PullRequest:
-        return fetch_pr(http, repo, number)
-
-    return collect, fetch
-
-
-def build_narrator(
-    settings: Settings, store: Store, metrics: Metrics | None = None
-) -> Narrator | None:
-    """The language model's narrator when LLM_BASE_URL and LLM_MODEL are set, else None; its
-    calls are counted in `metrics`."""
-    if not settings.llm_enabled:
-        return None
-    from service.llm.client import ModelClient
-    from service.narrator import Narrator
-
-    client = ModelClient(
-        base_url=settings.llm_base_url or "",
-        api_key=secret(settings.llm_api_key),
-        model=settings.llm_model or "",
-        timeout_seconds=float(settings.llm_timeout_seconds),
-    )
-    observe = metrics.model_call if metrics is not None else None
-    return Narrator(client=client, cache=store, observe=observe)
+def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
+    """Repo profiles: REPO_PROFILES_DIR's TOML files first, then the shipped ones."""
+    extra = (Path(settings.repo_profiles_dir),) if settings.repo_profiles_dir else ()
+    for folder in extra:
+        if not folder.is_dir():
+            why = f"{folder} is not a folder"
+            raise ConfigError(operator_text.invalid_setting("REPO_PROFILES_DIR", why))
+    return lambda repo: load_profile(repo, extra)
 
 
 def report_links(settings: Settings, store: Store) -> ReportLinks:
@@ -202,6 +236,14 @@ def report_links(settings: Settings, store: Store) -> ReportLinks:
     )
 
 
+def pipeline_links(settings: Settings, pipeline: Pipeline) -> ReportLinks:
+    """The one ReportLinks of a pipeline, that cards, answers, pages and the CLI all use: the
+    one build_pipeline made, or (a pipeline assembled by hand) one made now and kept."""
+    if pipeline.links is None:
+        pipeline.links = report_links(settings, pipeline.store)
+    return pipeline.links
+
+
 def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[str, Sender]:
     """A sender per configured platform; their cards link to `links` (signed as needed)."""
     senders: dict[str, Sender] = {}
@@ -217,125 +259,6 @@ def settings_languages(settings: Settings) -> dict[str, str | None]:
     return registry.configured_destinations(settings)
 
 
-def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[Target]]:
-    """Every target of a repo's weekly card: SLACK_CHANNELS, FEISHU_CHAT_IDS and the webhook
-    (the whole week), then the subscriptions, each with its filter and language (a
-    subscription of a configured chat without a filter replaces it)."""
-    configured = settings_languages(settings)
-
-    def resolve(repo: str) -> list[Target]:
-        found = {(d, ""): Target(d, "", lang) for d, lang in configured.items()}
-        for sub in store.subscription_records(store.canonical_repo(repo)):
-            lang = sub.language or configured.get(sub.destination)
-            found[(sub.destination, sub.filter)] = Target(sub.destination, sub.filter, lang)
-        return list(found.values())
-
-    return resolve
-
-
-def named_targets(settings: Settings, store: Store, destinations: list[str]) -> list[Target]:
-    """`post --to …`: the whole week to each destination, in the chat's own language."""
-    language = channel_language(settings, store)
-    return [Target(d, "", language(*d.split(":", 1))) for d in destinations]
-
-
-def channel_language(settings: Settings, store: Store) -> Callable[[str, str], str | None]:
-    """A chat's own language: its SLACK_CHANNELS / FEISHU_CHAT_IDS suffix, else the language
-    of one of its subscriptions (answers in that channel use it)."""
-    configured = settings_languages(settings)
-
-    def language(platform: str, channel: str) -> str | None:
-        found = configured.get(f"{platform}:{channel}")
-        if found:
-            return found
-        subscribed = store.channel_subscriptions(platform, channel)
-        return next((s.language for s in subscribed if s.language), None)
-
-    return language
-
-
-def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]:
-    """/metrics names a private repository by an opaque id unless METRICS_REPO_NAMES=true
-    (a repository whose privacy can't be read counts as private)."""
-    from service.metrics import opaque_repo
-
-    def label(repo: str) -> str:
-        if settings.metrics_repo_names:
-            return repo
-        try:
-            private = store.repo_privacy(repo) is not False
-        except ServiceError:
-            private = True
-        return opaque_repo(repo) if private else repo
-
-    return label
-
-
-def private_repo_readers(settings: Settings, store: Store) -> Callable[[Caller, str], bool]:
-    """Who may read a private repository's digests by command: the chats its digest goes to
-    (SLACK_CHANNELS, FEISHU_CHAT_IDS, the chats subscribed to it) and the command line;
-    admins always may (EngineContext.can_read). A public repository: everyone."""
-    configured = settings_languages(settings)
-
-    def may_read(caller: Caller, repo: str) -> bool:
-        if caller.platform == "cli" or store.repo_privacy(repo) is not True:
-            return True
-        if f"{caller.platform}:{caller.channel}" in configured:
-            return True
-        return (caller.platform, caller.channel) in store.subscriptions(repo)
-
-    return may_read
-
-
-def build_pipeline(
-    settings: Settings,
-    *,
-    sample: bool = False,
-    progress: Progress | None = None,
-    store: Store | None = None,
-    with_senders: bool = True,
-    metrics: Metrics | None = None,
-    llm: bool = True,
-) -> Pipeline:
-    """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
-    deterministic narrative only, whatever the LLM_* settings say)."""
-    store = store or build_store(settings)
-    metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
-    fetch: Callable[[str, int], PullRequest] | None = None
-    if sample:
-        collect = sample_collector(utc_now)
-    else:
-        collect, fetch = github_collector(settings, store, progress, metrics)
-    profile_for = profile_loader(settings)
-    return Pipeline(
-        store=store,
-        collect=collect,
-        profile_for=profile_for,
-        repos=list(settings.digest_repos),
-        language=settings.digest_language,
-        timezone=settings.digest_timezone,
-        public_base_url=settings.public_base_url,
-        clock=utc_now,
-        senders=build_senders(settings, report_links(settings, store)) if with_senders else {},
-        destinations_for=destinations_for(settings, store),
-        fetch_pr=fetch,
-        metrics=metrics,
-        narrator=build_narrator(settings, store, metrics) if llm else None,
-        # the sample's PR links name their own host (github.com); a configured one would be wrong
-        github_web_url="" if sample else settings.github_web_url or "",
-        retention=Retention(
-            events=timedelta(days=settings.events_retention_days),
-            http_cache=timedelta(days=settings.http_cache_retention_days),
-        ),
-        lease=timedelta(seconds=settings.run_lease_seconds),
-    )
-
-
-def report_link(settings: Settings, store: Store, repo: str, week: str) -> str:
-    """The report page of (repo, week) as a card would link it (signed when it must be)."""
-    return report_links(settings, store).url(repo, week)
-
-
 def parse_destinations(text: str) -> list[str]:
     """`slack:C01,feishu:oc_x,feishu-webhook:default` → validated destination strings."""
     found = [registry.parse_destination(item) for item in map(str.strip, text.split(",")) if item]
@@ -344,10 +267,49 @@ def parse_destinations(text: str) -> list[str]:
     return found
 
 
-def configure_logging(settings: Settings) -> None:
-    from service.logs import setup_logging
+def chat_routes(settings: Settings, store: Store) -> Routes:
+    """Where weekly cards go and in which language: SLACK_CHANNELS, FEISHU_CHAT_IDS and the
+    webhook, then the store's subscriptions."""
+    return Routes(store, settings_languages(settings))
 
-    setup_logging(settings.log_format, settings.log_level)
+
+def build_narrator(
+    settings: Settings, store: Store, metrics: Metrics | None = None
+) -> Narrator | None:
+    """The language model's narrator when LLM_BASE_URL and LLM_MODEL are set, else None; its
+    calls are counted in `metrics`."""
+    if not settings.llm_enabled:
+        return None
+    from service.llm.client import ModelClient
+    from service.narrator import Narrator
+
+    client = ModelClient(
+        base_url=settings.llm_base_url or "",
+        api_key=secret(settings.llm_api_key),
+        model=settings.llm_model or "",
+        timeout_seconds=float(settings.llm_timeout_seconds),
+    )
+    observe = metrics.model_call if metrics is not None else None
+    return Narrator(client=client, cache=store, observe=observe)
+
+
+# The command engine, the web app and the scheduler.
+
+
+def private_repo_readers(settings: Settings, store: Store) -> Callable[[Caller, str], bool]:
+    """Who may read a private repository's digests by command: the chats its digest goes to
+    (SLACK_CHANNELS, FEISHU_CHAT_IDS, the chats subscribed to it) and the command line;
+    admins always may (EngineContext.can_read). A public repository: everyone."""
+    routes = chat_routes(settings, store)
+
+    def may_read(caller: Caller, repo: str) -> bool:
+        if caller.platform == "cli" or store.repo_privacy(repo) is not True:
+            return True
+        if routes.is_configured(caller.platform, caller.channel):
+            return True
+        return (caller.platform, caller.channel) in store.subscriptions(repo)
+
+    return may_read
 
 
 def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
@@ -364,9 +326,9 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         admins=frozenset(settings.admin_users),
         fetch_pr=pipeline.fetch_pr,
         subscriptions=pipeline.store,
-        report_url=report_links(settings, pipeline.store).url,
+        report_url=pipeline_links(settings, pipeline).url,
         profile_for=pipeline.profile_for,
-        channel_language=channel_language(settings, pipeline.store),
+        channel_language=chat_routes(settings, pipeline.store).channel_language,
         lookups=LiveLookups(
             limit=settings.pr_lookups_per_hour, timeout=settings.pr_lookup_timeout_seconds
         ),
@@ -382,101 +344,6 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
         return regenerate(pipeline, repo, week, requested_by=requested_by)
 
     return run
-
-
-def dry_run_lines(
-    settings: Settings, pipeline: Pipeline, digest: Digest, targets: list[Target] | None
-) -> list[str]:
-    """What `post --dry-run` shows: each target, what it already has, its card and size."""
-    from service.commands.filters import parse_filter
-    from service.core.filters import narrow_digest
-    from service.delivery import as_targets
-    from service.render.formats import render_format
-
-    chosen = as_targets(targets if targets is not None else pipeline.destinations_for(digest.repo))
-    if not chosen:
-        return [
-            "no destination configured: set SLACK_CHANNELS, FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL"
-        ]
-    url = report_link(settings, pipeline.store, digest.repo, digest.week)
-    lines = []
-    for target in chosen:
-        fmt = registry.card_of(target.destination).name
-        lang = target.language or digest.language
-        shown = narrow_digest(digest, parse_filter(target.filter))
-        size = len(render_format(shown, fmt, lang, report_url=url).encode())
-        record = pipeline.store.get_delivery(
-            digest.repo, digest.week, recorded_name(target.destination), target.filter
-        )
-        state = f"already {record.status}" if record else "new"
-        card = f"{fmt} card in {lang}, {shown.stats.prs} PRs, {size} bytes"
-        lines.append(f"{target.label()}\t{state}\t{card}")
-    return lines
-
-
-def answer_text(
-    args: argparse.Namespace,
-    settings: Settings,
-    pipeline: Pipeline,
-    repo: str,
-    window: WeekWindow,
-    lang: str,
-) -> str:
-    """`verl-week risks|pr`: the chat command's answer for the week, built first if not stored."""
-    from service.commands.answer import Caller, answer
-    from service.commands.kinds import NoticeAnswer, UsageErrorAnswer
-    from service.commands.parse import Command, Verb
-    from service.core.models import Severity
-    from service.jobs import build_week
-    from service.render.text import render_answer_text
-
-    # `pr N` without --week searches every stored week, as the chat command does
-    searching = args.command == "pr" and args.week is None and not args.sample
-    stored = pipeline.store.list_weeks(repo, lang) if searching else []
-    digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
-    if args.sample or (digest is None and not stored):
-        digest = build_week(pipeline, repo, window)
-    digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
-    assert digest is not None  # noqa: S101 - built, or a stored week
-    flt = cli_filter(args.filter, digest)
-    if args.command == "pr":
-        number = str(args.number).lstrip("#")
-        if not number.isdigit():
-            raise InputError(f"bad PR number {args.number!r}: expected a number such as 6091")
-        week = None if searching else window.label
-        command = Command(verb=Verb.PR, number=int(number), week=week, repo=repo, filter=flt)
-    else:
-        severity = Severity(args.severity) if args.severity else None
-        command = Command(
-            verb=Verb.RISKS, week=window.label, severity=severity, repo=repo, filter=flt
-        )
-    ctx = engine_context(settings, pipeline)
-    ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
-    result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
-    if isinstance(result, UsageErrorAnswer | NoticeAnswer):
-        # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
-        # line, exit 2
-        raise InputError(_plain(translator(CLI_LANGUAGE).t(result.key, **result.params)))
-    if result.week and result.week != digest.week:
-        digest = pipeline.store.get_digest(repo, result.week, lang) or digest
-    return render_answer_text(result, lang, digest)
-
-
-def cli_filter(text: str, digest: Digest) -> DigestFilter:
-    """`--filter "module:rollout severity:high"`; a bad one is one line (exit 2) that lists
-    the keys and the week's modules."""
-    from service.commands.filters import FilterError, parse_filter
-    from service.core.filters import week_modules
-
-    try:
-        return parse_filter(text, check_globs=True)
-    except FilterError as exc:
-        params = {"modules": ", ".join(week_modules(digest)) or "-", **exc.params}
-        raise InputError(_plain(translator(CLI_LANGUAGE).t(exc.key, **params))) from None
-
-
-def _plain(sentence: str) -> str:
-    return sentence.replace("`", "'")
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
@@ -547,7 +414,21 @@ def build_app(
         on_shutdown=in_turn(stops) if stops else None,
         language=settings.digest_language,
         metrics=pipeline.metrics,
-        report_links=report_links(settings, pipeline.store),
+        report_links=pipeline_links(settings, pipeline),
+        run_watch=run_watch(settings, pipeline),
+    )
+
+
+def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: WeeklyScheduler) -> Starlette:
+    """The web app of `scheduler`: /healthz, /livez and /metrics only (the image's healthcheck
+    and Prometheus see it as they see `serve`)."""
+    from service.web import build_ops_app as ops_app
+
+    return ops_app(
+        store=pipeline.store,
+        scheduler_alive=weekly.alive,
+        metrics=pipeline.metrics,
+        on_shutdown=weekly.shutdown,
         run_watch=run_watch(settings, pipeline),
     )
 
@@ -560,38 +441,6 @@ def progress_logged(settings: Settings) -> Pipeline:
     pipeline = build_pipeline(settings, progress=log)
     pipeline.stage = log.stage
     return pipeline
-
-
-def serve(settings: Settings, *, host: str, port: int, scheduler: bool = True) -> None:
-    """`verl-week serve`: the web app, with the weekly scheduler in the same process."""
-    import uvicorn
-
-    pipeline = progress_logged(settings)
-    weekly = build_weekly_scheduler(settings, pipeline) if scheduler else None
-    app = build_app(settings, pipeline, scheduler=weekly)
-    if weekly:
-        weekly.start()
-    uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)
-
-
-def run_scheduler(settings: Settings, *, host: str, port: int) -> None:
-    """`verl-week scheduler`: the weekly job alone, with /healthz, /livez and /metrics on
-    `port` (the image's healthcheck and Prometheus see it as they see `serve`)."""
-    import uvicorn
-
-    from service.web import build_ops_app
-
-    pipeline = progress_logged(settings)
-    weekly = build_weekly_scheduler(settings, pipeline)
-    app = build_ops_app(
-        store=pipeline.store,
-        scheduler_alive=weekly.alive,
-        metrics=pipeline.metrics,
-        on_shutdown=weekly.shutdown,
-        run_watch=run_watch(settings, pipeline),
-    )
-    weekly.start()
-    uvicorn.run(app, host=host, port=port, access_log=False, log_config=None)
 
 
 def run_doctor(settings: Settings) -> list[Finding]:

@@ -47,7 +47,7 @@ class Replica:
         self.url = self._app.__enter__()
 
     def link(self, week: str) -> str:
-        return wiring.report_link(self.settings, self.pipeline.store, SAMPLE_REPO, week)
+        return wiring.pipeline_links(self.settings, self.pipeline).url(SAMPLE_REPO, week)
 
     def get(self, link: str) -> int:
         path = link.removeprefix(BASE)

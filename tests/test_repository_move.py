@@ -162,7 +162,7 @@ def test_old_names_still_work_in_commands_and_report_links(
 ) -> None:
     settings, pipeline = site(reports_access="signed")
     run(pipeline, OLD, BEFORE)
-    old_link = wiring.report_link(settings, pipeline.store, OLD, BEFORE)  # in a card already
+    old_link = wiring.pipeline_links(settings, pipeline).url(OLD, BEFORE)  # in a card already
     github.move_to(NEW)
     run(pipeline, OLD, AFTER)
 
@@ -182,8 +182,8 @@ def test_old_names_still_work_in_commands_and_report_links(
             return requests.get(url + link.removeprefix(BASE), timeout=30).status_code
 
         assert status(old_link) == 200  # signed for the old name before the move
-        assert status(wiring.report_link(settings, pipeline.store, NEW, BEFORE)) == 200
-        assert status(wiring.report_link(settings, pipeline.store, OLD, AFTER)) == 200
+        assert status(wiring.pipeline_links(settings, pipeline).url(NEW, BEFORE)) == 200
+        assert status(wiring.pipeline_links(settings, pipeline).url(OLD, AFTER)) == 200
         assert status(old_link.partition("?")[0]) == 404  # still signed-only
         page = requests.get(url + old_link.removeprefix(BASE), timeout=30).text
         assert "2026" in page

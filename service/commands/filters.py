@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from service.core.filters import FILTER_KEYS, DigestFilter
+from service.core.filters import FILTER_KEYS, DigestFilter, week_modules
 from service.core.globs import MAX_GLOB_WILDCARDS, wildcard_count
 from service.core.languages import LANGUAGES
-from service.core.models import Severity
+from service.core.models import Digest, Severity
 from service.errors import InputError
 
 LANG_KEY = "lang"
@@ -131,6 +131,17 @@ def parse_filter(text: str, *, allow_lang: bool = False, check_globs: bool = Fal
     for token in text.split():
         builder.take(token)
     return builder.build()
+
+
+def parse_typed_filter(text: str, digest: Digest) -> DigestFilter:
+    """A whole filter a person just typed for `digest`'s week (the CLI's `--filter`): globs
+    checked; a refused token's FilterError also names the week's modules (its sentence lists
+    them, as the chat's usage does)."""
+    try:
+        return parse_filter(text, check_globs=True)
+    except FilterError as exc:
+        exc.params = {"modules": ", ".join(week_modules(digest)) or "-", **exc.params}
+        raise
 
 
 def filter_keys() -> str:

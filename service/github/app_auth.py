@@ -23,6 +23,7 @@ import requests
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from service import operator_text
 from service.errors import AuthRefusedError, ConfigError, UnreachableError, UpstreamError
 
 logger = logging.getLogger(__name__)
@@ -51,12 +52,10 @@ def load_private_key(pem: str, setting: str) -> rsa.RSAPrivateKey:
     try:
         key = serialization.load_pem_private_key(text.encode(), password=None)
     except (ValueError, TypeError):
-        raise ConfigError(
-            f"invalid setting {setting}: not a PEM private key (the .pem file GitHub gave for "
-            "the App, BEGIN RSA PRIVATE KEY)"
-        ) from None
+        why = "not a PEM private key (the .pem file GitHub gave for the App, BEGIN RSA PRIVATE KEY)"
+        raise ConfigError(operator_text.invalid_setting(setting, why)) from None
     if not isinstance(key, rsa.RSAPrivateKey):
-        raise ConfigError(f"invalid setting {setting}: a GitHub App key is an RSA key")
+        raise ConfigError(operator_text.invalid_setting(setting, "a GitHub App key is an RSA key"))
     return key
 
 
@@ -136,7 +135,7 @@ class AppInstallationAuth:
     def refused(self, sent: str) -> bool:
         with self._lock:
             if sent == f"Bearer {self._token}":  # else another thread has minted since
-                logger.info("github app token refused; minting a new one")
+                logger.info(operator_text.LOG_GITHUB_TOKEN_REFUSED)
                 self._mint()
             return True
 
@@ -162,7 +161,7 @@ class AppInstallationAuth:
         self._token, self._expires_at = token, _expiry(payload.get("expires_at"))
         self.mints += 1
         logger.debug(
-            "github app token minted",
+            operator_text.LOG_GITHUB_TOKEN_MINTED,
             extra={"installation": self.installation_id, "expires_at": payload.get("expires_at")},
         )
 
@@ -177,7 +176,9 @@ class AppInstallationAuth:
         found = self._payload(resp, path, requests.codes.ok).get("id")
         if not isinstance(found, int):
             raise UpstreamError(f"GitHub answered {path} without an installation id")
-        logger.info("github app installation found", extra={"repo": self.repo, "id": found})
+        logger.info(
+            operator_text.LOG_GITHUB_INSTALLATION_FOUND, extra={"repo": self.repo, "id": found}
+        )
         return found
 
     def _call(self, method: str, path: str) -> requests.Response:

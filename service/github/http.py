@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 import requests
 
+from service import operator_text
 from service.errors import (
     AuthRefusedError,
     NotFoundError,
@@ -378,13 +379,18 @@ class GitHubHttp:
                             f"after {attempt + 1} attempts"
                         ) from None
                     delay = self._backoff(attempt)
-                    logger.info("github retry", extra={"malformed": str(exc), "delay": delay})
+                    logger.info(
+                        operator_text.LOG_GITHUB_RETRY,
+                        extra={"malformed": str(exc), "delay": delay},
+                    )
                     self._pause(delay)
                     attempt += 1
                     continue
             if attempt == self.max_retries:
                 raise self._exhausted(resp, host, attempt + 1)
-            logger.info("github retry", extra={"status": resp.status_code, "delay": delay})
+            logger.info(
+                operator_text.LOG_GITHUB_RETRY, extra={"status": resp.status_code, "delay": delay}
+            )
             self._pause(delay)
             attempt += 1
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises

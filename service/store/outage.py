@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 import threading
 
+from service import operator_text
+
 logger = logging.getLogger("service.store")
 
 
@@ -27,7 +29,7 @@ class OutageLog:
             if self._down:
                 return
             self._down = True
-        logger.error("database outage began: %s (logged once, until it answers again)", reason)
+        logger.error(operator_text.LOG_OUTAGE_BEGAN, reason)
 
     def answered(self) -> None:
         """A store call succeeded: logged if the database was down before."""
@@ -37,7 +39,7 @@ class OutageLog:
             if not self._down:
                 return
             self._down = False
-        logger.warning("database outage ended: the database answers again")
+        logger.warning(operator_text.LOG_OUTAGE_ENDED)
 
 
 OUTAGE = OutageLog()

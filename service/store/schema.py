@@ -24,6 +24,7 @@ from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.pool import NullPool
 
+from service import operator_text
 from service.errors import InputError, SchemaTooNewError
 
 logger = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ def downgrade_schema(engine: Engine, revision: str) -> SchemaUpgrade:
         current = database_heads(conn)
         _refuse_unknown(current)
         logger.info(
-            "downgrading the database schema",
+            operator_text.LOG_SCHEMA_DOWNGRADE,
             extra={"from": ",".join(sorted(current)), "to": revision},
         )
         try:

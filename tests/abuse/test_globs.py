@@ -159,7 +159,7 @@ def test_a_stored_subscription_with_a_freezing_glob_is_posted_without_delay(
     assert timed(lambda: narrow_digest(digest, flt)) < BOUND_SECONDS * 4
     settings = make_settings(slack_channels=["C1"], slack_bot_token="xoxb-unused")
     # the weekly run's destinations, read from the settings and the store as `serve` reads them
-    service.pipeline.destinations_for = wiring.destinations_for(settings, service.store)
+    service.pipeline.destinations_for = wiring.chat_routes(settings, service.store).destinations_for
     window = parse_week("2026-W04", "Asia/Shanghai", NOW)
     started = time.perf_counter()
     result = jobs.run_week(service.pipeline, REPO, window, trigger="test")

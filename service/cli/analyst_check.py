@@ -1,0 +1,35 @@
+"""`verl-week analyst-check FILE`: each sentence of a model's answer file, kept or dropped with
+the checker's reasons, against the week's facts."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from service.cli.common import LANGS, add_week_options, emit, repo_of, window_of
+from service.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from service.cli.common import Subparsers
+    from service.settings import Settings
+
+
+def register(sub: Subparsers) -> None:
+    parser = sub.add_parser("analyst-check", help="check a model's answer file against a week")
+    add_week_options(parser)
+    parser.add_argument("file", type=Path, help="a JSON answer in the model's schema")
+    parser.add_argument("--lang", choices=LANGS, default=None)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from service import wiring
+    from service.analyst_check import check_file
+
+    pipeline = wiring.build_pipeline(settings, sample=args.sample, with_senders=False, llm=False)
+    lang = args.lang or settings.digest_language
+    repo, window = repo_of(args, settings), window_of(args, settings)
+    lines = check_file(args.file, pipeline, repo, window, lang=lang, sample=args.sample)
+    emit("\n".join(lines), None)
+    return EXIT_OK

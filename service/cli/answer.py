@@ -1,0 +1,113 @@
+"""`verl-week risks` and `verl-week pr N`: the same answers as the chat commands, as plain text."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from service import operator_text
+from service.cli.common import (
+    FILTER_HELP,
+    LANGS,
+    add_week_options,
+    catalog_error,
+    emit,
+    repo_of,
+    week_pipeline,
+    window_of,
+)
+from service.errors import EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from service.cli.common import Subparsers
+    from service.commands.parse import Command
+    from service.core.filters import DigestFilter
+    from service.core.models import Digest, WeekWindow
+    from service.jobs import Pipeline
+    from service.settings import Settings
+
+
+def register(sub: Subparsers) -> None:
+    risks = sub.add_parser("risks", help="the week's risks, as the chat command answers")
+    add_week_options(risks)
+    risks.add_argument("--severity", choices=("high", "medium", "low"), default=None)
+    risks.add_argument("--lang", choices=LANGS, default=None)
+    risks.add_argument("--filter", default="", help=FILTER_HELP)
+    risks.set_defaults(run=run)
+    pr = sub.add_parser("pr", help="one PR of the digest, as the chat command answers")
+    add_week_options(pr)
+    pr.add_argument("number", help="PR number, e.g. 6091")
+    pr.add_argument("--lang", choices=LANGS, default=None)
+    pr.add_argument("--filter", default="", help=FILTER_HELP)
+    pr.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    pipeline = week_pipeline(args, settings, senders=False)
+    lang = args.lang or settings.digest_language
+    pipeline.language = lang
+    repo, window = repo_of(args, settings), window_of(args, settings)
+    emit(answer_text(args, settings, pipeline, repo, window, lang), None)
+    return EXIT_OK
+
+
+def answer_text(
+    args: argparse.Namespace,
+    settings: Settings,
+    pipeline: Pipeline,
+    repo: str,
+    window: WeekWindow,
+    lang: str,
+) -> str:
+    """The chat command's answer for the week, built first if not stored."""
+    from service import wiring
+    from service.commands.answer import AnswerKind, Caller, answer
+    from service.jobs import build_week
+    from service.render.text import render_answer_text
+
+    # `pr N` without --week searches every stored week, as the chat command does
+    searching = args.command == "pr" and args.week is None and not args.sample
+    stored = pipeline.store.list_weeks(repo, lang) if searching else []
+    digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
+    if args.sample or (digest is None and not stored):
+        digest = build_week(pipeline, repo, window)
+    digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
+    assert digest is not None  # noqa: S101 - built, or a stored week
+    command = _command(
+        args, repo, None if searching else window.label, typed_filter(args.filter, digest)
+    )
+    ctx = wiring.engine_context(settings, pipeline)
+    ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
+    result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
+    if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
+        # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
+        # line, exit 2
+        raise catalog_error(result.key, result.params)
+    if result.week and result.week != digest.week:
+        digest = pipeline.store.get_digest(repo, result.week, lang) or digest
+    return render_answer_text(result, lang, digest)
+
+
+def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
+    """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
+    from service.commands.parse import Command, Verb
+    from service.core.models import Severity
+
+    if args.command == "pr":
+        number = str(args.number).lstrip("#")
+        if not number.isdigit():
+            raise InputError(operator_text.bad_pr_number(args.number))
+        return Command(verb=Verb.PR, number=int(number), week=week, repo=repo, filter=flt)
+    severity = Severity(args.severity) if args.severity else None
+    return Command(verb=Verb.RISKS, week=week, severity=severity, repo=repo, filter=flt)
+
+
+def typed_filter(text: str, digest: Digest) -> DigestFilter:
+    """`--filter "module:rollout severity:high"`; a bad one is one line (exit 2) that lists
+    the keys and the week's modules."""
+    from service.commands.filters import FilterError, parse_typed_filter
+
+    try:
+        return parse_typed_filter(text, digest)
+    except FilterError as exc:
+        raise catalog_error(exc.key, exc.params) from None

@@ -1,0 +1,128 @@
+"""What several verbs of the command line share: their options, the repository and week they
+name, the pipeline they build (with a progress display), where their text goes, and the
+one-line error a catalog sentence becomes.
+
+Imported by `--help`: only the standard library here at import time, the rest inside functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from service import operator_text
+from service.errors import InputError
+
+if TYPE_CHECKING:
+    from service.core.models import WeekWindow
+    from service.jobs import Pipeline
+    from service.settings import Settings
+
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+FORMATS = ("markdown", "html", "json", "slack", "feishu")
+LANGS = ("zh", "en")
+FILTER_HELP = "e.g. 'module:rollout,npu severity:high' (keys: module label path author severity)"
+CLI_LANGUAGE = "en"  # error lines of the command line are English, as every other one
+
+
+def add_week_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", help="owner/name (default: the first of DIGEST_REPOS)")
+    parser.add_argument("--week", default=None, help="ISO week like 2026-W18, 'last' or 'this'")
+    parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
+
+
+def add_no_llm(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-llm", action="store_true", help="deterministic narrative only (no language model)"
+    )
+
+
+def configure_logging(settings: Settings) -> None:
+    from service.logs import setup_logging
+
+    setup_logging(settings.log_format, settings.log_level)
+
+
+def repo_of(args: argparse.Namespace, settings: Settings) -> str:
+    """`--repo`, else the sample's with `--sample`, else the first of DIGEST_REPOS."""
+    from service.recorded import SAMPLE_REPO
+    from service.settings import REPO_RE
+
+    repo = args.repo or (SAMPLE_REPO if args.sample else settings.digest_repos[0])
+    if not REPO_RE.match(repo):
+        raise InputError(operator_text.bad_repo(repo))
+    return str(repo)
+
+
+def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
+    """`--week` (default: last week; with `--sample`, the sample's week)."""
+    from service import wiring
+    from service.core.weeks import parse_week
+    from service.recorded import load_sample
+
+    now = wiring.utc_now()
+    if args.week is None and args.sample:
+        return load_sample(now).window
+    return parse_week(args.week or "last", settings.digest_timezone, now)
+
+
+def progress_display(settings: Settings) -> Callable[[int, int], None]:
+    """A bar on a terminal; elsewhere (a container, systemd, CI) a log line every
+    PROGRESS_LOG_SECONDS while the collection and the build go on."""
+    from service.progress import ProgressLog
+
+    if not sys.stderr.isatty():
+        log = ProgressLog(settings.progress_log_seconds)
+        atexit.register(log.stop, quiet=True)  # after a build that failed half-way
+        return log
+
+    def show(done: int, total: int) -> None:
+        sys.stderr.write(operator_text.progress_bar(done, total))
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def week_pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
+    """The pipeline of a verb that builds a week, showing its progress."""
+    from service import wiring
+    from service.progress import ProgressLog
+
+    progress = progress_display(settings)
+    pipeline = wiring.build_pipeline(
+        settings,
+        sample=args.sample,
+        progress=progress,
+        with_senders=senders,
+        llm=not getattr(args, "no_llm", False),
+    )
+    if isinstance(progress, ProgressLog):
+        pipeline.stage = progress.stage
+    return pipeline
+
+
+def emit(text: str, output: Path | None) -> None:
+    """`text` to stdout (one final newline), or to the file `--output` names."""
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(operator_text.cannot_write(output, exc.strerror)) from None
+
+
+def catalog_error(key: str, params: dict[str, str | int]) -> InputError:
+    """A catalog sentence (a chat answer's refusal) as the CLI's one-line error (exit 2), in
+    English with plain quotes instead of chat markup's backticks."""
+    from service.render.environment import translator
+
+    sentence = translator(CLI_LANGUAGE).t(key, **params)
+    return InputError(sentence.replace("`", "'"))
