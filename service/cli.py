@@ -37,6 +37,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", help="owner/name (default: the first of DIGEST_REPOS)")
     parser.add_argument("--week", default=None, help="ISO week like 2026-W18, 'last' or 'this'")
     parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
+    from service.period_options import add_period_options
+
+    add_period_options(parser)
 
 
 def _no_llm(parser: argparse.ArgumentParser) -> None:
@@ -107,12 +110,14 @@ def _repo(args: argparse.Namespace, settings: Settings) -> str:
 def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     from service import wiring
     from service.core.weeks import parse_week
+    from service.period_options import chosen_period
     from service.recorded import load_sample
 
     now = wiring.utc_now()
-    if args.week is None and args.sample:
+    chosen = chosen_period(args, settings.digest_timezone, now)
+    if chosen is None and args.sample:
         return load_sample(now).window
-    return parse_week(args.week or "last", settings.digest_timezone, now)
+    return chosen or parse_week("last", settings.digest_timezone, now)
 
 
 def _progress(settings: Settings) -> Callable[[int, int], None]:

@@ -17,7 +17,8 @@ from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
-from service.recorded import SAMPLE_REPO, load_sample
+from service.monthly import add_monthly_job, monthly_destinations
+from service.recorded import SAMPLE_REPO, load_sample, within
 from service.render.environment import translator
 from service.settings import Settings, split_language
 from service.store.repository import Store, create_store_engine
@@ -134,6 +135,8 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow],
 
     def collect(repo: str, window: WeekWindow) -> CollectedWeek:
         sample = load_sample(now())
+        if repo == SAMPLE_REPO and window.kind != "week":  # a month, a range: its days of it
+            return within(sample, window)
         if repo != SAMPLE_REPO or window.label != sample.window.label:
             raise InputError(
                 f"the bundled sample holds {SAMPLE_REPO} {sample.window.label} only "
@@ -364,6 +367,7 @@ def build_pipeline(
         clock=utc_now,
         senders=build_senders(settings, report_links(settings, store)) if with_senders else {},
         destinations_for=destinations_for(settings, store),
+        monthly_destinations_for=monthly_destinations(settings, settings_languages(settings)),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -616,7 +620,7 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     from service.runs import RetryPolicy
     from service.scheduler import build_scheduler
 
-    return build_scheduler(
+    weekly = build_scheduler(
         run_job=lambda: run_scheduled(pipeline),
         catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
         retry_job=lambda: run_scheduled(pipeline, trigger="retry"),
@@ -631,6 +635,8 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
         ),
         lease=pipeline.lease,
     )
+    add_monthly_job(settings, pipeline, weekly)
+    return weekly
 
 
 def _check_receivers(settings: Settings) -> None:
