@@ -634,6 +634,7 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
             cap=timedelta(seconds=settings.run_retry_max_seconds),
         ),
         lease=pipeline.lease,
+        clock=pipeline.clock,
     )
     add_monthly_job(settings, pipeline, weekly)
     return weekly

@@ -1,0 +1,177 @@
+"""Monthly and date-range digests on the recorded verl weeks, end to end: the service wired from
+Settings (tests/channels/conftest.py) against FakeGitHub serving 2026-W03 and 2026-W04 (all the
+January PRs its world holds), FakeSlack and FakeFeishu. The command line builds them in every
+format and both languages, the web app serves their pages, and the monthly cadence posts a
+month once to the destinations that have it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import requests
+
+from service import wiring
+from service.monthly import MONTHLY_JOB_ID
+from service.scheduler import _run_registered
+from tests.channels.conftest import Wired, chinese, wired_service
+from tests.github.conftest import week_data
+
+MONTH = "2026-01"
+RANGE = "2026-01-12..2026-01-25"
+W03, W04 = week_data("2026-W03"), week_data("2026-W04")
+JANUARY = {p["number"] for p in W03["pulls"]} | {p["number"] for p in W04["pulls"]}
+# 2026-02-03 in Shanghai: the last complete month is 2026-01, its tick (the 1st, 10:00) passed
+IN_FEBRUARY = datetime(2026, 2, 3, 4, 0, tzinfo=UTC)
+MONTHLY = "slack:C_SUB,feishu:oc_group3:en"
+
+
+@pytest.fixture(scope="module")
+def january(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wired]:
+    """The service, its GitHub holding the two recorded January weeks, monthly destinations
+    C_SUB (zh) and oc_group3 (en)."""
+    folder = tmp_path_factory.mktemp("january")
+    with wired_service(folder, DIGEST_MONTHLY_DESTINATIONS=MONTHLY) as service:
+        for raw in W03["pulls"]:
+            service.github.add_pr(raw)
+        yield service
+
+
+def _json(result: object) -> dict[str, object]:
+    assert getattr(result, "returncode", None) == 0, getattr(result, "stderr", "")
+    loaded: dict[str, object] = json.loads(getattr(result, "stdout", ""))
+    return loaded
+
+
+def _numbers(digest: dict[str, object]) -> set[int]:
+    return {int(p["number"]) for p in digest["prs"]}  # type: ignore[attr-defined]
+
+
+def test_a_month_and_a_range_from_github_hold_their_prs(january: Wired) -> None:
+    month = _json(january.cli("digest", "--period", MONTH, "--format", "json"))
+    assert (month["week"], month["start"], month["end"]) == (
+        MONTH,
+        "2026-01-01T00:00:00+08:00",
+        "2026-02-01T00:00:00+08:00",
+    )
+    assert _numbers(month) == JANUARY
+    assert month["stats"]["prs"] == len(JANUARY)  # type: ignore[index]
+    spans = _json(
+        january.cli("digest", "--since", "2026-01-12", "--until", "2026-01-25", "--format", "json")
+    )
+    assert spans["week"] == RANGE
+    assert _numbers(spans) == JANUARY
+    # the range's label names the same period
+    again = _json(january.cli("digest", "--period", RANGE, "--format", "json"))
+    assert again["week"] == RANGE
+    assert _numbers(again) == JANUARY
+    only_w04 = _json(
+        january.cli("digest", "--period", "2026-01-19..2026-01-25", "--format", "json")
+    )
+    assert _numbers(only_w04) == {p["number"] for p in W04["pulls"]}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_format_of_a_month_in_both_languages(january: Wired, lang: str) -> None:
+    outputs = {
+        fmt: january.cli("digest", "--period", MONTH, "--format", fmt, "--lang", lang)
+        for fmt in ("markdown", "html", "json", "slack", "feishu")
+    }
+    for fmt, result in outputs.items():
+        assert result.returncode == 0, (fmt, result.stderr)
+    markdown = outputs["markdown"].stdout
+    assert chinese(markdown) is (lang == "zh")
+    assert "5033" in markdown or any(f"#{n}" in markdown for n in JANUARY)
+    assert f"/reports/volcengine/verl/{MONTH}" in outputs["slack"].stdout
+    assert f"/reports/volcengine/verl/{MONTH}" in outputs["feishu"].stdout
+    assert json.loads(outputs["feishu"].stdout)["schema"] == "2.0"
+    assert json.loads(outputs["slack"].stdout)["blocks"][0]["type"] == "header"
+    assert "<html" in outputs["html"].stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--period", "2026-13"], "not a month"),
+        (["--period", "2099-01"], "2099-01 has not begun yet"),
+        (["--since", "2026-01-25", "--until", "2026-01-12"], "ends before it starts"),
+        (["--since", "2024-01-01", "--until", "2025-06-30"], "at most 366"),
+        (["--since", "2026-01-12"], "--since and --until go together"),
+        (["--since", "2026-01-32", "--until", "2026-02-02"], "bad --since"),
+        (["--period", "2026-01", "--week", "2026-W04"], "give one of them"),
+        (["--period", "fortnight"], "bad period 'fortnight'"),
+    ],
+)
+def test_bad_periods_are_one_line_and_exit_2(january: Wired, args: list[str], needle: str) -> None:
+    result = january.cli("digest", *args)
+    assert result.returncode == 2, result.stderr
+    assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_web_serves_month_and_range_pages(january: Wired) -> None:
+    for label in (MONTH, RANGE, "2026-W04"):
+        args = ("--period", label) if "W" not in label else ("--week", label)
+        assert january.cli("digest", *args, "--format", "json").returncode == 0
+    base = f"{january.url}/reports/volcengine/verl"
+    page = requests.get(f"{base}/{MONTH}", timeout=15)
+    assert page.status_code == 200
+    assert "text/html" in page.headers["content-type"]
+    assert chinese(page.text)
+    english = requests.get(f"{base}/{MONTH}?lang=en", timeout=15)
+    assert english.status_code == 404  # only the zh month was built
+    stored = requests.get(f"{base}/{RANGE}.json", timeout=15)
+    assert stored.status_code == 200
+    assert stored.json()["week"] == RANGE
+    assert _numbers(stored.json()) == JANUARY
+    markdown = requests.get(f"{base}/{RANGE}.md", timeout=15)
+    assert markdown.status_code == 200
+    assert RANGE in markdown.text
+    week = requests.get(f"{base}/2026-W04.json", timeout=15)  # week URLs as they were
+    assert week.status_code == 200
+    assert week.json()["week"] == "2026-W04"
+    for bad in ("2026-13", "2026-01-25..2026-01-12", "2026-01..2026-02", "2026-1"):
+        assert requests.get(f"{base}/{bad}", timeout=15).status_code == 404
+
+
+def test_the_monthly_cadence_posts_a_month_once(tmp_path: Path) -> None:
+    with wired_service(tmp_path, DIGEST_MONTHLY_DESTINATIONS=MONTHLY) as service:
+        for raw in W03["pulls"]:
+            service.github.add_pr(raw)
+        service.pipeline.clock = lambda: IN_FEBRUARY
+        weekly = wiring.build_weekly_scheduler(service.settings, service.pipeline)
+        assert [c.job_id for c in weekly.companions] == [MONTHLY_JOB_ID]
+        monthly = weekly.companions[0]
+        owed = monthly.owed()
+        assert owed is not None
+        assert owed.label == MONTH
+        weekly.start(catch_up=False, paused=True)
+        try:
+            assert weekly.scheduler.get_job(MONTHLY_JOB_ID) is not None
+            fire = weekly.scheduler.get_job(MONTHLY_JOB_ID).next_run_time
+            assert (fire.day, fire.hour, fire.minute) == (1, 10, 0)
+            _run_registered(MONTHLY_JOB_ID)  # what APScheduler calls on the 1st
+            slack_cards = service.slack.messages("C_SUB")
+            feishu_cards = service.feishu.posted("oc_group3")
+            assert len(slack_cards) == 1
+            assert len(feishu_cards) == 1
+            assert chinese(json.dumps(slack_cards[0], ensure_ascii=False))
+            assert not chinese(json.dumps(feishu_cards[0].card, ensure_ascii=False))
+            assert MONTH in json.dumps(slack_cards[0])
+            assert MONTH in json.dumps(feishu_cards[0].card)
+            # the weekly destinations get no monthly card
+            assert service.slack.messages("C_ZH") == []
+            assert service.feishu.posted("oc_group1") == []
+            assert monthly.owed() is None  # the month is done: nothing to catch up
+            _run_registered(MONTHLY_JOB_ID)  # a second tick of the same month posts nothing
+            assert len(service.slack.messages("C_SUB")) == 1
+            assert len(service.feishu.posted("oc_group3")) == 1
+            # and the weekly job still owes its week, apart from the month
+            week = weekly.owed()
+            assert week is not None
+            assert week.kind == "week"
+        finally:
+            weekly.shutdown(wait=True, timeout=30)
