@@ -15,9 +15,11 @@ import pytest
 import requests
 
 from service import wiring
+from service.core.periods import parse_period, period_of_label
+from service.jobs import build_week
 from service.monthly import MONTHLY_JOB_ID
 from service.scheduler import _run_registered
-from tests.channels.conftest import Wired, chinese, wired_service
+from tests.channels.conftest import TZ, Wired, card_text, chinese, pr_numbers, wired_service
 from tests.github.conftest import week_data
 
 MONTH = "2026-01"
@@ -175,3 +177,45 @@ def test_the_monthly_cadence_posts_a_month_once(tmp_path: Path) -> None:
             assert week.kind == "week"
         finally:
             weekly.shutdown(wait=True, timeout=30)
+
+
+def _build(service: Wired, label: str) -> None:
+    """Collect and store a period in-process, as `verl-week digest` would."""
+    build_week(service.pipeline, "volcengine/verl", period_of_label(label, TZ))
+
+
+def test_month_and_range_commands_over_signed_slack_and_feishu_requests(january: Wired) -> None:
+    _build(january, MONTH)
+    _build(january, RANGE)
+    english = january.slash("month 2026-01", channel="C_EN")
+    text = card_text(english)
+    assert MONTH in text
+    assert not chinese(text)
+    assert set(pr_numbers(text)) & JANUARY
+    assert f"/reports/volcengine/verl/{MONTH}" in text
+    top = card_text(january.slash(f"top 3 {RANGE}", channel="C_ZH"))
+    assert chinese(top)
+    assert RANGE in top
+    assert len(set(pr_numbers(top)) & JANUARY) == 3
+    risks = card_text(january.slash("risks 2026-01 high", channel="C_EN"))
+    assert MONTH in risks
+    card = card_text(january.feishu_say("month 2026-01"))  # oc_group1: zh
+    assert chinese(card)
+    assert MONTH in card
+    assert set(pr_numbers(card)) & JANUARY
+    summary = card_text(january.feishu_say(f"summary {RANGE}", chat_id="oc_group2"))  # en
+    assert not chinese(summary)
+    assert RANGE in summary
+
+
+def test_month_words_and_bad_periods_in_chat(january: Wired) -> None:
+    last_month = parse_period("month", TZ, datetime.now(UTC)).label
+    missing = card_text(january.slash("month", channel="C_EN"))
+    assert f"no digest of volcengine/verl for {last_month}" in missing
+    bad = card_text(january.slash("month 2026-13", channel="C_EN"))
+    assert "`2026-13` is not a period" in bad
+    inverted = card_text(january.slash("top 2026-01-25..2026-01-12", channel="C_ZH"))
+    assert "不是有效的时间段" in inverted
+    ahead = card_text(january.slash("month 2099-01", channel="C_EN"))
+    assert "`2099-01` is not over yet" in ahead
+    assert "Traceback" not in bad + inverted + ahead
