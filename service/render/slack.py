@@ -20,6 +20,7 @@ from service.render import analysis, escape, wording
 from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
+from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
 from service.render.wording import subscription_line
 
@@ -182,6 +183,7 @@ def _last_day(digest: Digest) -> date:
     return date.fromordinal(digest.end.date().toordinal() - 1)
 
 
+@worded_by_period(lambda digest, **_k: digest.week)
 def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
     """The weekly card for `digest`, within every Block Kit limit however large the week: the
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
@@ -347,6 +349,7 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
     )
 
 
+@worded_by_period(lambda answer, *_a, **_k: answer.week)
 def render_answer(answer: Answer, lang: str) -> SlackMessage:
     """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
     tr = translator(lang)
