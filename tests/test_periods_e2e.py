@@ -199,9 +199,12 @@ def test_month_and_range_commands_over_signed_slack_and_feishu_requests(january:
     assert len(set(pr_numbers(top)) & JANUARY) == 3
     risks = card_text(january.slash("risks 2026-01 high", channel="C_EN"))
     assert MONTH in risks
+    assert "this month" in text  # worded for a month, not a week
     card = card_text(january.feishu_say("month 2026-01"))  # oc_group1: zh
     assert chinese(card)
     assert MONTH in card
+    assert "本月" in card
+    assert "本周" not in card
     assert set(pr_numbers(card)) & JANUARY
     summary = card_text(january.feishu_say(f"summary {RANGE}", chat_id="oc_group2"))  # en
     assert not chinese(summary)
@@ -219,3 +222,19 @@ def test_month_words_and_bad_periods_in_chat(january: Wired) -> None:
     ahead = card_text(january.slash("month 2099-01", channel="C_EN"))
     assert "`2099-01` is not over yet" in ahead
     assert "Traceback" not in bad + inverted + ahead
+
+
+def test_posting_a_month_is_idempotent_per_period(january: Wired) -> None:
+    first = january.cli("post", "--period", MONTH, "--to", "slack:C_OTHER")
+    assert first.returncode == 0, first.stderr
+    assert "slack:C_OTHER\tposted" in first.stdout
+    cards = january.slack.messages("C_OTHER")
+    assert len(cards) == 1
+    assert "本月" in card_text(cards[0])
+    again = january.cli("post", "--period", MONTH, "--to", "slack:C_OTHER")
+    assert again.returncode == 0, again.stderr
+    assert "slack:C_OTHER\tskipped" in again.stdout
+    assert len(january.slack.messages("C_OTHER")) == 1  # the same month: nothing new
+    span = january.cli("post", "--period", RANGE, "--to", "slack:C_OTHER")
+    assert span.returncode == 0, span.stderr
+    assert len(january.slack.messages("C_OTHER")) == 2  # another period: its own card
