@@ -18,8 +18,20 @@ from service import wiring
 from service.core.periods import parse_period, period_of_label
 from service.jobs import build_week
 from service.monthly import MONTHLY_JOB_ID
+from service.render.slack import ACTION_RISKS
 from service.scheduler import _run_registered
-from tests.channels.conftest import TZ, Wired, card_text, chinese, pr_numbers, wired_service
+from tests.channels.conftest import (
+    SLACK_SECRET,
+    TZ,
+    Wired,
+    card_text,
+    chinese,
+    pr_numbers,
+    wait_for,
+    wired_service,
+)
+from tests.fakes.signing import sign_slack
+from tests.fakes.slack import action_body
 from tests.github.conftest import week_data
 
 MONTH = "2026-01"
@@ -238,3 +250,33 @@ def test_posting_a_month_is_idempotent_per_period(january: Wired) -> None:
     span = january.cli("post", "--period", RANGE, "--to", "slack:C_OTHER")
     assert span.returncode == 0, span.stderr
     assert len(january.slack.messages("C_OTHER")) == 2  # another period: its own card
+
+
+def test_the_risks_button_of_a_month_card_answers_about_the_month(january: Wired) -> None:
+    assert january.cli("post", "--period", MONTH, "--to", "slack:C_EN").returncode == 0
+    [card] = january.slack.messages("C_EN")
+    [button] = [
+        e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]
+        if e.get("action_id") == ACTION_RISKS
+    ]  # fmt: skip
+    hook = january.slack.response_url()
+    payload = {
+        "type": "block_actions",
+        "team": {"id": "T0001"},
+        "user": {"id": "UPLAIN"},
+        "api_app_id": "A0001",
+        "channel": {"id": "C_EN"},
+        "container": {"type": "message", "channel_id": "C_EN", "message_ts": card["ts"]},
+        "response_url": hook,
+        "trigger_id": "1.2.3",
+        "actions": [{"action_id": ACTION_RISKS, "type": "button", "value": button["value"]}],
+    }
+    body = action_body(payload)
+    response = requests.post(
+        f"{january.url}/slack/events", data=body, headers=sign_slack(body, SLACK_SECRET), timeout=15
+    )
+    assert response.status_code == 200
+    wait_for(lambda: len(january.slack.responses_to(hook)) == 1)
+    text = card_text(january.slack.responses_to(hook)[0]["blocks"])
+    assert MONTH in text  # the month's risks, not the newest week's
+    assert "2026-W" not in text
