@@ -280,3 +280,21 @@ def test_the_risks_button_of_a_month_card_answers_about_the_month(january: Wired
     text = card_text(january.slack.responses_to(hook)[0]["blocks"])
     assert MONTH in text  # the month's risks, not the newest week's
     assert "2026-W" not in text
+
+
+def test_a_missed_month_is_caught_up_once_at_start(tmp_path: Path) -> None:
+    with wired_service(tmp_path, DIGEST_MONTHLY_DESTINATIONS=MONTHLY) as service:
+        for raw in W03["pulls"]:
+            service.github.add_pr(raw)
+        service.pipeline.clock = lambda: IN_FEBRUARY  # the 1st's tick passed while it was down
+        for _restart in range(2):
+            weekly = wiring.build_weekly_scheduler(service.settings, service.pipeline)
+            weekly.start(catch_up=True, paused=True)
+            try:
+                weekly.join_catch_up(timeout=120)
+            finally:
+                weekly.shutdown(wait=True, timeout=60)
+            months = service.slack.messages("C_SUB")
+            assert len(months) == 1  # once, and not again after the restart
+            assert MONTH in card_text(months[0])
+            assert len(service.feishu.posted("oc_group3")) == 1
