@@ -30,6 +30,17 @@ def monthly_destinations(
     return lambda _repo: list(targets)
 
 
+def monthly_channels(settings: Settings) -> list[tuple[str, str]]:
+    """(platform, channel) of each Slack channel and Feishu chat with the monthly cadence, for
+    `doctor` to check as it checks the weekly ones."""
+    found = []
+    for item in settings.digest_monthly_destinations:
+        platform, _, channel = split_destination(item)[0].partition(":")
+        if platform in ("slack", "feishu"):
+            found.append((platform, channel))
+    return found
+
+
 def add_monthly_job(settings: Settings, pipeline: Pipeline, weekly: WeeklyScheduler) -> None:
     """The monthly job on the weekly scheduler's APScheduler, when any destination has the
     monthly cadence (nothing is owed to nobody)."""

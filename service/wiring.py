@@ -17,7 +17,7 @@ from service.delivery import Sender, Target
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
-from service.monthly import add_monthly_job, monthly_destinations
+from service.monthly import add_monthly_job, monthly_channels, monthly_destinations
 from service.recorded import SAMPLE_REPO, load_sample, within
 from service.render.environment import translator
 from service.settings import Settings, split_language
@@ -801,10 +801,13 @@ def run_doctor(settings: Settings) -> list[Finding]:
 
 
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
-    """Channels subscribed by command, per platform (the store is only read)."""
+    """Channels subscribed by command, and those of the monthly cadence, per platform (the
+    store is only read)."""
     store = Store(create_store_engine(settings.database_url))
     try:
         found: dict[str, list[str]] = {}
+        for platform, channel in monthly_channels(settings):
+            found.setdefault(platform, []).append(channel)
         for sub in store.subscription_records():
             found.setdefault(sub.platform, []).append(sub.channel)
         return found

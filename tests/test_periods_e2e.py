@@ -298,3 +298,19 @@ def test_a_missed_month_is_caught_up_once_at_start(tmp_path: Path) -> None:
             assert len(months) == 1  # once, and not again after the restart
             assert MONTH in card_text(months[0])
             assert len(service.feishu.posted("oc_group3")) == 1
+
+
+def test_doctor_checks_the_monthly_destinations(january: Wired) -> None:
+    january.slack.add_channel("C_MONTHLY_PRIVATE", member=False, public=False)
+    done = january.cli(
+        "doctor", DIGEST_MONTHLY_DESTINATIONS="slack:C_MONTHLY_PRIVATE,feishu:oc_group3"
+    )
+    assert done.returncode == 1, done.stdout
+    problems = [line for line in done.stdout.splitlines() if line.startswith("problem")]
+    assert len(problems) == 1, done.stdout
+    assert "C_MONTHLY_PRIVATE: not found" in problems[0]
+    assert any("oc_group3" in line for line in done.stdout.splitlines() if line.startswith("ok"))
+    bad = january.cli("doctor", DIGEST_MONTHLY_DESTINATIONS="email:me")
+    assert bad.returncode == 2
+    assert "DIGEST_MONTHLY_DESTINATIONS" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
