@@ -21,6 +21,7 @@ from service.monthly import MONTHLY_JOB_ID
 from service.render.slack import ACTION_RISKS
 from service.scheduler import _run_registered
 from tests.channels.conftest import (
+    SLACK_ADMIN,
     SLACK_SECRET,
     TZ,
     Wired,
@@ -31,7 +32,7 @@ from tests.channels.conftest import (
     wired_service,
 )
 from tests.fakes.signing import sign_slack
-from tests.fakes.slack import action_body
+from tests.fakes.slack import action_body, form_body
 from tests.github.conftest import week_data
 
 MONTH = "2026-01"
@@ -314,3 +315,37 @@ def test_doctor_checks_the_monthly_destinations(january: Wired) -> None:
     assert bad.returncode == 2
     assert "DIGEST_MONTHLY_DESTINATIONS" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_an_admin_regenerates_a_month_and_its_posted_card_is_edited(tmp_path: Path) -> None:
+    with wired_service(tmp_path) as service:
+        for raw in W03["pulls"]:
+            service.github.add_pr(raw)
+        assert service.cli("post", "--period", MONTH, "--to", "slack:C_EN").returncode == 0
+        [card] = service.slack.messages("C_EN")
+        hook = service.slack.response_url()
+        body = form_body(
+            {
+                "team_id": "T0001",
+                "channel_id": "C_EN",
+                "user_id": SLACK_ADMIN,
+                "command": "/verl-week",
+                "text": f"regenerate {MONTH}",
+                "api_app_id": "A0001",
+                "response_url": hook,
+                "trigger_id": "1.2.3",
+            }
+        )
+        ack = requests.post(
+            f"{service.url}/slack/events",
+            data=body,
+            headers=sign_slack(body, SLACK_SECRET),
+            timeout=15,
+        )
+        assert ack.status_code == 200
+        assert f"Regenerating volcengine/verl {MONTH}" in ack.json()["text"]
+        wait_for(lambda: len(service.slack.responses_to(hook)) == 1, seconds=60)
+        assert f"Regenerated volcengine/verl {MONTH}" in service.slack.responses_to(hook)[0]["text"]
+        assert service.slack.messages("C_EN")[0]["edits"] == 1  # edited in place, not reposted
+        assert len(service.slack.messages("C_EN")) == 1
+        assert card["ts"] == service.slack.messages("C_EN")[0]["ts"]
