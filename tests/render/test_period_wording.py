@@ -59,6 +59,9 @@ def test_months_and_ranges_are_told_in_their_own_words(label: str, lang: str) ->
     for words in SCALED[(label, lang)]:
         assert words in markdown, words
     assert period_label(label, lang) in markdown.splitlines()[0]
+    # the report's hint names the period: `risks` alone would answer about the newest week
+    assert f"/verl-week risks {label}" in markdown
+    assert f"/verl-week risks {label}" in outputs["html"]
 
 
 def test_a_week_keeps_its_words_after_and_beside_a_month() -> None:
