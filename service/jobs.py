@@ -24,8 +24,9 @@ from service.core.models import (
     PullRequest,
     WeekWindow,
 )
+from service.core.periods import parse_period, period_of_label, previous_period
 from service.core.profile import RepoProfile
-from service.core.weeks import parse_week, previous_window
+from service.core.weeks import parse_week, window_containing
 from service.delivery import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
@@ -60,6 +61,8 @@ class Pipeline:
     senders: dict[str, Sender] = field(default_factory=dict)
     # every target of a repo's weekly card: destination, filter and language
     destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
+    # the targets of its monthly card (destinations with the `monthly` cadence)
+    monthly_destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
     # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
@@ -90,8 +93,25 @@ class RunResult:
 def _previous(
     p: Pipeline, repo: str, window: WeekWindow
 ) -> tuple[Digest | None, list[PullRequest]]:
-    before = previous_window(window).label
-    return p.store.get_digest(repo, before, p.language), p.store.load_prs(repo, before)
+    """The stored digest of the period before `window` and that period's PRs."""
+    before = previous_period(window)
+    digest = p.store.get_digest(repo, before.label, p.language)
+    if before.kind == "week":
+        return digest, p.store.load_prs(repo, before.label)
+    return digest, p.store.load_prs_between(repo, before.start, before.end)
+
+
+def _save_snapshots(p: Pipeline, repo: str, window: WeekWindow, prs: list[PullRequest]) -> None:
+    """PR snapshots stay keyed by the ISO week each PR was merged in, whatever the period."""
+    if window.kind == "week":
+        p.store.save_prs(repo, window.label, prs)
+        return
+    by_week: dict[str, list[PullRequest]] = {}
+    for pr in prs:
+        week = window_containing(pr.merged_at, window.timezone).label
+        by_week.setdefault(week, []).append(pr)
+    for week, group in by_week.items():
+        p.store.save_prs(repo, week, group)
 
 
 def discussion_url(github_web_url: str, repo: str) -> str:
@@ -148,14 +168,14 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     clock.lap("collect")
     profile = p.profile_for(repo)
     discussion = discussion_url(p.github_web_url, repo)
-    before = p.store.week_stamp(repo, previous_window(window).label, p.language)
+    before = p.store.week_stamp(repo, previous_period(window).label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
     digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
     reused = digest is not None
     if digest is None:
         p.stage("analysing")
-        p.store.save_prs(repo, window.label, collected.prs)
+        _save_snapshots(p, repo, window, collected.prs)
         previous, earlier = _previous(p, repo, window)
         clock.lap("store")
         digest = build_digest(
@@ -245,7 +265,7 @@ def deliver_targets(
     groups: dict[str, list[Target]] = {}
     for target in as_targets(targets):
         groups.setdefault(target.filter, []).append(target)
-    before = previous_window(_window_of(p, digest)).label
+    before = previous_period(_window_of(digest)).label
     previous = p.store.get_digest(digest.repo, before, p.language) if any(groups) else None
     outcomes: list[Outcome] = []
     for filter_text, group in groups.items():
@@ -261,8 +281,8 @@ def deliver_targets(
     return outcomes
 
 
-def _window_of(p: Pipeline, digest: Digest) -> WeekWindow:
-    return parse_week(digest.week, digest.timezone, p.clock())
+def _window_of(digest: Digest) -> WeekWindow:
+    return period_of_label(digest.week, digest.timezone)
 
 
 def _summary(result: RunResult) -> dict[str, object]:
@@ -302,7 +322,7 @@ def run_week(
     started = time.monotonic()
     repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
     result = RunResult(repo, window.label, "failed")
-    lock = f"week:{repo}:{window.label}"
+    lock = f"{window.kind}:{repo}:{window.label}"  # `week:…` for weeks, as before periods
     with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
         if not held:
             result.outcome = "locked"
@@ -354,7 +374,7 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
             key="cmd.error.unknown_repo",
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
-    window = parse_week(week_label, p.timezone, p.clock())
+    window = parse_period(week_label, p.timezone, p.clock())
     languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}
     posted = [
         Target(name, d.filter, languages.get((name, d.filter)))
@@ -375,6 +395,17 @@ def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
         window = parse_week("last", p.timezone, window_now)
         results.append(run_week(p, repo, window, trigger=trigger))
     prune_store(p)
+    return results
+
+
+def run_monthly(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
+    """The monthly job: every repo's last complete month, posted once to the destinations
+    with the `monthly` cadence."""
+    results = []
+    for repo in p.repos:
+        month = parse_period("last-month", p.timezone, p.clock())
+        targets = p.monthly_destinations_for(repo)
+        results.append(run_week(p, repo, month, trigger=trigger, destinations=targets))
     return results
 
 

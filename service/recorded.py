@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest
+from service.core.models import (
+    CollectedWeek,
+    Completeness,
+    FileChange,
+    FileStatus,
+    MissingItem,
+    Period,
+    PullRequest,
+)
 from service.core.weeks import parse_week
 from service.errors import InputError
 
@@ -80,6 +88,34 @@ def load_recorded(path: Path, now: datetime) -> CollectedWeek:
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read recorded week {path}: {exc}") from None
     return week_from_recorded(data, now)
+
+
+def within(recorded: CollectedWeek, period: Period) -> CollectedWeek:
+    """The recorded week's PRs merged in `period` (a month, a range), said incomplete on its
+    face for the days of `period` the recording does not cover."""
+    rec = recorded.window
+    if period.end <= rec.start or period.start >= rec.end:
+        raise InputError(
+            f"the recording holds {recorded.repo} {rec.label} only: "
+            f"{period.label} has none of its days"
+        )
+    uncovered = []
+    if period.start < rec.start:
+        uncovered.append(f"{period.first_day}..{rec.first_day - timedelta(days=1)}")
+    if period.end > rec.end:
+        uncovered.append(f"{rec.last_day + timedelta(days=1)}..{period.last_day}")
+    missing = [
+        MissingItem(what=f"days {span}", reason=f"the recording holds {rec.label} only")
+        for span in uncovered
+    ]
+    prs = [p for p in recorded.prs if period.start <= p.merged_at < period.end]
+    return recorded.model_copy(
+        update={
+            "window": period,
+            "prs": prs,
+            "completeness": Completeness(complete=not missing, missing=missing),
+        }
+    )
 
 
 def load_sample(now: datetime) -> CollectedWeek:

@@ -14,6 +14,7 @@ from apscheduler.triggers.base import BaseTrigger
 
 from service import operator_text
 from service.core.models import WeekWindow
+from service.core.periods import owed_month
 from service.core.weeks import owed_week
 from service.metrics import Metrics
 from service.store.repository import ABANDONED, RUNNING, RunRecord, Store
@@ -79,10 +80,12 @@ class Heartbeat:
 
 
 def catch_up_due(
-    last_done: str | None, now: datetime, timezone: str, trigger: BaseTrigger
+    last_done: str | None, now: datetime, timezone: str, trigger: BaseTrigger, kind: str = "week"
 ) -> WeekWindow | None:
-    """The week to catch up: `last` when it was not done and its tick has already passed."""
-    due = owed_week(last_done, now, timezone)
+    """The period to catch up: the last complete week (or month, for `kind` month) when it
+    was not done and its tick has already passed."""
+    owed = owed_month if kind == "month" else owed_week
+    due = owed(last_done, now, timezone)
     if due is None:
         return None
     first_tick = trigger.get_next_fire_time(None, due.end)
@@ -136,17 +139,20 @@ class RunWatch:
         timezone: str,
         trigger: BaseTrigger,
         clock: Callable[[], datetime],
+        kind: str = "week",
     ) -> None:
         self.store = store
         self.repos = list(repos)
         self.timezone = timezone
         self.trigger = trigger
         self.clock = clock
+        self.kind = kind  # the cadence watched: `week`, or `month` for the monthly job
 
     def owed(self, repo: str | None = None) -> WeekWindow | None:
-        """The week a catch-up would run now for `repo` (None: nothing owed)."""
-        last = self.store.last_run(repo, done_only=True)
-        return catch_up_due(last.week if last else None, self.clock(), self.timezone, self.trigger)
+        """The week (month) a catch-up would run now for `repo` (None: nothing owed)."""
+        last = self.store.last_run(repo, done_only=True, kind=self.kind)
+        done = last.week if last else None
+        return catch_up_due(done, self.clock(), self.timezone, self.trigger, self.kind)
 
     def first_owed(self) -> WeekWindow | None:
         """The owed week of the first repository that owes one (every repo is checked)."""

@@ -94,6 +94,7 @@ class WeeklyScheduler:
         retry_job: Job | None = None,
         retry: RetryPolicy | None = None,
         lease: timedelta = DEFAULT_LEASE,
+        kind: str = "week",
     ) -> None:
         self.scheduler = scheduler
         self.trigger = trigger
@@ -107,7 +108,13 @@ class WeeklyScheduler:
         self.job_id = job_id
         self.retry = retry or RetryPolicy()
         self.lease = lease
-        self.watch = RunWatch(store, repos=repos, timezone=timezone, trigger=trigger, clock=clock)
+        self.watch = RunWatch(
+            store, repos=repos, timezone=timezone, trigger=trigger, clock=clock, kind=kind
+        )
+        # other cadences' jobs (the monthly one) on the same APScheduler, started and stopped
+        # with this one
+        self.companions: list[WeeklyScheduler] = []
+        self.catch_up_lock = CATCH_UP_LOCK if kind == "week" else f"{CATCH_UP_LOCK}:{kind}"
         self.owner = PROCESS_OWNER
         self._work = threading.Lock()  # a tick and the catch-up never overlap in one process
         self._in_flight = 0
@@ -141,17 +148,24 @@ class WeeklyScheduler:
                 max_instances=1,
                 misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
             )
-            self.scheduler.start(paused=paused)
-        logger.info("scheduler started", extra={"next_run": str(self.next_run_time)})
+            if not self.scheduler.running:  # a companion's: its owner started it
+                self.scheduler.start(paused=paused)
+        logger.info(
+            "scheduler started", extra={"job": self.job_id, "next_run": str(self.next_run_time)}
+        )
         self._catch_up_thread = threading.Thread(
             target=self._watch_owed, args=(catch_up,), name="verl-week-catch-up", daemon=True
         )
         self._catch_up_thread.start()
+        for companion in self.companions:
+            companion.start(catch_up=catch_up, paused=paused)
 
     def shutdown(self, wait: bool = True, timeout: float = SHUTDOWN_WAIT_SECONDS) -> None:
         """Stop ticking; wait up to `timeout` for in-flight work, else record it as interrupted."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        for companion in self.companions:
+            companion.shutdown(wait=wait, timeout=timeout)
         with self._plan:
             self._stopping = True
             self._plan.notify_all()
@@ -191,9 +205,12 @@ class WeeklyScheduler:
         return True
 
     def join_catch_up(self, timeout: float | None = None) -> None:
-        """Wait for the start-up catch-up (if the scheduler was started) to finish."""
+        """Wait for the start-up catch-up (if the scheduler was started) to finish, and for
+        its companions'."""
         if self._catch_up_thread is not None:
             self._caught_up.wait(timeout)
+        for companion in self.companions:
+            companion.join_catch_up(timeout)
 
     def pause(self) -> None:
         self.scheduler.pause()
@@ -257,7 +274,7 @@ class WeeklyScheduler:
         renewed while the run lasts: a holder killed mid-run frees it when the lease runs out.
         """
         self.store.abandon_runs()
-        with self.store.lock(CATCH_UP_LOCK, self.owner, self.lease) as held:
+        with self.store.lock(self.catch_up_lock, self.owner, self.lease) as held:
             if not held:
                 logger.info("catch-up: another scheduler is deciding")
                 return False
@@ -274,7 +291,7 @@ class WeeklyScheduler:
             return True
 
     def _renew_catch_up(self) -> None:
-        self.store.renew_lease(None, self.owner, self.lease, [CATCH_UP_LOCK])
+        self.store.renew_lease(None, self.owner, self.lease, [self.catch_up_lock])
 
     # --- retries ---------------------------------------------------------------------------
 
@@ -382,3 +399,34 @@ def build_scheduler(
         retry=retry,
         lease=lease,
     )
+
+
+def add_cadence(
+    owner: WeeklyScheduler,
+    *,
+    run_job: Job,
+    trigger: BaseTrigger,
+    job_id: str,
+    kind: str,
+    catch_up_job: Job | None = None,
+    retry_job: Job | None = None,
+) -> WeeklyScheduler:
+    """Another cadence's job (the monthly digest) on `owner`'s APScheduler and job store, with
+    its own catch-up and retries of what it owes; started and stopped with `owner`."""
+    companion = WeeklyScheduler(
+        scheduler=owner.scheduler,
+        trigger=trigger,
+        run_job=run_job,
+        catch_up_job=catch_up_job or run_job,
+        store=owner.store,
+        timezone=owner.timezone,
+        repos=owner.repos,
+        clock=owner.clock,
+        job_id=job_id,
+        retry_job=retry_job,
+        retry=owner.retry,
+        lease=owner.lease,
+        kind=kind,
+    )
+    owner.companions.append(companion)
+    return companion

@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
     digest_language: Language = Field("zh", description="language of the digest")
     digest_schedule: str = Field("0 10 * * MON", description="cron of the weekly run")
+    # per-destination cadence (service/cadence.py)
+    digest_monthly_destinations: CommaList = Field(
+        [], description="destinations that get the monthly digest: slack:C0123,feishu:oc_a:en"
+    )
+    digest_monthly_schedule: str | None = Field(
+        None, description="cron of the monthly run; unset: DIGEST_SCHEDULE's time on the 1st"
+    )
     database_url: str = Field("sqlite:///./data/verl-week.db", description="SQLAlchemy URL")
     public_base_url: str = Field("http://localhost:8080", description="base URL of report pages")
     slack_bot_token: SecretStr | None = Field(None, description="Slack bot token xoxb-…")
@@ -134,7 +141,12 @@ class Settings(BaseSettings):
     )
 
     @field_validator(
-        "digest_repos", "slack_channels", "feishu_chat_ids", "admin_users", mode="before"
+        "digest_repos",
+        "slack_channels",
+        "feishu_chat_ids",
+        "admin_users",
+        "digest_monthly_destinations",
+        mode="before",
     )
     @classmethod
     def _lists(cls, value: Any) -> Any:
@@ -149,6 +161,15 @@ class Settings(BaseSettings):
     @classmethod
     def _feishu_chats(cls, value: list[str]) -> list[str]:
         return _check_destinations(value, "a chat id", "oc_abc")
+
+    @field_validator("digest_monthly_destinations")
+    @classmethod
+    def _monthly_destinations(cls, value: list[str]) -> list[str]:
+        from service.cadence import split_destination
+
+        for item in value:
+            split_destination(item)
+        return value
 
     @field_validator("digest_repos")
     @classmethod
@@ -170,9 +191,11 @@ class Settings(BaseSettings):
             raise ValueError(f"{expected}, got {value!r}") from exc
         return value
 
-    @field_validator("digest_schedule")
+    @field_validator("digest_schedule", "digest_monthly_schedule")
     @classmethod
-    def _cron(cls, value: str) -> str:
+    def _cron(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         from apscheduler.triggers.cron import CronTrigger
 
         try:
@@ -256,6 +279,13 @@ class Settings(BaseSettings):
     def llm_enabled(self) -> bool:
         """Whether a language model writes the narrative (both LLM_BASE_URL and LLM_MODEL)."""
         return bool(self.llm_base_url and self.llm_model)
+
+    @property
+    def monthly_schedule(self) -> str:
+        """DIGEST_MONTHLY_SCHEDULE, else DIGEST_SCHEDULE's minute and hour on the 1st."""
+        from service.cadence import monthly_cron
+
+        return self.digest_monthly_schedule or monthly_cron(self.digest_schedule)
 
     @property
     def graphql_url(self) -> str:

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.core.models import Digest
+from service.core.period_labels import LABEL_PATTERN
 from service.errors import StoreUnavailableError
 from service.http_metrics import HttpMetricsMiddleware
 from service.logs import bound_request_id, new_request_id
@@ -52,7 +53,8 @@ RETRY_AFTER_SECONDS = 30
 # ".."); weeks are ISO labels. Anything else (encoded dots, slashes, odd characters) is a 404.
 OWNER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 REPO_RE = re.compile(r"^(?!\.)[A-Za-z0-9._-]{1,100}$")
-WEEK_RE = re.compile(r"^(?P<week>\d{4}-W\d{2})(?:\.(?P<fmt>html|md|json))?$")
+# a period's label: an ISO week (as ever), a month or a range (core/period_labels.py)
+WEEK_RE = re.compile(rf"^(?P<week>{LABEL_PATTERN})(?:\.(?P<fmt>html|md|json))?$")
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 REQUEST_ID_HEADER = "x-request-id"
 

@@ -17,10 +17,11 @@ from service.delivery import Sender
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
+from service.monthly import add_monthly_job, monthly_channels, monthly_destinations
 from service.platforms import registry
 from service.platforms.base import InboundDeps
 from service.platforms.base import secret as secret
-from service.recorded import SAMPLE_REPO, load_sample
+from service.recorded import SAMPLE_REPO, load_sample, within
 from service.routing import Routes
 from service.settings import Settings
 from service.store.repository import Store, create_store_engine
@@ -85,6 +86,7 @@ def build_pipeline(
         clock=utc_now,
         senders=build_senders(settings, links) if links is not None else {},
         destinations_for=chat_routes(settings, store).destinations_for,
+        monthly_destinations_for=monthly_destinations(settings, settings_languages(settings)),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -125,6 +127,8 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow],
 
     def collect(repo: str, window: WeekWindow) -> CollectedWeek:
         sample = load_sample(now())
+        if repo == SAMPLE_REPO and window.kind != "week":  # a month, a range: its days of it
+            return within(sample, window)
         if repo != SAMPLE_REPO or window.label != sample.window.label:
             raise InputError(
                 operator_text.sample_only(SAMPLE_REPO, sample.window.label, repo, window.label)
@@ -351,7 +355,7 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     from service.runs import RetryPolicy
     from service.scheduler import build_scheduler
 
-    return build_scheduler(
+    weekly = build_scheduler(
         run_job=lambda: run_scheduled(pipeline),
         catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
         retry_job=lambda: run_scheduled(pipeline, trigger="retry"),
@@ -365,7 +369,10 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
             cap=timedelta(seconds=settings.run_retry_max_seconds),
         ),
         lease=pipeline.lease,
+        clock=pipeline.clock,
     )
+    add_monthly_job(settings, pipeline, weekly)
+    return weekly
 
 
 def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
@@ -469,10 +476,13 @@ def run_doctor(settings: Settings) -> list[Finding]:
 
 
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
-    """Channels subscribed by command, per platform (the store is only read)."""
+    """Channels subscribed by command, and those of the monthly cadence, per platform (the
+    store is only read)."""
     store = Store(create_store_engine(settings.database_url))
     try:
         found: dict[str, list[str]] = {}
+        for platform, channel in monthly_channels(settings):
+            found.setdefault(platform, []).append(channel)
         for sub in store.subscription_records():
             found.setdefault(sub.platform, []).append(sub.channel)
         return found

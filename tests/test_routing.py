@@ -14,9 +14,9 @@ from service.delivery import Target
 from service.errors import InputError
 from service.platforms.feishu import WEBHOOK_DESTINATION
 from service.routing import Routes
-from service.wiring import parse_destinations
 from service.settings import Settings
 from service.store.repository import Store
+from service.wiring import parse_destinations
 
 REPO = "volcengine/verl"
 

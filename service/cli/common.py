@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service import operator_text
+from service.cli.periods import add_period_options
 from service.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def add_week_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", help="owner/name (default: the first of DIGEST_REPOS)")
     parser.add_argument("--week", default=None, help="ISO week like 2026-W18, 'last' or 'this'")
     parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
+    add_period_options(parser)
 
 
 def add_no_llm(parser: argparse.ArgumentParser) -> None:
@@ -62,13 +64,15 @@ def repo_of(args: argparse.Namespace, settings: Settings) -> str:
 def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     """`--week` (default: last week; with `--sample`, the sample's week)."""
     from service import wiring
+    from service.cli.periods import chosen_period
     from service.core.weeks import parse_week
     from service.recorded import load_sample
 
     now = wiring.utc_now()
-    if args.week is None and args.sample:
+    chosen = chosen_period(args, settings.digest_timezone, now)
+    if chosen is None and args.sample:
         return load_sample(now).window
-    return parse_week(args.week or "last", settings.digest_timezone, now)
+    return chosen or parse_week("last", settings.digest_timezone, now)
 
 
 def progress_display(settings: Settings) -> Callable[[int, int], None]:

@@ -49,6 +49,7 @@ from service.commands.parse import (
     Verb,
     parse_command,
 )
+from service.commands.periods import is_period_word, resolve_period
 from service.core.analyst.sections import written
 from service.core.discussion import discussion
 from service.core.filters import DigestFilter, narrow_digest, week_modules
@@ -205,6 +206,8 @@ def resolve_week(week: str | None, ctx: EngineContext, verb: Verb | None = None)
     A week that has not begun is a usage error (of `verb`)."""
     if week in RELATIVE_WEEKS:
         return parse_week(week, ctx.timezone, ctx.clock()).label
+    if week is not None and is_period_word(week):  # a month or a range
+        return resolve_period(week, ctx.timezone, ctx.clock(), verb)
     match = WEEK_RE.match(week) if week is not None else None
     if match is not None:
         window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)

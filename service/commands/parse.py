@@ -43,16 +43,28 @@ class Verb(StrEnum):
     SUMMARY = "summary"
     TRENDS = "trends"
     WEEK = "week"
+    MONTH = "month"
     REGENERATE = "regenerate"
     SUBSCRIBE = "subscribe"
     UNSUBSCRIBE = "unsubscribe"
     SUBSCRIPTIONS = "subscriptions"
 
 
-READ_VERBS = frozenset({Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK})
+READ_VERBS = frozenset(
+    {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.MONTH}
+)
 ADMIN_VERBS = frozenset({Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
 WEEK_VERBS = frozenset(
-    {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.REGENERATE}
+    {
+        Verb.RISKS,
+        Verb.PR,
+        Verb.TOP,
+        Verb.SUMMARY,
+        Verb.TRENDS,
+        Verb.WEEK,
+        Verb.MONTH,
+        Verb.REGENERATE,
+    }
 )
 # verbs that take filters (`module:rollout`, …); every verb takes `lang:en`
 FILTER_VERBS = READ_VERBS | {Verb.SUBSCRIBE, Verb.UNSUBSCRIBE}
@@ -135,7 +147,9 @@ def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
         fields["public"] = True
         return True
     if verb in WEEK_VERBS and "week" not in fields:
-        week = normalize_week(token)
+        from service.commands.periods import normalize_period
+
+        week = normalize_week(token) or normalize_period(token, verb)
         if week is not None:
             fields["week"] = week
             return True
@@ -187,6 +201,8 @@ def parse_command(text: str) -> Command:
             continue  # `help anything` is still help
         if not _take(verb, token, fields):
             raise CommandError(_bad_argument_key(verb, token), verb, value=token)
+    if verb is Verb.MONTH:  # `month` alone: the last complete month
+        fields.setdefault("week", "month")
     _check_required(verb, fields)
     try:
         built = filters.build()

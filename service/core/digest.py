@@ -25,6 +25,7 @@ from service.core.models import (
     Stats,
 )
 from service.core.narrative import build_narrative
+from service.core.periods import previous_period
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
@@ -33,7 +34,6 @@ from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import build_contributors, build_trends
 from service.core.unknown import unknown_facts
-from service.core.weeks import previous_window
 
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
 
@@ -179,7 +179,7 @@ def build_digest(
     )
     history = dict(earlier_weeks or {})
     if earlier:
-        history.setdefault(previous_window(week.window).label, earlier)
+        history.setdefault(previous_period(week.window).label, earlier)
     add_stories(digest, prs, history)
     digest.narrative = build_narrative(digest)
     return digest

@@ -139,18 +139,24 @@ class PullRequest(Model):
 # --- weeks and collection ----------------------------------------------------------------
 
 
-class WeekWindow(Model):
-    """ISO week `year`-W`week` in `timezone`: [start, end) with Monday 00:00 local boundaries."""
+class PeriodKind(StrEnum):
+    """What a period is: an ISO week, a calendar month, or any range of whole days."""
 
-    year: int
-    week: int
+    WEEK = "week"
+    MONTH = "month"
+    RANGE = "range"
+
+
+class Period(Model):
+    """A reporting period in `timezone`: [start, end), local midnight boundaries. `label` is its
+    key everywhere (store, URLs, locks): `2026-W04`, `2026-01` or `2026-01-12..2026-01-25`
+    (core/periods.py)."""
+
+    kind: PeriodKind = PeriodKind.WEEK
+    label: str
     timezone: str
     start: datetime
     end: datetime
-
-    @property
-    def label(self) -> str:
-        return f"{self.year}-W{self.week:02d}"
 
     @property
     def first_day(self) -> date:
@@ -159,6 +165,10 @@ class WeekWindow(Model):
     @property
     def last_day(self) -> date:
         return date.fromordinal(self.end.date().toordinal() - 1)
+
+
+# the week case of Period, by the name most of the code knows it under
+WeekWindow = Period
 
 
 class MissingItem(Model):

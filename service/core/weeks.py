@@ -6,7 +6,7 @@ import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from service.core.models import WeekWindow
+from service.core.models import PeriodKind, WeekWindow
 from service.errors import InputError
 
 WEEK_RE = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
@@ -40,7 +40,8 @@ def window_for(year: int, week: int, timezone: str) -> WeekWindow:
     tz = ZoneInfo(timezone)
     start = datetime.combine(monday, time(0), tzinfo=tz)
     end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=tz)
-    return WeekWindow(year=year, week=week, timezone=timezone, start=start, end=end)
+    label = format_week(year, week)
+    return WeekWindow(kind=PeriodKind.WEEK, label=label, timezone=timezone, start=start, end=end)
 
 
 def window_containing(moment: datetime, timezone: str) -> WeekWindow:

@@ -11,7 +11,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from service.core.models import PeriodKind
+from service.core.periods import kind_of
 from service.render import escape
+from service.render.period_wording import WEEK, current_kind, scaled_catalog
 from service.render.strings import Translator, load_catalog
 
 AUTOESCAPED_DIRS = ("web/",)
@@ -77,8 +80,26 @@ def week_label(week: str, lang: str) -> str:
     """`2026-W04` as the catalog's `format.week` sentence (e.g. 2026 年第 4 周, Week 4 of 2026)."""
     year, _, number = week.partition("-W")
     if not (year.isdigit() and number.isdigit()):
-        return week
+        return period_label(week, lang)
     return translator(lang).t("format.week", year=int(year), week=int(number), label=week)
+
+
+def period_label(label: str, lang: str) -> str:
+    """A month (`2026-01`) or range label as the catalog writes it; anything else as is."""
+    kind = kind_of(label)
+    tr = translator(lang)
+    if kind is PeriodKind.MONTH:
+        year, month = (int(part) for part in label.split("-"))
+        name = tr.t(f"format.month.m{month}")
+        return tr.t("format.period_month", year=year, month=month, month_name=name)
+    if kind is PeriodKind.RANGE:
+        first, last = (date.fromisoformat(day) for day in label.split(".."))
+        return tr.t(
+            "format.period_range",
+            first=format_date(first, lang),
+            last=format_date(last, lang, "short" if first.year == last.year else "long"),
+        )
+    return label
 
 
 def format_date(value: date | datetime, lang: str, style: str = "long") -> str:
@@ -110,8 +131,13 @@ def format_number(value: float, digits: int = 0) -> str:
 
 
 def translator(lang: str) -> Translator:
-    """The catalog-backed translator for `lang` (zh or en)."""
-    return Translator(lang, load_catalog(str(templates_dir() / "strings"), lang))
+    """The catalog-backed translator for `lang` (zh or en), worded for the period being told
+    (render/period_wording.py: a month's digest says 本月 where a week's says 本周)."""
+    strings = str(templates_dir() / "strings")
+    kind = current_kind()
+    if kind == WEEK:
+        return Translator(lang, load_catalog(strings, lang))
+    return Translator(lang, scaled_catalog(strings, str(templates_dir() / "periods"), lang, kind))
 
 
 def render(template: str, lang: str, **context: Any) -> str:

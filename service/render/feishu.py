@@ -39,6 +39,7 @@ from service.render.card_sizes import (
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
+from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
 from service.render.speaking.params import plain_prs
 
@@ -186,6 +187,7 @@ def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
     return fit_feishu(card, via=via, more_url=url, more_text=more, limits=FEISHU)
 
 
+@worded_by_period(lambda digest, **_k: digest.week)
 def render_digest(
     digest: Digest, *, report_url: str, lang: str, via: Via = "app"
 ) -> dict[str, Any]:
@@ -273,6 +275,7 @@ def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     )
 
 
+@worded_by_period(lambda answer, *_a, **_k: answer.week)
 def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
     """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
     url = escape.safe_url(answer.report_url)

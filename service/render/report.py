@@ -12,6 +12,7 @@ from service.core.ranking import ranked_prs
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import environment, format_date, translator, week_label
+from service.render.period_wording import worded_by_period
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
 FORMATS = ("markdown", "html", "json")
@@ -108,12 +109,14 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     }
 
 
+@worded_by_period(lambda digest, *_a, **_k: digest.week)
 def render_markdown(digest: Digest, lang: str | None = None) -> str:
     """The full Markdown report (sections as in the hand-written verl weekly report)."""
     context = _context(digest, lang or digest.language, MARKDOWN)
     return environment().get_template(TEMPLATES["markdown"]).render(**context)
 
 
+@worded_by_period(lambda digest, *_a, **_k: digest.week)
 def render_html(digest: Digest, lang: str | None = None) -> str:
     """One self-contained HTML page: inline CSS, an inline-SVG module chart, every PR linked."""
     context = _context(digest, lang or digest.language, HTML)

@@ -14,11 +14,13 @@ from service.commands.kinds import (
 from service.core.models import Digest
 from service.render.environment import environment, translator
 from service.render.escape import md_text
+from service.render.period_wording import worded_by_period
 from service.render.speaker import MARKDOWN, Speaker
 
 TEMPLATE = "text/answer.md.j2"
 
 
+@worded_by_period(lambda answer, *_a, **_k: answer.week)
 def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) -> str:
     """The answer the chat would give, as Markdown; `digest` links PRs when the answer has none."""
     tr = translator(lang)

@@ -29,6 +29,7 @@ from service.commands.answer import Answer, Caller, EngineContext, answer_failur
 from service.commands.filters import card_filter
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate, new_incident
 from service.commands.parse import Command, Verb, normalize_week
+from service.commands.periods import normalize_period
 from service.render.slack import (
     ACTION_REGENERATE,
     ACTION_REPORT,
@@ -112,7 +113,8 @@ def _action_command(body: dict[str, Any], verb: Verb) -> Command:
         value = json.loads(action.get("value") or "{}")
     except ValueError:
         value = {}
-    week = normalize_week(str(value.get("week", ""))) if value.get("week") else None
+    label = str(value.get("week", ""))  # a week's, a month's or a range's
+    week = (normalize_week(label) or normalize_period(label)) if label else None
     repo = value.get("repo") if isinstance(value.get("repo"), str) else None
     return Command(verb=verb, week=week, repo=repo, filter=card_filter(value.get("filter")))
 

@@ -31,6 +31,7 @@ from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
 from service.core.digest import upgrade_digest
 from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
+from service.core.periods import kind_of
 from service.core.weeks import label_before
 from service.errors import StoreUnavailableError
 from service.store import tables as t
@@ -61,6 +62,12 @@ DONE_OUTCOMES = ("ok", "partial")
 # ours to take back
 _CLAIMS: dict[tuple[str, str], int] = {}
 _CLAIMS_LOCK = threading.Lock()
+
+
+def period_kind(label: str) -> str:
+    """The `period_kind` column of a row keyed by `label` (`week` for anything else)."""
+    kind = kind_of(label)
+    return kind.value if kind is not None else "week"
 
 
 def _now() -> datetime:
@@ -323,6 +330,18 @@ class Store:
             return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
 
     @translated
+    def load_prs_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
+        """The stored PRs merged in [start, end) (a month's or a range's), by merge time."""
+        c = t.pr_snapshots.c
+        query = (
+            select(c.data)
+            .where(c.repo == repo, c.merged_at >= start, c.merged_at < end)
+            .order_by(c.merged_at, c.number)
+        )
+        with self.engine.connect() as conn:
+            return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
+
+    @translated
     def load_pr(self, repo: str, number: int) -> PullRequest | None:
         query = select(t.pr_snapshots.c.data).where(
             t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.number == number
@@ -365,6 +384,7 @@ class Store:
         row = {
             "repo": digest.repo,
             "week": digest.week,
+            "period_kind": period_kind(digest.week),
             "language": digest.language,
             "inputs": inputs,
             "schema_version": digest.schema_version,
@@ -389,7 +409,12 @@ class Store:
         if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
             before = label_before(week)
             earlier = {before: self.load_prs(repo, before)} if before else {}
-            digest = upgrade_digest(digest, self.load_prs(repo, week), earlier)
+            prs = (
+                self.load_prs(repo, week)
+                if period_kind(week) == "week"
+                else self.load_prs_between(repo, digest.start, digest.end)
+            )
+            digest = upgrade_digest(digest, prs, earlier)
         return digest
 
     @translated
@@ -420,14 +445,18 @@ class Store:
 
     @translated
     def latest_digest(self, repo: str, language: str) -> Digest | None:
-        """The digest of the newest stored week of `repo`."""
+        """The digest of the newest stored week of `repo` (months and ranges are asked by
+        label)."""
         weeks = self.list_weeks(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
     @translated
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        """Stored weeks of `repo`, newest first."""
-        query = select(t.digests.c.week).where(t.digests.c.repo == repo).distinct()
+    def list_weeks(
+        self, repo: str, language: str | None = None, *, kind: str = "week"
+    ) -> list[str]:
+        """Stored periods of `kind` (weeks unless told) of `repo`, newest first."""
+        c = t.digests.c
+        query = select(c.week).where(c.repo == repo, c.period_kind == kind).distinct()
         if language:
             query = query.where(t.digests.c.language == language)
         with self.engine.connect() as conn:
@@ -486,6 +515,7 @@ class Store:
                     insert(t.deliveries).values(
                         repo=repo,
                         week=week,
+                        period_kind=period_kind(week),
                         destination=destination,
                         filter=filter_text,
                         status="intent",
@@ -735,6 +765,7 @@ class Store:
                 insert(t.runs).values(
                     repo=repo,
                     week=week,
+                    period_kind=period_kind(week),
                     trigger=trigger,
                     started_at=now,
                     outcome=RUNNING,
@@ -816,8 +847,13 @@ class Store:
         return int(result.rowcount)
 
     @translated
-    def last_run(self, repo: str | None = None, *, done_only: bool = False) -> RunRecord | None:
+    def last_run(
+        self, repo: str | None = None, *, done_only: bool = False, kind: str | None = None
+    ) -> RunRecord | None:
+        """The newest run (of `repo`, done only, of periods of `kind` when told)."""
         query = select(t.runs).order_by(t.runs.c.id.desc()).limit(1)
+        if kind is not None:
+            query = query.where(t.runs.c.period_kind == kind)
         if repo:  # an earlier name of a repository that moved: its runs are under the new one
             query = query.where(t.runs.c.repo == self.canonical_repo(repo))
         if done_only:

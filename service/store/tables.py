@@ -27,6 +27,9 @@ from sqlalchemy import (
 SCHEDULER_JOBS_TABLE = "apscheduler_jobs"
 # a subscription's or delivery's filter, as the grammar writes it back ("" for every PR)
 FILTER_CHARS = 500
+# a period label: `2026-W04`, `2026-01` or `2026-01-12..2026-01-25` (core/periods.py); the
+# columns keep the name `week` they had when every period was one
+PERIOD_CHARS = 40
 
 metadata = MetaData()
 
@@ -57,7 +60,8 @@ digests = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(10), nullable=False),
+    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("language", String(5), nullable=False),
     Column("schema_version", Integer, nullable=False),
     Column("data", JSON, nullable=False),
@@ -74,7 +78,8 @@ deliveries = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(10), nullable=False),
+    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("destination", String(300), nullable=False),
     Column("filter", String(FILTER_CHARS), nullable=False, server_default=""),
     Column("status", String(20), nullable=False),
@@ -114,7 +119,8 @@ runs = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(10), nullable=False),
+    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("trigger", String(30), nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
@@ -153,7 +159,7 @@ repository_aliases = Table(
     Column("alias", String(200), primary_key=True),
     Column("github_id", BigInteger, nullable=False, index=True),
     Column("moved_at", DateTime(timezone=True), nullable=False),
-    Column("announced_week", String(10)),
+    Column("announced_week", String(PERIOD_CHARS)),
 )
 
 # keys the service makes for itself, shared by every replica (the report-link key)

@@ -57,7 +57,9 @@ def test_commands_parse(text: str, expected: Command) -> None:
         ("pr 1 2", "cmd.error.bad_number", Verb.PR),
         ("week", "cmd.error.missing_week", Verb.WEEK),
         ("risks 2026-W60", "cmd.error.bad_week", None),
-        ("risks 2026-18", "cmd.error.bad_week", Verb.RISKS),
+        ("risks 2026-18", "cmd.error.bad_period", Verb.RISKS),  # no month 18
+        ("month 2026-01-25..2026-01-12", "cmd.error.bad_period", Verb.MONTH),
+        ("top 2025-01-01..2026-01-31", "cmd.error.bad_period", Verb.TOP),  # over 366 days
         ("risks urgent", "cmd.error.bad_argument", Verb.RISKS),
         ("risks high low", "cmd.error.bad_argument", Verb.RISKS),
         (f"top {MAX_TOP + 1}", "cmd.error.bad_limit", Verb.TOP),
@@ -78,3 +80,20 @@ def test_error_carries_the_offending_word() -> None:
     with pytest.raises(CommandError) as info:
         parse_command("risks whenever")
     assert info.value.params == {"value": "whenever"}
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "period"),
+    [
+        ("month", Verb.MONTH, "month"),
+        ("month 2026-01", Verb.MONTH, "2026-01"),
+        ("risks 2026-01 high", Verb.RISKS, "2026-01"),
+        ("top 3 2026-01-12..2026-01-25", Verb.TOP, "2026-01-12..2026-01-25"),
+        ("summary this-month", Verb.SUMMARY, "this-month"),
+        ("regenerate 2026-01", Verb.REGENERATE, "2026-01"),
+        ("pr 4956 2026-01", Verb.PR, "2026-01"),
+    ],
+)
+def test_months_and_ranges_where_a_week_goes(text: str, verb: Verb, period: str) -> None:
+    command = parse_command(text)
+    assert (command.verb, command.week) == (verb, period)

@@ -1,0 +1,45 @@
+"""Periods in command text: a month (`2026-01`), a range (`2026-01-12..2026-01-25`) or a
+relative month (`month` = the last complete one, `this-month`), beside the ISO weeks that
+parse.py reads. Syntax is checked when parsing, the calendar (not begun yet) when answering."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from service.commands.parse import CommandError, Verb
+from service.core.models import PeriodKind
+from service.core.periods import RELATIVE, kind_of, parse_period, period_of_label
+from service.errors import InputError
+
+# the relative words of months (weeks' `last` / `this` stay parse.py's)
+RELATIVE_MONTHS = frozenset(w for w, (kind, _) in RELATIVE.items() if kind is PeriodKind.MONTH)
+SYNTAX_TIMEZONE = "UTC"  # a label's syntax and span do not depend on the timezone
+
+
+def normalize_period(token: str, verb: Verb | None = None) -> str | None:
+    """`2026-01` / a range label / `month` as the label or word to keep; None when the token
+    is no period; CommandError (with the usage of `verb`) when it is one, badly written."""
+    lowered = token.lower()
+    if lowered in RELATIVE_MONTHS:
+        return lowered
+    if kind_of(token) not in (PeriodKind.MONTH, PeriodKind.RANGE):
+        return None
+    try:
+        return period_of_label(token, SYNTAX_TIMEZONE).label
+    except InputError:
+        raise CommandError("cmd.error.bad_period", verb, value=token) from None
+
+
+def is_period_word(week: str | None) -> bool:
+    """Whether a Command's `week` names a month or a range (not an ISO week)."""
+    if week is None:
+        return False
+    return week in RELATIVE_MONTHS or kind_of(week) in (PeriodKind.MONTH, PeriodKind.RANGE)
+
+
+def resolve_period(week: str, timezone: str, now: datetime, verb: Verb | None) -> str:
+    """A month or range word of a Command → its label; one that lies ahead is a usage error."""
+    try:
+        return parse_period(week, timezone, now).label
+    except InputError:
+        raise CommandError("cmd.error.future_period", verb, value=week) from None
