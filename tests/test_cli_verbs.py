@@ -11,7 +11,7 @@ import pkgutil
 import service.cli
 from service.cli import VERB_MODULES, build_parser
 
-SHARED = {"common"}  # helpers several verbs use; registers nothing
+SHARED = {"common", "periods"}  # helpers several verbs use; register nothing
 # verb → the module (under service.cli) that registers and runs it
 OWNER = {
     "digest": "digest",
