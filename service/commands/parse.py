@@ -50,7 +50,6 @@ class Verb(StrEnum):
 
 
 READ_VERBS = frozenset({Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK})
-ADMIN_VERBS = frozenset({Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
 WEEK_VERBS = frozenset(
     {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.REGENERATE}
 )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 
 from service.commands.answer import Answer, AnswerKind, top_prs
-from service.core.models import Digest, Risk, Statement, TrendBucket
+from service.core.models import Digest, Risk, TrendBucket
 from service.render import analysis, escape, wording
 from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
@@ -213,10 +213,6 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         regenerate_value=button_value(digest.repo, digest.week),
         **analysis.card_context(s),
     )
-
-
-def statement_text(lang: str, statement: Statement) -> str:
-    return say(translator(lang), statement.key, statement.params)
 
 
 # --- answers -------------------------------------------------------------------------------
