@@ -1,9 +1,11 @@
-"""Shared fixtures: clean environment, real recorded verl weeks, settings factory."""
+"""Shared fixtures: clean environment, real recorded verl weeks, settings factory; the guard
+that keeps service processes out of the in-process tier."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,52 @@ DATA = Path(__file__).parent / "data"
 WEEKS = DATA / "weeks"
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 SETTING_NAMES = [name.upper() for name in Settings.model_fields]
+PROCESS_MARKER = "process"
+_running: dict[str, bool] = {"may_start_processes": True}
+
+
+def _is_service_child(args: tuple[Any, ...]) -> bool:
+    """Whether a subprocess.Popen audit event starts Python or `verl-week` (a tool such as
+    shellcheck, which the service itself runs, is not a service process)."""
+    executable, argv = args[0], args[1]
+    if executable is None:
+        argv = [argv] if isinstance(argv, str | bytes | os.PathLike) else list(argv)
+        executable = argv[0] if argv else ""
+    program = os.fsdecode(executable)
+    name = Path(program).name
+    return program == sys.executable or name.startswith("python") or name == "verl-week"
+
+
+def _refuse_unmarked_children(event: str, args: tuple[Any, ...]) -> None:
+    unmarked = not _running["may_start_processes"]
+    if event == "subprocess.Popen" and unmarked and _is_service_child(args):
+        raise RuntimeError(
+            "this test starts a Python or verl-week process: mark it "
+            "@pytest.mark.process (the tier `make test` leaves out)"
+        )
+
+
+sys.addaudithook(_refuse_unmarked_children)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running["may_start_processes"] = item.get_closest_marker(PROCESS_MARKER) is not None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+    try:
+        return (yield)
+    finally:
+        _running["may_start_processes"] = True
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that runs `serve` end to end (`e2e`) starts processes too."""
+    for item in items:
+        if item.get_closest_marker("e2e") is not None:
+            item.add_marker(PROCESS_MARKER)
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +101,6 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
     def build(**overrides: Any) -> Settings:
         values: dict[str, Any] = {"database_url": f"sqlite:///{tmp_path}/verl-week.db"}
         values.update(overrides)
-        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+        return Settings(_env_file=None, **values)
 
     return build

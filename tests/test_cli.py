@@ -8,7 +8,6 @@ import pty
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -19,22 +18,13 @@ import pytest
 from service.render.links import signing_key, token_is_valid
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import TOKEN, week_data
+from tests.processes import run_cli as run
+from tests.processes import spawn
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    base.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=cwd,
-        env=base,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+pytestmark = pytest.mark.process
 
 
 @pytest.fixture
@@ -261,14 +251,10 @@ def test_a_repo_profile_from_repo_profiles_dir_needs_no_code(
 
 
 def test_progress_bar_only_when_stderr_is_a_terminal(github: FakeGitHub, tmp_path: Path) -> None:
-    env = {**os.environ, **github_env(github, tmp_path)}
     leader, follower = pty.openpty()
-    with subprocess.Popen(
-        [sys.executable, "-m", "service", "digest", "--week", "2026-W04", "--format", "json"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=follower,
+    args = ["digest", "--week", "2026-W04", "--format", "json"]
+    with spawn(
+        args, tmp_path, github_env(github, tmp_path), stdout=subprocess.DEVNULL, stderr=follower
     ) as proc:
         os.close(follower)
         chunks = []

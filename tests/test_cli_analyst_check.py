@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai import ANSWERS
-from tests.test_cli import run
+from tests.processes import run_cli as run
+
+pytestmark = pytest.mark.process
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

@@ -7,9 +7,14 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from service.store.repository import Store
 from tests.fakes.github import FakeGitHub
-from tests.test_cli import github, github_env, run
+from tests.processes import run_cli as run
+from tests.test_cli import github, github_env
+
+pytestmark = pytest.mark.process
 
 __all__ = ["github"]  # the fixture, shared with test_cli
 WEEK = "2026-W04"

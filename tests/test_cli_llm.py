@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
-from tests.test_cli import run
+from tests.processes import run_cli as run
+
+pytestmark = pytest.mark.process
 
 HEADLINE = "本周主线是 rollout 架构的进程分离与新推理引擎接入"
 NOTE = f"由模型 {MODEL} 撰写，每一句都已与本周数据核对"

@@ -19,7 +19,8 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.model_servers import ObeyingModel, planted_orders, serve_obeying, serve_replay
 from tests.fakes.openai import ANSWERS, API_KEY, MODEL
 from tests.github.conftest import TOKEN, week_data
-from tests.test_cli import github_env, run
+from tests.processes import run_cli as run
+from tests.test_cli import github_env
 
 SECRET = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
 # (PR, planted section): orders to a summariser, links, a token, mentions
@@ -111,6 +112,7 @@ def prompt_data(model: ObeyingModel) -> list[str]:
     ]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_model_obeying_planted_text_reaches_no_output_in_any_format(
     github: FakeGitHub, model: ObeyingModel, tmp_path: Path, lang: str
@@ -157,6 +159,7 @@ def test_the_obeying_model_finds_orders_in_any_text_of_the_data_block() -> None:
     assert planted_orders(prompt) == [(7, "A."), (8, "乙。")]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_replaying_model_answers_any_answer_file(tmp_path: Path, lang: str) -> None:
     answer = json.loads(BASE[lang].read_text(encoding="utf-8"))

@@ -11,7 +11,10 @@ import pytest
 
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import TOKEN, week_data
-from tests.test_cli import github_env, run
+from tests.processes import run_cli as run
+from tests.test_cli import github_env
+
+pytestmark = pytest.mark.process
 
 
 @pytest.fixture

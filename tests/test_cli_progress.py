@@ -6,8 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.github import FakeGitHub
-from tests.test_cli import github, github_env, run
+from tests.processes import run_cli as run
+from tests.test_cli import github, github_env
+
+pytestmark = pytest.mark.process
 
 __all__ = ["github"]  # the fixture, shared with test_cli
 LINE = re.compile(r"INFO service\.progress .*PRs fetched (\d+) of (\d+|\?), stage (\w+)$")

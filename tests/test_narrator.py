@@ -218,9 +218,10 @@ def test_a_card_in_another_language_gets_the_narrative_in_its_own(
     ctx = wiring.engine_context(settings, pipeline)
     from service.commands.parse import parse_command
 
-    english = answer(parse_command("pr 4280 lang:en"), Caller(user_id="U1", platform="slack"), ctx)
-    assert english.point is not None
-    assert english.point.text == json.loads(GOOD["en"])["pr_points"][0]["text"]
+    caller = Caller(user_id="U1", platform="slack")
+    in_english = answer(parse_command("pr 4280 lang:en"), caller, ctx)
+    assert in_english.point is not None
+    assert in_english.point.text == json.loads(GOOD["en"])["pr_points"][0]["text"]
     assert len(model.calls) == 2
 
 

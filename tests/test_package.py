@@ -78,7 +78,7 @@ def test_wheel_carries_the_licence_and_complete_metadata(wheel: Path) -> None:
     assert fields["License-Expression"] == "Apache-2.0"
     assert fields["Author"] or fields["Author-email"]
     assert fields["Keywords"]
-    assert "Programming Language :: Python :: 3.11" in fields.get_all("Classifier")
+    assert "Programming Language :: Python :: 3.11" in (fields.get_all("Classifier") or [])
     assert fields["Requires-Python"] == ">=3.11"
     assert fields["Description-Content-Type"] == "text/markdown"
     assert any(n == "service/templates/report/report.html.j2" for n in names)

@@ -344,7 +344,7 @@ def test_an_admin_regenerates_a_month_and_its_posted_card_is_edited(tmp_path: Pa
         )
         assert ack.status_code == 200
         assert f"Regenerating volcengine/verl {MONTH}" in ack.json()["text"]
-        wait_for(lambda: len(service.slack.responses_to(hook)) == 1, seconds=60)
+        wait_for(lambda: len(service.slack.responses_to(hook)) == 1, timeout=60)
         assert f"Regenerated volcengine/verl {MONTH}" in service.slack.responses_to(hook)[0]["text"]
         assert service.slack.messages("C_EN")[0]["edits"] == 1  # edited in place, not reposted
         assert len(service.slack.messages("C_EN")) == 1

@@ -5,8 +5,6 @@ done, and /healthz and /metrics telling it (the processes themselves: tests/faul
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from service.store.repository import PROCESS_OWNER, Store
 from service.web import check_health
 from tests.conftest import load_week
 from tests.test_scheduler import AFTER_W04_TICK, REPO, SCHEDULE, TZ, make_pipeline
+from tests.waiting import wait_for
 
 WAIT = 20.0
 
@@ -42,13 +41,6 @@ def store(db_url: str) -> Store:
 def watch(store: Store) -> RunWatch:
     trigger = cron_trigger(SCHEDULE, TZ)
     return RunWatch(store, repos=[REPO], timezone=TZ, trigger=trigger, clock=lambda: AFTER_W04_TICK)
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 def test_retries_start_within_a_minute_double_and_stop_at_an_hour() -> None:
@@ -69,7 +61,7 @@ def test_a_run_is_abandoned_when_its_lease_runs_out_not_before(store: Store) -> 
     assert last is not None
     assert last.state(datetime.now(UTC)) == "running"
     assert last.state(datetime.now(UTC) + timedelta(seconds=1)) == "abandoned"
-    wait_until(lambda: store.abandon_runs() == 1, "lease ran out")
+    wait_for(lambda: store.abandon_runs() == 1, WAIT, "lease ran out")
     assert store.last_run(REPO).outcome == "abandoned"  # type: ignore[union-attr]
 
 
@@ -144,8 +136,8 @@ def test_a_failing_week_is_retried_with_backoff_until_it_is_done(db_url: str, st
             "api.github.test (ConnectionError)",
         )
         assert b'verl_week_weeks_owed{repo="volcengine/verl"} 1.0' in metrics.exposition()
-        wait_until(lambda: scheduler.owed() is None, "the week is done")
-        wait_until(lambda: scheduler.failures == 0, "the failures are forgotten")
+        wait_for(lambda: scheduler.owed() is None, WAIT, "the week is done")
+        wait_for(lambda: scheduler.failures == 0, WAIT, "the failures are forgotten")
     finally:
         scheduler.shutdown(wait=True, timeout=WAIT)
     assert collector.calls == 4

@@ -40,6 +40,7 @@ from service.store.repository import Store
 from service.web import build_web_app
 from tests.conftest import WEEKS, load_week
 from tests.fakes.asgi import run_app
+from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
 TZ = "Asia/Shanghai"
@@ -76,7 +77,7 @@ class CountingJob:
             self.max_running = max(self.max_running, self.running)
         try:
             results = jobs.run_scheduled(self.pipeline)
-            time.sleep(self.hold)
+            time.sleep(self.hold)  # a long job on purpose: the overlap and shutdown under test
             return results
         finally:
             with self.lock:
@@ -185,7 +186,8 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     assert scheduler.next_run_time == soon
     assert job.called.wait(WAIT)
     assert scheduler.wait_idle(WAIT)
-    time.sleep(0.5)
+    assert scheduler.next_run_time is None  # the trigger has no fire time left
+    scheduler.shutdown(wait=True, timeout=WAIT)  # and whatever was started has ended
     assert job.calls == 1
     last = store.last_run(REPO)
     assert last is not None
@@ -193,17 +195,23 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     assert store.get_digest(REPO, "2026-W04", "zh") is not None
 
 
+HOLD, TICK = 0.6, 0.2
+
+
 def test_one_run_per_tick_and_never_two_at_once(
     store: Store, db_url: str, running: list[WeeklyScheduler]
 ) -> None:
-    job = CountingJob(make_pipeline(store, AFTER_W04_TICK), hold=0.6)
-    scheduler = make_scheduler(db_url, job, trigger=IntervalTrigger(seconds=0.2))
+    job = CountingJob(make_pipeline(store, AFTER_W04_TICK), hold=HOLD)
+    scheduler = make_scheduler(db_url, job, trigger=IntervalTrigger(seconds=TICK))
+    started = time.monotonic()
     scheduler.start(catch_up=False)
     running.append(scheduler)
-    time.sleep(2.0)
+    # three runs of HOLD seconds on ticks every TICK: ticks came while each was running
+    wait_for(lambda: job.calls >= 3, WAIT, "three runs")
     scheduler.shutdown(wait=True, timeout=WAIT)
     assert job.max_running == 1
-    assert 1 <= job.calls <= 4  # ticks that found the job still running were skipped
+    # the ticks that found the job still running were skipped, not queued behind it
+    assert job.calls <= (time.monotonic() - started) / HOLD + 1
 
 
 def test_missed_ticks_while_paused_coalesce_into_one_run(
@@ -215,12 +223,15 @@ def test_missed_ticks_while_paused_coalesce_into_one_run(
     scheduler = make_scheduler(db_url, job, trigger=trigger)
     scheduler.start(catch_up=False, paused=True)
     running.append(scheduler)
-    time.sleep(1.5)  # five fire times pass while paused, and the trigger ends
+    # the thing under test is wall-clock time: five fire times pass while paused, and the
+    # trigger ends
+    time.sleep(1.5)
     assert job.calls == 0
     scheduler.resume()
     assert job.called.wait(WAIT)
     assert scheduler.wait_idle(WAIT)
-    time.sleep(0.5)
+    assert scheduler.next_run_time is None  # the missed ticks were spent in that one run
+    scheduler.shutdown(wait=True, timeout=WAIT)
     assert job.calls == 1
 
 
@@ -331,8 +342,7 @@ def test_shutdown_waits_for_in_flight_work(
     soon = datetime.now(UTC) + timedelta(seconds=0.2)
     scheduler = make_scheduler(db_url, job, trigger=DateTrigger(run_date=soon))
     scheduler.start(catch_up=False)
-    time.sleep(0.5)  # the job is running now
-    assert job.running == 1
+    wait_for(lambda: job.running == 1, WAIT, "the job running")
     scheduler.shutdown(wait=True, timeout=WAIT)
     assert job.running == 0
     assert not scheduler.alive()

@@ -8,7 +8,7 @@ import pytest
 
 from service.errors import ConfigError
 from service.settings import load_settings
-from tests.test_cli import run
+from tests.processes import run_cli as run
 
 
 def secrets(folder: Path, **values: str) -> Path:
@@ -36,6 +36,7 @@ def test_settings_read_from_mounted_files(tmp_path: Path, monkeypatch: pytest.Mo
     assert settings.database_url == f"sqlite:///{tmp_path}/from-file.db"
 
 
+@pytest.mark.process
 def test_cli_reads_secrets_dir_and_refuses_a_missing_one(tmp_path: Path) -> None:
     folder = secrets(tmp_path / "secrets", DATABASE_URL=f"sqlite:///{tmp_path}/mounted.db")
     result = run(["digest", "--sample"], tmp_path, SECRETS_DIR=str(folder))

@@ -53,7 +53,6 @@ class Verb(StrEnum):
 READ_VERBS = frozenset(
     {Verb.RISKS, Verb.PR, Verb.TOP, Verb.SUMMARY, Verb.TRENDS, Verb.WEEK, Verb.MONTH}
 )
-ADMIN_VERBS = frozenset({Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
 WEEK_VERBS = frozenset(
     {
         Verb.RISKS,

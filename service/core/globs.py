@@ -17,7 +17,6 @@ import re
 
 import re2
 
-MAX_GLOB_CHARS = 200
 MAX_GLOB_WILDCARDS = 8
 # RE2's default memory budget is 8 MiB per program; a capped glob needs far less
 _RE2_MAX_MEM = 1 << 20

@@ -11,8 +11,6 @@ PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from service.core.mentions import (
     MentionLedger,
     fixed_ledger,
@@ -103,17 +101,6 @@ def _listed(name: str, named: list[int], total: int) -> Params:
     if total > len(named):
         params[name + TOTAL_SUFFIX] = total
     return params
-
-
-def _by_category(digest: Digest) -> dict[str, list[ScoredPR]]:
-    groups: dict[str, list[ScoredPR]] = defaultdict(list)
-    for pr in digest.prs:  # already most important first
-        groups[pr.category].append(pr)
-    return groups
-
-
-def _category_rank(category: str) -> int:
-    return CATEGORY_ORDER.index(category) if category in CATEGORY_ORDER else len(CATEGORY_ORDER)
 
 
 # --- key changes ------------------------------------------------------------------------

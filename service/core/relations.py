@@ -60,7 +60,6 @@ GENERIC_TERMS = frozenset(
     | {"vllm", "sglang", "megatron", "fsdp", "fsdp2", "mcore", "trtllm", "verl", "ray", "ci"}
 )
 _STOP_WORDS = frozenset({"a", "an", "the", "and", "or", "of", "for", "in", "on", "to", "with"})
-STRONG = frozenset({RelationKind.REVERT, RelationKind.RELAND, RelationKind.FIXES})
 
 
 @dataclass

@@ -90,16 +90,6 @@ def previous_window(window: WeekWindow) -> WeekWindow:
     return window_containing(window.start - timedelta(days=1), window.timezone)
 
 
-def next_window(window: WeekWindow) -> WeekWindow:
-    """The week after `window`."""
-    return window_containing(window.end + timedelta(hours=1), window.timezone)
-
-
-def is_week_label(text: str) -> bool:
-    """True when `text` looks like an ISO week label (syntax only)."""
-    return WEEK_RE.match(text.strip()) is not None
-
-
 def format_week(year: int, week: int) -> str:
     return f"{year}-W{week:02d}"
 

@@ -65,7 +65,6 @@ CARD_ACTION = "card.action.trigger"
 HEADER_TIMESTAMP = "x-lark-request-timestamp"
 HEADER_NONCE = "x-lark-request-nonce"
 HEADER_SIGNATURE = "x-lark-signature"
-HTTP_BAD_REQUEST = 400
 HTTP_UNAUTHORIZED = 401
 GROUP_CHAT = "group"
 # the same replay window Slack and lark-oapi's own examples use for signed requests

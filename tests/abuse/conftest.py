@@ -9,7 +9,7 @@ import functools
 import io
 import json
 import logging
-import time
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -38,6 +38,7 @@ from tests.fakes.feishu import TOKEN_PATH, FakeFeishu, serve_feishu
 from tests.fakes.feishu_signing import encrypt_feishu, event_headers
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, form_body, running_fake_slack
+from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
 LANG = "en"
@@ -53,21 +54,51 @@ USER = "UPLAIN"
 FEISHU_USER = "ou_reader"
 SEEDED = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
 BOT = "ou_bot"
-WAIT_SECONDS = 15.0
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
+HTTP_OK = 200
+JOIN_SECONDS = 30.0
 
 
 @functools.lru_cache(maxsize=8)
 def seeded_digest(label: str) -> Any:
     week = load_week(label)
     return jobs.build_digest(week, load_profile(REPO), language=LANG, now=NOW)
+
+
+class Spawned:
+    """The Feishu endpoint's `spawn` seam: each piece of work after the HTTP answer runs in a
+    daemon thread as in production, and is kept so that a test can join it."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, work: Callable[[], None]) -> None:
+        thread = threading.Thread(target=work, name="feishu-event", daemon=True)
+        with self._lock:
+            self.threads.append(thread)
+        thread.start()
+
+    def join(self) -> int:
+        """Wait for every piece of work spawned so far to end; how many there were."""
+        with self._lock:
+            threads = list(self.threads)
+        for thread in threads:
+            thread.join(JOIN_SECONDS)
+            assert not thread.is_alive(), "Feishu work still running"
+        return len(threads)
+
+
+class Observed:
+    """The command observer both chat endpoints report to (the metrics seam): the answer kind
+    of each command once it has been answered."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, list[str]] = {"slack": [], "feishu": []}
+        self._lock = threading.Lock()
+
+    def __call__(self, platform: str, kind: str, _seconds: float) -> None:
+        with self._lock:
+            self.kinds[platform].append(kind)
 
 
 @dataclass
@@ -82,6 +113,20 @@ class Service:
     log: io.StringIO
     weeks: dict[str, CollectedWeek] = field(default_factory=dict)
     responses: list[requests.Response] = field(default_factory=list)
+    spawned: Spawned = field(default_factory=Spawned)
+    observed: Observed = field(default_factory=Observed)
+    commands_sent: int = 0
+
+    def settle(self) -> None:
+        """Join the work the service does after its HTTP answers: every slash command sent
+        with `command` has been answered to its end (a denied or refused one has nothing
+        after its answer), and every Feishu thread has ended."""
+        wait_for(
+            lambda: len(self.observed.kinds["slack"]) >= self.commands_sent,
+            JOIN_SECONDS,
+            "every slash command answered",
+        )
+        self.spawned.join()
 
     # --- Slack -----------------------------------------------------------------------------
 
@@ -119,7 +164,11 @@ class Service:
         )
 
     def command(self, text: str, *, user: str = USER) -> requests.Response:
-        return self.slack_post(self.command_body(text, user=user))
+        """A signed slash command; `settle` waits for its listener to report its answer."""
+        response = self.slack_post(self.command_body(text, user=user))
+        if response.status_code == HTTP_OK:
+            self.commands_sent += 1
+        return response
 
     # --- Feishu ----------------------------------------------------------------------------
 
@@ -198,6 +247,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
         store.save_digest(seeded_digest(label))
     with running_fake_slack() as slack, serve_feishu(app_secret=FEISHU_APP_SECRET) as feishu:
         weeks: dict[str, CollectedWeek] = {}
+        spawned, observed = Spawned(), Observed()
         slack_sender = SlackSender(
             build_web_client(BOT_TOKEN, slack.api_url), public_base_url=BASE_URL, language=LANG
         )
@@ -236,6 +286,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             engine=engine,
             regenerate=rebuild,
             language=LANG,
+            observe=observed,
         )
         feishu_endpoint = build_feishu_endpoint(
             events=store,
@@ -245,6 +296,8 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             encrypt_key=FEISHU_ENCRYPT_KEY,
             bot_open_id=BOT,
             regenerate=lambda repo, week, *, requested_by: rebuild(repo, week, requested_by),
+            spawn=spawned,
+            observe=observed,
         )
         app = build_web_app(
             store=store,
@@ -255,8 +308,19 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             language=LANG,
         )
         with run_app(app) as url:
-            running = Service(url, store, slack, feishu, pipeline, log_stream, weeks)
+            running = Service(
+                url,
+                store,
+                slack,
+                feishu,
+                pipeline,
+                log_stream,
+                weeks,
+                spawned=spawned,
+                observed=observed,
+            )
             yield running
+            running.spawned.join()  # no reply thread outlives the fakes
         assert leaked_secrets(running) == []
     store.engine.dispose()
 

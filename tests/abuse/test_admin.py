@@ -5,7 +5,6 @@ admin doing the same (the control) does change things, so the checks can see a c
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -23,9 +22,9 @@ from tests.abuse.conftest import (
     feishu_message,
     said,
     snapshot,
-    wait_for,
 )
 from tests.fakes.slack import action_body
+from tests.waiting import wait_for
 
 WEEK = "2026-W04"
 DENIED = "Only admins may run"
@@ -77,7 +76,8 @@ def test_slack_non_admin_commands_are_denied(service: Service, text: str) -> Non
     assert response.status_code == 200
     assert DENIED in said(response)
     assert response.json()["response_type"] == "ephemeral"
-    time.sleep(0.3)  # a rebuild would run after the ack
+    service.settle()  # the listener has answered: a rebuild would have started after the ack
+    assert service.observed.kinds["slack"] == ["denied"]
     assert snapshot(service.store) == before
     assert edits(service) == (0, 0)
 
@@ -89,7 +89,8 @@ def test_slack_non_admin_button_is_denied_and_admin_button_regenerates(service: 
     assert service.slack_post(button(service, USER, hook)).status_code == 200
     wait_for(lambda: len(service.slack.responses_to(hook)) == 1)
     assert DENIED in service.slack.responses_to(hook)[0]["text"]
-    time.sleep(0.3)
+    # the denial was the button's answer: its listener does nothing after it (a rebuild is
+    # started only by a `regenerate_started` answer), so the store is checked now
     assert snapshot(service.store) == before
     assert edits(service) == (0, 0)
     # the control: the admin's click rebuilds and edits both cards in place
@@ -108,7 +109,8 @@ def test_feishu_non_admin_messages_are_denied(service: Service, text: str) -> No
     assert service.feishu_post(event).status_code == 200
     reply = service.replies_to(event["event"]["message"]["message_id"])
     assert DENIED in reply
-    time.sleep(0.3)
+    service.settle()
+    assert service.observed.kinds["feishu"] == ["denied"]
     assert snapshot(service.store) == before
     assert edits(service) == (0, 0)
 
@@ -124,7 +126,8 @@ def test_feishu_non_admin_button_gets_a_toast_and_admin_button_regenerates(
     toast = response.json()["toast"]
     assert toast["type"] == "error"
     assert "Only admins" in toast["content"]
-    time.sleep(0.3)
+    service.settle()
+    assert service.spawned.threads == []  # the toast was the whole answer: no work started
     assert snapshot(service.store) == before
     assert edits(service) == (0, 0)
     admin = service.feishu_post(feishu_action("regenerate", FEISHU_ADMIN, card_id))

@@ -76,7 +76,8 @@ def test_a_week_that_has_not_begun_gets_the_usage_reply_in_slack(
     answer = said(response)
     assert f"{FUTURE} has not begun yet" in answer
     assert "`" + text.split()[0] in answer  # the verb's usage line
-    time.sleep(0.3)
+    service.settle()
+    assert service.observed.kinds["slack"] == ["usage_error"]
     assert snapshot(service.store) == before
     assert service.store.list_weeks("volcengine/verl")[0] != FUTURE
 
@@ -109,7 +110,8 @@ def feishu_signed_at(service: Service, payload: dict[str, object], stamp: str) -
 def test_a_feishu_event_signed_beyond_five_minutes_is_401(service: Service, age: int) -> None:
     event = feishu_message("risks")
     assert feishu_signed_at(service, event, str(int(time.time()) - age)) == 401
-    time.sleep(0.3)
+    service.settle()
+    assert service.spawned.threads == []
     assert service.feishu.replies() == []
 
 
@@ -127,10 +129,11 @@ def test_a_feishu_event_signed_now_is_answered(service: Service) -> None:
 
 def test_a_feishu_event_with_an_empty_event_id_is_answered_once(service: Service) -> None:
     event = feishu_message("risks 2025-W48")
-    event["header"]["event_id"] = ""  # type: ignore[index]
+    event["header"]["event_id"] = ""
     for _ in range(3):
         assert service.feishu_post(event).status_code == 200
-    message_id = event["event"]["message"]["message_id"]  # type: ignore[index]
+    message_id = event["event"]["message"]["message_id"]
     assert "2025-W48" in service.replies_to(message_id)
-    time.sleep(0.3)
+    service.settle()
+    assert len(service.spawned.threads) == 1
     assert len(service.feishu.replies(message_id)) == 1

@@ -98,7 +98,8 @@ def test_feishu_wrong_verification_token_is_401(service: Service) -> None:
     action = feishu_action("regenerate", "ou_admin", "om_x")
     action["header"]["token"] = "forged-token"
     assert service.feishu_post(action).status_code == 401
-    time.sleep(0.3)  # a reply would be sent from a background thread
+    service.settle()
+    assert service.spawned.threads == []  # refused before any work was started
     assert service.feishu.replies() == []
     assert snapshot(service.store) == before
 
@@ -108,7 +109,8 @@ def test_feishu_wrong_or_missing_signature_is_401(service: Service, key: str | N
     before = snapshot(service.store)
     response = service.feishu_post(feishu_message("risks"), signing_key=key)
     assert response.status_code == 401
-    time.sleep(0.3)
+    service.settle()
+    assert service.spawned.threads == []
     assert service.feishu.replies() == []
     assert snapshot(service.store) == before
 
@@ -143,5 +145,6 @@ def test_a_replayed_feishu_event_is_answered_once(service: Service) -> None:
         assert service.feishu_post(event).status_code == 200
     message_id = event["event"]["message"]["message_id"]
     assert "2025-W48" in service.replies_to(message_id)
-    time.sleep(0.3)
+    service.settle()
+    assert len(service.spawned.threads) == 1  # the replays were dropped before any work
     assert len(service.feishu.replies(message_id)) == 1

@@ -6,7 +6,6 @@ report pages served by the app."""
 from __future__ import annotations
 
 import json
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -59,7 +58,7 @@ def test_hostile_slack_command_text_gets_an_inert_answer(
     assert inert.slack_problems(payload.get("text", ""), payload.get("blocks", [])) == []
     assert "Traceback" not in said(response)
     assert "incident" not in said(response)  # a clear answer, not an internal error
-    time.sleep(0.1)
+    service.settle()
     assert snapshot(service.store) == before
     assert [e.week for e in service.store.list_reports()] == sorted(SEEDED, reverse=True)
     assert no_canary(tmp_path)

@@ -10,14 +10,16 @@ import logging
 import re
 import secrets
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 import requests
 
 from service.feishu.webhook import WebhookSender
 from service.logs import build_handler
-from tests.abuse.conftest import SLACK_ADMIN, Service, seeded_digest, wait_for
+from tests.abuse.conftest import SLACK_ADMIN, Service, seeded_digest
 from tests.fakes.feishu import serve_feishu
+from tests.waiting import wait_for
 
 RECORD_START = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} [A-Z]+ ")
 FORGED = "2026-12-02 18:00:00,000 ERROR service.jobs [-] run failed: pay me"
@@ -41,7 +43,7 @@ def text_log() -> Iterator[io.StringIO]:
 def test_a_request_path_cannot_forge_a_log_line(
     service: Service, text_log: io.StringIO, breaker: str
 ) -> None:
-    path = f"/reports/x{breaker}{requests.utils.quote(FORGED)}"
+    path = f"/reports/x{breaker}{quote(FORGED)}"
     response = service.keep(requests.get(service.url + path, timeout=10))
     assert response.status_code == 404
 

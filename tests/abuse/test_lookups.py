@@ -14,12 +14,12 @@ import requests
 
 from service import wiring
 from service.settings import Settings
-from tests.abuse.conftest import wait_for
 from tests.conftest import WEEKS
 from tests.fakes.asgi import run_app
 from tests.fakes.github import FakeGitHub
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, form_body, running_fake_slack
+from tests.waiting import wait_for
 
 SECRET = "lookup-signing-secret-3f9a"
 TOKEN = "ghp_lookupTestToken0123456789abcdef"

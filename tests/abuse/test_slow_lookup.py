@@ -12,8 +12,9 @@ from pathlib import Path
 
 import requests
 
-from tests.channels.conftest import FEISHU_TOKEN, Wired, wait_for, wired_service
+from tests.channels.conftest import FEISHU_TOKEN, Wired, wired_service
 from tests.fakes import feishu_events
+from tests.waiting import wait_for
 
 SLACK_WINDOW = 3.0
 LATENCY = 1.5  # per GitHub request: a lookup takes two of them, over Slack's 3 s in all
@@ -21,7 +22,7 @@ ABSENT = 4320  # a PR of the recorded week: no digest is stored, so it is looked
 
 
 def hook_answer(wired: Wired, hook: str) -> str:
-    wait_for(lambda: bool(wired.slack.responses_to(hook)), seconds=30)
+    wait_for(lambda: bool(wired.slack.responses_to(hook)), timeout=30)
     [answer] = wired.slack.responses_to(hook)
     return json.dumps(answer, ensure_ascii=False)
 
@@ -81,7 +82,7 @@ def test_feishu_replies_twice_asking_then_the_pr(tmp_path: Path) -> None:
         response = requests.post(f"{wired.url}/feishu/events", json=event, timeout=15)
         assert response.status_code == 200
         assert time.perf_counter() - started < SLACK_WINDOW  # Feishu's window is 3 s too
-        wait_for(lambda: len(wired.feishu.replies(message_id)) == 2, seconds=30)
+        wait_for(lambda: len(wired.feishu.replies(message_id)) == 2, timeout=30)
         replies = wired.feishu.replies(message_id)
         first, second = (json.dumps(r.card, ensure_ascii=False) for r in replies)
         assert "asking GitHub" in first

@@ -5,16 +5,14 @@ one line and no traceback."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.abuse.conftest import Service, feishu_message, said, snapshot
+from tests.processes import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 OUT_OF_RANGE = ["9999-W52", "0001-W01", "9999-W01", "1969-W52"]
 
 
@@ -40,19 +38,10 @@ def test_feishu_answers_an_out_of_range_week(service: Service) -> None:
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env = {**base, "PYTHONPATH": str(ROOT), "DATABASE_URL": f"sqlite:///{tmp_path}/cli.db"}
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, tmp_path, DATABASE_URL=f"sqlite:///{tmp_path}/cli.db")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("week", ["9999-W52", "0001-W01"])
 @pytest.mark.parametrize("command", ["digest", "risks", "pr"])
 def test_the_cli_exits_2_with_one_line(tmp_path: Path, week: str, command: str) -> None:

@@ -6,12 +6,9 @@ the same database. Two Slack channels and two Feishu chats in two languages."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,40 +24,41 @@ from service.jobs import Pipeline, build_week
 from service.settings import Settings
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
-from tests.fakes.feishu import FakeFeishu, serve_feishu
+from tests.fakes.feishu import FakeFeishu
 from tests.fakes.github import FakeGitHub
-from tests.fakes.signing import sign_slack
-from tests.fakes.slack import BOT_TOKEN, FakeSlack, form_body, running_fake_slack
-from tests.github.conftest import TOKEN, week_data
+from tests.fakes.slack import FakeSlack
+from tests.github.conftest import week_data
+from tests.harness import (
+    FEISHU_ADMIN,
+    FEISHU_APP_SECRET,
+    FEISHU_TOKEN,
+    GITHUB_TOKEN,
+    REPO,
+    SECRETS,
+    SLACK_ADMIN,
+    SLACK_SECRET,
+    TZ,
+    Fakes,
+    fake_settings,
+    running_fakes,
+    slack_command,
+)
+from tests.processes import run_cli
+from tests.waiting import wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-REPO = "volcengine/verl"
+__all__ = ["FEISHU_ADMIN", "FEISHU_APP_SECRET", "FEISHU_TOKEN", "SLACK_ADMIN", "SLACK_SECRET"]
+
 WEEK = "2026-W04"
-TZ = "Asia/Shanghai"
-SLACK_SECRET = "chan-slack-signing-3f9a1c"
-FEISHU_APP_SECRET = "chan-feishu-app-secret-7b2e"
-FEISHU_TOKEN = "chan-feishu-verify-5d1c"
-SLACK_ADMIN = "UADMIN"
-FEISHU_ADMIN = "ou_admin"
 USER = "UPLAIN"
 FEISHU_USER = "ou_reader"
 BASE_URL = "http://reports.test"
 # git history records no labels: these are the ones the fake GitHub serves
 LABELS = {4280: ["breaking", "vllm"], 4885: ["npu"], 4938: ["NPU", "ckpt"]}
-WAIT_SECONDS = 15.0
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def chinese(text: str) -> bool:
     return CJK.search(text) is not None
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
 
 
 @dataclass
@@ -78,17 +76,8 @@ class Wired:
 
     def cli(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         """`python -m service …` with the service's settings in its environment."""
-        base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-        done = subprocess.run(
-            [sys.executable, "-m", "service", *args],
-            cwd=self.folder,
-            env={**base, "PYTHONPATH": str(ROOT), **self.env, **env},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        for secret in (TOKEN, BOT_TOKEN, SLACK_SECRET, FEISHU_APP_SECRET, FEISHU_TOKEN):
+        done = run_cli(args, self.folder, **{**self.env, **env})
+        for secret in SECRETS:
             assert secret not in done.stdout + done.stderr
         return done
 
@@ -98,24 +87,7 @@ class Wired:
 
     def slash(self, text: str, *, channel: str = "C_EN", user: str = USER) -> dict[str, Any]:
         """A signed /verl-week to POST /slack/events; the acknowledgement's message."""
-        body = form_body(
-            {
-                "team_id": "T0001",
-                "channel_id": channel,
-                "user_id": user,
-                "command": "/verl-week",
-                "text": text,
-                "api_app_id": "A0001",
-                "response_url": self.slack.response_url(),
-                "trigger_id": "1.2.3",
-            }
-        )
-        response = requests.post(
-            f"{self.url}/slack/events",
-            data=body,
-            headers=sign_slack(body, SLACK_SECRET),
-            timeout=15,
-        )
+        response = slack_command(self.url, self.slack, text, channel=channel, user=user)
         assert response.status_code == 200, response.text
         answer: dict[str, Any] = response.json()
         return answer
@@ -134,40 +106,28 @@ class Wired:
         return self.feishu.replies(message_id)[0].card
 
 
-def service_env(
-    github: FakeGitHub, slack: FakeSlack, feishu: FakeFeishu, folder: Path
-) -> dict[str, str]:
-    return {
-        "GITHUB_API_URL": github.url,
-        "GITHUB_GRAPHQL_URL": github.graphql_url,
-        "GITHUB_TOKEN": TOKEN,
-        "GITHUB_MAX_WAIT_SECONDS": "2",
-        "DATABASE_URL": f"sqlite:///{folder}/verl-week.db",
-        "DIGEST_REPOS": REPO,
-        "DIGEST_LANGUAGE": "zh",
-        "DIGEST_TIMEZONE": TZ,
-        "PUBLIC_BASE_URL": BASE_URL,
-        "SLACK_BOT_TOKEN": BOT_TOKEN,
-        "SLACK_SIGNING_SECRET": SLACK_SECRET,
-        "SLACK_API_URL": slack.api_url,
-        "SLACK_CHANNELS": "C_ZH,C_EN:en",
-        "FEISHU_APP_ID": feishu.app_id,
-        "FEISHU_APP_SECRET": FEISHU_APP_SECRET,
-        "FEISHU_BASE_URL": feishu.url,
-        "FEISHU_VERIFICATION_TOKEN": FEISHU_TOKEN,
-        "FEISHU_CHAT_IDS": "oc_group1,oc_group2:en",
-        "FEISHU_WEBHOOK_URL": feishu.hook_url,
-        "FEISHU_WEBHOOK_LANGUAGE": "en",
-        "ADMIN_USERS": f"{SLACK_ADMIN},{FEISHU_ADMIN}",
-    }
+def service_env(fakes: Fakes, folder: Path) -> dict[str, str]:
+    """Two Slack channels and two Feishu chats in two languages, and the Feishu custom bot."""
+    return fake_settings(
+        fakes,
+        folder,
+        GITHUB_MAX_WAIT_SECONDS="2",
+        DIGEST_LANGUAGE="zh",
+        PUBLIC_BASE_URL=BASE_URL,
+        SLACK_CHANNELS="C_ZH,C_EN:en",
+        FEISHU_CHAT_IDS="oc_group1,oc_group2:en",
+        FEISHU_WEBHOOK_URL=fakes.feishu.hook_url,
+        FEISHU_WEBHOOK_LANGUAGE="en",
+    )
 
 
 def settings_of(env: dict[str, str]) -> Settings:
-    return Settings(_env_file=None, **{k.lower(): v for k, v in env.items()})  # type: ignore[call-arg]
+    values: dict[str, Any] = {k.lower(): v for k, v in env.items()}
+    return Settings(_env_file=None, **values)
 
 
 def labelled_github() -> FakeGitHub:
-    fake = FakeGitHub(REPO, token=TOKEN)
+    fake = FakeGitHub(REPO, token=GITHUB_TOKEN)
     for raw in week_data(WEEK)["pulls"]:
         fake.add_pr(raw, labels=LABELS.get(raw["number"], []))
     return fake
@@ -175,21 +135,18 @@ def labelled_github() -> FakeGitHub:
 
 @contextmanager
 def wired_service(folder: Path, **overrides: str) -> Iterator[Wired]:
-    github = labelled_github()
-    with (
-        github.running(),
-        running_fake_slack() as slack,
-        serve_feishu(app_secret=FEISHU_APP_SECRET) as feishu,
-    ):
+    with running_fakes(labelled_github()) as fakes:
         for channel in ("C_ZH", "C_EN", "C_SUB", "C_OTHER"):
-            slack.add_channel(channel)
-        feishu.chats.add("oc_group3")
-        env = {**service_env(github, slack, feishu, folder), **overrides}
+            fakes.slack.add_channel(channel)
+        fakes.feishu.chats.add("oc_group3")
+        env = {**service_env(fakes, folder), **overrides}
         settings = settings_of(env)
         pipeline = wiring.build_pipeline(settings)
         app = wiring.build_app(settings, pipeline)
         with run_app(app) as url:
-            yield Wired(url, env, settings, pipeline, github, slack, feishu, folder)
+            yield Wired(
+                url, env, settings, pipeline, fakes.github, fakes.slack, fakes.feishu, folder
+            )
         pipeline.store.engine.dispose()
 
 

@@ -11,8 +11,10 @@ import pytest
 from service.store.schema import code_heads
 from tests.channels.conftest import FEISHU_APP_SECRET, Wired
 from tests.fakes.feishu_signing import sign_feishu_webhook
-from tests.github.conftest import TOKEN
+from tests.harness import GITHUB_TOKEN as TOKEN
 from tests.postgres.test_store_backends import at_revision
+
+pytestmark = pytest.mark.process
 
 HEAD = ", ".join(sorted(code_heads()))  # the newest revision this code ships
 

@@ -15,6 +15,8 @@ from tests.fakes.feishu_longconn import long_connection
 from tests.fakes.openai import API_KEY, MODEL, FakeModel, serve_model
 from tests.fakes.slack_socket import APP_TOKEN, socket_mode
 
+pytestmark = pytest.mark.process
+
 PULLS = "/repos/volcengine/verl/pulls"
 
 

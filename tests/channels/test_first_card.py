@@ -4,31 +4,26 @@ with only a bot token, and GitHub is never asked."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.channels.conftest import ROOT, chinese
+import pytest
+
+from tests.channels.conftest import chinese
 from tests.fakes.feishu import serve_feishu
 from tests.fakes.feishu_signing import sign_feishu_webhook
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
+from tests.processes import run_cli
+
+pytestmark = pytest.mark.process
 
 HOOK_SECRET = "first-card-hook-secret"
 SAMPLE_WEEK = "2026-W04"
 
 
 def verl_week(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=folder,
-        env={**base, "PYTHONPATH": str(ROOT), "GITHUB_API_URL": "http://127.0.0.1:9", **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """GitHub on a port where nothing listens: any call to it would fail the command."""
+    return run_cli(args, folder, **{"GITHUB_API_URL": "http://127.0.0.1:9", **env})
 
 
 def test_a_first_card_through_the_feishu_custom_bot(tmp_path: Path) -> None:

@@ -4,12 +4,15 @@ in the language of the channel they come from, or in `lang:` when the command sa
 
 from __future__ import annotations
 
+import pytest
+
 from service.render import feishu as feishu_render
 from service.render import slack as slack_render
 from service.render.links import report_url
 from tests.channels.conftest import BASE_URL, REPO, WEEK, Wired, card_text, chinese
 
 
+@pytest.mark.process
 def test_post_gives_each_destination_its_language(wired: Wired) -> None:
     done = wired.cli("post", "--week", WEEK)
     assert done.returncode == 0, done.stderr

@@ -3,13 +3,11 @@ parser), /livez apart from /healthz, and the scheduler process answering both to
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -17,17 +15,16 @@ from service.core.weeks import parse_week
 from service.jobs import regenerate, run_week
 from tests.channels.conftest import (
     REPO,
-    ROOT,
     SLACK_ADMIN,
     TZ,
     WEEK,
     Wired,
     card_text,
-    wait_for,
     wired_service,
 )
-from tests.fakes.asgi import free_port
 from tests.fakes.openai import API_KEY, MODEL, recorded_answer, serve_model
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -148,39 +145,18 @@ def test_livez_answers_while_healthz_reports_the_database_down(tmp_path: Path) -
         assert live.status_code == 200
 
 
+@pytest.mark.process
 def test_the_scheduler_process_answers_healthz_livez_and_metrics(wired: Wired) -> None:
-    port = free_port()
-    log = wired.folder / "scheduler.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service", "scheduler", "--host", "127.0.0.1", "--port",
-             str(port)],
-            cwd=wired.folder, env=wired_env(wired), stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    settings = {**wired.env, "FEISHU_WEBHOOK_URL": ""}
+    scheduler = ServiceProcess(settings, wired.folder, command="scheduler").start(wait=False)
     try:
-        wait_for(lambda: _answers(f"{base}/livez"), seconds=60)
-        health = requests.get(f"{base}/healthz", timeout=10).json()
+        scheduler.wait_serving()
+        health = requests.get(f"{scheduler.url}/healthz", timeout=10).json()
         assert (health["status"], health["scheduler"]) == ("ok", "alive")
-        _, families = scrape(base)
+        _, families = scrape(scheduler.url)
         assert {"verl_week_runs", "verl_week_posts", "verl_week_github_requests"} <= families
-        assert requests.post(f"{base}/slack/events", timeout=5).status_code == 404
+        assert requests.post(f"{scheduler.url}/slack/events", timeout=5).status_code == 404
     finally:
-        proc.send_signal(signal.SIGTERM)
         # uvicorn re-raises SIGTERM after a clean shutdown
-        assert proc.wait(timeout=60) in (0, -signal.SIGTERM), log.read_text(errors="replace")[
-            -3000:
-        ]
-    assert "scheduler stopped clean=True" in log.read_text(errors="replace")
-
-
-def _answers(url: str) -> bool:
-    try:
-        return requests.get(url, timeout=2).status_code == 200
-    except requests.ConnectionError:
-        return False
-
-
-def wired_env(wired: Wired) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    return {**base, "PYTHONPATH": str(ROOT), **wired.env, "FEISHU_WEBHOOK_URL": ""}
+        assert scheduler.stop() in (0, -signal.SIGTERM), scheduler.tail()
+    assert "scheduler stopped clean=True" in scheduler.log()

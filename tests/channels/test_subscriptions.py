@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
 from service.core.models import CollectedWeek, WeekWindow
@@ -24,13 +25,13 @@ from tests.channels.conftest import (
     card_text,
     chinese,
     pr_numbers,
-    wait_for,
     wired_service,
 )
 from tests.conftest import load_week
 from tests.fakes import feishu_events
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body
+from tests.waiting import wait_for
 
 MEGATRON = {4936, 4632, 4931, 4944}
 HUAZHONG = {5033, 5018}
@@ -49,6 +50,7 @@ def post(wired: Wired, *args: str) -> list[list[str]]:
     return [line.split("\t") for line in done.stdout.splitlines()]
 
 
+@pytest.mark.process
 def test_a_filtered_subscription_gets_a_card_of_the_matching_prs_only(wired: Wired) -> None:
     answer = wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
     assert answer["text"] == (
@@ -77,6 +79,7 @@ def test_only_admins_subscribe(wired: Wired) -> None:
     assert wired.pipeline.store.subscription_records() == []
 
 
+@pytest.mark.process
 def test_feishu_subscribes_the_same_way(wired: Wired) -> None:
     reply = wired.feishu_say("subscribe author:Huazhong", chat_id="oc_group3", sender=FEISHU_ADMIN)
     assert "author:Huazhong" in card_text(reply)
@@ -90,6 +93,7 @@ def test_feishu_subscribes_the_same_way(wired: Wired) -> None:
     assert f"{REPO} · author:Huazhong · zh" in card_text(listed)
 
 
+@pytest.mark.process
 def test_post_reaches_settings_and_subscriptions_once_each(wired: Wired) -> None:
     wired.slash("subscribe module:megatron", channel="C_EN", user=SLACK_ADMIN)  # also configured
     wired.slash("subscribe lang:en", channel="C_SUB", user=SLACK_ADMIN)
@@ -121,6 +125,7 @@ def test_post_reaches_settings_and_subscriptions_once_each(wired: Wired) -> None
     assert len(wired.feishu.hook_cards) == 1
 
 
+@pytest.mark.process
 def test_regenerate_edits_every_card_in_place_with_its_filter(wired: Wired) -> None:
     wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
     post(wired)
@@ -190,6 +195,7 @@ def test_several_repos_each_card_only_where_asked(tmp_path: Path) -> None:
         assert {o.action for r in again for o in r.outcomes} == {"skipped"}
 
 
+@pytest.mark.process
 def test_the_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired) -> None:
     wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
     post(wired)
@@ -238,6 +244,7 @@ def callback_values(value: Any) -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.process
 def test_the_feishu_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired) -> None:
     wired.feishu_say("subscribe lang:en path:verl/models/**", chat_id="oc_group3",
                      sender=FEISHU_ADMIN)  # fmt: skip
@@ -257,6 +264,7 @@ def test_the_feishu_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired
     assert set(pr_numbers(text)) & week_numbers(wired) == in_models
 
 
+@pytest.mark.process
 def test_dry_run_shows_every_target_with_its_filter_and_language(wired: Wired) -> None:
     wired.slash("subscribe lang:en module:megatron", channel="C_SUB", user=SLACK_ADMIN)
     done = wired.cli("post", "--week", WEEK, "--dry-run")

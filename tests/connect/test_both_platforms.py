@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.channels.conftest import wait_for
-from tests.connect.conftest import Serve
+from tests.connect.conftest import Launch
 from tests.connect.test_feishu_longconn import feishu_env, message
 from tests.connect.test_slack_socket_mode import readme_env
 from tests.fakes.feishu import FakeFeishu, serve_feishu
 from tests.fakes.feishu_longconn import WAIT_SECONDS, FakeLongConnection, long_connection
 from tests.fakes.slack import FakeSlack, running_fake_slack
 from tests.fakes.slack_socket import FakeSocketMode, slash_payload, socket_mode
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.process
 
 APP_SECRET = "longconn-app-secret-3c1d"  # the one feishu_env sets
 
@@ -35,29 +37,27 @@ def fakes() -> Iterator[tuple[FakeSlack, FakeSocketMode, FakeFeishu, FakeLongCon
 def test_slack_and_feishu_without_a_public_url(
     fakes: tuple[FakeSlack, FakeSocketMode, FakeFeishu, FakeLongConnection],
     tmp_path: Path,
-    launched: list[Serve],
+    launch: Launch,
 ) -> None:
     slack, sockets, feishu, longconn = fakes
     env = {**readme_env(slack, tmp_path), **feishu_env(feishu, tmp_path)}
-    serve = Serve(tmp_path, env).start()
-    launched.append(serve)
+    launch(env)
     ack = sockets.ack(sockets.push("slash_commands", slash_payload("help", slack.response_url())))
     assert ack["payload"]["blocks"]
     event = message("help")
     assert longconn.ack(longconn.push(event))["code"] == 200
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(feishu.replies(message_id)), WAIT_SECONDS)
 
 
 def test_a_refused_feishu_secret_stops_serve_with_slack_already_connected(
     fakes: tuple[FakeSlack, FakeSocketMode, FakeFeishu, FakeLongConnection],
     tmp_path: Path,
-    launched: list[Serve],
+    launch: Launch,
 ) -> None:
     slack, sockets, feishu, longconn = fakes
     env = {**readme_env(slack, tmp_path), **feishu_env(feishu, tmp_path)}
-    serve = Serve(tmp_path, {**env, "FEISHU_APP_SECRET": "not-it-5"}).start()
-    launched.append(serve)
+    serve = launch({**env, "FEISHU_APP_SECRET": "not-it-5"})
     assert serve.wait_exit() == 2
     last = serve.log().strip().splitlines()[-1]
     assert last.startswith("verl-week: error: invalid setting FEISHU_APP_SECRET: Feishu refused")
@@ -80,9 +80,8 @@ def test_a_refused_feishu_secret_stops_serve_with_slack_already_connected(
     ],
 )
 def test_a_websocket_without_what_it_needs_stops_serve(
-    env: dict[str, str], line: str, tmp_path: Path, launched: list[Serve]
+    env: dict[str, str], line: str, tmp_path: Path, launch: Launch
 ) -> None:
-    serve = Serve(tmp_path, {"DATABASE_URL": f"sqlite:///{tmp_path}/v.db", **env}).start()
-    launched.append(serve)
+    serve = launch({"DATABASE_URL": f"sqlite:///{tmp_path}/v.db", **env})
     assert serve.wait_exit() == 2
     assert serve.log().strip().splitlines()[-1] == f"verl-week: error: {line}"

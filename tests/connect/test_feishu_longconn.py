@@ -10,14 +10,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service import wiring
 from service.core.weeks import parse_week
 from service.jobs import Pipeline, build_week
-from tests.channels.conftest import labelled_github, settings_of, wait_for
-from tests.connect.conftest import Serve
+from tests.channels.conftest import labelled_github, settings_of
+from tests.connect.conftest import Launch
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
 from tests.fakes.feishu import FakeFeishu, serve_feishu
@@ -28,7 +29,8 @@ from tests.fakes.feishu_longconn import (
     header,
     long_connection,
 )
-from tests.github.conftest import TOKEN
+from tests.harness import GITHUB_TOKEN as TOKEN
+from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
 WEEK = "2026-W04"
@@ -87,9 +89,9 @@ def wired(feishu: FakeFeishu, socket: FakeLongConnection, tmp_path: Path) -> Ite
         pipeline.store.engine.dispose()
 
 
-def message(text: str, **options: str) -> dict[str, object]:
+def message(text: str) -> dict[str, Any]:
     # long-connection events carry no verification token (the connection is the proof)
-    return feishu_events.message_event(text, token="", chat_type="p2p", **options)
+    return feishu_events.message_event(text, token="", chat_type="p2p")
 
 
 def test_a_message_is_answered_with_a_reply_card(wired: Wired) -> None:
@@ -99,7 +101,7 @@ def test_a_message_is_answered_with_a_reply_card(wired: Wired) -> None:
     assert ack["code"] == 200
     assert "data" not in ack  # a message event answers nothing in the frame
     assert header(ack["frame"], "biz_rt") is not None
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
     [reply] = wired.feishu.replies(message_id)
     assert "2026-W04" in str(reply.card)
@@ -110,7 +112,7 @@ def test_the_same_event_twice_is_answered_once(wired: Wired) -> None:
     event = message("help")
     first, second = wired.socket.push(event), wired.socket.push(event)
     assert wired.socket.ack(first)["code"] == wired.socket.ack(second)["code"] == 200
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
     assert len(wired.feishu.replies(message_id)) == 1
 
@@ -137,7 +139,7 @@ def test_an_event_split_in_parts_is_put_back_together(wired: Wired) -> None:
     event = message("help")
     ack = wired.socket.ack(wired.socket.push(event, parts=3))
     assert ack["code"] == 200
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
 
 
@@ -158,19 +160,19 @@ def test_a_dropped_socket_is_reopened_and_events_flow_again(wired: Wired) -> Non
     assert wired.socket.endpoint_calls() == 2  # a fresh URL for every connection
     event = message("help")
     assert wired.socket.ack(wired.socket.push(event))["code"] == 200
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(wired.feishu.replies(message_id)), WAIT_SECONDS)
 
 
+@pytest.mark.process
 def test_serve_with_the_readme_settings_answers_over_the_long_connection(
-    feishu: FakeFeishu, socket: FakeLongConnection, tmp_path: Path, launched: list[Serve]
+    feishu: FakeFeishu, socket: FakeLongConnection, tmp_path: Path, launch: Launch
 ) -> None:
     env = {**feishu_env(feishu, tmp_path), "GITHUB_API_URL": "http://127.0.0.1:9"}
-    serve = Serve(tmp_path, env).start()
-    launched.append(serve)
+    serve = launch(env)
     event = message("help")
     assert socket.ack(socket.push(event))["code"] == 200
-    message_id = str(event["event"]["message"]["message_id"])  # type: ignore[index]
+    message_id = str(event["event"]["message"]["message_id"])
     wait_for(lambda: bool(feishu.replies(message_id)), WAIT_SECONDS)
     assert "feishu long connection open" in serve.log()
     assert serve.stop() in (0, -15)  # uvicorn re-raises SIGTERM after a clean shutdown
@@ -178,12 +180,12 @@ def test_serve_with_the_readme_settings_answers_over_the_long_connection(
     assert APP_SECRET not in serve.log()
 
 
+@pytest.mark.process
 def test_serve_with_a_refused_secret_is_one_line_and_exit_2(
-    feishu: FakeFeishu, socket: FakeLongConnection, tmp_path: Path, launched: list[Serve]
+    feishu: FakeFeishu, socket: FakeLongConnection, tmp_path: Path, launch: Launch
 ) -> None:
     env = {**feishu_env(feishu, tmp_path), "FEISHU_APP_SECRET": "not-the-secret-81"}
-    serve = Serve(tmp_path, env).start()
-    launched.append(serve)
+    serve = launch(env)
     assert serve.wait_exit() == 2
     log = serve.log()
     assert "Traceback" not in log

@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.connect.conftest import Serve, cli
+from tests.connect.conftest import Launch
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, running_fake_slack
 from tests.fakes.slack_socket import APP_TOKEN, FakeSocketMode, slash_payload, socket_mode
+from tests.processes import run_service
+
+pytestmark = pytest.mark.process
 
 
 @pytest.fixture
@@ -45,13 +48,12 @@ def texts(blocks: list[dict[str, object]]) -> str:
 
 
 def test_serve_answers_a_slash_command_over_socket_mode(
-    slack: FakeSlack, sockets: FakeSocketMode, tmp_path: Path, launched: list[Serve]
+    slack: FakeSlack, sockets: FakeSocketMode, tmp_path: Path, launch: Launch
 ) -> None:
     env = readme_env(slack, tmp_path, DIGEST_LANGUAGE="en")
-    stored = cli(tmp_path, env, "digest", "--sample")
+    stored = run_service(["digest", "--sample"], tmp_path, env, inherit=False)
     assert stored.returncode == 0, stored.stderr
-    serve = Serve(tmp_path, env).start()
-    launched.append(serve)
+    serve = launch(env)
     sockets.wait_connected()
     [opened] = slack.api.calls("POST", "/api/apps.connections.open")
     assert opened.header("authorization") == f"Bearer {APP_TOKEN}"
@@ -72,10 +74,9 @@ def test_serve_answers_a_slash_command_over_socket_mode(
 
 
 def test_help_over_socket_mode_then_a_second_command(
-    slack: FakeSlack, sockets: FakeSocketMode, tmp_path: Path, launched: list[Serve]
+    slack: FakeSlack, sockets: FakeSocketMode, tmp_path: Path, launch: Launch
 ) -> None:
-    serve = Serve(tmp_path, readme_env(slack, tmp_path)).start()
-    launched.append(serve)
+    launch(readme_env(slack, tmp_path))
     first = sockets.ack(sockets.push("slash_commands", slash_payload("help", slack.response_url())))
     assert first["payload"]["blocks"][0]["text"]["text"] == "verl-week commands"
     assert "risks" in texts(first["payload"]["blocks"])
@@ -93,12 +94,11 @@ def test_a_refused_app_token_is_one_line_and_exit_2(
     slack: FakeSlack,
     sockets: FakeSocketMode,
     tmp_path: Path,
-    launched: list[Serve],
+    launch: Launch,
     token: str,
     code: str,
 ) -> None:
-    serve = Serve(tmp_path, readme_env(slack, tmp_path, SLACK_APP_TOKEN=token)).start()
-    launched.append(serve)
+    serve = launch(readme_env(slack, tmp_path, SLACK_APP_TOKEN=token))
     assert serve.wait_exit() == 2
     log = serve.log()
     assert "Traceback" not in log

@@ -205,7 +205,11 @@ def test_earlier_week_reaches_the_followup_detector(
 def test_checked_references_reach_the_migration_detector(
     verl_profile: RepoProfile, built: dict[str, Digest]
 ) -> None:
-    searched = {"recipe/retool": [], "recipe/langgraph_agent": [], "verl/workers/roles": []}
+    searched: dict[str, list[str]] = {
+        "recipe/retool": [],
+        "recipe/langgraph_agent": [],
+        "verl/workers/roles": [],
+    }
     week = load_week("2025-W48").model_copy(
         update={"references_checked": True, "remaining_references": searched}
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -219,7 +220,7 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
             assert item.key.startswith("narrative.relation.")
 
 
-def _line(digest: Digest, lead: int) -> list[tuple[str, dict[str, object]]]:
+def _line(digest: Digest, lead: int) -> list[tuple[str, Mapping[str, object]]]:
     group = next(g for g in digest.narrative.key_changes if g.items[0].params["number"] == lead)
     return [(i.key, i.params) for i in group.items[1:]]
 

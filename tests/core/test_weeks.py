@@ -9,10 +9,10 @@ import pytest
 
 from service.core.weeks import (
     label_before,
-    next_window,
     owed_week,
     parse_week,
     previous_window,
+    window_containing,
     window_for,
 )
 from service.errors import InputError
@@ -51,7 +51,7 @@ def test_parse_rejects_bad_weeks(text: str) -> None:
 def test_year_boundaries() -> None:
     w = window_for(2026, 53, SHANGHAI)
     assert w.first_day.isoformat() == "2026-12-28"
-    assert next_window(w).label == "2027-W01"
+    assert window_containing(w.end + timedelta(hours=1), SHANGHAI).label == "2027-W01"
     assert previous_window(window_for(2027, 1, SHANGHAI)).label == "2026-W53"
 
 

@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.e2e.conftest import REPO, SLACK_ADMIN, Fakes, Serve, last_window, shifted_pulls, wait_for
+from tests.e2e.conftest import REPO, SLACK_ADMIN, Fakes, last_window, shifted_pulls
+from tests.harness import slack_command
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
 
-def db_path(serve: Serve) -> Path:
+def db_path(serve: ServiceProcess) -> Path:
     return Path(serve.env["DATABASE_URL"].removeprefix("sqlite:///"))
 
 
@@ -48,7 +51,7 @@ def write_locked(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def posted_week(fakes: Fakes, serve: Serve) -> None:
+def posted_week(fakes: Fakes, serve: ServiceProcess) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     serve.start()
@@ -57,13 +60,13 @@ def posted_week(fakes: Fakes, serve: Serve) -> None:
     assert len(fakes.feishu.posted("oc_group1")) == 1
 
 
-def report_status(serve: Serve) -> int:
+def report_status(serve: ServiceProcess) -> int:
     url = f"{serve.url}/reports/{REPO}/{last_window().label}"
     return requests.get(url, timeout=30).status_code
 
 
 def test_a_locked_database_at_start_is_a_clear_error_then_nothing_is_lost(
-    fakes: Fakes, serve: Serve
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     posted_week(fakes, serve)
     serve.stop()
@@ -83,35 +86,39 @@ def test_a_locked_database_at_start_is_a_clear_error_then_nothing_is_lost(
 
 
 def test_a_write_lock_while_running_leaves_reads_answering_and_heals(
-    fakes: Fakes, serve: Serve
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     posted_week(fakes, serve)
     with write_locked(db_path(serve)):
-        risks = serve.slash(fakes, "risks")
+        risks = slack_command(serve.url, fakes.slack, "risks")
         assert risks.status_code == 200
         assert last_window().label in risks.json()["text"]
         assert report_status(serve) == 200  # readers are not blocked (WAL)
         assert serve.health()[0] == 200
-    answer = serve.slash(fakes, "subscribe", user=SLACK_ADMIN)
+    answer = slack_command(serve.url, fakes.slack, "subscribe", user=SLACK_ADMIN)
     assert answer.status_code == 200
     assert "incident" not in answer.json()["text"]
     assert len(fakes.slack.messages("C1")) == 1
 
 
-def test_subscribe_during_a_write_lock_gets_a_clear_answer(fakes: Fakes, serve: Serve) -> None:
+def test_subscribe_during_a_write_lock_gets_a_clear_answer(
+    fakes: Fakes, serve: ServiceProcess
+) -> None:
     posted_week(fakes, serve)
     with write_locked(db_path(serve)):
-        answer = serve.slash(fakes, "subscribe", user=SLACK_ADMIN)
+        answer = slack_command(serve.url, fakes.slack, "subscribe", user=SLACK_ADMIN)
         assert answer.status_code == 200
 
 
-def remove_database(serve: Serve) -> None:
+def remove_database(serve: ServiceProcess) -> None:
     path = db_path(serve)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def test_a_database_file_deleted_while_running_is_a_503(fakes: Fakes, serve: Serve) -> None:
+def test_a_database_file_deleted_while_running_is_a_503(
+    fakes: Fakes, serve: ServiceProcess
+) -> None:
     posted_week(fakes, serve)
     remove_database(serve)
     status, health = serve.health()
@@ -119,7 +126,9 @@ def test_a_database_file_deleted_while_running_is_a_503(fakes: Fakes, serve: Ser
     assert health["database"] == "unreachable"
 
 
-def test_a_missing_database_at_restart_posts_nothing_twice(fakes: Fakes, serve: Serve) -> None:
+def test_a_missing_database_at_restart_posts_nothing_twice(
+    fakes: Fakes, serve: ServiceProcess
+) -> None:
     posted_week(fakes, serve)
     serve.stop()
     remove_database(serve)

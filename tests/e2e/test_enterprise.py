@@ -6,19 +6,16 @@ a Feishu webhook, and the command answers, each from a real `verl-week` process.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import WEEKS
-from tests.e2e.conftest import ROOT
 from tests.fakes.feishu import FakeFeishu, serve_feishu
 from tests.fakes.github import FakeGitHub
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, running_fake_slack
+from tests.processes import run_service
 
 pytestmark = pytest.mark.e2e
 
@@ -45,15 +42,7 @@ def platforms() -> Iterator[tuple[FakeSlack, FakeFeishu]]:
 
 
 def run(env: dict[str, str], folder: Path, *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    result = run_service(args, folder, env, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "github.com" not in result.stderr
     return result.stdout
@@ -63,24 +52,20 @@ def test_no_output_links_to_github_com(
     github: FakeGitHub, platforms: tuple[FakeSlack, FakeFeishu], tmp_path: Path
 ) -> None:
     slack, feishu = platforms
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env.update(
-        {
-            "PYTHONPATH": str(ROOT),
-            "DATABASE_URL": f"sqlite:///{tmp_path}/verl-week.db",
-            "GITHUB_API_URL": github.url,
-            "GITHUB_GRAPHQL_URL": github.graphql_url,
-            "GITHUB_WEB_URL": WEB,
-            "GITHUB_TOKEN": TOKEN,
-            "DIGEST_REPOS": REPO,
-            "DIGEST_LANGUAGE": "en",
-            "PUBLIC_BASE_URL": "https://reports.corp.test",
-            "SLACK_BOT_TOKEN": BOT_TOKEN,
-            "SLACK_API_URL": slack.api_url,
-            "SLACK_CHANNELS": "C1",
-            "FEISHU_WEBHOOK_URL": feishu.hook_url,
-        }
-    )
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path}/verl-week.db",
+        "GITHUB_API_URL": github.url,
+        "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_WEB_URL": WEB,
+        "GITHUB_TOKEN": TOKEN,
+        "DIGEST_REPOS": REPO,
+        "DIGEST_LANGUAGE": "en",
+        "PUBLIC_BASE_URL": "https://reports.corp.test",
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_API_URL": slack.api_url,
+        "SLACK_CHANNELS": "C1",
+        "FEISHU_WEBHOOK_URL": feishu.hook_url,
+    }
     outputs = {
         fmt: run(env, tmp_path, "digest", "--week", WEEK, "--format", fmt)
         for fmt in ("markdown", "html", "json", "slack", "feishu")

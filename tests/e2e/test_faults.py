@@ -11,16 +11,11 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.conftest import (
-    REPO,
-    SLACK_ADMIN,
-    Fakes,
-    Serve,
-    last_window,
-    shifted_pulls,
-    wait_for,
-)
+from tests.e2e.conftest import REPO, SLACK_ADMIN, Fakes, last_window, shifted_pulls
 from tests.fakes._server import Recorded, Reply
+from tests.harness import slack_command
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 ALL_WEEKS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")  # 132 PRs: three search pages
@@ -64,13 +59,13 @@ def many_prs(fakes: Fakes) -> int:
     return len(pulls)
 
 
-def run_outcome(serve: Serve) -> str:
+def run_outcome(serve: ServiceProcess) -> str:
     wait_for(lambda: serve.health()[1]["last_run"]["outcome"] not in (None, "running"),
-             what=f"run finished; log:\n{serve.log()[-3000:]}")  # fmt: skip
+             what=lambda: f"run finished; log:\n{serve.log()[-3000:]}")  # fmt: skip
     return str(serve.health()[1]["last_run"]["outcome"])
 
 
-def report_json(serve: Serve) -> dict[str, Any]:
+def report_json(serve: ServiceProcess) -> dict[str, Any]:
     url = f"{serve.url}/reports/{REPO}/{last_window().label}.json"
     response = requests.get(url, timeout=10)
     assert response.status_code == 200
@@ -78,7 +73,7 @@ def report_json(serve: Serve) -> dict[str, Any]:
 
 
 def test_502s_and_dropped_connections_mid_pagination_then_complete(
-    fakes: Fakes, serve: Serve
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     count = many_prs(fakes)
     search = ScriptedSearch(fakes, [BAD_GATEWAY, DROP, BAD_GATEWAY])
@@ -94,7 +89,7 @@ def test_502s_and_dropped_connections_mid_pagination_then_complete(
     assert "github retry" in serve.log()
 
 
-def test_secondary_rate_limits_are_waited_out(fakes: Fakes, serve: Serve) -> None:
+def test_secondary_rate_limits_are_waited_out(fakes: Fakes, serve: ServiceProcess) -> None:
     count = many_prs(fakes)
     search = ScriptedSearch(fakes, [SECONDARY, SECONDARY])
     fakes.github.secondary_limit(retry_after=1)  # the very first request too
@@ -106,7 +101,7 @@ def test_secondary_rate_limits_are_waited_out(fakes: Fakes, serve: Serve) -> Non
 
 
 def test_files_that_never_come_back_make_a_partial_digest_naming_them(
-    fakes: Fakes, serve: Serve
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
@@ -148,7 +143,7 @@ class Burst:
 SLACK_429: Reply = (429, {"Retry-After": "1"}, {"ok": False, "error": "ratelimited"})
 
 
-def test_a_slack_429_burst_is_retried_and_posts_once(fakes: Fakes, serve: Serve) -> None:
+def test_a_slack_429_burst_is_retried_and_posts_once(fakes: Fakes, serve: ServiceProcess) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     burst = Burst(fakes.slack.api.routes, ("POST", "/api/chat.postMessage"), SLACK_429, 2)
@@ -160,7 +155,7 @@ def test_a_slack_429_burst_is_retried_and_posts_once(fakes: Fakes, serve: Serve)
 
 
 def test_a_long_slack_429_burst_fails_alone_and_regenerate_posts_once(
-    fakes: Fakes, serve: Serve
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
@@ -171,7 +166,9 @@ def test_a_long_slack_429_burst_fails_alone_and_regenerate_posts_once(
     assert len(fakes.feishu.posted("oc_group1")) == 1
     assert "delivery failed" in serve.log()
     burst.left = 0  # the burst is over
-    ack = serve.slash(fakes, f"regenerate {last_window().label}", user=SLACK_ADMIN)
+    ack = slack_command(
+        serve.url, fakes.slack, f"regenerate {last_window().label}", user=SLACK_ADMIN
+    )
     assert ack.status_code == 200
     wait_for(
         lambda: len(fakes.slack.messages("C1")) == 1 and fakes.feishu_patches() == 1,
@@ -180,7 +177,7 @@ def test_a_long_slack_429_burst_fails_alone_and_regenerate_posts_once(
     assert len(fakes.feishu.posted("oc_group1")) == 1
 
 
-def test_a_feishu_token_expiring_mid_run_is_refreshed(fakes: Fakes, serve: Serve) -> None:
+def test_a_feishu_token_expiring_mid_run_is_refreshed(fakes: Fakes, serve: ServiceProcess) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     feishu = fakes.feishu

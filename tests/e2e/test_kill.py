@@ -13,8 +13,10 @@ from sqlalchemy import update
 
 from service.store import tables
 from service.store.repository import Store
-from tests.e2e.conftest import REPO, Fakes, Serve, last_window, shifted_pulls, wait_for
+from tests.e2e.conftest import REPO, Fakes, last_window, shifted_pulls
 from tests.fakes._server import Recorded, Reply
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 HOLD_SECONDS = 60.0
@@ -40,7 +42,7 @@ class Stall:
         return reply
 
 
-def time_passes(serve: Serve) -> int:
+def time_passes(serve: ServiceProcess) -> int:
     """What waiting out the dead process's locks would do (the catch-up lock lives 2 h, the
     week lock 30 min): expire them. Returns how many there were."""
     store = Store.open(serve.env["DATABASE_URL"])
@@ -52,7 +54,7 @@ def time_passes(serve: Serve) -> int:
         store.engine.dispose()
 
 
-def deliveries(serve: Serve) -> dict[str, tuple[str, str | None]]:
+def deliveries(serve: ServiceProcess) -> dict[str, tuple[str, str | None]]:
     store = Store.open(serve.env["DATABASE_URL"])
     try:
         found = store.list_deliveries(REPO, last_window().label)
@@ -61,7 +63,7 @@ def deliveries(serve: Serve) -> dict[str, tuple[str, str | None]]:
         store.engine.dispose()
 
 
-def test_killed_after_posting_does_not_post_again(fakes: Fakes, serve: Serve) -> None:
+def test_killed_after_posting_does_not_post_again(fakes: Fakes, serve: ServiceProcess) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     slack_stall = Stall(fakes.slack.api.routes, ("POST", "/api/chat.postMessage"))
@@ -91,7 +93,7 @@ def test_killed_after_posting_does_not_post_again(fakes: Fakes, serve: Serve) ->
     time_passes(serve)
     serve.start()
     wait_for(lambda: deliveries(serve).get("feishu:oc_group1", ("", None))[0] == "sent",
-             what=f"feishu delivery recorded; log:\n{serve.log()[-3000:]}")  # fmt: skip
+             what=lambda: f"feishu delivery recorded; log:\n{serve.log()[-3000:]}")  # fmt: skip
     [card] = fakes.feishu.posted("oc_group1")
     assert deliveries(serve)["feishu:oc_group1"] == ("sent", card.message_id)
     creates = fakes.feishu.api.calls("POST", "/open-apis/im/v1/messages")
@@ -101,7 +103,9 @@ def test_killed_after_posting_does_not_post_again(fakes: Fakes, serve: Serve) ->
     wait_for(lambda: serve.health()[1]["last_run"]["outcome"] == "ok", what="run ok")
 
 
-def test_a_restart_right_after_a_kill_finishes_the_week(fakes: Fakes, serve: Serve) -> None:
+def test_a_restart_right_after_a_kill_finishes_the_week(
+    fakes: Fakes, serve: ServiceProcess
+) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     slack_stall = Stall(fakes.slack.api.routes, ("POST", "/api/chat.postMessage"))
@@ -110,5 +114,5 @@ def test_a_restart_right_after_a_kill_finishes_the_week(fakes: Fakes, serve: Ser
     serve.kill()
     slack_stall.release.set()
     serve.start()
-    wait_for(lambda: deliveries(serve).get("slack:C1", ("", None))[0] == "sent", seconds=20)
+    wait_for(lambda: deliveries(serve).get("slack:C1", ("", None))[0] == "sent", timeout=20)
     assert slack_stall.calls == 1

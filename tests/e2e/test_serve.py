@@ -9,15 +9,10 @@ import json
 import pytest
 import requests
 
-from tests.e2e.conftest import (
-    REPO,
-    SLACK_ADMIN,
-    Fakes,
-    Serve,
-    last_window,
-    shifted_pulls,
-    wait_for,
-)
+from tests.e2e.conftest import REPO, SLACK_ADMIN, Fakes, last_window, shifted_pulls
+from tests.harness import feishu_message, slack_command
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +22,9 @@ def posted_once(fakes: Fakes) -> None:
     wait_for(lambda: len(fakes.feishu.posted("oc_group1")) == 1, what="Feishu post")
 
 
-def test_serve_posts_the_week_answers_and_regenerates_in_place(fakes: Fakes, serve: Serve) -> None:
+def test_serve_posts_the_week_answers_and_regenerates_in_place(
+    fakes: Fakes, serve: ServiceProcess
+) -> None:
     for raw in shifted_pulls():
         fakes.github.add_pr(raw)
     week = last_window().label
@@ -45,13 +42,13 @@ def test_serve_posts_the_week_answers_and_regenerates_in_place(fakes: Fakes, ser
     assert health["scheduler"] == "alive"
 
     # slash commands answer from the stored digest
-    risks = serve.slash(fakes, "risks")
+    risks = slack_command(serve.url, fakes.slack, "risks")
     assert risks.status_code == 200
     assert f"Risks · {REPO} · {week}" in risks.json()["text"]
-    top = serve.slash(fakes, "top 3 public").json()
+    top = slack_command(serve.url, fakes.slack, "top 3 public").json()
     assert top["response_type"] == "in_channel"
     # Feishu messages get a reply card
-    message_id = serve.feishu_message("summary")
+    message_id = feishu_message(serve.url, "summary")
     wait_for(lambda: bool(fakes.feishu.replies(message_id)), what="Feishu reply")
     reply = json.dumps([m.card for m in fakes.feishu.replies(message_id)], ensure_ascii=False)
     assert week in reply
@@ -63,7 +60,7 @@ def test_serve_posts_the_week_answers_and_regenerates_in_place(fakes: Fakes, ser
 
     # regenerate edits both cards in place: chat.update and PATCH, no new post
     posts, creates = fakes.slack_posts(), fakes.feishu_creates()
-    ack = serve.slash(fakes, f"regenerate {week}", user=SLACK_ADMIN)
+    ack = slack_command(serve.url, fakes.slack, f"regenerate {week}", user=SLACK_ADMIN)
     assert ack.status_code == 200
     wait_for(lambda: fakes.slack_updates() == 1 and fakes.feishu_patches() == 1, what="edits")
     assert fakes.slack_posts() == posts

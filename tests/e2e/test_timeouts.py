@@ -63,8 +63,8 @@ class StallingSearch(ScriptedSearch):
 def pipeline_for(fakes: Fakes, folder: Path) -> jobs.Pipeline:
     names = {name.upper(): name for name in Settings.model_fields}
     env = serve_env(fakes, folder)
-    values = {names[k]: v for k, v in env.items() if k in names}
-    settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    values: dict[str, Any] = {names[k]: v for k, v in env.items() if k in names}
+    settings = Settings(_env_file=None, **values)
     pipeline = wiring.build_pipeline(settings)
     http = GitHubHttp(
         api_url=settings.github_api_url,

@@ -6,10 +6,8 @@ answers in time (read timeout): unknown too, never retried into a second card.""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,8 +21,9 @@ from service.jobs import run_week
 from service.recorded import load_sample
 from service.settings import Settings
 from service.store.repository import Store
-from tests.e2e.conftest import ROOT, wait_for
 from tests.fakes.feishu import FakeFeishu, serve_feishu
+from tests.processes import run_service, spawn
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -42,28 +41,16 @@ def feishu() -> Iterator[FakeFeishu]:
 
 
 def post_env(feishu: FakeFeishu, folder: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env.update(
-        {
-            "PYTHONPATH": str(ROOT),
-            "DATABASE_URL": f"sqlite:///{folder}/verl-week.db",
-            "FEISHU_WEBHOOK_URL": feishu.hook_url,
-            "DIGEST_LANGUAGE": "en",
-        }
-    )
-    return env
+    return {
+        "DATABASE_URL": f"sqlite:///{folder}/verl-week.db",
+        "FEISHU_WEBHOOK_URL": feishu.hook_url,
+        "DIGEST_LANGUAGE": "en",
+    }
 
 
 def post(env: dict[str, str], folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service", "post", "--sample", "--to", DESTINATION, *extra],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_SECONDS,
-        check=False,
-    )
+    args = ["post", "--sample", "--to", DESTINATION, *extra]
+    return run_service(args, folder, env, timeout=RUN_SECONDS)
 
 
 def sample_week() -> str:
@@ -75,10 +62,8 @@ def test_kill_between_send_and_record_is_unknown_until_force(
 ) -> None:
     env = post_env(feishu, tmp_path)
     gate = feishu.hold_hook_answers()
-    command = [sys.executable, "-m", "service", "post", "--sample", "--to", DESTINATION]
-    proc = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    command = ["post", "--sample", "--to", DESTINATION]
+    proc = spawn(command, tmp_path, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert feishu.hook_received.wait(RUN_SECONDS), proc.communicate(timeout=5)
         proc.send_signal(signal.SIGKILL)  # the card is in the group; its record is not written

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
+
+from tests.waiting import wait_for
 
 STARTUP_SECONDS = 10.0
 
@@ -34,11 +35,13 @@ def run_app(app: Any) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
+
+    def started() -> bool:
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn stopped before it started")
+        return server.started
+
+    wait_for(started, STARTUP_SECONDS, "uvicorn started")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

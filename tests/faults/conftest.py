@@ -1,13 +1,12 @@
 """The fault-injection suite: the real `verl-week serve` and `verl-week scheduler` processes
-(tests/e2e's harness) against fakes told to fail, with the scheduler's timing made short through
+(tests.processes.ServiceProcess, with tests/e2e's fakes and settings) against fakes told to
+fail, with the scheduler's timing made short through
 its settings (RUN_RETRY_FIRST_SECONDS, RUN_RETRY_MAX_SECONDS, RUN_LEASE_SECONDS)."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,11 @@ from sqlalchemy import select
 
 from service.store import tables
 from service.store.repository import Store
-from tests.e2e.conftest import Fakes, Serve, fakes, serve_env, shifted_pulls, wait_for
+from tests.e2e.conftest import Fakes, fakes, serve_env, shifted_pulls
 from tests.fakes._server import Recorded, Reply
 from tests.postgres.conftest import postgres_server, postgres_url
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 __all__ = ["fakes", "postgres_server", "postgres_url"]  # fixtures shared with e2e and postgres
 
@@ -29,56 +30,6 @@ FAST = {
     "RUN_LEASE_SECONDS": "3",
 }
 HOLD_SECONDS = 120.0
-
-
-@dataclass
-class Process(Serve):
-    """`serve` (the default) or `scheduler`, with the e2e harness's start, kill and health."""
-
-    command: str = "serve"
-
-    def _launch(self) -> None:
-        import subprocess
-
-        self.runs += 1
-        args = [sys.executable, "-m", "service", self.command, "--host", "127.0.0.1",
-                "--port", str(self.port)]  # fmt: skip
-        with self.stderr_path.open("wb") as err:
-            self.proc = subprocess.Popen(
-                args, cwd=self.folder, env=self.env, stdout=err, stderr=subprocess.STDOUT
-            )
-
-    @property
-    def stderr_path(self) -> Path:
-        return self.folder / f"{self.command}-{self.port}-{self.runs}.stderr"
-
-    def log(self) -> str:
-        text = ""
-        for path in sorted(self.folder.glob(f"{self.command}-{self.port}-*.stderr")):
-            text += path.read_text(encoding="utf-8", errors="replace")
-        return text
-
-    def count(self, message: str) -> int:
-        """How many log lines carry `message` (JSON logs: the message field)."""
-        return self.log().count(f'"message": "{message}"')
-
-    def status(self) -> tuple[int, str, list[str]]:
-        """/healthz: HTTP status, `status` field and its reasons."""
-        code, body = self.health()
-        return code, str(body["status"]), list(body.get("reasons") or [])
-
-    def metric(self, name: str, repo: str) -> float | None:
-        import requests
-
-        from service.metrics import opaque_repo
-
-        text = requests.get(f"{self.url}/metrics", timeout=30).text
-        # a repository GitHub has not yet called public is labelled by its opaque id
-        labels = (repo, opaque_repo(repo))
-        for line in text.splitlines():
-            if any(line.startswith(f'{name}{{repo="{label}"}} ') for label in labels):
-                return float(line.rsplit(" ", 1)[1])
-        return None
 
 
 class Gate:
@@ -125,19 +76,19 @@ def posted_once(fakes: Fakes) -> bool:
     return len(fakes.slack.messages("C1")) == 1 and len(fakes.feishu.posted("oc_group1")) == 1
 
 
-def settle(process: Process) -> None:
+def settle(process: ServiceProcess) -> None:
     """Wait until the scheduler has looked again after the week was posted (a retry check
     that found nothing owed): whatever would post twice has had its chance."""
     seen = process.count("catch-up: nothing missed")
     wait_for(
         lambda: process.count("catch-up: nothing missed") > seen,
-        what=f"a later check; log:\n{process.log()[-3000:]}",
+        what=lambda: f"a later check; log:\n{process.log()[-3000:]}",
     )
 
 
 @pytest.fixture
-def serve(fakes: Fakes, tmp_path: Path) -> Iterator[Process]:
-    process = Process(serve_env(fakes, tmp_path, **FAST), tmp_path)
+def serve(fakes: Fakes, tmp_path: Path) -> Iterator[ServiceProcess]:
+    process = ServiceProcess(serve_env(fakes, tmp_path, **FAST), tmp_path)
     yield process
     process.stop()
 
@@ -145,10 +96,10 @@ def serve(fakes: Fakes, tmp_path: Path) -> Iterator[Process]:
 @pytest.fixture
 def make_process(fakes: Fakes, tmp_path: Path) -> Iterator[Any]:
     """More processes on the same database (`scheduler` or `serve`), stopped at the end."""
-    made: list[Process] = []
+    made: list[ServiceProcess] = []
 
-    def make(command: str = "scheduler", **extra: str) -> Process:
-        process = Process(
+    def make(command: str = "scheduler", **extra: str) -> ServiceProcess:
+        process = ServiceProcess(
             serve_env(fakes, tmp_path, **{**FAST, **extra}), tmp_path, command=command
         )
         made.append(process)
@@ -159,4 +110,4 @@ def make_process(fakes: Fakes, tmp_path: Path) -> Iterator[Any]:
         process.stop()
 
 
-__all__ += ["Gate", "Process", "add_week", "posted_once", "run_rows", "settle", "wait_for"]
+__all__ += ["Gate", "add_week", "posted_once", "run_rows", "settle"]

@@ -14,23 +14,25 @@ import pytest
 
 from tests.e2e.conftest import REPO, Fakes, last_window
 from tests.e2e.test_database import db_path, write_locked
-from tests.faults.conftest import Gate, Process, add_week, posted_once, run_rows, settle, wait_for
+from tests.faults.conftest import Gate, add_week, posted_once, run_rows, settle
 from tests.faults.proxy import proxied
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 RETRY_PLANNED = "week still owed: retry planned"
 
 
-def retried(process: Process, times: int) -> bool:
+def retried(process: ServiceProcess, times: int) -> bool:
     return process.count(RETRY_PLANNED) >= times
 
 
-def healthy(process: Process) -> bool:
+def healthy(process: ServiceProcess) -> bool:
     return process.status() == (200, "ok", [])
 
 
 def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
-    fakes: Fakes, serve: Process
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     add_week(fakes)
     search = Gate(fakes.github.api.routes, ("POST", "/graphql"))
@@ -40,7 +42,9 @@ def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
 
     with write_locked(db_path(serve)):
         search.open()
-        wait_for(lambda: serve.count(RETRY_PLANNED) >= 2, what=f"retries; {serve.log()[-3000:]}")
+        wait_for(
+            lambda: serve.count(RETRY_PLANNED) >= 2, what=lambda: f"retries; {serve.log()[-3000:]}"
+        )
         # reads still answer: ready, but the week is owed and the last run did not finish
         wait_for(lambda: serve.status()[1] == "degraded", what="degraded")
         code, _, reasons = serve.status()
@@ -51,7 +55,9 @@ def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
         assert serve.metric("verl_week_last_success_timestamp_seconds", REPO) is None
         assert fakes.slack.messages("C1") == []
 
-    wait_for(lambda: posted_once(fakes), what=f"posted after the fault; {serve.log()[-3000:]}")
+    wait_for(
+        lambda: posted_once(fakes), what=lambda: f"posted after the fault; {serve.log()[-3000:]}"
+    )
     wait_for(lambda: serve.status() == (200, "ok", []), what="healthy again")
     settle(serve)  # the run's row is finished too (a week being posted is still owed)
     assert serve.metric("verl_week_weeks_owed", REPO) == 0.0
@@ -66,7 +72,10 @@ def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
 
 @pytest.mark.postgres
 def test_postgres_down_mid_run_under_two_schedulers_posts_once(
-    fakes: Fakes, serve: Process, make_process: Callable[..., Process], postgres_url: str
+    fakes: Fakes,
+    serve: ServiceProcess,
+    make_process: Callable[..., ServiceProcess],
+    postgres_url: str,
 ) -> None:
     add_week(fakes)
     search = Gate(fakes.github.api.routes, ("POST", "/graphql"))
@@ -89,7 +98,7 @@ def test_postgres_down_mid_run_under_two_schedulers_posts_once(
         assert fakes.slack.messages("C1") == []
 
         proxy.heal()
-        wait_for(lambda: posted_once(fakes), what=f"posted; {serve.log()[-2000:]}")
+        wait_for(lambda: posted_once(fakes), what=lambda: f"posted; {serve.log()[-2000:]}")
         for process in (serve, other):
             wait_for(partial(healthy, process), what="healthy again")
             settle(process)

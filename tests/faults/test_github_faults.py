@@ -12,7 +12,9 @@ import pytest
 from service.runs import HIDDEN_REPO
 from tests.e2e.conftest import REPO, Fakes, last_window
 from tests.fakes._server import Recorded, Reply
-from tests.faults.conftest import Gate, Process, add_week, posted_once, run_rows, settle, wait_for
+from tests.faults.conftest import Gate, add_week, posted_once, run_rows, settle
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 HTML: Reply = (200, {"content-type": "text/html"}, b"<html><body>Unicorn!</body></html>")
@@ -36,12 +38,14 @@ class Broken:
 
 
 def test_a_malformed_answer_fails_the_run_and_a_retry_posts_the_week_once(
-    fakes: Fakes, serve: Process
+    fakes: Fakes, serve: ServiceProcess
 ) -> None:
     add_week(fakes)
     broken = Broken(fakes)
     serve.start()
-    wait_for(lambda: serve.status()[1] == "degraded", what=f"degraded; {serve.log()[-3000:]}")
+    wait_for(
+        lambda: serve.status()[1] == "degraded", what=lambda: f"degraded; {serve.log()[-3000:]}"
+    )
     code, _, reasons = serve.status()
     assert code == 200
     (reason,) = reasons
@@ -53,7 +57,7 @@ def test_a_malformed_answer_fails_the_run_and_a_retry_posts_the_week_once(
     assert serve.metric("verl_week_weeks_owed", REPO) == 1.0
 
     broken.heal()
-    wait_for(lambda: posted_once(fakes), what=f"posted; {serve.log()[-3000:]}")
+    wait_for(lambda: posted_once(fakes), what=lambda: f"posted; {serve.log()[-3000:]}")
     wait_for(lambda: serve.status() == (200, "ok", []), what="healthy again")
     settle(serve)
     assert posted_once(fakes)
@@ -67,7 +71,7 @@ def test_a_malformed_answer_fails_the_run_and_a_retry_posts_the_week_once(
 
 
 def test_a_slow_answer_outlasts_the_lease_and_no_second_scheduler_takes_the_week(
-    fakes: Fakes, serve: Process, make_process: Callable[..., Process]
+    fakes: Fakes, serve: ServiceProcess, make_process: Callable[..., ServiceProcess]
 ) -> None:
     add_week(fakes)
     search = Gate(fakes.github.api.routes, ("POST", "/graphql"))  # answers when told to
@@ -78,12 +82,12 @@ def test_a_slow_answer_outlasts_the_lease_and_no_second_scheduler_takes_the_week
     # the other scheduler looks again at 0.5, 1, 2, 2 s: past the 3 s lease, which the
     # heartbeat of the slow run keeps renewing
     wait_for(lambda: other.count("catch-up: another scheduler is deciding") >= 4,
-             what=f"the other scheduler keeps out; {other.log()[-3000:]}")  # fmt: skip
+             what=lambda: f"the other scheduler keeps out; {other.log()[-3000:]}")  # fmt: skip
     assert other.status() == (200, "ok", [])  # running under a live lease: not abandoned
     assert other.health()[1]["last_run"]["outcome"] == "running"
     fakes.github.api.latency = 0.2  # the rest of the run is slow too
     search.open()
-    wait_for(lambda: posted_once(fakes), seconds=120, what=f"posted; {serve.log()[-3000:]}")
+    wait_for(lambda: posted_once(fakes), timeout=120, what=lambda: f"posted; {serve.log()[-3000:]}")
     settle(other)
     settle(serve)
     assert posted_once(fakes)

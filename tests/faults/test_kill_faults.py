@@ -12,7 +12,9 @@ import pytest
 
 from tests.e2e.conftest import Fakes
 from tests.fakes._server import Recorded, Reply
-from tests.faults.conftest import Gate, Process, add_week, posted_once, run_rows, settle, wait_for
+from tests.faults.conftest import Gate, add_week, posted_once, run_rows, settle
+from tests.processes import ServiceProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 SLACK_POST = ("POST", "/api/chat.postMessage")
@@ -42,7 +44,7 @@ def step_gate(fakes: Fakes, step: str) -> Gate:
 
 @pytest.mark.parametrize("step", ["collect", "slack post", "feishu post"])
 def test_killed_at_each_step_the_restart_posts_the_week_once(
-    fakes: Fakes, serve: Process, step: str
+    fakes: Fakes, serve: ServiceProcess, step: str
 ) -> None:
     add_week(fakes)
     gate = step_gate(fakes, step)
@@ -52,7 +54,7 @@ def test_killed_at_each_step_the_restart_posts_the_week_once(
     gate.open()
 
     serve.start()
-    wait_for(lambda: posted_once(fakes), what=f"posted; {serve.log()[-3000:]}")
+    wait_for(lambda: posted_once(fakes), what=lambda: f"posted; {serve.log()[-3000:]}")
     wait_for(lambda: serve.status() == (200, "ok", []), what="healthy")
     settle(serve)
     assert posted_once(fakes)
@@ -64,7 +66,7 @@ def test_killed_at_each_step_the_restart_posts_the_week_once(
 
 
 def test_a_frozen_scheduler_loses_its_run_when_the_lease_runs_out(
-    fakes: Fakes, make_process: Callable[..., Process]
+    fakes: Fakes, make_process: Callable[..., ServiceProcess]
 ) -> None:
     add_week(fakes)
     search = Gate(fakes.github.api.routes, GITHUB_SEARCH)
@@ -77,7 +79,9 @@ def test_a_frozen_scheduler_loses_its_run_when_the_lease_runs_out(
     frozen.proc.send_signal(signal.SIGSTOP)  # alive, but no heartbeat any more
     try:
         search.open()
-        wait_for(lambda: posted_once(fakes), what=f"posted by the other; {other.log()[-3000:]}")
+        wait_for(
+            lambda: posted_once(fakes), what=lambda: f"posted by the other; {other.log()[-3000:]}"
+        )
         wait_for(lambda: other.status() == (200, "ok", []), what="healthy")
         settle(other)
     finally:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from tests.feishu.builders import WEEK_LABELS, real_digest
 REPO = "volcengine/verl"
 ADMIN = "ou_admin"
 PUBLIC_BASE_URL = "http://reports.test"
-WAIT_SECONDS = 10.0
 
 
 @pytest.fixture
@@ -48,12 +46,3 @@ def sender(feishu: FakeFeishu) -> FeishuSender:
         public_base_url=PUBLIC_BASE_URL,
         language="zh",
     )
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = WAIT_SECONDS) -> None:
-    """Poll `condition` (work done by a background thread) until true, or fail the test."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)

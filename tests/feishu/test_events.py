@@ -26,7 +26,8 @@ from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app
 from tests.fakes.feishu import FakeFeishu
 from tests.fakes.feishu_signing import encrypt_feishu, event_headers
-from tests.feishu.conftest import ADMIN, PUBLIC_BASE_URL, REPO, wait_for
+from tests.feishu.conftest import ADMIN, PUBLIC_BASE_URL, REPO
+from tests.waiting import wait_for
 
 TOKEN = "verification-token"
 ENCRYPT_KEY = "encrypt-key-0123"

@@ -134,6 +134,7 @@ def test_deliver_twice_posts_once_and_force_patches(
     assert all(len(m.versions) == 1 for m in feishu.posted())
 
 
+@pytest.mark.process
 def test_a_new_process_does_not_post_again(
     feishu: FakeFeishu,
     sender: FeishuSender,

@@ -8,9 +8,6 @@ replaced and the run completes, and GitHub Enterprise's paths are used."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -34,8 +31,8 @@ from service.store.repository import Store
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github_app import Clock, FakeGitHubApp, mount_enterprise
 from tests.github.conftest import REPO, w04, week_data
+from tests.processes import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 W04_PRS = len(week_data("2026-W04")["pulls"])
 TOKEN_PATH = "/app/installations/9001/access_tokens"
 
@@ -294,6 +291,7 @@ def test_github_enterprise_mints_and_collects_under_its_own_paths(
 # --- the command line, as a user runs it -------------------------------------------------------
 
 
+@pytest.mark.process
 def test_verl_week_digest_runs_on_the_app_alone_and_says_what_is_wrong(
     github: FakeGitHub, app: FakeGitHubApp, tmp_path: Path
 ) -> None:
@@ -319,20 +317,6 @@ def test_verl_week_digest_runs_on_the_app_alone_and_says_what_is_wrong(
     lines = refused.stderr.strip().splitlines()
     assert lines[-1].startswith("verl-week: error: GitHub refused the App's signed request (401)")
     assert "Traceback" not in refused.stderr
-
-
-def run_cli(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    base.update({"PYTHONPATH": str(ROOT), **env})
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=cwd,
-        env=base,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_the_jwt_and_the_private_key_are_masked_in_logs(app: FakeGitHubApp) -> None:

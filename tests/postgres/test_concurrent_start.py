@@ -4,11 +4,8 @@ PostgreSQL, several trials, every process succeeds and the schema is made exactl
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +17,11 @@ from sqlalchemy import create_engine, text
 from service.store.schema import code_heads
 from tests.fakes.asgi import free_port
 from tests.fakes.github import FakeGitHub
+from tests.processes import spawn
+from tests.waiting import wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.process]
 
-ROOT = Path(__file__).resolve().parents[2]
 TRIALS = 3
 DIGESTS = 4
 REPLICAS = 2
@@ -42,31 +40,20 @@ class Proc:
 
 
 def env_for(database_url: str, github: FakeGitHub) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env.update(
-        {
-            "PYTHONPATH": str(ROOT),
-            "DATABASE_URL": database_url,
-            "GITHUB_API_URL": github.url,
-            "GITHUB_GRAPHQL_URL": github.graphql_url,
-            "GITHUB_TOKEN": "ghp_concurrentStartToken0123456789",
-            "DIGEST_REPOS": "volcengine/verl",
-            "LOG_FORMAT": "text",
-        }
-    )
-    return env
+    return {
+        "DATABASE_URL": database_url,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_TOKEN": "ghp_concurrentStartToken0123456789",
+        "DIGEST_REPOS": "volcengine/verl",
+        "LOG_FORMAT": "text",
+    }
 
 
 def launch(name: str, args: list[str], env: dict[str, str], folder: Path) -> Proc:
     log = folder / f"{name}.log"
     with log.open("wb") as out:
-        popen = subprocess.Popen(
-            [sys.executable, "-m", "service", *args],
-            cwd=folder,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        popen = spawn(args, folder, env, stdout=out, stderr=subprocess.STDOUT)
     return Proc(name, popen, log)
 
 
@@ -80,10 +67,11 @@ def healthy(port: int, proc: Proc) -> bool:
 
 
 def wait_healthy(port: int, proc: Proc) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while not healthy(port, proc):
-        assert time.monotonic() < deadline, f"{proc.name} not healthy:\n{proc.text()[-3000:]}"
-        time.sleep(0.1)
+    wait_for(
+        lambda: healthy(port, proc),
+        START_SECONDS,
+        lambda: f"{proc.name} healthy:\n{proc.text()[-3000:]}",
+    )
 
 
 def stop(proc: Proc) -> int:

@@ -4,9 +4,6 @@ and PostgreSQL alike, never "internal error" or a traceback."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +14,8 @@ from service.core.profile import load_profile
 from service.errors import StoreError, StoreUnavailableError
 from service.store.repository import Store
 from tests.conftest import NOW, load_week
+from tests.processes import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 REASON = "digests are frozen by the operator"
 SQLITE_TRIGGER = (
     f"CREATE TRIGGER frozen BEFORE INSERT ON digests BEGIN SELECT RAISE(ABORT, '{REASON}'); END"
@@ -48,19 +45,10 @@ def test_a_refused_write_is_a_store_error_naming_the_reason(database_url: str) -
     assert info.value.message == f"database error: {REASON}"
 
 
+@pytest.mark.process
 def test_the_cli_says_the_database_reason_in_one_line(database_url: str, tmp_path: Path) -> None:
     freeze_digests(Store.open(database_url).engine)
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env.update({"PYTHONPATH": str(ROOT), "DATABASE_URL": database_url})
-    result = subprocess.run(
-        [sys.executable, "-m", "service", "digest", "--sample"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_cli(["digest", "--sample"], tmp_path, DATABASE_URL=database_url)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [f"verl-week: error: database error: {REASON}"]
     assert result.stdout == ""

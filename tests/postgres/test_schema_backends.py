@@ -4,10 +4,7 @@ data, a database newer than the code is refused in one line, and `verl-week migr
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -22,8 +19,8 @@ from service.store.repository import Store
 from service.store.schema import code_heads, database_heads
 from tests.conftest import NOW, load_week
 from tests.postgres import legacy_tables as legacy
+from tests.processes import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 REPO = "volcengine/verl"
 
 
@@ -36,17 +33,8 @@ def table_names(store: Store) -> set[str]:
     return set(inspect(store.engine).get_table_names())
 
 
-def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
-    env.update({"PYTHONPATH": str(ROOT), "DATABASE_URL": database_url})
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def cli_on(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_cli(args, DATABASE_URL=database_url)
 
 
 def test_a_fresh_database_gets_exactly_the_declared_tables(database_url: str) -> None:
@@ -100,6 +88,7 @@ def test_a_database_made_by_create_all_is_adopted_with_its_data(database_url: st
         assert database_heads(conn) == code_heads()
 
 
+@pytest.mark.process
 def test_a_database_newer_than_the_code_is_refused_in_one_line(database_url: str) -> None:
     store = Store.open(database_url)
     with store.engine.begin() as conn:
@@ -109,7 +98,7 @@ def test_a_database_newer_than_the_code_is_refused_in_one_line(database_url: str
         Store.open(database_url)
     assert "f00dcafe" in info.value.message
     assert "newer" in info.value.message
-    result = run_cli(database_url, "digest", "--sample")
+    result = cli_on(database_url, "digest", "--sample")
     assert result.returncode == 1
     assert (
         result.stderr.strip()
@@ -121,12 +110,13 @@ def test_a_database_newer_than_the_code_is_refused_in_one_line(database_url: str
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.process
 def test_migrate_command_upgrades_once_then_says_up_to_date(database_url: str) -> None:
-    first = run_cli(database_url, "migrate")
+    first = cli_on(database_url, "migrate")
     assert first.returncode == 0, first.stderr
     head = ", ".join(sorted(code_heads()))
     assert first.stdout == f"database schema upgraded from empty to revision {head}\n"
-    again = run_cli(database_url, "migrate")
+    again = cli_on(database_url, "migrate")
     assert again.returncode == 0, again.stderr
     assert again.stdout == f"database schema at revision {head}: up to date\n"
     assert schema_differences(Store.open(database_url, migrate=False)) == []

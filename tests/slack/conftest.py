@@ -4,8 +4,7 @@ bolt app mounted in the real web app (uvicorn on 127.0.0.1)."""
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,11 +182,3 @@ def post_signed(
 
 def send_command(web: str, slack: FakeSlack, text: str, **kwargs: Any) -> requests.Response:
     return post_signed(web, form_body(command_fields(slack, text, **kwargs)))
-
-
-def wait_for(predicate: Callable[[], bool], seconds: float = 15.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)

@@ -28,8 +28,8 @@ from tests.slack.conftest import (
     command_fields,
     post_signed,
     send_command,
-    wait_for,
 )
+from tests.waiting import wait_for
 
 SUBCOMMANDS = [
     ("help", "verl-week commands"),

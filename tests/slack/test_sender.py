@@ -129,6 +129,7 @@ def test_find_posted_reads_the_metadata_key(slack: FakeSlack, sender: SlackSende
     assert sender.find_posted("C3", KEY) is None  # can't read: post will be tried
 
 
+@pytest.mark.process
 def test_crash_between_post_and_record_is_reconciled(
     slack: FakeSlack, sender: SlackSender, store: Store
 ) -> None:
@@ -175,6 +176,7 @@ def run_second_process(db_url: str, slack: FakeSlack) -> list[list[str]]:
     return list(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+@pytest.mark.process
 def test_second_post_from_a_new_process_posts_nothing(
     slack: FakeSlack, store: Store, db_url: str
 ) -> None:

@@ -184,6 +184,7 @@ def test_unopenable_database_is_a_clear_error(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.process
 def test_corrupt_database_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite"
     path.write_bytes(b"this is not sqlite" * 100)
@@ -205,6 +206,7 @@ def _dead_pid() -> int:
     return int(child.stdout)
 
 
+@pytest.mark.process
 def test_lock_of_a_dead_process_on_this_host_is_taken_over(store: Store) -> None:
     import os
     import socket

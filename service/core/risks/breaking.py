@@ -211,11 +211,6 @@ def _config_items(pr: PullRequest, context: Context) -> dict[str, list[Removal]]
     return found
 
 
-def removed_config_keys(pr: PullRequest, context: Context) -> list[Removal]:
-    """Config keys and fields that the PR's configs no longer define, once per name."""
-    return _config_items(pr, context).get("removed_config_key", [])
-
-
 # --- flags and environment variables ------------------------------------------------------
 
 
@@ -325,10 +320,6 @@ def symbol_changes(pr: PullRequest, context: Context) -> tuple[list[Removal], li
         elif not any(leaf in _defined(context.changed(c)[1]) for c in pr.files):
             removed.append(Removal(name, (old,)))
     return removed, moved
-
-
-def removed_symbols(pr: PullRequest, context: Context) -> list[Removal]:
-    return symbol_changes(pr, context)[0]
 
 
 # --- rules --------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ def other_shellcheck(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.process
 def test_same_risks_with_no_other_or_another_shellcheck_on_path(other_shellcheck: Path) -> None:
     expected = [["unset_var", "missing, NNODES"]]
     assert _risks_with_path(os.environ["PATH"]) == expected
