@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.core.filters import DigestFilter
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.delivery import Sender, Target
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
+    from service.core.filters import DigestFilter
     from service.doctor import Finding
     from service.feishu.events import FeishuEvents
     from service.github.credentials import Credentials
