@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import stat
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -11,10 +14,17 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from service import __version__
 from service.render import escape
 from service.render.strings import Translator, load_catalog
 
 AUTOESCAPED_DIRS = ("web/",)
+# every option that changes the code a template compiles to (the cache key carries them)
+COMPILE_OPTIONS: dict[str, Any] = {
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+}
 
 
 def templates_dir() -> Path:
@@ -42,18 +52,53 @@ def _html_markup(text: str) -> Markup:
     return Markup(escape.html_text(text))  # noqa: S704 - html_text has entity-escaped it
 
 
+class CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept between processes (compiling the report's templates takes
+    ~0.1-0.2 s of every command's start). A template's key carries, besides its name and file
+    (Jinja adds its source's checksum and its own and Python's version), whatever else changes
+    its compiled code: whether it autoescapes, the compile options, this package's version.
+    A cache that cannot be written is no error: the template is compiled again next time."""
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        options = ",".join(f"{k}={v}" for k, v in sorted(COMPILE_OPTIONS.items()))
+        compiled_as = f"{name}|{is_autoescaped(name)}|{options}|{__version__}"
+        return super().get_cache_key(compiled_as, filename)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def template_cache_dir() -> Path | None:
+    """~/.cache/verl-week/templates, private to this user (code loaded from a folder someone
+    else can write would run as ours); None when there is no such folder to be had (no home,
+    a read-only one, or someone else's), and templates are compiled on each start."""
+    try:
+        folder = Path.home() / ".cache" / "verl-week" / "templates"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        found = folder.lstat()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return None
+    private = found.st_uid == os.getuid() and not found.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return folder if stat.S_ISDIR(found.st_mode) and private else None
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The shared Environment; filters escape untrusted text for each target."""
+    return build_environment(template_cache_dir())
+
+
+def build_environment(cache_dir: Path | None) -> jinja2.Environment:
+    """An Environment on the templates folder, keeping compiled templates in `cache_dir`."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         # the filters below escape for each target; the web pages autoescape as well, so that a
         # value a template forgets to filter is still escaped (html_text gives Markup: once)
         autoescape=is_autoescaped,  # noqa: S701 - on for the web pages (see is_autoescaped)
         undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=CompiledTemplates(str(cache_dir)) if cache_dir else None,
+        **COMPILE_OPTIONS,
     )
     env.filters.update(
         slack_text=escape.slack_text,
