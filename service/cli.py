@@ -107,11 +107,11 @@ def _repo(args: argparse.Namespace, settings: Settings) -> str:
 def _window(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     from service import wiring
     from service.core.weeks import parse_week
-    from service.recorded import load_sample
+    from service.recorded import sample_window
 
     now = wiring.utc_now()
     if args.week is None and args.sample:
-        return load_sample(now).window
+        return sample_window(now)
     return parse_week(args.week or "last", settings.digest_timezone, now)
 
 

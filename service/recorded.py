@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest
+from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest, WeekWindow
 from service.core.weeks import parse_week
 from service.errors import InputError
 
@@ -82,7 +83,19 @@ def load_recorded(path: Path, now: datetime) -> CollectedWeek:
     return week_from_recorded(data, now)
 
 
+@functools.cache
+def _sample_data() -> dict[str, Any]:
+    text = resources.files("service.data").joinpath("sample", SAMPLE_FILE).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
 def load_sample(now: datetime) -> CollectedWeek:
     """The real verl week bundled inside the package."""
-    text = resources.files("service.data").joinpath("sample", SAMPLE_FILE).read_text("utf-8")
-    return week_from_recorded(json.loads(text), now)
+    return week_from_recorded(_sample_data(), now)  # which reads the data, never changes it
+
+
+def sample_window(now: datetime) -> WeekWindow:
+    """The bundled week's window, without building its PRs."""
+    data = _sample_data()
+    return parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)
