@@ -10,7 +10,14 @@ from service.core.mentions import TOP_TABLE_ROWS
 from service.core.models import Digest, ScoredPR, TrendBucket
 from service.errors import InputError
 from service.render import escape
-from service.render.environment import environment, format_date, translator, week_label
+from service.render.environment import (
+    HtmlSpeaking,
+    environment,
+    format_date,
+    html_sentences,
+    translator,
+    week_label,
+)
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
 FORMATS = ("markdown", "html", "json")
@@ -28,6 +35,8 @@ BAR_MAX_WIDTH = 420
 CHART_LABEL_WIDTH = 170
 CHART_COUNT_WIDTH = 60
 TEMPLATES = {"markdown": "report/report.md.j2", "html": "report/report.html.j2"}
+# the Speaker's methods that return no HTML (a URL): the autoescaping page escapes them
+PLAIN_SPEAKER_METHODS = frozenset({"pr_url"})
 
 
 def _zone(digest: Digest) -> ZoneInfo | None:
@@ -89,11 +98,12 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     tr = translator(lang)
     speaker = Speaker(digest, tr, target)
     top: list[ScoredPR] = digest.prs[:TOP_PRS_MARKDOWN]
+    html = target is HTML  # the HTML page autoescapes: what is HTML already comes as Markup
     return {
-        "t": tr.t,
+        "t": html_sentences(tr) if html else tr.t,
         "lang": lang,
         "digest": digest,
-        "s": speaker,
+        "s": HtmlSpeaking(speaker, PLAIN_SPEAKER_METHODS) if html else speaker,
         "model": speaker.written,
         "dates": _dates(digest, lang),
         "top_prs": top,
