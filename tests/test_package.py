@@ -1,6 +1,7 @@
 """The package as a team installs it: the wheel built from this tree, installed the way pipx does
-(its own virtual environment, the console script on its bin/), runs `--version` and a sample digest (Markdown and JSON)
-from outside the source tree, with its metadata (licence, authors, classifiers) in the wheel.
+(its own virtual environment, the console script on its bin/), runs `--version` and a sample
+digest (Markdown and JSON) from outside the source tree, with its metadata (licence, authors,
+classifiers) in the wheel. `make pipx-check` (CI) installs it with pipx itself.
 
 Offline: the dependencies come from the running environment's site-packages through a path file
 appended after the new environment's own, so the project itself can only come from the wheel."""
