@@ -1,7 +1,7 @@
 """Idempotent delivery of a digest to chat destinations: record intent → send → record id.
 
-A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `webhook:feishu`); a
-Target adds the filter its card applies and the language it is written in. The log is written
+A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `feishu-webhook:default`);
+a Target adds the filter its card applies and the language it is written in. The log is written
 before each send and after it, so a re-run, a restart or a second process never posts a
 (repo, week, destination, filter) twice; `force` edits the earlier message in place instead.
 A record left at `intent` (the process died between sending and recording) is reconciled with
@@ -27,6 +27,24 @@ UNCONFIRMED_REASON = (
     "an earlier send may have arrived (its process stopped before confirming it) and this "
     "destination cannot tell: not resent; `verl-week post --force` sends it again"
 )
+
+
+# Destinations renamed after deliveries were recorded under their old name: the log and the
+# idempotency key keep the recorded name, so a card posted before an upgrade is found again and
+# never posted twice. The Feishu custom-bot webhook was `webhook:feishu` until destinations
+# named their platform plainly.
+RECORDED_AS = {"feishu-webhook:default": "webhook:feishu"}
+_CURRENT = {old: new for new, old in RECORDED_AS.items()}
+
+
+def recorded_name(destination: str) -> str:
+    """The name `destination`'s deliveries are logged (and keyed) under."""
+    return RECORDED_AS.get(destination, destination)
+
+
+def current_name(destination: str) -> str:
+    """The destination a logged (or an old-style) name stands for today."""
+    return _CURRENT.get(destination, destination)
 
 
 class Sender(Protocol):
@@ -143,10 +161,11 @@ def _deliver_one(
 ) -> Outcome:
     destination, flt, lang = target.destination, target.filter, target.language
     _, channel = split_destination(destination)
-    key = idempotency_key(digest.repo, digest.week, destination, flt)
-    record = log.get_delivery(digest.repo, digest.week, destination, flt)
+    logged = recorded_name(destination)
+    key = idempotency_key(digest.repo, digest.week, logged, flt)
+    record = log.get_delivery(digest.repo, digest.week, logged, flt)
     if record is None:
-        record = log.record_intent(digest.repo, digest.week, destination, key, flt)
+        record = log.record_intent(digest.repo, digest.week, logged, key, flt)
     if record.status == "sent" and record.message_id:
         if not force:
             return Outcome(destination, "skipped", record.message_id, filter=flt)
@@ -172,7 +191,7 @@ def as_targets(destinations: Sequence[str | Target]) -> list[Target]:
     """Targets, each (destination, filter) once; bare destination strings get the whole week."""
     found: dict[tuple[str, str], Target] = {}
     for item in destinations:
-        target = item if isinstance(item, Target) else Target(item)
+        target = item if isinstance(item, Target) else Target(current_name(item))
         found.setdefault(target.key, target)
     return list(found.values())
 
@@ -181,7 +200,7 @@ def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: Servi
     """A failed send is retried by the next run; one that may have arrived is left unknown."""
     destination, flt = target.destination, target.filter
     unconfirmed = isinstance(exc, UnconfirmedSendError)
-    record = log.get_delivery(digest.repo, digest.week, destination, flt)
+    record = log.get_delivery(digest.repo, digest.week, recorded_name(destination), flt)
     if record is not None and record.status != "sent":
         if unconfirmed:
             log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")

@@ -1,6 +1,7 @@
 """The exception tree of verl-week and the exit code each kind maps to.
 
-ServiceError                        base; carries a one-line, user-facing message
+ServiceError                        base; a one-line English message (CLI, logs) and, for the
+                                    errors a chat answer tells, a catalog key with its parameters
 ├── InputError                      exit 2: bad --week, bad repo syntax, bad command text
 ├── ConfigError                     exit 2: a setting is invalid (named in the message)
 └── UpstreamError                   exit 1: the user can't fix it by retyping
@@ -18,6 +19,7 @@ ServiceError                        base; carries a one-line, user-facing messag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 EXIT_OK = 0
@@ -26,13 +28,19 @@ EXIT_BAD_INPUT = 2
 
 
 class ServiceError(Exception):
-    """Base of every error we raise on purpose; `str(err)` is fit to show a user."""
+    """Base of every error we raise on purpose; `str(err)` is fit to show an operator (CLI,
+    logs). `key`/`params` word it for a chat user in the user's language (templates/strings);
+    "" when the error has no catalog sentence of its own (then its class words it)."""
 
     exit_code = EXIT_FAILURE
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self, message: str, *, key: str = "", params: Mapping[str, str | int] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.key = key
+        self.params: dict[str, str | int] = dict(params or {})
 
 
 class InputError(ServiceError):

@@ -24,7 +24,7 @@ from service.core.models import (
 )
 from service.core.profile import RepoProfile
 from service.core.weeks import parse_week, previous_window
-from service.delivery import Outcome, Sender, Target, as_targets, deliver
+from service.delivery import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.metrics import Metrics
 from service.runs import DEFAULT_LEASE, Heartbeat
@@ -79,6 +79,8 @@ class RunResult:
     digest: Digest | None = None
     outcomes: list[Outcome] = field(default_factory=list)
     error: str | None = None
+    # the error that failed the run, for a chat answer to word in the user's language
+    failure: ServiceError | None = None
     seconds: float = 0.0
 
 
@@ -328,6 +330,7 @@ def run_week(
                 result.outcome = _outcome_of(result.digest, result.outcomes)
         except ServiceError as exc:
             result.error = exc.message
+            result.failure = exc
         except Exception as exc:  # a bug: recorded on the run row, raised to the job's boundary
             result.error = f"internal error ({type(exc).__name__})"
             raise
@@ -349,12 +352,17 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
     """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
     repo = p.store.canonical_repo(repo)
     if repo not in {p.store.canonical_repo(r) for r in p.repos}:
-        raise InputError(f"unknown repository {repo}: this service reports on {', '.join(p.repos)}")
+        raise InputError(
+            f"unknown repository {repo}: this service reports on {', '.join(p.repos)}",
+            key="cmd.error.unknown_repo",
+            params={"repo": repo, "repos": ", ".join(p.repos)},
+        )
     window = parse_week(week_label, p.timezone, p.clock())
     languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}
     posted = [
-        Target(d.destination, d.filter, languages.get((d.destination, d.filter)))
+        Target(name, d.filter, languages.get((name, d.filter)))
         for d in p.store.list_deliveries(repo, window.label)
+        if (name := current_name(d.destination))
     ]
     logger.info("regenerate", extra={"repo": repo, "week": window.label, "by": requested_by})
     return run_week(

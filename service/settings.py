@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from service.core.languages import LANGUAGES, Language
 from service.errors import ConfigError
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-LANGUAGES = ("zh", "en")
 CommaList = Annotated[list[str], NoDecode]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     github_web_url: str | None = Field(None, description="GitHub web host; derived if unset")
     digest_repos: CommaList = Field(["volcengine/verl"], description="owner/name list")
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
-    digest_language: Literal["zh", "en"] = Field("zh", description="language of the digest")
+    digest_language: Language = Field("zh", description="language of the digest")
     digest_schedule: str = Field("0 10 * * MON", description="cron of the weekly run")
     database_url: str = Field("sqlite:///./data/verl-week.db", description="SQLAlchemy URL")
     public_base_url: str = Field("http://localhost:8080", description="base URL of report pages")
@@ -92,7 +92,7 @@ class Settings(BaseSettings):
     )
     feishu_webhook_url: str | None = Field(None, description="custom group bot webhook URL")
     feishu_webhook_secret: SecretStr | None = Field(None, description="custom bot sign secret")
-    feishu_webhook_language: Literal["zh", "en"] | None = Field(
+    feishu_webhook_language: Language | None = Field(
         None, description="language of the webhook's card; DIGEST_LANGUAGE when unset"
     )
     admin_users: CommaList = Field([], description="Slack user ids / Feishu open_ids of admins")

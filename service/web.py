@@ -1,4 +1,4 @@
-"""HTTP app of `verl-week serve`: Slack and Feishu event endpoints, report pages, /healthz
+"""HTTP app of `verl-week serve`: the chat platforms' event endpoints, report pages, /healthz
 (readiness: database and scheduler), /livez (liveness: the process answers) and /metrics.
 
 Everything it talks to (the store, the platform endpoints, the scheduler) is passed in.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -344,10 +344,12 @@ def _render(digest: Digest, fmt: str) -> str:
 # --- the app ----------------------------------------------------------------------------------
 
 
-def _platform_route(path: str, endpoint: Endpoint | None, platform: str) -> Route:
+def _platform_route(path: str, endpoint: Endpoint | None) -> Route:
+    """POST `path` to a platform's endpoint; 503 while the platform is not configured here."""
+
     async def not_configured(_request: Request) -> Response:
         return JSONResponse(
-            {"error": f"{platform} is not configured on this server"},
+            {"error": f"{_platform_of(path)} is not configured on this server"},
             status_code=HTTP_UNAVAILABLE,
         )
 
@@ -362,11 +364,15 @@ def _platform_route(path: str, endpoint: Endpoint | None, platform: str) -> Rout
     return Route(path, call, methods=["POST"])
 
 
+def _platform_of(path: str) -> str:
+    """`/slack/events` → `slack`: a platform's routes live under its name."""
+    return path.strip("/").split("/")[0]
+
+
 def build_web_app(
     *,
     store: Store,
-    slack_endpoint: Endpoint | None = None,
-    feishu_endpoint: Endpoint | None = None,
+    endpoints: Mapping[str, Endpoint | None] | None = None,
     scheduler_alive: Callable[[], bool] | None = None,
     on_shutdown: Callable[[], None] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -378,7 +384,9 @@ def build_web_app(
 ) -> Starlette:
     """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
 
-    `health` replaces the default probe (store ping + `scheduler_alive` + last run);
+    `endpoints`: each chat platform's POST path → its endpoint (None: answered 503, the
+    platform is not configured here); `health` replaces the default probe (store ping +
+    `scheduler_alive` + last run);
     `report_links` decides which report pages need a signed link (REPORTS_ACCESS).
     """
     reports = _Reports(store, language, report_links)
@@ -387,8 +395,7 @@ def build_web_app(
         return await anyio.to_thread.run_sync(reports.not_found, request)
 
     routes = [
-        _platform_route("/slack/events", slack_endpoint, "slack"),
-        _platform_route("/feishu/events", feishu_endpoint, "feishu"),
+        *(_platform_route(path, endpoint) for path, endpoint in (endpoints or {}).items()),
         *_ops_routes(health or (lambda: check_health(store, scheduler_alive, run_watch)), metrics),
         Route("/reports", reports.index, methods=["GET"]),
         Route("/reports/", reports.index, methods=["GET"]),

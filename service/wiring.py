@@ -12,34 +12,33 @@ from typing import TYPE_CHECKING
 
 from service.core.models import CollectedWeek, Digest, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
-from service.delivery import Sender, Target
+from service.delivery import Sender, Target, recorded_name
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
+from service.platforms import registry
+from service.platforms.base import InboundDeps
+from service.platforms.base import secret as secret
 from service.recorded import SAMPLE_REPO, load_sample
 from service.render.environment import translator
-from service.settings import Settings, split_language
+from service.settings import Settings
 from service.store.repository import Store, create_store_engine
 from service.store.schema import SchemaUpgrade
 
 if TYPE_CHECKING:
-    from slack_bolt import App
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
     from service.core.filters import DigestFilter
     from service.doctor import Finding
-    from service.feishu.events import FeishuEvents
     from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
     from service.narrator import Narrator
     from service.render.links import ReportLinks
     from service.runs import RunWatch
     from service.scheduler import WeeklyScheduler
-    from service.web import Endpoint
 
 Progress = Callable[[int, int], None]
-WEBHOOK_DESTINATION = "webhook:feishu"
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
 LINK_KEY_NAME = "report_links"
 DEFAULT_GITHUB_RETRIES = 4
@@ -50,12 +49,6 @@ DOCTOR_RETRIES = 1
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def secret(value: object) -> str | None:
-    """The plain value of an optional SecretStr (only here, where clients are built)."""
-    getter = getattr(value, "get_secret_value", None)
-    return getter() if getter else None
 
 
 def profile_loader(settings: Settings) -> Callable[[str], RepoProfile]:
@@ -212,54 +205,16 @@ def report_links(settings: Settings, store: Store) -> ReportLinks:
 def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[str, Sender]:
     """A sender per configured platform; their cards link to `links` (signed as needed)."""
     senders: dict[str, Sender] = {}
-    report_url = links.url if links is not None else None
-    if settings.slack_bot_token:
-        from service.slack.sender import SlackSender, build_web_client
-
-        client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
-        senders["slack"] = SlackSender(
-            client,
-            public_base_url=settings.public_base_url,
-            language=settings.digest_language,
-            report_url=report_url,
-        )
-    if settings.feishu_app_id and settings.feishu_app_secret:
-        from service.feishu.sender import FeishuSender
-
-        senders["feishu"] = FeishuSender(
-            base_url=settings.feishu_base_url,
-            app_id=settings.feishu_app_id,
-            app_secret=secret(settings.feishu_app_secret) or "",
-            public_base_url=settings.public_base_url,
-            language=settings.digest_language,
-            report_url=report_url,
-        )
-    if settings.feishu_webhook_url:
-        from service.feishu.webhook import WebhookSender
-
-        senders["webhook"] = WebhookSender(
-            url=settings.feishu_webhook_url,
-            secret=secret(settings.feishu_webhook_secret),
-            public_base_url=settings.public_base_url,
-            language=settings.feishu_webhook_language or settings.digest_language,
-            report_url=report_url,
-        )
+    for platform in registry.platforms():
+        sender = platform.sender(settings, links)
+        if sender is not None:
+            senders[platform.name] = sender
     return senders
 
 
 def settings_languages(settings: Settings) -> dict[str, str | None]:
     """`platform:id` → the language SLACK_CHANNELS / FEISHU_CHAT_IDS give it (None: default)."""
-    found: dict[str, str | None] = {}
-    for platform, items in (
-        ("slack", settings.slack_channels),
-        ("feishu", settings.feishu_chat_ids),
-    ):
-        for item in items:
-            target, lang = split_language(item)
-            found[f"{platform}:{target}"] = lang
-    if settings.feishu_webhook_url:
-        found[WEBHOOK_DESTINATION] = settings.feishu_webhook_language
-    return found
+    return registry.configured_destinations(settings)
 
 
 def destinations_for(settings: Settings, store: Store) -> Callable[[str], list[Target]]:
@@ -302,7 +257,6 @@ def channel_language(settings: Settings, store: Store) -> Callable[[str, str], s
 def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]:
     """/metrics names a private repository by an opaque id unless METRICS_REPO_NAMES=true
     (a repository whose privacy can't be read counts as private)."""
-    from service.errors import ServiceError
     from service.metrics import opaque_repo
 
     def label(repo: str) -> str:
@@ -383,17 +337,8 @@ def report_link(settings: Settings, store: Store, repo: str, week: str) -> str:
 
 
 def parse_destinations(text: str) -> list[str]:
-    """`slack:C01,feishu:oc_x,webhook:feishu` → validated destination strings."""
-    found = []
-    for item in (part.strip() for part in text.split(",")):
-        platform, sep, target = item.partition(":")
-        if not item:
-            continue
-        if not sep or not target or platform not in ("slack", "feishu", "webhook"):
-            raise InputError(
-                f"bad --to item {item!r}: expected slack:CHANNEL, feishu:CHAT_ID or webhook:feishu"
-            )
-        found.append(f"{platform}:{target.lstrip('#') if platform == 'slack' else target}")
+    """`slack:C01,feishu:oc_x,feishu-webhook:default` → validated destination strings."""
+    found = [registry.parse_destination(item) for item in map(str.strip, text.split(",")) if item]
     if not found:
         raise InputError("--to names no destination")
     return found
@@ -456,13 +401,12 @@ def dry_run_lines(
     url = report_link(settings, pipeline.store, digest.repo, digest.week)
     lines = []
     for target in chosen:
-        platform = target.destination.partition(":")[0]
-        fmt = "slack" if platform == "slack" else "feishu"
+        fmt = registry.card_of(target.destination).name
         lang = target.language or digest.language
         shown = narrow_digest(digest, parse_filter(target.filter))
         size = len(render_format(shown, fmt, lang, report_url=url).encode())
         record = pipeline.store.get_delivery(
-            digest.repo, digest.week, target.destination, target.filter
+            digest.repo, digest.week, recorded_name(target.destination), target.filter
         )
         state = f"already {record.status}" if record else "new"
         card = f"{fmt} card in {lang}, {shown.stats.prs} PRs, {size} bytes"
@@ -479,7 +423,8 @@ def answer_text(
     lang: str,
 ) -> str:
     """`verl-week risks|pr`: the chat command's answer for the week, built first if not stored."""
-    from service.commands.answer import AnswerKind, Caller, answer
+    from service.commands.answer import Caller, answer
+    from service.commands.kinds import NoticeAnswer, UsageErrorAnswer
     from service.commands.parse import Command, Verb
     from service.core.models import Severity
     from service.jobs import build_week
@@ -508,7 +453,7 @@ def answer_text(
     ctx = engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
-    if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
+    if isinstance(result, UsageErrorAnswer | NoticeAnswer):
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise InputError(_plain(translator(CLI_LANGUAGE).t(result.key, **result.params)))
@@ -534,83 +479,6 @@ def _plain(sentence: str) -> str:
     return sentence.replace("`", "'")
 
 
-def _slack_app(settings: Settings, pipeline: Pipeline, ctx: EngineContext) -> App | None:
-    """The bolt app when commands can reach it: signed HTTP requests (SLACK_SIGNING_SECRET) or
-    Socket Mode (SLACK_APP_TOKEN), either or both."""
-    if not (
-        settings.slack_bot_token and (settings.slack_signing_secret or settings.slack_app_token)
-    ):
-        return None
-    from service.slack.app import build_slack_app
-    from service.slack.sender import build_web_client
-
-    return build_slack_app(
-        client=build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url),
-        signing_secret=secret(settings.slack_signing_secret) or "",
-        engine=ctx,
-        regenerate=regenerate_callable(pipeline),
-        command=settings.slack_command,
-        language=settings.digest_language,
-        observe=pipeline.metrics.command_answered,
-    )
-
-
-def _start_socket_mode(settings: Settings, app: App) -> Callable[[], None]:
-    """Socket Mode on (SLACK_APP_TOKEN set): a refused token stops start-up in one line."""
-    from service.errors import AuthRefusedError
-    from service.slack.socket_mode import start_socket_mode
-
-    try:
-        handler = start_socket_mode(app, secret(settings.slack_app_token) or "")
-    except AuthRefusedError as exc:
-        raise ConfigError(f"invalid setting SLACK_APP_TOKEN: {exc.message}") from None
-    return handler.close
-
-
-def _feishu_events(
-    settings: Settings, pipeline: Pipeline, ctx: EngineContext
-) -> FeishuEvents | None:
-    if not (settings.feishu_app_id and settings.feishu_app_secret):
-        return None
-    from service.feishu.api import FeishuApi
-    from service.feishu.auth import TenantTokenCache
-    from service.feishu.events import build_feishu_events
-
-    tokens = TenantTokenCache(
-        base_url=settings.feishu_base_url,
-        app_id=settings.feishu_app_id,
-        app_secret=secret(settings.feishu_app_secret) or "",
-    )
-    return build_feishu_events(
-        events=pipeline.store,
-        api=FeishuApi(tokens),
-        engine=ctx,
-        verification_token=secret(settings.feishu_verification_token),
-        encrypt_key=secret(settings.feishu_encrypt_key),
-        regenerate=regenerate_callable(pipeline),
-        observe=pipeline.metrics.command_answered,
-    )
-
-
-def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable[[], None]:
-    """FEISHU_EVENT_MODE=websocket: events over Feishu's long connection, through the same
-    handling as POST /feishu/events; refused credentials stop start-up in one line."""
-    from service.errors import AuthRefusedError
-    from service.feishu.longconn import LongConnection
-
-    connection = LongConnection(
-        base_url=settings.feishu_base_url,
-        app_id=settings.feishu_app_id or "",
-        app_secret=secret(settings.feishu_app_secret) or "",
-        handle=events.handle_pushed,
-    )
-    try:
-        connection.start()
-    except AuthRefusedError as exc:
-        raise ConfigError(f"invalid setting FEISHU_APP_SECRET: {exc.message}") from None
-    return connection.stop
-
-
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
     from service.jobs import run_scheduled
     from service.runs import RetryPolicy
@@ -633,37 +501,6 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
     )
 
 
-def _check_receivers(settings: Settings) -> None:
-    """A websocket asked for without what it needs is a settings error, not a silent no-op."""
-    if settings.slack_app_token and not settings.slack_bot_token:
-        raise ConfigError(
-            "invalid setting SLACK_APP_TOKEN: Socket Mode needs SLACK_BOT_TOKEN too (to answer)"
-        )
-    if settings.feishu_event_mode == "websocket" and not (
-        settings.feishu_app_id and settings.feishu_app_secret
-    ):
-        raise ConfigError(
-            "invalid setting FEISHU_EVENT_MODE: websocket needs FEISHU_APP_ID and FEISHU_APP_SECRET"
-        )
-
-
-def _in_turn(calls: list[Callable[[], None]]) -> Callable[[], None]:
-    def run() -> None:
-        for call in calls:
-            call()
-
-    return run
-
-
-def _slack_endpoint(settings: Settings, app: App | None) -> Endpoint | None:
-    """POST /slack/events, only with SLACK_SIGNING_SECRET: unsigned requests are never served."""
-    if app is None or not settings.slack_signing_secret:
-        return None
-    from service.slack.app import build_slack_endpoint
-
-    return build_slack_endpoint(app)
-
-
 def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
     """Weeks owed and failed runs for /healthz and /metrics (any process: read from the
     database), the gauges of /metrics refreshed from it before each scrape."""
@@ -684,31 +521,30 @@ def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
 def build_app(
     settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
 ) -> Starlette:
-    """The web app of `serve`: reports, healthz, and the Slack and Feishu endpoints."""
+    """The web app of `serve`: reports, healthz, and every platform's receivers (its routes, and
+    the connections it opens now and closes at shutdown)."""
     from service.commands.answer import CachedReader
+    from service.platforms.inbound import in_turn, start_inbound
     from service.web import build_web_app
 
     ctx = engine_context(settings, pipeline)
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
-    _check_receivers(settings)
-    slack_app = _slack_app(settings, pipeline, ctx)
-    feishu = _feishu_events(settings, pipeline, ctx)
-    closes: list[Callable[[], None]] = []
-    try:
-        if slack_app is not None and settings.slack_app_token:
-            closes.append(_start_socket_mode(settings, slack_app))
-        if feishu is not None and settings.feishu_event_mode == "websocket":
-            closes.append(_start_long_connection(settings, feishu))
-    except ServiceError:
-        _in_turn(closes)()  # one refused, the other already open: close it before exiting
-        raise
-    stops = [scheduler.shutdown, *closes] if scheduler else closes
+    inbound = start_inbound(
+        settings,
+        InboundDeps(
+            engine=ctx,
+            store=pipeline.store,
+            regenerate=regenerate_callable(pipeline),
+            observe=pipeline.metrics.command_answered,
+            language=settings.digest_language,
+        ),
+    )
+    stops = [scheduler.shutdown, *inbound.closes] if scheduler else inbound.closes
     return build_web_app(
         store=pipeline.store,
-        slack_endpoint=_slack_endpoint(settings, slack_app),
-        feishu_endpoint=feishu.respond if feishu else None,
+        endpoints=inbound.endpoints,
         scheduler_alive=scheduler.alive if scheduler else None,
-        on_shutdown=_in_turn(stops) if stops else None,
+        on_shutdown=in_turn(stops) if stops else None,
         language=settings.digest_language,
         metrics=pipeline.metrics,
         report_links=report_links(settings, pipeline.store),
@@ -766,7 +602,6 @@ def run_doctor(settings: Settings) -> list[Finding]:
         check_public_url,
         check_repositories,
         guarded,
-        problem,
     )
 
     found = guarded("database", lambda: check_database(settings.database_url))
@@ -776,20 +611,11 @@ def run_doctor(settings: Settings) -> list[Finding]:
     found += checked
     if all(f.ok for f in checked) or not github.has_token:  # a refused token: said once
         found += check_repositories(github, list(settings.digest_repos))
-    if settings.slack_bot_token:
-        found += guarded("slack", lambda: _doctor_slack(settings, subscribed.get("slack", [])))
-    elif settings.slack_app_token:
-        found.append(problem("slack", "SLACK_APP_TOKEN is set without SLACK_BOT_TOKEN: Socket "
-                             "Mode needs the bot token to answer"))  # fmt: skip
-    if settings.feishu_app_id and settings.feishu_app_secret:
-        found += guarded("feishu", lambda: _doctor_feishu(settings, subscribed.get("feishu", [])))
-    if settings.feishu_app_id or settings.feishu_event_mode == "websocket":
-        found += guarded("feishu", lambda: _doctor_feishu_events(settings))
-    if settings.feishu_webhook_url:
-        found += guarded("webhook", lambda: _doctor_webhook(settings))
+    for platform in registry.platforms():
+        found += platform.doctor(settings, subscribed.get(platform.name, []))
     if settings.llm_enabled:
         found += guarded("model", lambda: _doctor_model(settings))
-    chat = bool(settings.slack_bot_token or settings.feishu_app_id or settings.feishu_webhook_url)
+    chat = bool(registry.configured(settings))
     return found + check_public_url(settings.public_base_url, chat=chat)
 
 
@@ -803,72 +629,6 @@ def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
         return found
     finally:
         store.engine.dispose()
-
-
-def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:
-    from service.doctor import check_slack
-    from service.slack.probe import bot_identity, channel_access, socket_url
-    from service.slack.sender import build_web_client
-
-    client = build_web_client(secret(settings.slack_bot_token) or "", settings.slack_api_url)
-    configured = [split_language(c)[0] for c in settings.slack_channels]
-    app_token = secret(settings.slack_app_token)
-    return check_slack(
-        lambda: bot_identity(client),
-        lambda channel: channel_access(client, channel),
-        list(dict.fromkeys([*configured, *subscribed])),
-        signing_secret=bool(settings.slack_signing_secret),
-        socket=(lambda: socket_url(client, app_token)) if app_token else None,
-    )
-
-
-def _doctor_feishu(settings: Settings, subscribed: list[str]) -> list[Finding]:
-    from service.doctor import check_feishu
-    from service.feishu.api import FeishuApi
-    from service.feishu.auth import TenantTokenCache
-
-    tokens = TenantTokenCache(
-        base_url=settings.feishu_base_url,
-        app_id=settings.feishu_app_id or "",
-        app_secret=secret(settings.feishu_app_secret) or "",
-    )
-    configured = [split_language(c)[0] for c in settings.feishu_chat_ids]
-    return check_feishu(FeishuApi(tokens), list(dict.fromkeys([*configured, *subscribed])))
-
-
-def _doctor_webhook(settings: Settings) -> list[Finding]:
-    from service.doctor import check_webhook
-    from service.feishu.webhook import WebhookSender
-
-    sender = WebhookSender(
-        url=settings.feishu_webhook_url or "",
-        secret=secret(settings.feishu_webhook_secret),
-        public_base_url=settings.public_base_url,
-        language=settings.digest_language,
-    )
-    return check_webhook(sender, signed=bool(settings.feishu_webhook_secret))
-
-
-def _doctor_feishu_events(settings: Settings) -> list[Finding]:
-    from service.doctor import FeishuEventSettings, check_feishu_events
-    from service.feishu.longconn import LongConnection
-
-    endpoint = None
-    if settings.feishu_app_id and settings.feishu_app_secret:
-        connection = LongConnection(
-            base_url=settings.feishu_base_url,
-            app_id=settings.feishu_app_id,
-            app_secret=secret(settings.feishu_app_secret) or "",
-            handle=lambda _event: {},  # never connected: the endpoint is only asked for a URL
-        )
-        endpoint = connection.endpoint
-    events = FeishuEventSettings(
-        mode=settings.feishu_event_mode,
-        verification_token=bool(settings.feishu_verification_token),
-        encrypt_key=bool(settings.feishu_encrypt_key),
-        public_base_url=settings.public_base_url,
-    )
-    return check_feishu_events(events, endpoint)
 
 
 def _doctor_model(settings: Settings) -> list[Finding]:

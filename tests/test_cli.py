@@ -220,12 +220,12 @@ def test_unreachable_network_is_a_clear_failure(tmp_path: Path) -> None:
 
 def test_post_dry_run_lists_destinations_without_posting(tmp_path: Path) -> None:
     result = run(
-        ["post", "--sample", "--dry-run", "--to", "slack:#general,webhook:feishu"], tmp_path
+        ["post", "--sample", "--dry-run", "--to", "slack:#general,feishu-webhook:default"], tmp_path
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert lines[0].startswith("slack:general\tnew\tslack card ")
-    assert lines[1].startswith("webhook:feishu\tnew\tfeishu card ")
+    assert lines[1].startswith("feishu-webhook:default\tnew\tfeishu card ")
 
 
 def test_a_repo_profile_from_repo_profiles_dir_needs_no_code(

@@ -63,7 +63,7 @@ def test_run_posts_everywhere_once(
     assert _actions(first) == {
         "slack:C111": "posted",
         "feishu:oc_group1": "posted",
-        "webhook:feishu": "posted",
+        "feishu-webhook:default": "posted",
     }
     assert len(slack.messages("C111")) == 1
     assert len(feishu.posted("oc_group1")) == 1
@@ -118,7 +118,7 @@ def test_one_failing_destination_does_not_stop_the_others(
     assert _actions(again) == {
         "slack:C111": "posted",
         "feishu:oc_group1": "skipped",
-        "webhook:feishu": "skipped",
+        "feishu-webhook:default": "skipped",
     }
     assert len(slack.messages("C111")) == 1
     last = pipeline.store.last_run(REPO)

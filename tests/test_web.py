@@ -249,16 +249,18 @@ class EchoEndpoint:
         return JSONResponse({"received": len(body)})
 
 
-def test_unconfigured_platform_endpoints_answer_503(base_url: str) -> None:
-    for path in ("/slack/events", "/feishu/events"):
-        response = requests.post(f"{base_url}{path}", data=b"{}", timeout=10)
-        assert response.status_code == 503
-        assert "not configured" in response.json()["error"]
+def test_unconfigured_platform_endpoints_answer_503(store: Store) -> None:
+    unconfigured = {"/slack/events": None, "/feishu/events": None}
+    with run_app(build_web_app(store=store, endpoints=unconfigured)) as url:
+        for path, platform in (("/slack/events", "slack"), ("/feishu/events", "feishu")):
+            response = requests.post(f"{url}{path}", data=b"{}", timeout=10)
+            assert response.status_code == 503
+            assert response.json()["error"] == f"{platform} is not configured on this server"
 
 
 def test_platform_endpoints_are_mounted(store: Store) -> None:
     slack, feishu = EchoEndpoint(), EchoEndpoint()
-    app = build_web_app(store=store, slack_endpoint=slack, feishu_endpoint=feishu)
+    app = build_web_app(store=store, endpoints={"/slack/events": slack, "/feishu/events": feishu})
     with run_app(app) as url:
         assert requests.post(f"{url}/slack/events", data=b"a=1", timeout=10).json() == {
             "received": 3
@@ -271,7 +273,8 @@ def test_platform_endpoints_are_mounted(store: Store) -> None:
 
 def test_oversized_bodies_get_413_before_the_handler(store: Store) -> None:
     slack = EchoEndpoint()
-    with run_app(build_web_app(store=store, slack_endpoint=slack, max_body_bytes=1000)) as url:
+    app = build_web_app(store=store, endpoints={"/slack/events": slack}, max_body_bytes=1000)
+    with run_app(app) as url:
         declared = requests.post(f"{url}/slack/events", data=b"x" * 1001, timeout=10)
         streamed = requests.post(
             f"{url}/slack/events", data=(b"y" * 400 for _ in range(5)), timeout=10

@@ -1,14 +1,12 @@
 """Answer a parsed Command from the stored digests: admin rule, regenerate gate, subscriptions.
 
-Platform-neutral: the answer is an `Answer` model (kind + data + catalog keys) that each
+Platform-neutral: the answer is one model per kind (`kinds.Answer`, a union on `kind`) that each
 platform's renderer turns into blocks or a card. No words here; every sentence is a catalog key.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TypedDict
 
 from service.commands.context import (
     DIGEST_CACHE_TTL,
@@ -21,10 +19,31 @@ from service.commands.context import (
     Subscriptions,
     bounded,
 )
+from service.commands.failures import NOT_CONFIGURED_REASON, reason
 from service.commands.filters import UNKNOWN_KEY, filter_keys
+from service.commands.kinds import (
+    Answer,
+    AnswerKind,
+    DigestViewAnswer,
+    ErrorAnswer,
+    HelpAnswer,
+    NoDigestAnswer,
+    NoMatchAnswer,
+    NoticeAnswer,
+    PrAnswer,
+    RegenerateAnswer,
+    RisksAnswer,
+    Sentence,
+    SubscriptionAnswer,
+    SubscriptionsAnswer,
+    SubscriptionView,
+    TopAnswer,
+    UsageErrorAnswer,
+)
 from service.commands.parse import (
     DEFAULT_TOP,
     READ_VERBS,
+    RELATIVE_WEEKS,
     Command,
     CommandError,
     Verb,
@@ -34,16 +53,8 @@ from service.core.analyst.sections import written
 from service.core.discussion import discussion
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
-from service.core.models import (
-    AnalysisItem,
-    Digest,
-    Discussion,
-    PullRequest,
-    Risk,
-    ScoredPR,
-    Severity,
-    Trends,
-)
+from service.core.models import Digest, Risk, ScoredPR
+from service.core.ranking import sorted_risks, top_prs
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import (
     InputError,
@@ -53,7 +64,7 @@ from service.errors import (
     UpstreamError,
 )
 
-# the engine's context types are re-exported: adapters import them from here
+# the engine's context and answer types are re-exported: adapters import them from here
 __all__ = [
     "DIGEST_CACHE_TTL",
     "Answer",
@@ -72,84 +83,11 @@ __all__ = [
     "answer_regenerated",
     "answer_text",
     "apply_filter",
+    "regenerate_failed",
     "sorted_risks",
     "top_prs",
     "unavailable",
 ]
-RELATIVE_WEEKS = ("last", "this")
-SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
-
-
-class AnswerKind(StrEnum):
-    HELP = "help"
-    USAGE_ERROR = "usage_error"
-    RISKS = "risks"
-    PR = "pr"
-    TOP = "top"
-    SUMMARY = "summary"
-    TRENDS = "trends"
-    WEEK = "week"
-    NO_DIGEST = "no_digest"
-    NOT_FOUND = "not_found"
-    PR_LOOKUP = "pr_lookup"
-    DENIED = "denied"
-    RATE_LIMITED = "rate_limited"
-    REGENERATE_STARTED = "regenerate_started"
-    REGENERATE_BUSY = "regenerate_busy"
-    REGENERATE_DONE = "regenerate_done"
-    REGENERATE_FAILED = "regenerate_failed"
-    SUBSCRIBED = "subscribed"
-    ALREADY_SUBSCRIBED = "already_subscribed"
-    UNSUBSCRIBED = "unsubscribed"
-    NOT_SUBSCRIBED = "not_subscribed"
-    SUBSCRIPTIONS = "subscriptions"
-    NO_MATCH = "no_match"
-    ERROR = "error"
-
-
-class SubscriptionView(BaseModel):
-    """One subscription as a `subscriptions` answer lists it."""
-
-    model_config = ConfigDict(extra="forbid")
-    repo: str
-    filter: str = ""
-    language: str = ""
-
-
-class Answer(BaseModel):
-    """What to tell the caller. Renderers pick the fields their kind uses; `key`/`params` are
-    the catalog sentence for kinds that are one sentence (errors, denials, confirmations)."""
-
-    model_config = ConfigDict(extra="forbid")
-    kind: AnswerKind
-    public: bool = False
-    repo: str = ""
-    week: str = ""
-    report_url: str = ""
-    digest: Digest | None = None
-    risks: list[Risk] = Field(default_factory=list)
-    severity: Severity | None = None
-    prs: list[ScoredPR] = Field(default_factory=list)
-    pr: ScoredPR | None = None
-    live_pr: PullRequest | None = None
-    number: int | None = None
-    trends: Trends | None = None
-    weeks: list[str] = Field(default_factory=list)
-    key: str = ""
-    params: dict[str, str | int] = Field(default_factory=dict)
-    usage: list[str] = Field(default_factory=list)
-    verb: str = ""
-    incident: str = ""
-    # the language to answer in (`lang:`, the channel's, or the default); "" for the default
-    language: str = ""
-    # the filter the answer applies, in the grammar (`module:rollout severity:high`)
-    filter: str = ""
-    subscriptions: list[SubscriptionView] = Field(default_factory=list)
-    # `pr N`: the language model's checked 要点 of the PR and the model that wrote it
-    point: AnalysisItem | None = None
-    point_model: str = ""
-    # `pr N`: the review discussion at merge (None: GitHub gave no reviews)
-    discussion: Discussion | None = None
 
 
 def usage_keys(verb: Verb | None) -> list[str]:
@@ -166,6 +104,7 @@ def answer_text(
     try:
         command = parse_command(text)
     except CommandError as exc:
+        reply: Answer
         if exc.key == UNKNOWN_KEY:  # the week's modules only to who may read the repository
             hide = not _readable(ctx, caller, ctx.repos[0])
             reply = _filter_usage(exc, ctx, ctx.repos[0], hide_modules=hide)
@@ -184,15 +123,21 @@ def _readable(ctx: EngineContext, caller: Caller, repo: str) -> bool:
         return False
 
 
-def usage_error(exc: CommandError) -> Answer:
+def usage_error(exc: CommandError) -> UsageErrorAnswer:
     """A CommandError as an answer carrying the usage of the verb concerned (or all verbs)."""
-    return Answer(
-        kind=AnswerKind.USAGE_ERROR,
+    return UsageErrorAnswer(
         key=exc.key,
         params=exc.params,
         usage=usage_keys(exc.usage),
         verb=exc.usage.value if exc.usage else "",
     )
+
+
+def input_error(exc: InputError, verb: Verb | None) -> UsageErrorAnswer:
+    """Input the engine could not use (a week of no calendar, say): the error's own catalog
+    sentence, else the generic one, with the verb's usage."""
+    key = exc.key or "cmd.error.input"
+    return UsageErrorAnswer(key=key, params=exc.params, usage=usage_keys(verb))
 
 
 def answer(
@@ -210,7 +155,7 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext, defer_lookup: 
     try:
         repo = _repo(command, ctx)
         if command.verb is Verb.HELP:
-            return Answer(kind=AnswerKind.HELP, repo=repo, usage=usage_keys(None))
+            return HelpAnswer(repo=repo, usage=usage_keys(None))
         if command.verb in READ_VERBS and not ctx.can_read(caller, repo):
             return _private(command, repo)
         if command.verb in (Verb.REGENERATE, Verb.SUBSCRIBE, Verb.UNSUBSCRIBE):
@@ -223,23 +168,16 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext, defer_lookup: 
     except CommandError as exc:
         return usage_error(exc)
     except InputError as exc:
-        return Answer(
-            kind=AnswerKind.USAGE_ERROR,
-            key="cmd.error.input",
-            params={"reason": exc.message},
-            usage=usage_keys(command.verb),
-        )
+        return input_error(exc, command.verb)
     except StoreUnavailableError:  # an outage: the store's own log line says why, once
         return unavailable()
     except ServiceError as exc:  # the store or GitHub failed: say so, with what to do next
-        return Answer(
-            kind=AnswerKind.ERROR, key="cmd.error.service", params={"reason": exc.message}
-        )
+        return ErrorAnswer(key="cmd.error.service", reason=reason(exc))
 
 
-def _private(command: Command, repo: str) -> Answer:
+def _private(command: Command, repo: str) -> NoticeAnswer:
     """A private repository asked about where its digest does not go, by a non-admin."""
-    return Answer(
+    return NoticeAnswer(
         kind=AnswerKind.DENIED,
         repo=repo,
         verb=command.verb.value,
@@ -279,7 +217,7 @@ def _url(ctx: EngineContext, repo: str, week: str) -> str:
     return ctx.report_url(repo, week) if ctx.report_url and week else ""
 
 
-def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
+def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | NoDigestAnswer:
     week = resolve_week(command.week, ctx, command.verb)
     if week is None:
         digest = ctx.reader.latest_digest(repo, ctx.language)
@@ -288,8 +226,7 @@ def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
     if digest is not None:
         return digest
     weeks = ctx.reader.list_weeks(repo, ctx.language)
-    return Answer(
-        kind=AnswerKind.NO_DIGEST,
+    return NoDigestAnswer(
         repo=repo,
         week=week or "",
         weeks=weeks[:5],
@@ -297,16 +234,6 @@ def _load(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
         params={"repo": repo, "week": week or ""},
         public=command.public,
     )
-
-
-def sorted_risks(risks: list[Risk]) -> list[Risk]:
-    """High first, then medium, then low; stable within a severity."""
-    return sorted(risks, key=lambda r: SEVERITY_ORDER.get(r.severity, len(SEVERITY_ORDER)))
-
-
-def top_prs(digest: Digest, limit: int) -> list[ScoredPR]:
-    """The `limit` highest-scored PRs (ties: lower number first)."""
-    return sorted(digest.prs, key=lambda p: (-p.score, p.number))[:limit]
 
 
 def _canonical(flt: DigestFilter, ctx: EngineContext, repo: str) -> DigestFilter:
@@ -334,15 +261,14 @@ def _filter_usage(
     value: str = "",
     verb: Verb | None = None,
     hide_modules: bool = False,
-) -> Answer:
+) -> UsageErrorAnswer:
     """An unknown filter key or module: the usage, the keys and the week's module names."""
     try:
         digest = None if hide_modules else ctx.reader.latest_digest(repo, ctx.language)
     except ServiceError:
         digest = None
     usage = exc.usage if exc is not None else verb
-    return Answer(
-        kind=AnswerKind.USAGE_ERROR,
+    return UsageErrorAnswer(
         repo=repo,
         key=UNKNOWN_KEY,
         params={
@@ -357,7 +283,7 @@ def _filter_usage(
 
 def apply_filter(
     command: Command, ctx: EngineContext, repo: str, digest: Digest
-) -> Digest | Answer:
+) -> Digest | UsageErrorAnswer | NoMatchAnswer:
     """The digest narrowed to the command's filter, or the answer that says why it can't be."""
     if command.filter.empty:
         return digest
@@ -370,8 +296,7 @@ def apply_filter(
     narrowed = narrow_digest(digest, flt, previous)
     if narrowed.prs:
         return narrowed
-    return Answer(
-        kind=AnswerKind.NO_MATCH,
+    return NoMatchAnswer(
         repo=repo,
         week=digest.week,
         filter=narrowed.filter,
@@ -382,38 +307,42 @@ def apply_filter(
     )
 
 
+class _Envelope(TypedDict):
+    repo: str
+    week: str
+    public: bool
+    report_url: str
+    filter: str
+
+
 def _digest_answer(command: Command, ctx: EngineContext, repo: str) -> Answer:
     loaded = _load(command, ctx, repo)
-    if isinstance(loaded, Answer):
+    if not isinstance(loaded, Digest):
         return loaded
-    filtered = apply_filter(command, ctx, repo, loaded)
-    if isinstance(filtered, Answer):
-        return filtered
-    digest = filtered
-    base = {
-        "repo": repo,
-        "week": digest.week,
-        "public": command.public,
-        "report_url": _url(ctx, repo, digest.week),
-        "filter": digest.filter,
-    }
+    digest = apply_filter(command, ctx, repo, loaded)
+    if not isinstance(digest, Digest):
+        return digest
+    base = _Envelope(
+        repo=repo,
+        week=digest.week,
+        public=command.public,
+        report_url=_url(ctx, repo, digest.week),
+        filter=digest.filter,
+    )
     if command.verb is Verb.RISKS:
         risks = [r for r in digest.risks if command.severity in (None, r.severity)]
-        return Answer(
-            kind=AnswerKind.RISKS,
+        return RisksAnswer(
             risks=sorted_risks(risks),
             severity=command.severity,
             prs=_prs_of(digest, risks),
             **base,
         )
     if command.verb is Verb.TOP:
-        return Answer(
-            kind=AnswerKind.TOP, prs=top_prs(digest, command.limit or DEFAULT_TOP), **base
-        )
-    if command.verb is Verb.TRENDS:
-        return Answer(kind=AnswerKind.TRENDS, trends=digest.trends, digest=digest, **base)
-    kind = AnswerKind.SUMMARY if command.verb is Verb.SUMMARY else AnswerKind.WEEK
-    return Answer(kind=kind, digest=digest, risks=sorted_risks(digest.risks), **base)
+        return TopAnswer(prs=top_prs(digest, command.limit or DEFAULT_TOP), **base)
+    kind = {Verb.TRENDS: AnswerKind.TRENDS, Verb.SUMMARY: AnswerKind.SUMMARY}.get(
+        command.verb, AnswerKind.WEEK
+    )
+    return DigestViewAnswer(kind=kind, digest=digest, **base)
 
 
 def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
@@ -433,7 +362,7 @@ def _pr_answer(
         if stored is None or stored.pr(number) is None:
             continue
         digest = apply_filter(command, ctx, repo, stored)
-        if isinstance(digest, Answer):
+        if not isinstance(digest, Digest):
             return digest
         found = digest.pr(number)
         if found is None:
@@ -442,10 +371,9 @@ def _pr_answer(
         risks = [r for r in leaf_risks(digest.risks) if number in r.prs]
         # the model's point in the answer's language, when it wrote in that language
         view = written(digest, ctx.language_for(caller, command.language))
-        return Answer(
+        return PrAnswer(
             point=view.point(number) if view else None,
             point_model=view.model if view else "",
-            kind=AnswerKind.PR,
             repo=repo,
             week=digest.week,
             pr=found,
@@ -459,9 +387,8 @@ def _pr_answer(
     return _live_pr(command, caller, ctx, repo, number, defer_lookup)
 
 
-def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> Answer:
-    return Answer(
-        kind=AnswerKind.NO_MATCH,
+def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> NoMatchAnswer:
+    return NoMatchAnswer(
         repo=repo,
         week=digest.week,
         number=number,
@@ -481,19 +408,17 @@ def _live_pr(
     defer_lookup: bool,
 ) -> Answer:
     if ctx.fetch_pr is None:  # no GitHub here (the sample, lookups off): say only what we know
-        return _pr_not_found(repo, number, command.public).model_copy(
-            update={"key": "cmd.answer.pr_not_stored"}
-        )
+        return _pr_not_found(repo, number, command.public, "cmd.answer.pr_not_stored")
     wait = ctx.lookups.take(caller.user_id, ctx.clock())
     if wait:
-        return Answer(
+        return NoticeAnswer(
             kind=AnswerKind.RATE_LIMITED,
             repo=repo,
             number=number,
             key="cmd.answer.lookups_limited",
             params={"limit": ctx.lookups.limit, "minutes": (wait + 59) // 60},
         )
-    started = Answer(
+    started = NoticeAnswer(
         kind=AnswerKind.PR_LOOKUP,
         repo=repo,
         number=number,
@@ -504,13 +429,15 @@ def _live_pr(
     return started if defer_lookup else answer_lookup(started, ctx)
 
 
-def _pr_not_found(repo: str, number: int, public: bool) -> Answer:
-    return Answer(
+def _pr_not_found(
+    repo: str, number: int, public: bool, key: str = "cmd.answer.pr_not_found"
+) -> NoticeAnswer:
+    return NoticeAnswer(
         kind=AnswerKind.NOT_FOUND,
         repo=repo,
         number=number,
         public=public,
-        key="cmd.answer.pr_not_found",
+        key=key,
         params={"repo": repo, "number": number},
     )
 
@@ -524,24 +451,23 @@ def answer_lookup(started: Answer, ctx: EngineContext) -> Answer:
 
 
 def _lookup(started: Answer, ctx: EngineContext) -> Answer:
-    repo, number, fetch = started.repo, started.number, ctx.fetch_pr
+    repo, fetch = started.repo, ctx.fetch_pr
+    number = started.number if isinstance(started, NoticeAnswer) else None
     if number is None or fetch is None:
         return _pr_not_found(repo, number or 0, started.public)
-    failed = {"kind": AnswerKind.ERROR, "repo": repo, "number": number}
     try:
         live = bounded(lambda: fetch(repo, number), ctx.lookups.timeout)
     except TimeoutError:
         seconds = round(ctx.lookups.timeout)
-        params = {"repo": repo, "number": number, "seconds": seconds}
-        return Answer(**failed, key="cmd.answer.pr_lookup_slow", params=params)
+        params: dict[str, str | int] = {"repo": repo, "number": number, "seconds": seconds}
+        return ErrorAnswer(repo=repo, number=number, key="cmd.answer.pr_lookup_slow", params=params)
     except NotFoundError:
         return _pr_not_found(repo, number, started.public)
     except UpstreamError as exc:
-        return Answer(**failed, key="cmd.error.upstream", params={"reason": exc.message})
+        return ErrorAnswer(repo=repo, number=number, key="cmd.error.upstream", reason=reason(exc))
     except ServiceError as exc:
-        return Answer(**failed, key="cmd.error.service", params={"reason": exc.message})
-    return Answer(
-        kind=AnswerKind.PR,
+        return ErrorAnswer(repo=repo, number=number, key="cmd.error.service", reason=reason(exc))
+    return PrAnswer(
         repo=repo,
         number=number,
         live_pr=live,
@@ -552,7 +478,7 @@ def _lookup(started: Answer, ctx: EngineContext) -> Answer:
 
 def _admin_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
     if not ctx.is_admin(caller):
-        return Answer(
+        return NoticeAnswer(
             kind=AnswerKind.DENIED,
             repo=repo,
             verb=command.verb.value,
@@ -569,32 +495,33 @@ def _regenerate_answer(command: Command, caller: Caller, ctx: EngineContext, rep
     now = ctx.clock()
     wait = ctx.regenerations.wait_seconds(caller.user_id, now)
     if wait:
-        return Answer(
+        return NoticeAnswer(
             kind=AnswerKind.RATE_LIMITED,
             repo=repo,
             week=week,
             key="cmd.answer.rate_limited",
             params={"seconds": wait},
         )
+    params: dict[str, str | int] = {"repo": repo, "week": week}
     if not ctx.regenerations.try_start(caller.user_id, repo, week, now):
-        return Answer(
+        return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
             repo=repo,
             week=week,
             key="cmd.answer.regenerate_busy",
-            params={"repo": repo, "week": week},
+            params=params,
         )
-    return Answer(
+    return RegenerateAnswer(
         kind=AnswerKind.REGENERATE_STARTED,
         repo=repo,
         week=week,
         key="cmd.answer.regenerate_started",
-        params={"repo": repo, "week": week},
+        params=params,
         report_url=_url(ctx, repo, week),
     )
 
 
-def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> Answer:
+def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateAnswer:
     """The answer sent after the rebuild (through response_url or a reply)."""
     params: dict[str, str | int] = {"repo": result.repo, "week": result.week}
     url = _url(ctx, result.repo, result.week)
@@ -602,39 +529,42 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> Answer:
         params["prs"] = result.digest.stats.prs
         params["risks"] = len(result.digest.risks)
         key = "cmd.answer.regenerate_done" + ("_partial" if result.outcome == "partial" else "")
-        return Answer(
+        return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_DONE,
             repo=result.repo,
             week=result.week,
-            digest=result.digest,
             key=key,
             params=params,
             report_url=url,
         )
     if result.outcome == "locked":
-        return Answer(
+        return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
             repo=result.repo,
             week=result.week,
             key="cmd.answer.regenerate_busy",
             params=params,
         )
-    params["reason"] = result.error or result.outcome
-    return Answer(
+    return regenerate_failed(result.repo, result.week, result.failure)
+
+
+def regenerate_failed(repo: str, week: str, exc: ServiceError | None) -> RegenerateAnswer:
+    """Regenerate of (repo, week) failed: `exc` says why (None: it is not set up here)."""
+    cause = reason(exc) if exc is not None else Sentence(key=NOT_CONFIGURED_REASON)
+    return RegenerateAnswer(
         kind=AnswerKind.REGENERATE_FAILED,
-        repo=result.repo,
-        week=result.week,
+        repo=repo,
+        week=week,
         key="cmd.answer.regenerate_failed",
-        params=params,
+        params={"repo": repo, "week": week},
+        reason=cause,
     )
 
 
 def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, repo: str) -> Answer:
     params: dict[str, str | int] = {"repo": repo, "channel": caller.channel}
     if ctx.subscriptions is None or not caller.channel:
-        return Answer(
-            kind=AnswerKind.ERROR, repo=repo, key="cmd.error.no_subscriptions", params=params
-        )
+        return ErrorAnswer(repo=repo, key="cmd.error.no_subscriptions", params=params)
     flt = _canonical(command.filter, ctx, repo)
     latest = ctx.reader.latest_digest(repo, ctx.language) if flt.modules else None
     unknown = _unknown_module(flt, ctx, repo, latest)
@@ -658,7 +588,7 @@ def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, r
             caller.platform, caller.channel, repo, filter_text=text or None
         )
         kind = AnswerKind.UNSUBSCRIBED if removed else AnswerKind.NOT_SUBSCRIBED
-    return Answer(
+    return SubscriptionAnswer(
         kind=kind, repo=repo, filter=text, key=f"cmd.answer.{kind.value}{suffix}", params=params
     )
 
@@ -667,30 +597,21 @@ def _subscriptions_answer(caller: Caller, ctx: EngineContext, repo: str) -> Answ
     """This channel's subscriptions, every repo, with filter and language."""
     params: dict[str, str | int] = {"repo": repo, "channel": caller.channel}
     if ctx.subscriptions is None or not caller.channel:
-        return Answer(
-            kind=AnswerKind.ERROR, repo=repo, key="cmd.error.no_subscriptions", params=params
-        )
+        return ErrorAnswer(repo=repo, key="cmd.error.no_subscriptions", params=params)
     found = ctx.subscriptions.channel_subscriptions(caller.platform, caller.channel)
     views = [
         SubscriptionView(repo=s.repo, filter=s.filter, language=s.language or ctx.language)
         for s in found
     ]
     key = "cmd.answer.subscriptions" if views else "cmd.answer.no_subscriptions_here"
-    return Answer(
-        kind=AnswerKind.SUBSCRIPTIONS, repo=repo, subscriptions=views, key=key, params=params
-    )
+    return SubscriptionsAnswer(repo=repo, subscriptions=views, key=key, params=params)
 
 
-def unavailable() -> Answer:
+def unavailable() -> ErrorAnswer:
     """The database does not answer: temporarily unavailable, try again in a few minutes."""
-    return Answer(kind=AnswerKind.ERROR, key="cmd.error.unavailable")
+    return ErrorAnswer(key="cmd.error.unavailable")
 
 
-def answer_failure(incident: str) -> Answer:
+def answer_failure(incident: str) -> ErrorAnswer:
     """An unexpected failure, told with the incident id the log carries with the traceback."""
-    return Answer(
-        kind=AnswerKind.ERROR,
-        key="cmd.error.internal",
-        params={"incident": incident},
-        incident=incident,
-    )
+    return ErrorAnswer(key="cmd.error.internal", params={"incident": incident}, incident=incident)

@@ -127,6 +127,7 @@ class RunResultLike(Protocol):
     outcome: str
     digest: Digest | None
     error: str | None
+    failure: ServiceError | None  # the error behind a failed outcome, worded for the user
 
 
 @dataclass(frozen=True)

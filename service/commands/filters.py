@@ -14,11 +14,11 @@ import re
 
 from service.core.filters import FILTER_KEYS, DigestFilter
 from service.core.globs import MAX_GLOB_WILDCARDS, wildcard_count
+from service.core.languages import LANGUAGES
 from service.core.models import Severity
 from service.errors import InputError
 
 LANG_KEY = "lang"
-LANGUAGES = ("zh", "en")
 MAX_VALUES = 20
 MAX_VALUE_CHARS = 200
 # a whole filter, as written back: it must fit the store's filter column (500 characters)

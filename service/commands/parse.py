@@ -78,9 +78,7 @@ class CommandError(InputError):
     """Bad command text: `key`/`params` name the problem (catalog), `usage` the verb to explain."""
 
     def __init__(self, key: str, usage: Verb | None = None, **params: str | int) -> None:
-        super().__init__(f"{key} {params}" if params else key)
-        self.key = key
-        self.params: dict[str, str | int] = dict(params)
+        super().__init__(f"{key} {params}" if params else key, key=key, params=params)
         self.usage = usage
 
 

@@ -26,6 +26,7 @@ from service.core.models import (
 )
 from service.core.narrative import build_narrative
 from service.core.profile import RepoProfile
+from service.core.ranking import pr_rank
 from service.core.relations import find_relations
 from service.core.risks import detect_risks
 from service.core.score import score_pr
@@ -154,7 +155,7 @@ def build_digest(
         )
         for pr in prs
     ]
-    scored.sort(key=lambda s: (-s.score, s.number))
+    scored.sort(key=pr_rank)
     trends = build_trends(scored, prs, previous=previous)
     stats = _stats(prs, scored, risks)
     stats.first_time_contributors = _first_timers(trends.contributors)

@@ -22,11 +22,11 @@ from service.core.models import (
     Trends,
 )
 from service.core.narrative import build_narrative
+from service.core.ranking import SEVERITY_RANK
 from service.core.trends import bucket_pairs
 
 # the filter keys in the order a filter is written back (`describe`)
 FILTER_KEYS = ("module", "label", "path", "author", "severity")
-SEVERITY_RANK = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
 class DigestFilter(BaseModel):

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from service.core.models import Digest, Risk, RiskKind, Severity
 from service.core.models import Model as _Model
+from service.core.ranking import SEVERITY_RANK, top_prs
 
 # the short report (Markdown, cards' condensed forms) names a PR at most this many times
 MENTION_LIMIT = 5
@@ -17,7 +18,6 @@ TOP_TABLE_ROWS = 10
 # parameters whose int value is a PR number (renderers link them; the ledger counts them)
 PR_PARAM_NAMES = frozenset({"pr", "number", "earlier", "later", "reverted", "original"})
 PR_PARAM_SUFFIX = "_pr"
-SEVERITY_RANK = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 KIND_ORDER = tuple(RiskKind)
 
 
@@ -54,7 +54,7 @@ def risk_groups(risks: list[Risk]) -> list[RiskGroup]:
 
 def top_table(digest: Digest) -> list[int]:
     """The PRs of the top-PR table: the most important first (digest.prs is sorted)."""
-    return [p.number for p in digest.prs[:TOP_TABLE_ROWS]]
+    return [p.number for p in top_prs(digest, TOP_TABLE_ROWS)]
 
 
 class MentionLedger:

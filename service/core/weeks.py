@@ -23,12 +23,20 @@ def window_for(year: int, week: int, timezone: str) -> WeekWindow:
     """The window of ISO week `year`-W`week`: Monday 00:00 to next Monday 00:00 in `timezone`."""
     if not year_in_range(year):
         label = f"{year:04d}-W{week:02d}"
-        raise InputError(f"{label} is out of range: weeks of {FIRST_YEAR} to {LAST_YEAR} only")
+        raise InputError(
+            f"{label} is out of range: weeks of {FIRST_YEAR} to {LAST_YEAR} only",
+            key="cmd.error.week_out_of_range",
+            params={"value": label, "first": FIRST_YEAR, "last": LAST_YEAR},
+        )
     try:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError as exc:
         label = f"{year}-W{week:02d}"
-        raise InputError(f"{label} is not an ISO week (weeks run W01..W52 or W53)") from exc
+        raise InputError(
+            f"{label} is not an ISO week (weeks run W01..W52 or W53)",
+            key="cmd.error.bad_week",
+            params={"value": label},
+        ) from exc
     tz = ZoneInfo(timezone)
     start = datetime.combine(monday, time(0), tzinfo=tz)
     end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=tz)
@@ -56,13 +64,17 @@ def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
     match = WEEK_RE.match(value)
     if not match:
         raise InputError(
-            f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'"
+            f"bad week {value!r}: expected an ISO week like 2026-W18, 'last' or 'this'",
+            key="cmd.error.bad_week",
+            params={"value": value},
         )
     window = window_for(int(match.group(1)), int(match.group(2)), timezone)
     if has_not_begun(window, now):
         current = window_containing(now, timezone).label
         raise InputError(
-            f"{window.label} has not begun yet: pick a week up to {current}, 'last' or 'this'"
+            f"{window.label} has not begun yet: pick a week up to {current}, 'last' or 'this'",
+            key="cmd.error.future_week",
+            params={"week": window.label},
         )
     return window
 

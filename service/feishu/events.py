@@ -27,7 +27,7 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import unquote
 
@@ -40,15 +40,12 @@ from service.commands.answer import (
     AnswerKind,
     Caller,
     EngineContext,
-    RunResultLike,
     answer,
-    answer_failure,
-    answer_lookup,
-    answer_regenerated,
-    answer_text,
     unavailable,
 )
 from service.commands.filters import card_filter
+from service.commands.flow import CommandFlow, ObserveCommand, Regenerate
+from service.commands.kinds import Said
 from service.commands.parse import Command, Verb
 from service.errors import AuthRefusedError, ServiceError, StoreUnavailableError
 from service.feishu import crypto
@@ -59,10 +56,7 @@ from service.render.environment import translator
 logger = logging.getLogger(__name__)
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-Regenerate = Callable[..., RunResultLike]
 Spawn = Callable[[Callable[[], None]], None]
-# (platform, answer kind, seconds to answer): how a command went, for the metrics
-ObserveCommand = Callable[[str, str, float], None]
 
 PLATFORM = "feishu"
 URL_VERIFICATION = "url_verification"
@@ -107,6 +101,12 @@ class FeishuEvents:
     spawn: Spawn = spawn_thread
     observe: ObserveCommand | None = None
     clock: Callable[[], float] = time.time
+    flow: CommandFlow = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.flow = CommandFlow(
+            engine=self.engine, platform=PLATFORM, regenerate=self.regenerate, observe=self.observe
+        )
 
     # --- authentication ------------------------------------------------------------------
 
@@ -256,49 +256,15 @@ class FeishuEvents:
         return any((m.get("id") or {}).get("open_id") == self.bot_open_id for m in mentions)
 
     def _answer_message(self, text: str, caller: Caller, message_id: str) -> None:
-        started = time.perf_counter()
+        talk = FeishuTalk(self, message_id)
         try:
-            reply = answer_text(text, caller, self.engine, defer_lookup=True)
-            self._reply(message_id, reply)
-            if self.observe is not None:
-                self.observe(PLATFORM, reply.kind.value, time.perf_counter() - started)
-            if reply.kind is AnswerKind.PR_LOOKUP:  # "asking GitHub…", then the PR (bounded)
-                self._reply(message_id, answer_lookup(reply, self.engine))
-            if reply.kind is AnswerKind.REGENERATE_STARTED:
-                self._run_regenerate(
-                    reply.repo, reply.week, caller.user_id, message_id, reply.language
-                )
-        except Exception:
-            self._report_failure(message_id)
+            self.flow.on_text(text, caller, talk)
+        except Exception as exc:
+            self.flow.failed(talk, "feishu event failed", exc)
 
-    def _reply(self, message_id: str, reply: Answer) -> None:
+    def reply_card(self, message_id: str, reply: Answer) -> None:
         lang = reply.language or self.engine.language
         self.api.reply_card(message_id, render.render_answer(reply, lang))
-
-    def _report_failure(self, message_id: str) -> None:
-        incident = uuid.uuid4().hex[:12]
-        logger.exception("feishu event failed", extra={"incident": incident})
-        try:
-            self._reply(message_id, answer_failure(incident))
-        except ServiceError:
-            logger.warning("feishu failure reply failed", extra={"incident": incident})
-
-    # --- regenerate -------------------------------------------------------------------------
-
-    def _run_regenerate(
-        self, repo: str, week: str, requested_by: str, message_id: str, language: str = ""
-    ) -> None:
-        """The heavy part, after the answer: rebuild, which edits the posted cards itself."""
-        try:
-            if self.regenerate is None:
-                raise ServiceError("regenerate is not available on this server")
-            result = self.regenerate(repo, week, requested_by=requested_by)
-            done = answer_regenerated(result, self.engine)
-            done.language = language
-            self._reply(message_id, done)
-        finally:
-            self.engine.forget(repo, week)
-            self.engine.regenerations.finish(repo, week)
 
     # --- card buttons ------------------------------------------------------------------------
 
@@ -326,7 +292,11 @@ class FeishuEvents:
     ) -> dict[str, Any]:
         command = Command(verb=Verb.REGENERATE, repo=repo or None, week=week or None)
         gate = answer(command, Caller(operator, PLATFORM), self.engine)
-        params = {"repo": gate.repo, "week": gate.week, **gate.params}
+        params = {
+            "repo": gate.repo,
+            "week": gate.week,
+            **(gate.params if isinstance(gate, Said) else {}),
+        }
         if gate.kind is AnswerKind.DENIED:
             return self._toast("error", "feishu.event.admin_only")
         if gate.kind is AnswerKind.RATE_LIMITED:
@@ -335,24 +305,40 @@ class FeishuEvents:
             return self._toast("info", "feishu.event.regenerate_busy", **params)
         if gate.kind is not AnswerKind.REGENERATE_STARTED:
             return self._toast("warning", "feishu.event.unknown_action")
-        self.spawn(lambda: self._regenerate_safely(gate.repo, gate.week, operator, message_id))
+        self.spawn(lambda: self._regenerate_safely(gate, operator, message_id))
         return self._toast("success", "feishu.event.regenerate_started", **params)
 
-    def _regenerate_safely(self, repo: str, week: str, operator: str, message_id: str) -> None:
+    def _regenerate_safely(self, gate: Answer, operator: str, message_id: str) -> None:
+        talk = FeishuTalk(self, message_id)
         try:
-            self._run_regenerate(repo, week, operator, message_id)
-        except Exception:
-            self._report_failure(message_id)
+            self.flow.run_regenerate(gate, operator, talk)
+        except Exception as exc:
+            self.flow.failed(talk, "feishu event failed", exc)
 
     def _safe_reply(self, message_id: str, reply: Answer) -> None:
+        talk = FeishuTalk(self, message_id)
         try:
-            self._reply(message_id, reply)
-        except Exception:
-            self._report_failure(message_id)
+            talk.later(reply)
+        except Exception as exc:
+            self.flow.failed(talk, "feishu event failed", exc)
 
     def _toast(self, kind: str, key: str, **params: Any) -> dict[str, Any]:
         text = render.say(translator(self.engine.language), key, params)
         return {"toast": {"type": kind, "content": text}}
+
+
+@dataclass(frozen=True)
+class FeishuTalk:
+    """A command's way back in Feishu: every answer is a reply card to the user's message."""
+
+    events: FeishuEvents
+    message_id: str
+
+    def first(self, reply: Answer) -> None:
+        self.events.reply_card(self.message_id, reply)
+
+    def later(self, reply: Answer) -> None:
+        self.events.reply_card(self.message_id, reply)
 
 
 def command_text(message: dict[str, Any]) -> str | None:

@@ -1,8 +1,9 @@
 """WebhookSender: the weekly card through a Feishu/Lark custom group bot (bot/v2/hook, §3.2).
 
-Platform "webhook", target "feishu". A custom bot can't edit what it sent, can't receive
-callbacks and has no message ids: update() posts a fresh card, ids are our own markers, and
-only the 完整报告 link button works in its cards (callback buttons need the app bot).
+Platform "feishu-webhook", target "default" (`webhook:feishu` before). A custom bot can't edit
+what it sent, can't receive callbacks and has no message ids: update() posts a fresh card, ids
+are our own markers, and only the 完整报告 link button works in its cards (callback buttons
+need the app bot).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ MARKER_PREFIX = "webhook-"
 class WebhookSender:
     """Posts the card to one group through its custom bot URL, signed when a secret is set."""
 
-    platform = "webhook"
+    platform = "feishu-webhook"
     can_confirm = False  # no message id, no dedupe: a repeat is a second card in the group
 
     def __init__(

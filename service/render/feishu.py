@@ -14,31 +14,43 @@ from urllib.parse import quote
 
 import jinja2
 
-from service.commands.answer import Answer, AnswerKind
-from service.core.models import Digest, Evidence, Risk, ScoredPR, Severity, TrendBucket
-from service.render import analysis, escape, wording
-from service.render.discussion import discussion_lines
+from service.commands.kinds import (
+    Answer,
+    AnswerKind,
+    DigestViewAnswer,
+    NoDigestAnswer,
+    PrAnswer,
+    RisksAnswer,
+    Said,
+    SubscriptionsAnswer,
+    TopAnswer,
+)
+from service.core.models import Digest, Evidence, Risk, Severity
+from service.core.ranking import top_prs, worst_severity
+from service.render import escape
+from service.render.card_sizes import (
+    CARD_RISK_LINES,
+    CARD_RISK_PRS,
+    EVIDENCE_PER_RISK,
+    TITLE_CHARS,
+    TOP_MODULES,
+    TOP_PRS,
+)
 from service.render.environment import environment, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
 from service.render.speaker import Speaker, Target
-from service.render.wording import subscription_line
+from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
-TOP_PRS = 5
-TOP_RISKS = 5
-# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
-# line names; points cut at a clause to POINT_CHARS
-CARD_RISK_LINES = 3
-CARD_RISK_PRS = 4
+# the weekly card's points are cut at a clause to POINT_CHARS (the rest: render/cards.py)
 POINT_CHARS = 120
-TOP_MODULES = 6
 ANSWER_RISKS = 10
-EVIDENCE_PER_RISK = 2
-TITLE_CHARS = 90
 BUTTON_ACTIONS = ("risks", "regenerate")
+# `module: n PRs (±d)`: a module's (or a change type's) line of the card
+MODULE_LINE = "feishu.digest.module_line"
 # characters of a filter kept as they are in a button's value (the rest is percent-encoded)
 FILTER_SAFE = " :,/*.-_"
 
@@ -61,54 +73,17 @@ COLOUR_BY_KIND = {
 TITLED_KINDS = frozenset(
     {AnswerKind.HELP, AnswerKind.USAGE_ERROR, AnswerKind.TOP, AnswerKind.SUMMARY, AnswerKind.TRENDS}
 )
-SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
 def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
-    """A catalog sentence with every untrusted parameter escaped for card markdown."""
-    return wording.say(tr, key, params, escape.feishu_text)
-
-
-def risk_say(tr: Translator, risk: Risk, field: str) -> str:
-    """A risk's sentence for card markdown (rule-specific wording first, then the kind's)."""
-    return wording.risk_say(tr, risk, field, escape.feishu_text)
-
-
-def module_line(tr: Translator, bucket: TrendBucket) -> str:
-    """`module: n PRs`, with the change from the previous week when it is known."""
-    params = {"module": escape.feishu_text(bucket.key), "count": bucket.count}
-    if bucket.delta is None:
-        return tr.t("feishu.digest.module_line", **params)
-    delta = f"{bucket.delta:+d}" if bucket.delta else "±0"
-    return tr.t("feishu.digest.module_line_vs", delta=delta, **params)
-
-
-def type_line(tr: Translator, bucket: TrendBucket) -> str:
-    """`change type: n PRs`, the type named in the language (report.type)."""
-    name = f"report.type.{bucket.key}"
-    shown = TrendBucket(
-        key=tr.t(name) if tr.has(name) else bucket.key,
-        count=bucket.count,
-        prs=bucket.prs,
-        previous=bucket.previous,
-    )
-    return module_line(tr, shown)
-
-
-def worst_severity(risks: list[Risk]) -> Severity | None:
-    if not risks:
-        return None
-    return min(risks, key=lambda r: SEVERITY_ORDER[r.severity]).severity
+    """A catalog sentence with every untrusted parameter escaped for card markdown (a toast)."""
+    return Speaker(None, tr, FEISHU_TARGET).plain(key, params)
 
 
 def header_colour(risks: list[Risk]) -> str:
     """Red/orange/yellow by the highest risk severity; green when there is none."""
     worst = worst_severity(risks)
     return COLOUR_NO_RISK if worst is None else COLOUR_BY_SEVERITY[worst]
-
-
-def _prs(numbers: list[int]) -> str:
-    return ", ".join(f"#{n}" for n in numbers)
 
 
 def _title(text: str) -> str:
@@ -135,8 +110,9 @@ def _feishu_link(url: str, label: str) -> str:
 FEISHU_TARGET = Target(text=escape.feishu_text, link=_feishu_link, code=escape.feishu_text)
 
 
-def speaker(digest: Digest, lang: str) -> Speaker:
-    """The Speaker that renders `digest`'s statements, points and risks as card markdown."""
+def speaker(digest: Digest | None, lang: str) -> Speaker:
+    """The Speaker that renders `digest`'s statements, points and risks as card markdown (None:
+    an answer's sentences only)."""
     return Speaker(digest, translator(lang), FEISHU_TARGET)
 
 
@@ -148,7 +124,7 @@ def card_environment() -> jinja2.Environment:
         feishu_text=escape.feishu_text,
         feishu_title=_title,
         feishu_url=_url,
-        feishu_prs=_prs,
+        feishu_prs=plain_prs,
         feishu_where=_where,
     )
     return env
@@ -159,33 +135,34 @@ def _note(content: str) -> dict[str, Any]:
 
 
 def with_notes(
-    card: dict[str, Any], tr: Translator, answer: Answer | None, filter_text: str
+    card: dict[str, Any], s: Speaker, answer: Answer | None, filter_text: str
 ) -> dict[str, Any]:
     """The filter a card applies (first in its body) and a subscriptions list (after the
     sentence), before the card is fitted."""
     elements = card["body"]["elements"]
-    if answer is not None and answer.subscriptions:
-        lines = [f"· {subscription_line(tr, v, escape.feishu_text)}" for v in answer.subscriptions]
+    if isinstance(answer, SubscriptionsAnswer) and answer.subscriptions:
+        lines = [f"· {s.subscription_line(v)}" for v in answer.subscriptions]
         elements.insert(1, _note("\n".join(lines)))
     if filter_text:
-        line = tr.t("cmd.answer.filter_line", filter=escape.feishu_text(filter_text))
+        line = s.tr.t("cmd.answer.filter_line", filter=escape.feishu_text(filter_text))
         elements.insert(0, _note(line))
     return card
 
 
 def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
     tr = translator(lang)
-    context.setdefault("say", lambda s: say(tr, s.key, s.params))
+    voice = speaker(None, lang)
+    context.setdefault("say", lambda s: voice.plain(s.key, s.params))
     text = (
         card_environment()
         .get_template(template)
         .render(
             t=tr.t,
             lang=lang,
-            say_key=lambda key, params: say(tr, key, params),
-            risk_say=lambda r, field: risk_say(tr, r, field),
-            module_line=lambda bucket: module_line(tr, bucket),
-            type_line=lambda bucket: type_line(tr, bucket),
+            risk_say=voice.risk_line,
+            factor_reason=voice.factor_reason,
+            module_line=lambda bucket: voice.bucket_line(bucket, MODULE_LINE),
+            type_line=lambda bucket: voice.bucket_line(bucket, MODULE_LINE, named="type"),
             top_modules=TOP_MODULES,
             evidence_per_risk=EVIDENCE_PER_RISK,
             **context,
@@ -193,14 +170,6 @@ def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
     )
     card: dict[str, Any] = json.loads(text)
     return card
-
-
-def top_prs(digest: Digest, limit: int = TOP_PRS) -> list[ScoredPR]:
-    return sorted(digest.prs, key=lambda p: (-p.score, p.number))[:limit]
-
-
-def top_risks(risks: list[Risk], limit: int = TOP_RISKS) -> list[Risk]:
-    return sorted(risks, key=lambda r: (SEVERITY_ORDER[r.severity], r.prs[:1]))[:limit]
 
 
 def action_value(action: str, digest: Digest) -> dict[str, str]:
@@ -233,7 +202,7 @@ def render_digest(
         s=s,
         say=s.say,
         colour=header_colour(digest.risks),
-        prs=top_prs(digest),
+        prs=top_prs(digest, TOP_PRS),
         groups=groups[:CARD_RISK_LINES],
         more_groups=max(len(groups) - CARD_RISK_LINES, 0),
         risk_prs=CARD_RISK_PRS,
@@ -242,9 +211,9 @@ def render_digest(
         report_url=url,
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
-        **analysis.card_context(s),
+        **s.card_context(),
     )
-    card = with_notes(card, translator(lang), None, digest.filter)
+    card = with_notes(card, s, None, digest.filter)
     return _fit(card, lang, url, via)
 
 
@@ -254,58 +223,67 @@ def _answer_title(tr: Translator, answer: Answer) -> str:
         f"feishu.answer.title.{kind}",
         repo=answer.repo or "-",
         week=answer.week or "-",
-        count=len(answer.prs),
+        count=len(answer.prs) if isinstance(answer, TopAnswer) else 0,
     )
 
 
-def _point(answer: Answer, tr: Translator) -> str:
-    """The model's checked 要点 of the answer's PR, saying who wrote it ('' when none)."""
-    if answer.point is None or answer.number is None:
-        return ""
-    return analysis.point_line(
-        tr, answer.point, answer.point_model, answer.number, escape.feishu_text
+def _risks(answer: RisksAnswer, lang: str, url: str) -> dict[str, Any]:
+    shown = answer.risks[:ANSWER_RISKS]
+    return _render(
+        "feishu/risks.json.j2",
+        lang,
+        answer=answer,
+        colour=header_colour(answer.risks),
+        risks=shown,
+        hidden=len(answer.risks) - len(shown),
+        report_url=url,
+    )
+
+
+def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
+    return _render(
+        "feishu/pr.json.j2",
+        s.tr.lang,
+        point=s.point_line(answer.point, answer.point_model, answer.number),
+        discussion=s.discussion_lines(answer.discussion),
+        answer=answer,
+        pr=answer.pr,
+        live=answer.live_pr,
+        colour=header_colour(answer.risks),
+        report_url=url,
+    )
+
+
+def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
+    """Help, usage errors, top, summary, trends and the one-sentence kinds."""
+    lang = s.tr.lang
+    speak = (
+        {"say": speaker(answer.digest, lang).say} if isinstance(answer, DigestViewAnswer) else {}
+    )
+    return _render(
+        "feishu/answer.json.j2",
+        lang,
+        **speak,
+        answer=answer,
+        sentence=s.answer_sentence(answer) if isinstance(answer, Said) else "",
+        weeks=answer.weeks if isinstance(answer, NoDigestAnswer) else [],
+        report_url=url,
+        colour=COLOUR_BY_KIND.get(answer.kind, COLOUR_NEUTRAL),
+        title=_answer_title(s.tr, answer),
     )
 
 
 def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
     """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
     url = escape.safe_url(answer.report_url)
-    if answer.kind is AnswerKind.WEEK and answer.digest is not None:
+    if isinstance(answer, DigestViewAnswer) and answer.kind is AnswerKind.WEEK:
         return render_digest(answer.digest, report_url=url, lang=lang, via=via)
-    if answer.kind is AnswerKind.RISKS:
-        shown = answer.risks[:ANSWER_RISKS]
-        card = _render(
-            "feishu/risks.json.j2",
-            lang,
-            answer=answer,
-            colour=header_colour(answer.risks),
-            risks=shown,
-            hidden=len(answer.risks) - len(shown),
-            report_url=url,
-        )
-    elif answer.kind is AnswerKind.PR:
-        card = _render(
-            "feishu/pr.json.j2",
-            lang,
-            point=_point(answer, translator(lang)),
-            discussion=discussion_lines(translator(lang), answer.discussion, escape.feishu_text),
-            answer=answer,
-            pr=answer.pr,
-            live=answer.live_pr,
-            colour=header_colour(answer.risks),
-            report_url=url,
-        )
+    s = speaker(None, lang)
+    if isinstance(answer, RisksAnswer):
+        card = _risks(answer, lang, url)
+    elif isinstance(answer, PrAnswer):
+        card = _pr(answer, s, url)
     else:
-        speak = {"say": speaker(answer.digest, lang).say} if answer.digest is not None else {}
-        card = _render(
-            "feishu/answer.json.j2",
-            lang,
-            **speak,
-            answer=answer,
-            report_url=url,
-            colour=COLOUR_BY_KIND.get(answer.kind, COLOUR_NEUTRAL),
-            title=_answer_title(translator(lang), answer),
-        )
-    applied = answer.digest.filter if answer.digest is not None else answer.filter
-    card = with_notes(card, translator(lang), answer, applied)
+        card = _other(answer, s, url)
+    card = with_notes(card, s, answer, answer.filter)
     return _fit(card, lang, url, via)

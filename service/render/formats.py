@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-import json
-
 from service.core.models import Digest
 from service.errors import InputError
+from service.render.cards import card_format, card_format_names
+
+REPORT_FORMATS = ("markdown", "html", "json")
 
 
 def render_format(digest: Digest, fmt: str, lang: str, *, report_url: str) -> str:
-    """`markdown | html | json` (full report) or `slack | feishu` (the card payload as JSON)."""
-    if fmt in ("markdown", "html", "json"):
+    """`markdown | html | json` (full report) or a platform's card format (`slack`, `feishu`, …:
+    the card payload as JSON)."""
+    if fmt in REPORT_FORMATS:
         from service.render.report import render_report
 
         return render_report(digest, fmt, lang)
-    if fmt == "slack":
-        from service.render import slack
+    card = card_format(fmt)
+    if card is not None:
+        return card.digest_json(digest, report_url=report_url, lang=lang)
+    raise InputError(f"unknown format {fmt!r}: expected {', '.join(format_names())}")
 
-        message = slack.render_digest(digest, report_url=report_url, lang=lang)
-        return json.dumps(
-            {"text": message.text, "blocks": message.blocks}, ensure_ascii=False, indent=2
-        )
-    if fmt == "feishu":
-        from service.render import feishu
 
-        card = feishu.render_digest(digest, report_url=report_url, lang=lang)
-        return json.dumps(card, ensure_ascii=False, indent=2)
-    raise InputError(f"unknown format {fmt!r}: expected markdown, html, json, slack or feishu")
+def format_names() -> list[str]:
+    """Every format `render_format` knows: the report's, then each platform's card."""
+    return [*REPORT_FORMATS, *card_format_names()]

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from service.core.mentions import TOP_TABLE_ROWS
 from service.core.models import Digest, ScoredPR, TrendBucket
+from service.core.ranking import ranked_prs
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import (
@@ -97,7 +98,8 @@ def _discussion_url(digest: Digest) -> str:
 def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     tr = translator(lang)
     speaker = Speaker(digest, tr, target)
-    top: list[ScoredPR] = digest.prs[:TOP_PRS_MARKDOWN]
+    ranked = ranked_prs(digest)
+    top: list[ScoredPR] = ranked[:TOP_PRS_MARKDOWN]
     html = target is HTML  # the HTML page autoescapes: what is HTML already comes as Markup
     return {
         "t": html_sentences(tr) if html else tr.t,
@@ -107,7 +109,7 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
         "model": speaker.written,
         "dates": _dates(digest, lang),
         "top_prs": top,
-        "rest_prs": digest.prs[len(top) :],
+        "rest_prs": ranked[len(top) :],
         "point_chars": POINT_CHARS,
         "title_chars": TITLE_CHARS,
         "chart": _chart(digest.trends.modules),

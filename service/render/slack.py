@@ -14,33 +14,47 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
-from service.commands.answer import Answer, AnswerKind, top_prs
-from service.core.models import Digest, Risk, Statement, TrendBucket
-from service.render import analysis, escape, wording
-from service.render.discussion import discussion_lines
+from service.commands.kinds import (
+    Answer,
+    AnswerKind,
+    DigestViewAnswer,
+    ErrorAnswer,
+    HelpAnswer,
+    NoDigestAnswer,
+    PrAnswer,
+    RisksAnswer,
+    SaidAnswer,
+    SubscriptionsAnswer,
+    TopAnswer,
+    UsageErrorAnswer,
+)
+from service.core.models import Digest, TrendBucket
+from service.core.ranking import ranked_factors, top_prs
+from service.render import escape
+from service.render.card_sizes import (
+    CARD_RISK_LINES,
+    CARD_RISK_PRS,
+    EVIDENCE_PER_RISK,
+    TITLE_CHARS,
+    TOP_MODULES,
+    TOP_PRS,
+    TOP_RISKS,
+)
 from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
-from service.render.wording import subscription_line
+from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
 __all__ = ["SlackMessage", "render_answer", "render_digest"]
 
-TOP_PRS = 5
-TOP_RISKS = 5
-# the weekly card: at most this many risk lines (one per risk item of the report) and PRs a
-# line names
-CARD_RISK_LINES = 3
-CARD_RISK_PRS = 4
-TOP_MODULES = 6
+# what the Slack card and answers show beyond what every card shows (render/cards.py)
 TOP_TYPES = 6
 ANSWER_RISKS = 12
 KEEP_RISKS = 3
-EVIDENCE_PER_RISK = 2
 FACTORS_SHOWN = 8
-TITLE_CHARS = 90
 GIST_CHARS = 160
 CODE_CHARS = 120
 BAR_WIDTH = 10
@@ -48,16 +62,6 @@ BAR = "▇"
 ACTION_REPORT = "verl_week_report"
 ACTION_RISKS = "verl_week_risks"
 ACTION_REGENERATE = "verl_week_regenerate"
-
-
-def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
-    """A catalog sentence with every untrusted parameter escaped for mrkdwn."""
-    return wording.say(tr, key, params, escape.slack_text)
-
-
-def risk_say(tr: Translator, risk: Risk, field: str) -> str:
-    """A risk's sentence for mrkdwn (rule-specific wording first, then the kind's)."""
-    return wording.risk_say(tr, risk, field, escape.slack_text, fallback="slack.risk.generic")
 
 
 def slack_title(text: str) -> str:
@@ -87,10 +91,6 @@ def slack_url(url: str, fallback: str = "") -> str:
     return escape.safe_url(url, escape.safe_url(fallback)).replace("|", "%7C")
 
 
-def slack_prs(numbers: list[int]) -> str:
-    return ", ".join(f"#{n}" for n in numbers)
-
-
 def _slack_link(url: str, label: str) -> str:
     return f"<{slack_url(url)}|{label}>"
 
@@ -105,11 +105,16 @@ def _slack_code(text: str) -> str:
 
 
 # How a Speaker writes for mrkdwn: escaped text, <url|label> links, `code`.
-SLACK_TARGET = Target(text=_slack_inline, link=_slack_link, code=_slack_code)
+SLACK_TARGET = Target(
+    text=_slack_inline, link=_slack_link, code=_slack_code, plain=escape.slack_text
+)
+# a risk without catalog wording of its own (an old digest's rule) is named by its kind
+RISK_FALLBACK = "slack.risk.generic"
 
 
-def speaker(digest: Digest, lang: str) -> Speaker:
-    """The Speaker that renders `digest`'s statements, points and risks as mrkdwn."""
+def speaker(digest: Digest | None, lang: str) -> Speaker:
+    """The Speaker that renders `digest`'s statements, points and risks as mrkdwn (None: an
+    answer's sentences only)."""
     return Speaker(digest, translator(lang), SLACK_TARGET)
 
 
@@ -122,7 +127,7 @@ def slack_environment() -> jinja2.Environment:
         slack_gist=slack_gist,
         slack_code=slack_code,
         slack_url=slack_url_filter,
-        slack_prs=slack_prs,
+        slack_prs=plain_prs,
     )
     return env
 
@@ -137,7 +142,8 @@ def _render(
     template: str, lang: str, *, more_url: str = "", filter_text: str = "", **context: Any
 ) -> SlackMessage:
     tr = translator(lang)
-    context.setdefault("say", lambda s: say(tr, s.key, s.params))
+    voice = speaker(None, lang)
+    context.setdefault("say", lambda s: voice.plain(s.key, s.params))
     text = (
         slack_environment()
         .get_template(template)
@@ -145,7 +151,7 @@ def _render(
             t=tr.t,
             has=tr.has,
             lang=lang,
-            risk_say=lambda r, field: risk_say(tr, r, field),
+            risk_say=lambda r, field: voice.risk_line(r, field, RISK_FALLBACK),
             action_report=ACTION_REPORT,
             action_risks=ACTION_RISKS,
             action_regenerate=ACTION_REGENERATE,
@@ -211,37 +217,38 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         last_day=_last_day(digest).isoformat(),
         risks_value=button_value(digest.repo, digest.week, digest.filter),
         regenerate_value=button_value(digest.repo, digest.week),
-        **analysis.card_context(s),
+        **s.card_context(),
     )
-
-
-def statement_text(lang: str, statement: Statement) -> str:
-    return say(translator(lang), statement.key, statement.params)
 
 
 # --- answers -------------------------------------------------------------------------------
 
 
-def _message(answer: Answer, tr: Translator, lang: str) -> SlackMessage:
-    sentence = say(tr, answer.key, answer.params) if answer.key else tr.t("cmd.help_title")
-    lines = [f"• {subscription_line(tr, s, escape.slack_text)}" for s in answer.subscriptions]
-    sentence = "\n".join([sentence, *lines])
+def _message(answer: SaidAnswer, lang: str) -> SlackMessage:
+    """A one-sentence answer (a subscriptions list after it), its usage and notes."""
+    s = speaker(None, lang)
+    sentence = s.answer_sentence(answer)
+    if isinstance(answer, SubscriptionsAnswer):
+        lines = [f"• {s.subscription_line(v)}" for v in answer.subscriptions]
+        sentence = "\n".join([sentence, *lines])
     notes: list[str] = []
-    if answer.kind is AnswerKind.NO_DIGEST and answer.weeks:
-        notes.append(tr.t("cmd.answer.stored_weeks", weeks=", ".join(answer.weeks)))
-    if answer.incident:
-        notes.append(tr.t("slack.answer.incident", incident=escape.slack_text(answer.incident)))
+    if isinstance(answer, NoDigestAnswer) and answer.weeks:
+        notes.append(s.tr.t("cmd.answer.stored_weeks", weeks=", ".join(answer.weeks)))
+    if isinstance(answer, ErrorAnswer) and answer.incident:
+        incident = escape.slack_text(answer.incident)
+        notes.append(s.tr.t("slack.answer.incident", incident=incident))
+    usage = answer.usage if isinstance(answer, UsageErrorAnswer) else []
     return _render(
         "slack/message.json.j2",
         lang,
         sentence=sentence,
         notes=notes,
-        usage=[escape.slack_text(tr.t(key)) for key in answer.usage],
+        usage=[escape.slack_text(s.tr.t(key)) for key in usage],
         report_url=escape.safe_url(answer.report_url),
     )
 
 
-def _risks(answer: Answer, lang: str) -> SlackMessage:
+def _risks(answer: RisksAnswer, lang: str) -> SlackMessage:
     tr = translator(lang)
     empty = ""
     if not answer.risks:
@@ -263,35 +270,22 @@ def _risks(answer: Answer, lang: str) -> SlackMessage:
     )
 
 
-def _factor_lines(answer: Answer, tr: Translator) -> list[str]:
+def _factor_lines(answer: PrAnswer, s: Speaker) -> list[str]:
     if answer.pr is None:
         return []
-    ranked = sorted((f for f in answer.pr.factors if f.points), key=lambda f: -abs(f.points))
-    lines = []
-    for factor in ranked[:FACTORS_SHOWN]:
-        key = f"factor.{factor.name}"
-        reason = say(tr, key, factor.params) if tr.has(key) else escape.slack_text(factor.reason)
-        points = f"{factor.points:+.1f}"
-        lines.append(tr.t("slack.line.factor", points=points, reason=reason))
-    return lines
+    return [
+        s.tr.t("slack.line.factor", points=f"{f.points:+.1f}", reason=s.factor_reason(f))
+        for f in ranked_factors(answer.pr)[:FACTORS_SHOWN]
+    ]
 
 
-def _point(answer: Answer, tr: Translator) -> str:
-    """The model's checked 要点 of the answer's PR, saying who wrote it ('' when none)."""
-    if answer.point is None or answer.number is None:
-        return ""
-    return analysis.point_line(
-        tr, answer.point, answer.point_model, answer.number, escape.slack_text
-    )
-
-
-def _pr(answer: Answer, lang: str) -> SlackMessage:
-    tr = translator(lang)
+def _pr(answer: PrAnswer, lang: str) -> SlackMessage:
+    s = speaker(None, lang)
     item = answer.pr or answer.live_pr
     title = item.title if item else ""
     gist = ""
     if answer.pr:
-        gist = wording.point(tr, answer.pr, slack_gist)
+        gist = s.card_point(answer.pr, slack_gist)
     elif answer.live_pr:
         gist = slack_gist(answer.live_pr.body)
     return _render(
@@ -304,18 +298,17 @@ def _pr(answer: Answer, lang: str) -> SlackMessage:
         url=slack_url(item.url if item else "", answer.report_url),
         title=slack_title(title),
         gist=gist,
-        point=_point(answer, tr),
-        factors=_factor_lines(answer, tr),
-        discussion=discussion_lines(tr, answer.discussion, escape.slack_text),
+        point=s.point_line(answer.point, answer.point_model, answer.number),
+        factors=_factor_lines(answer, s),
+        discussion=s.discussion_lines(answer.discussion),
         risks=answer.risks[:TOP_RISKS],
         report_url=escape.safe_url(answer.report_url),
         more_url=escape.safe_url(answer.report_url),
     )
 
 
-def _digest_view(answer: Answer, lang: str) -> SlackMessage:
+def _digest_view(answer: DigestViewAnswer, lang: str) -> SlackMessage:
     digest = answer.digest
-    assert digest is not None  # noqa: S101 - the engine sets it for these kinds
     url = escape.safe_url(answer.report_url)
     if answer.kind is AnswerKind.WEEK:
         return render_digest(digest, report_url=url, lang=lang)
@@ -347,33 +340,39 @@ def _digest_view(answer: Answer, lang: str) -> SlackMessage:
     )
 
 
+def _help(answer: HelpAnswer, lang: str) -> SlackMessage:
+    tr = translator(lang)
+    usage = [escape.slack_text(tr.t(k)) for k in answer.usage]
+    return _render("slack/help.json.j2", lang, repo=answer.repo, usage=usage)
+
+
+def _top(answer: TopAnswer, lang: str) -> SlackMessage:
+    s = speaker(None, lang)
+    url = escape.safe_url(answer.report_url)
+    return _render(
+        "slack/top.json.j2",
+        lang,
+        filter_text=answer.filter,
+        answer=answer,
+        prs=answer.prs,
+        points={p.number: s.card_point(p, slack_gist) for p in answer.prs},
+        report_url=url,
+        more_url=url,
+    )
+
+
 def render_answer(answer: Answer, lang: str) -> SlackMessage:
     """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
-    tr = translator(lang)
-    if answer.kind is AnswerKind.HELP:
-        return _render(
-            "slack/help.json.j2",
-            lang,
-            repo=answer.repo,
-            usage=[escape.slack_text(tr.t(k)) for k in answer.usage],
-        )
-    if answer.kind is AnswerKind.RISKS:
-        return _risks(answer, lang)
-    if answer.kind is AnswerKind.PR:
-        return _pr(answer, lang)
-    if answer.kind is AnswerKind.TOP:
-        url = escape.safe_url(answer.report_url)
-        points = {p.number: wording.point(tr, p, slack_gist) for p in answer.prs}
-        return _render(
-            "slack/top.json.j2",
-            lang,
-            filter_text=answer.filter,
-            answer=answer,
-            prs=answer.prs,
-            points=points,
-            report_url=url,
-            more_url=url,
-        )
-    if answer.kind in (AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK) and answer.digest:
-        return _digest_view(answer, lang)
-    return _message(answer, tr, lang)
+    match answer:
+        case HelpAnswer():
+            return _help(answer, lang)
+        case RisksAnswer():
+            return _risks(answer, lang)
+        case PrAnswer():
+            return _pr(answer, lang)
+        case TopAnswer():
+            return _top(answer, lang)
+        case DigestViewAnswer():
+            return _digest_view(answer, lang)
+        case _:
+            return _message(answer, lang)

@@ -7,7 +7,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("zh", "en")
+from service.core.languages import LANGUAGES
+
+__all__ = ["LANGUAGES", "Translator", "load_catalog"]
 
 
 def _flatten(prefix: str, table: dict[str, Any], out: dict[str, str]) -> None:

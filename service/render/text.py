@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from service.commands.answer import Answer, AnswerKind
+from service.commands.kinds import (
+    Answer,
+    AnswerKind,
+    DigestViewAnswer,
+    NoMatchAnswer,
+    PrAnswer,
+    Said,
+    UsageErrorAnswer,
+)
 from service.core.models import Digest
-from service.render.discussion import discussion_lines
 from service.render.environment import environment, translator
 from service.render.escape import md_text
 from service.render.speaker import MARKDOWN, Speaker
@@ -15,8 +22,8 @@ TEMPLATE = "text/answer.md.j2"
 def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) -> str:
     """The answer the chat would give, as Markdown; `digest` links PRs when the answer has none."""
     tr = translator(lang)
-    source = answer.digest or digest
-    speaker = Speaker(source, tr, MARKDOWN) if source else None
+    source = answer.digest if isinstance(answer, DigestViewAnswer) else digest
+    speaker = Speaker(source, tr, MARKDOWN)
     text = (
         environment()
         .get_template(TEMPLATE)
@@ -27,10 +34,15 @@ def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) 
             a=answer,
             kinds=AnswerKind,
             s=speaker,
-            discussion=discussion_lines(tr, answer.discussion, md_text),
+            linked=source is not None,
+            sentence=speaker.answer_sentence(answer) if isinstance(answer, Said) else "",
+            usage=answer.usage if isinstance(answer, UsageErrorAnswer) else [],
+            discussion=speaker.discussion_lines(
+                answer.discussion if isinstance(answer, PrAnswer) else None
+            ),
         )
     )
-    if not answer.filter or answer.kind is AnswerKind.NO_MATCH:
+    if not answer.filter or isinstance(answer, NoMatchAnswer):
         return text
     # the filter the answer applies, under its heading
     line = tr.t("cmd.answer.filter_line", filter=md_text(answer.filter))

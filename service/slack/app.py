@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,21 +25,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from service.commands.answer import (
-    Answer,
-    AnswerKind,
-    Caller,
-    EngineContext,
-    RunResultLike,
-    answer,
-    answer_failure,
-    answer_lookup,
-    answer_regenerated,
-    answer_text,
-)
+from service.commands.answer import Answer, Caller, EngineContext, answer_failure
 from service.commands.filters import card_filter
+from service.commands.flow import CommandFlow, ObserveCommand, Regenerate, new_incident
 from service.commands.parse import Command, Verb, normalize_week
-from service.errors import ServiceError
 from service.render.slack import (
     ACTION_REGENERATE,
     ACTION_REPORT,
@@ -65,20 +52,15 @@ EPHEMERAL = "ephemeral"
 IN_CHANNEL = "in_channel"
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-Regenerate = Callable[[str, str, str], RunResultLike]
 Respond = Callable[..., Any]
-# (platform, answer kind, seconds to answer): how a command went, for the metrics
-ObserveCommand = Callable[[str, str, float], None]
 
 
 @dataclass
 class SlackCommands:
-    """The listeners' shared state: the engine, the rebuild callable, the answer language."""
+    """The listeners' shared state: the command flow and the answer language."""
 
-    engine: EngineContext
-    regenerate: Regenerate | None
+    flow: CommandFlow
     language: str
-    observe: ObserveCommand | None = None
 
     def message(self, reply: Answer) -> SlackMessage:
         return render_answer(reply, reply.language or self.language)
@@ -89,55 +71,31 @@ class SlackCommands:
         response_type = IN_CHANNEL if reply.public else EPHEMERAL
         return {"text": message.text, "blocks": message.blocks, "response_type": response_type}
 
-    def run_regenerate(self, reply: Answer, caller: Caller, respond: Respond) -> None:
-        """The heavy part of regenerate, after the ack; its result goes to response_url."""
-        try:
-            if self.regenerate is None:
-                result_answer = Answer(
-                    kind=AnswerKind.REGENERATE_FAILED,
-                    key="cmd.answer.regenerate_failed",
-                    params={"repo": reply.repo, "week": reply.week, "reason": "not configured"},
-                )
-            else:
-                result = self.regenerate(reply.repo, reply.week, caller.user_id)
-                result_answer = answer_regenerated(result, self.engine)
-        except ServiceError as exc:
-            result_answer = Answer(
-                kind=AnswerKind.REGENERATE_FAILED,
-                key="cmd.answer.regenerate_failed",
-                params={"repo": reply.repo, "week": reply.week, "reason": exc.message},
-            )
-        finally:
-            self.engine.forget(reply.repo, reply.week)
-            self.engine.regenerations.finish(reply.repo, reply.week)
-        result_answer.language = reply.language
-        _safe_respond(respond, replace_original=False, **self.fields(result_answer))
+    def talk(self, ack: Callable[..., Any], respond: Respond, *, in_ack: bool) -> SlackTalk:
+        return SlackTalk(self, ack, respond, in_ack)
 
-    def handle(
-        self,
-        reply: Answer,
-        caller: Caller,
-        ack: Callable[..., Any],
-        respond: Respond,
-        *,
-        in_ack: bool,
-        started: float | None = None,
-    ) -> None:
-        """Acknowledge with the answer (or send it through response_url), then rebuild if asked."""
-        fields = self.fields(reply)
-        if in_ack:
-            ack(**fields)
-        else:
-            ack()
-            _safe_respond(respond, replace_original=False, **fields)
-        if self.observe is not None and started is not None:
-            self.observe(PLATFORM, reply.kind.value, time.perf_counter() - started)
+
+@dataclass
+class SlackTalk:
+    """A command's way back: the answer in the ack body (slash commands) or, for buttons, an
+    empty ack and the answer through response_url; later answers through response_url."""
+
+    commands: SlackCommands
+    ack: Callable[..., Any]
+    respond: Respond
+    in_ack: bool
+
+    def first(self, reply: Answer) -> None:
         # ack first: Slack shows the user an error when the ack takes over 3 s (§2.2)
-        if reply.kind is AnswerKind.REGENERATE_STARTED:
-            self.run_regenerate(reply, caller, respond)
-        elif reply.kind is AnswerKind.PR_LOOKUP:  # a PR asked of GitHub, bounded in time
-            found = answer_lookup(reply, self.engine)
-            _safe_respond(respond, replace_original=False, **self.fields(found))
+        fields = self.commands.fields(reply)
+        if self.in_ack:
+            self.ack(**fields)
+        else:
+            self.ack()
+            _safe_respond(self.respond, replace_original=False, **fields)
+
+    def later(self, reply: Answer) -> None:
+        _safe_respond(self.respond, replace_original=False, **self.commands.fields(reply))
 
 
 def _safe_respond(respond: Respond, **fields: Any) -> None:
@@ -169,18 +127,16 @@ def _action_caller(body: dict[str, Any]) -> Caller:
 def _register(app: App, commands: SlackCommands, command_name: str) -> None:
     @app.command(command_name)
     def on_command(ack: Any, body: dict[str, Any], respond: Any) -> None:
-        started = time.perf_counter()
         caller = Caller(
             user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
         )
-        reply = answer_text(body.get("text", ""), caller, commands.engine, defer_lookup=True)
-        commands.handle(reply, caller, ack, respond, in_ack=True, started=started)
+        talk = commands.talk(ack, respond, in_ack=True)
+        commands.flow.on_text(body.get("text", ""), caller, talk)
 
     def on_button(verb: Verb) -> Callable[..., None]:
         def listener(ack: Any, body: dict[str, Any], respond: Any) -> None:
-            caller = _action_caller(body)
-            reply = answer(_action_command(body, verb), caller, commands.engine)
-            commands.handle(reply, caller, ack, respond, in_ack=False)
+            talk = commands.talk(ack, respond, in_ack=False)
+            commands.flow.on_command(_action_command(body, verb), _action_caller(body), talk)
 
         return listener
 
@@ -193,7 +149,7 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
 
     @app.error
     def on_error(error: Exception, response: BoltResponse | None, respond: Any) -> Any:
-        incident = uuid.uuid4().hex[:12]
+        incident = new_incident()
         logger.error("slack listener failed", exc_info=error, extra={"incident": incident})
         fields = commands.fields(answer_failure(incident))
         if response is not None:
@@ -223,9 +179,8 @@ def build_slack_app(
         token_verification_enabled=False,  # auth.test on the first request, not at start-up
         logger=logging.getLogger("service.slack.bolt"),
     )
-    commands = SlackCommands(
-        engine=engine, regenerate=regenerate, language=language, observe=observe
-    )
+    flow = CommandFlow(engine=engine, platform=PLATFORM, regenerate=regenerate, observe=observe)
+    commands = SlackCommands(flow=flow, language=language)
     _register(app, commands, command)
     return app
 

@@ -248,8 +248,10 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
         )
         app = build_web_app(
             store=store,
-            slack_endpoint=build_slack_endpoint(bolt),
-            feishu_endpoint=feishu_endpoint,
+            endpoints={
+                "/slack/events": build_slack_endpoint(bolt),
+                "/feishu/events": feishu_endpoint,
+            },
             language=LANG,
         )
         with run_app(app) as url:

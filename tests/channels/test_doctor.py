@@ -138,7 +138,14 @@ def test_the_webhook_signature_setting(wired: Wired) -> None:
     ]
     code, lines = doctor(wired, FEISHU_WEBHOOK_SECRET=HOOK_SECRET)
     assert code == 0
-    assert lines["webhook"] == [("ok", f"{wired.feishu.url.split('//')[1]} accepts our signature")]
+    assert lines["webhook"] == [
+        ("ok", f"{wired.feishu.url.split('//')[1]} accepts our signature"),
+        (
+            "ok",
+            "destination feishu-webhook:default (the old name webhook:feishu still works, "
+            "deprecated)",
+        ),
+    ]
     assert wired.feishu.hook_cards == []  # the probe posted nothing
     assert sign_feishu_webhook("1", HOOK_SECRET)  # the fake checks the real algorithm
     bad_hook = wired.env["FEISHU_WEBHOOK_URL"].replace("hook-token", "other-hook")

@@ -41,14 +41,14 @@ def test_a_first_card_through_the_feishu_custom_bot(tmp_path: Path) -> None:
         checked = verl_week(tmp_path, "doctor", **env)
         assert "ok       webhook" in checked.stdout
         assert "accepts our signature" in checked.stdout
-        done = verl_week(tmp_path, "post", "--sample", "--to", "webhook:feishu", **env)
+        done = verl_week(tmp_path, "post", "--sample", "--to", "feishu-webhook:default", **env)
         assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith("webhook:feishu\tposted\t")
+        assert done.stdout.startswith("feishu-webhook:default\tposted\t")
         [card] = feishu.hook_cards
         assert card["header"]["title"]["content"] == f"volcengine/verl weekly · {SAMPLE_WEEK}"
         assert sign_feishu_webhook("0", HOOK_SECRET)  # the fake checked a real signature
-        again = verl_week(tmp_path, "post", "--sample", "--to", "webhook:feishu", **env)
-        assert again.stdout.startswith("webhook:feishu\tskipped\t")
+        again = verl_week(tmp_path, "post", "--sample", "--to", "feishu-webhook:default", **env)
+        assert again.stdout.startswith("feishu-webhook:default\tskipped\t")
         assert len(feishu.hook_cards) == 1
         assert HOOK_SECRET not in done.stdout + done.stderr + checked.stdout
 

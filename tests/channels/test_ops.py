@@ -72,7 +72,7 @@ def test_metrics_count_runs_posts_github_and_commands(wired: Wired) -> None:
     assert value(samples, "verl_week_last_run_timestamp_seconds", repo=REPO) > 0
     assert value(samples, "verl_week_posts_total", platform="slack", action="posted") == 2
     assert value(samples, "verl_week_posts_total", platform="feishu", action="posted") == 2
-    assert value(samples, "verl_week_posts_total", platform="webhook", action="posted") == 1
+    assert value(samples, "verl_week_posts_total", platform="feishu-webhook", action="posted") == 1
 
     graphql = len(wired.github.calls("POST", "/graphql"))
     rest = len([r for r in wired.github.calls() if r.method == "GET"])

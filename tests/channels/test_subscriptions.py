@@ -104,7 +104,7 @@ def test_post_reaches_settings_and_subscriptions_once_each(wired: Wired) -> None
             ("feishu:oc_group1", "posted"),
             ("feishu:oc_group2", "posted"),
             ("feishu:oc_group3 [author:Huazhong]", "posted"),
-            ("webhook:feishu", "posted"),
+            ("feishu-webhook:default", "posted"),
         ]
     )
     assert len(wired.slack.messages("C_EN")) == 2  # the whole week, and the megatron card
@@ -265,5 +265,5 @@ def test_dry_run_shows_every_target_with_its_filter_and_language(wired: Wired) -
     assert lines["slack:C_SUB [module:megatron]"].startswith("slack card in en, 4 PRs, ")
     assert lines["slack:C_ZH"].startswith("slack card in zh, 22 PRs, ")
     assert lines["feishu:oc_group2"].startswith("feishu card in en, 22 PRs, ")
-    assert lines["webhook:feishu"].startswith("feishu card in en, 22 PRs, ")
+    assert lines["feishu-webhook:default"].startswith("feishu card in en, 22 PRs, ")
     assert wired.slack.messages("C_SUB") == []  # a dry run posts nothing

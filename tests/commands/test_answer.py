@@ -18,9 +18,10 @@ from service.commands.answer import (
     usage_keys,
 )
 from service.commands.context import REGENERATE_INTERVAL, LiveLookups
+from service.commands.kinds import Sentence
 from service.commands.parse import Verb
 from service.core.models import Digest, PullRequest, Severity
-from service.errors import NotFoundError, UnreachableError
+from service.errors import InputError, NotFoundError, ServiceError, UnreachableError
 from service.store.repository import Store
 from tests.commands.conftest import ADMIN, REPO, Clock
 from tests.conftest import load_week
@@ -130,7 +131,11 @@ def test_pr_when_github_is_down_says_so(make_ctx: Ctx) -> None:
 
     reply = answer_text("pr 1", USER, make_ctx(fetch_pr=down))
     assert reply.kind is AnswerKind.ERROR
-    assert reply.params["reason"] == "connection refused"
+    # the cause is a catalog sentence, never the error's English message
+    assert (reply.key, reply.reason) == (
+        "cmd.error.upstream",
+        Sentence(key="cmd.reason.unreachable"),
+    )
 
 
 def test_top_is_ordered_by_score(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
@@ -146,7 +151,7 @@ def test_summary_trends_and_week_carry_the_digest(
     assert answer_text("summary", USER, make_ctx()).digest == digests["2026-W04"]
     trends = answer_text("trends 2025-W48", USER, make_ctx())
     assert trends.kind is AnswerKind.TRENDS
-    assert trends.trends == digests["2025-W48"].trends
+    assert trends.digest.trends == digests["2025-W48"].trends
     week = answer_text("week 2025-W47 public", USER, make_ctx())
     assert week.kind is AnswerKind.WEEK
     assert week.public
@@ -216,6 +221,7 @@ class Result:
     outcome: str
     digest: Digest | None = None
     error: str | None = None
+    failure: ServiceError | None = None
 
 
 def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
@@ -228,9 +234,16 @@ def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Dig
     assert partial.key == "cmd.answer.regenerate_done_partial"
     locked = answer_regenerated(Result(REPO, "2026-W04", "locked"), ctx)
     assert locked.kind is AnswerKind.REGENERATE_BUSY
-    failed = answer_regenerated(Result(REPO, "2026-W04", "failed", error="GitHub down"), ctx)
+    down = UnreachableError("GitHub down")
+    failed = answer_regenerated(
+        Result(REPO, "2026-W04", "failed", error="GitHub down", failure=down), ctx
+    )
     assert failed.kind is AnswerKind.REGENERATE_FAILED
-    assert failed.params["reason"] == "GitHub down"
+    assert failed.reason == Sentence(key="cmd.reason.unreachable")
+    assert "reason" not in failed.params
+    bad = InputError("bad week 'x'", key="cmd.error.bad_week", params={"value": "x"})
+    refused = answer_regenerated(Result(REPO, "x", "failed", failure=bad), ctx)
+    assert refused.reason == Sentence(key="cmd.error.bad_week", params={"value": "x"})
 
 
 def test_subscribe_and_unsubscribe_keep_the_channel_in_the_store(

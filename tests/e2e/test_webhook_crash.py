@@ -29,7 +29,9 @@ from tests.fakes.feishu import FakeFeishu, serve_feishu
 pytestmark = pytest.mark.e2e
 
 REPO = "volcengine/verl"
-DESTINATION = "webhook:feishu"
+DESTINATION = "feishu-webhook:default"
+# the webhook's deliveries stay logged under its name before the rename (nothing posted twice)
+RECORDED = "webhook:feishu"
 RUN_SECONDS = 120
 
 
@@ -86,7 +88,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
         feishu.hook_gate = None
     assert len(feishu.hook_cards) == 1
     store = Store.open(env["DATABASE_URL"])
-    left = store.get_delivery(REPO, sample_week(), DESTINATION)
+    left = store.get_delivery(REPO, sample_week(), RECORDED)
     assert left is not None
     assert (left.status, left.attempts) == ("intent", 1)
 
@@ -97,7 +99,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
         assert "delivery outcome unknown: not resent" in again.stderr
         assert "Traceback" not in again.stderr
         assert len(feishu.hook_cards) == 1
-    unknown = store.get_delivery(REPO, sample_week(), DESTINATION)
+    unknown = store.get_delivery(REPO, sample_week(), RECORDED)
     assert unknown is not None
     assert (unknown.status, unknown.error) == ("unknown", UNCONFIRMED_REASON)
 
@@ -105,7 +107,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.startswith(f"{DESTINATION}\tposted\twebhook-")
     assert len(feishu.hook_cards) == 2
-    sent = store.get_delivery(REPO, sample_week(), DESTINATION)
+    sent = store.get_delivery(REPO, sample_week(), RECORDED)
     assert sent is not None
     assert sent.status == "sent"
     assert post(env, tmp_path).stdout.startswith(f"{DESTINATION}\tskipped\t")
@@ -117,7 +119,7 @@ def test_a_webhook_that_never_answers_is_unknown_not_resent(
 ) -> None:
     settings = make_settings(feishu_webhook_url=feishu.hook_url)
     pipeline = wiring.build_pipeline(settings, sample=True)
-    pipeline.senders["webhook"] = WebhookSender(
+    pipeline.senders["feishu-webhook"] = WebhookSender(
         url=feishu.hook_url, secret=None, public_base_url="http://r.test", language="zh", timeout=1
     )
     window = load_sample(datetime.now(UTC)).window

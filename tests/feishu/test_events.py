@@ -113,7 +113,7 @@ def make_events(
         bot_open_id=BOT,
         regenerate=regenerate,
     )
-    with run_app(build_web_app(store=store, feishu_endpoint=endpoint)) as url:
+    with run_app(build_web_app(store=store, endpoints={"/feishu/events": endpoint})) as url:
         yield Events(url, encrypt_key, feishu, regenerated, release)
     release.set()
 

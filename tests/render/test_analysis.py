@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.commands.answer import Answer, AnswerKind
+from service.commands.kinds import PrAnswer
 from service.core.analyst.checker import check_answer
 from service.core.analyst.schema import parse_answer
 from service.core.models import AnalysisItem, Digest
@@ -72,12 +72,11 @@ def outputs(digest: Digest) -> Iterator[tuple[str, str]]:
     yield "text pr", render_answer_text(pr_answer(digest, 4280), lang, digest)
 
 
-def pr_answer(digest: Digest, number: int) -> Answer:
+def pr_answer(digest: Digest, number: int) -> PrAnswer:
     from service.core.analyst.sections import written
 
     view = written(digest)
-    return Answer(
-        kind=AnswerKind.PR,
+    return PrAnswer(
         repo=digest.repo,
         week=digest.week,
         pr=digest.pr(number),

@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
-from service.commands.answer import Answer, AnswerKind, Caller, EngineContext, answer_text
+from service.commands.answer import (
+    Caller,
+    EngineContext,
+    answer_failure,
+    answer_text,
+)
 from service.core.digest import build_digest
 from service.core.models import Digest, Evidence, Risk, RiskKind, Severity
 from service.core.profile import load_profile
@@ -296,15 +301,7 @@ def test_every_answer_kind_renders(tmp_path: Any, lang: str) -> None:
         kinds.add(reply.kind)
         assert feishu_violations(card, via="app") == [], text
         assert markdown_of(card), text
-    failure = render_answer(
-        Answer(
-            kind=AnswerKind.ERROR,
-            key="cmd.error.internal",
-            params={"incident": "abc"},
-            incident="abc",
-        ),
-        lang,
-    )
+    failure = render_answer(answer_failure("abc"), lang)
     assert "abc" in json.dumps(failure, ensure_ascii=False)
     assert len(kinds) >= 10
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.commands.answer import Answer, AnswerKind, SubscriptionView
+from service.commands.kinds import SubscriptionsAnswer, SubscriptionView, TopAnswer
 from service.core.filters import DigestFilter, narrow_digest
 from service.render import feishu, slack
 from service.render.text import render_answer_text
@@ -26,16 +26,13 @@ def test_a_hostile_filter_line_is_inert_everywhere() -> None:
         card = feishu.render_digest(digest, report_url="https://r.test/x", lang="zh", via=via)
         assert feishu_problems(card) == []
         assert "过滤条件" in str(card["body"]["elements"][0])
-    answer = Answer(kind=AnswerKind.TOP, repo="o/r", week="2026-W04", filter=HOSTILE.describe())
+    answer = TopAnswer(repo="o/r", week="2026-W04", filter=HOSTILE.describe())
     assert markdown_problems(render_answer_text(answer, "en")) == []
 
 
 def test_a_hostile_subscription_list_is_inert() -> None:
     view = SubscriptionView(repo="o/r", filter=HOSTILE.describe(), language="en")
-    answer = Answer(
-        kind=AnswerKind.SUBSCRIPTIONS, repo="o/r", key="cmd.answer.subscriptions",
-        subscriptions=[view],
-    )  # fmt: skip
+    answer = SubscriptionsAnswer(repo="o/r", key="cmd.answer.subscriptions", subscriptions=[view])
     message = slack.render_answer(answer, "en")
     assert slack_problems(message.text, message.blocks) == []
     assert feishu_problems(feishu.render_answer(answer, "zh")) == []

@@ -9,8 +9,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
-from service.commands.answer import Answer, AnswerKind, Caller, EngineContext, answer_text
+from service.commands.answer import (
+    Answer,
+    AnswerKind,
+    Caller,
+    EngineContext,
+    answer_failure,
+    answer_text,
+)
 from service.core.models import CollectedWeek, Digest
 from service.render.limits import (
     ELLIPSIS,
@@ -216,12 +224,16 @@ def test_every_answer_fits_and_is_inert(
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_sentence_answers_render(lang: str) -> None:
-    for kind in AnswerKind:
-        if kind in (AnswerKind.RISKS, AnswerKind.PR, AnswerKind.TOP, AnswerKind.HELP):
-            continue
-        reply = Answer(
-            kind=kind, key="cmd.error.internal", params={"incident": "<!here>"}, incident="<!here>"
+    views = {AnswerKind.RISKS, AnswerKind.PR, AnswerKind.TOP, AnswerKind.HELP}
+    views |= {AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK}
+    said = [k for k in AnswerKind if k not in views]
+    replies = [
+        TypeAdapter(Answer).validate_python(
+            {"kind": kind, "key": "cmd.error.internal", "params": {"incident": "<!here>"}}
         )
+        for kind in said
+    ]
+    for reply in [*replies, answer_failure("<!here>")]:
         message = render_answer(reply, lang)
         assert slack_violations(message) == []
         assert_inert(message)

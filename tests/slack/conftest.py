@@ -137,7 +137,8 @@ def web(slack: FakeSlack, store: Store, engine: EngineContext, rebuilds: Rebuild
         regenerate=rebuilds,
         language="en",
     )
-    web_app = build_web_app(store=store, slack_endpoint=build_slack_endpoint(app), language="en")
+    endpoints = {"/slack/events": build_slack_endpoint(app)}
+    web_app = build_web_app(store=store, endpoints=endpoints, language="en")
     with run_app(web_app) as url:
         yield url
 

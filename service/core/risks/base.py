@@ -30,6 +30,7 @@ from service.core.models import (
     Severity,
 )
 from service.core.profile import RepoProfile
+from service.core.ranking import SEVERITY_RANK
 
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
@@ -37,8 +38,6 @@ _TRIPLE_QUOTE = re.compile(r'"""|\'\'\'')
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 _ELLIPSIS = "…"
 _NOT_SCOPES = ("#", ")", "]", "}", '"""')
-
-SEVERITY_ORDER = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
 
 
 class Line(NamedTuple):  # not a dataclass: a big week makes ~300,000, and a tuple is 3x cheaper
@@ -311,7 +310,7 @@ def sort_risks(risks: Iterable[Risk]) -> list[Risk]:
     the order their detector gives them (its rule order, strongest link first)."""
     return sorted(
         risks,
-        key=lambda r: (SEVERITY_ORDER[r.severity], r.prs[0] if r.prs else 0, r.kind),
+        key=lambda r: (SEVERITY_RANK[r.severity], r.prs[0] if r.prs else 0, r.kind),
     )
 
 

@@ -12,7 +12,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from service.core.models import Risk, RiskKind
-from service.core.risks.base import MAX_EVIDENCE, SEVERITY_ORDER
+from service.core.ranking import SEVERITY_RANK
+from service.core.risks.base import MAX_EVIDENCE
 
 ROLLUP_OVER = 3
 SIZE_PARAMS = ("lines", "count", "files")
@@ -28,7 +29,7 @@ def worst_first(risks: Iterable[Risk]) -> list[Risk]:
     return sorted(
         risks,
         key=lambda r: (
-            SEVERITY_ORDER[r.severity],
+            SEVERITY_RANK[r.severity],
             *(-_size(r, name) for name in SIZE_PARAMS),
             r.prs[0] if r.prs else 0,
         ),

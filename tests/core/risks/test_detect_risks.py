@@ -6,6 +6,7 @@ from collections import Counter
 
 from service.core.models import CollectedWeek, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
+from service.core.ranking import SEVERITY_RANK
 from service.core.risks import (
     DETECTORS,
     abs_paths,
@@ -15,7 +16,7 @@ from service.core.risks import (
     message_params,
     secrets,
 )
-from service.core.risks.base import SEVERITY_ORDER, SNIPPET_MAX
+from service.core.risks.base import SNIPPET_MAX
 from tests.core.risks.helpers import LABELS
 from tests.core.risks.zoo import rollup_risks, zoo_risks
 
@@ -52,7 +53,7 @@ def test_real_weeks_totals_by_kind(real_risks: dict[str, list[Risk]]) -> None:
 
 def test_risks_come_high_first_then_by_pr(real_risks: dict[str, list[Risk]]) -> None:
     risks = real_risks["2025-W48"]
-    keys = [(SEVERITY_ORDER[r.severity], r.prs[0]) for r in risks]
+    keys = [(SEVERITY_RANK[r.severity], r.prs[0]) for r in risks]
     assert keys == sorted(keys)
     assert risks[0].severity == Severity.HIGH
     assert risks[0].prs == [4283]

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from service.core.models import FileStatus, PullRequest
 from service.core.profile import RepoProfile, load_profile
+from service.core.ranking import SEVERITY_RANK
 from service.core.risks import detect_risks
-from service.core.risks.base import SEVERITY_ORDER, SNIPPET_MAX
+from service.core.risks.base import SNIPPET_MAX
 from tests.core.risks.helpers import change, make_pr
 
 PATHS = st.sampled_from(
@@ -59,7 +60,7 @@ def pull_requests(draw: st.DrawFn) -> PullRequest:
 def test_detectors_accept_any_input(week: list[PullRequest], earlier: list[PullRequest]) -> None:
     profile: RepoProfile = load_profile("volcengine/verl")
     risks = detect_risks(week, profile, earlier=earlier, references={"a": ["b"]})
-    order = [(SEVERITY_ORDER[r.severity], r.prs[0]) for r in risks]
+    order = [(SEVERITY_RANK[r.severity], r.prs[0]) for r in risks]
     assert order == sorted(order)
     for risk in risks:
         assert all(len(found.snippet) <= SNIPPET_MAX for found in risk.evidence)

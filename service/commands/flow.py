@@ -1,0 +1,119 @@
+"""The incoming-command flow every chat platform shares: answer, acknowledge, then the slow part.
+
+A platform adapter turns its event into (text or Command, Caller) and gives the flow a
+`Conversation`: its way to say the first answer (Slack: the ack body; Feishu: a reply card) and
+the ones that come later (Slack: response_url; Feishu: another reply). The flow then does the
+rest the same way everywhere: it counts the answer, asks GitHub for a PR the digests don't hold
+(bounded in time), runs a regenerate after the acknowledgement and says how it went, and turns an
+unexpected failure into an incident id the user can quote and the log carries with the traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from service.commands.answer import (
+    Answer,
+    AnswerKind,
+    Caller,
+    EngineContext,
+    RunResultLike,
+    answer,
+    answer_failure,
+    answer_lookup,
+    answer_regenerated,
+    answer_text,
+    regenerate_failed,
+)
+from service.commands.parse import Command
+from service.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+# (repo, week, requested_by=…) → the rebuild's result; None where regenerate is not wired
+Regenerate = Callable[..., RunResultLike]
+# (platform, answer kind, seconds to answer): how a command went, for the metrics
+ObserveCommand = Callable[[str, str, float], None]
+
+
+class Conversation(Protocol):
+    """One command's way back to the user who sent it."""
+
+    def first(self, reply: Answer) -> None:
+        """The acknowledgement, with the answer (or a "working on it" answer)."""
+
+    def later(self, reply: Answer) -> None:
+        """An answer after the acknowledgement (a looked-up PR, a regenerate's outcome)."""
+
+
+def new_incident() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass
+class CommandFlow:
+    """The engine and the rebuild a platform's commands reach, and where answers are counted."""
+
+    engine: EngineContext
+    platform: str
+    regenerate: Regenerate | None = None
+    observe: ObserveCommand | None = None
+
+    def on_text(self, text: str, caller: Caller, talk: Conversation) -> Answer:
+        """A typed command: answered at once (a PR lookup is deferred to `later`)."""
+        started = time.perf_counter()
+        reply = answer_text(text, caller, self.engine, defer_lookup=True)
+        self.reply(reply, caller, talk, started=started)
+        return reply
+
+    def on_command(self, command: Command, caller: Caller, talk: Conversation) -> Answer:
+        """A command a card button stands for."""
+        reply = answer(command, caller, self.engine)
+        self.reply(reply, caller, talk)
+        return reply
+
+    def reply(
+        self, reply: Answer, caller: Caller, talk: Conversation, *, started: float | None = None
+    ) -> None:
+        """Acknowledge with `reply`, then do what it promised: the lookup or the rebuild."""
+        talk.first(reply)
+        if self.observe is not None and started is not None:
+            self.observe(self.platform, reply.kind.value, time.perf_counter() - started)
+        if reply.kind is AnswerKind.REGENERATE_STARTED:
+            self.run_regenerate(reply, caller.user_id, talk)
+        elif reply.kind is AnswerKind.PR_LOOKUP:  # a PR asked of GitHub, bounded in time
+            talk.later(answer_lookup(reply, self.engine))
+
+    def run_regenerate(self, started: Answer, requested_by: str, talk: Conversation) -> None:
+        """The heavy part of regenerate, after the acknowledgement; its outcome comes later."""
+        repo, week = started.repo, started.week
+        try:
+            if self.regenerate is None:
+                done = regenerate_failed(repo, week, None)
+            else:
+                done = answer_regenerated(
+                    self.regenerate(repo, week, requested_by=requested_by), self.engine
+                )
+        except ServiceError as exc:
+            done = regenerate_failed(repo, week, exc)
+        finally:
+            self.engine.forget(repo, week)
+            self.engine.regenerations.finish(repo, week)
+        done.language = started.language
+        talk.later(done)
+
+    def failed(self, talk: Conversation, what: str, error: BaseException | None = None) -> str:
+        """An unexpected failure: logged with a new incident id, which the user is told later
+        (a failure to tell them is logged too, never raised). Returns the id."""
+        incident = new_incident()
+        logger.error(what, exc_info=error or True, extra={"incident": incident})
+        try:
+            talk.later(answer_failure(incident))
+        except Exception:
+            logger.warning("failure reply failed", extra={"incident": incident})
+        return incident

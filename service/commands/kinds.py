@@ -1,0 +1,226 @@
+"""What a command answer can be: one model per kind, joined in the `Answer` union on `kind`.
+
+Every answer carries its envelope (`AnswerBase`: where it is about, in which language, shown to
+whom, and the report it links). The one-sentence kinds carry a catalog key and its parameters
+(`Said`), never words; a failure's cause is a `Sentence` of its own (`reason`), so the user reads
+both in their language.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.core.models import (
+    AnalysisItem,
+    Digest,
+    Discussion,
+    PullRequest,
+    Risk,
+    ScoredPR,
+    Severity,
+)
+
+Params = dict[str, str | int]
+
+
+class AnswerKind(StrEnum):
+    HELP = "help"
+    USAGE_ERROR = "usage_error"
+    RISKS = "risks"
+    PR = "pr"
+    TOP = "top"
+    SUMMARY = "summary"
+    TRENDS = "trends"
+    WEEK = "week"
+    NO_DIGEST = "no_digest"
+    NOT_FOUND = "not_found"
+    PR_LOOKUP = "pr_lookup"
+    DENIED = "denied"
+    RATE_LIMITED = "rate_limited"
+    REGENERATE_STARTED = "regenerate_started"
+    REGENERATE_BUSY = "regenerate_busy"
+    REGENERATE_DONE = "regenerate_done"
+    REGENERATE_FAILED = "regenerate_failed"
+    SUBSCRIBED = "subscribed"
+    ALREADY_SUBSCRIBED = "already_subscribed"
+    UNSUBSCRIBED = "unsubscribed"
+    NOT_SUBSCRIBED = "not_subscribed"
+    SUBSCRIPTIONS = "subscriptions"
+    NO_MATCH = "no_match"
+    ERROR = "error"
+
+
+class Sentence(BaseModel):
+    """A catalog sentence: its key and parameters (a cause inside another sentence)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    key: str
+    params: Params = Field(default_factory=dict)
+
+
+class SubscriptionView(BaseModel):
+    """One subscription as a `subscriptions` answer lists it."""
+
+    model_config = ConfigDict(extra="forbid")
+    repo: str
+    filter: str = ""
+    language: str = ""
+
+
+class AnswerBase(BaseModel):
+    """The envelope of every answer."""
+
+    model_config = ConfigDict(extra="forbid")
+    # the language to answer in (`lang:`, the channel's, or the default); "" for the default
+    language: str = ""
+    public: bool = False
+    repo: str = ""
+    week: str = ""
+    report_url: str = ""
+    # the filter the answer applies, in the grammar (`module:rollout severity:high`)
+    filter: str = ""
+
+
+class Said(AnswerBase):
+    """An answer that is one catalog sentence (errors, denials, confirmations)."""
+
+    key: str
+    params: Params = Field(default_factory=dict)
+
+
+class HelpAnswer(AnswerBase):
+    kind: Literal[AnswerKind.HELP] = AnswerKind.HELP
+    usage: list[str] = Field(default_factory=list)
+
+
+class UsageErrorAnswer(Said):
+    """Bad command text: what is wrong, and the usage of the verb concerned (or of all)."""
+
+    kind: Literal[AnswerKind.USAGE_ERROR] = AnswerKind.USAGE_ERROR
+    usage: list[str] = Field(default_factory=list)
+    verb: str = ""
+
+
+class RisksAnswer(AnswerBase):
+    kind: Literal[AnswerKind.RISKS] = AnswerKind.RISKS
+    risks: list[Risk] = Field(default_factory=list)
+    severity: Severity | None = None
+    prs: list[ScoredPR] = Field(default_factory=list)
+
+
+class PrAnswer(AnswerBase):
+    """`pr N`: a PR of a stored digest (`pr`), or as GitHub has it now (`live_pr`)."""
+
+    kind: Literal[AnswerKind.PR] = AnswerKind.PR
+    number: int
+    pr: ScoredPR | None = None
+    live_pr: PullRequest | None = None
+    risks: list[Risk] = Field(default_factory=list)
+    # the language model's checked 要点 of the PR and the model that wrote it
+    point: AnalysisItem | None = None
+    point_model: str = ""
+    # the review discussion at merge (None: GitHub gave no reviews)
+    discussion: Discussion | None = None
+
+
+class TopAnswer(AnswerBase):
+    kind: Literal[AnswerKind.TOP] = AnswerKind.TOP
+    prs: list[ScoredPR] = Field(default_factory=list)
+
+
+class DigestViewAnswer(AnswerBase):
+    """`summary`, `trends` and `week`: a view of one (possibly filtered) digest."""
+
+    kind: Literal[AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK]
+    digest: Digest
+
+
+class NoDigestAnswer(Said):
+    kind: Literal[AnswerKind.NO_DIGEST] = AnswerKind.NO_DIGEST
+    weeks: list[str] = Field(default_factory=list)
+
+
+class NoMatchAnswer(Said):
+    """Nothing of the week (or not the PR asked about) matches the filter."""
+
+    kind: Literal[AnswerKind.NO_MATCH] = AnswerKind.NO_MATCH
+    number: int | None = None
+
+
+class NoticeAnswer(Said):
+    """A one-sentence answer about the caller's request: refused, limited, not found, or a
+    PR asked of GitHub (`number`), an admin verb refused (`verb`)."""
+
+    kind: Literal[
+        AnswerKind.DENIED, AnswerKind.RATE_LIMITED, AnswerKind.NOT_FOUND, AnswerKind.PR_LOOKUP
+    ]
+    number: int | None = None
+    verb: str = ""
+
+
+class RegenerateAnswer(Said):
+    """Regenerate started, busy, done or failed (`reason`: why it failed)."""
+
+    kind: Literal[
+        AnswerKind.REGENERATE_STARTED,
+        AnswerKind.REGENERATE_BUSY,
+        AnswerKind.REGENERATE_DONE,
+        AnswerKind.REGENERATE_FAILED,
+    ]
+    reason: Sentence | None = None
+
+
+class SubscriptionAnswer(Said):
+    kind: Literal[
+        AnswerKind.SUBSCRIBED,
+        AnswerKind.ALREADY_SUBSCRIBED,
+        AnswerKind.UNSUBSCRIBED,
+        AnswerKind.NOT_SUBSCRIBED,
+    ]
+
+
+class SubscriptionsAnswer(Said):
+    kind: Literal[AnswerKind.SUBSCRIPTIONS] = AnswerKind.SUBSCRIPTIONS
+    subscriptions: list[SubscriptionView] = Field(default_factory=list)
+
+
+class ErrorAnswer(Said):
+    """The service could not answer: `reason` says why (in the user's language); `incident`
+    names the log line of an unexpected failure."""
+
+    kind: Literal[AnswerKind.ERROR] = AnswerKind.ERROR
+    number: int | None = None
+    reason: Sentence | None = None
+    incident: str = ""
+
+
+Answer = Annotated[
+    HelpAnswer
+    | UsageErrorAnswer
+    | RisksAnswer
+    | PrAnswer
+    | TopAnswer
+    | DigestViewAnswer
+    | NoDigestAnswer
+    | NoMatchAnswer
+    | NoticeAnswer
+    | RegenerateAnswer
+    | SubscriptionAnswer
+    | SubscriptionsAnswer
+    | ErrorAnswer,
+    Field(discriminator="kind"),
+]
+# the kinds that are one catalog sentence (`Said`): every renderer words them the same way
+SaidAnswer = (
+    UsageErrorAnswer
+    | NoDigestAnswer
+    | NoMatchAnswer
+    | NoticeAnswer
+    | RegenerateAnswer
+    | SubscriptionAnswer
+    | SubscriptionsAnswer
+    | ErrorAnswer
+)

@@ -1,0 +1,45 @@
+"""The one order of things that are ranked: severities (high first), PRs (by importance), and
+the selections made from them (the top PRs, a list of risks worst first)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from service.core.models import Digest, Factor, Risk, ScoredPR, Severity
+
+SEVERITY_RANK = {Severity.HIGH: 0, Severity.MEDIUM: 1, Severity.LOW: 2}
+
+
+def severity_rank(severity: Severity) -> int:
+    """0 for high, 1 for medium, 2 for low."""
+    return SEVERITY_RANK[severity]
+
+
+def pr_rank(pr: ScoredPR) -> tuple[float, int]:
+    """The sort key of a PR: the highest score first, ties by the lower number."""
+    return (-pr.score, pr.number)
+
+
+def ranked_prs(digest: Digest) -> list[ScoredPR]:
+    """Every PR of `digest`, the most important first."""
+    return sorted(digest.prs, key=pr_rank)
+
+
+def top_prs(digest: Digest, limit: int) -> list[ScoredPR]:
+    """The `limit` most important PRs of `digest` (the report's table, a card, `top n`)."""
+    return ranked_prs(digest)[:limit]
+
+
+def sorted_risks(risks: Iterable[Risk]) -> list[Risk]:
+    """High first, then medium, then low; stable within a severity."""
+    return sorted(risks, key=lambda r: severity_rank(r.severity))
+
+
+def worst_severity(risks: Iterable[Risk]) -> Severity | None:
+    """The highest severity among `risks`, None when there is none."""
+    return min((r.severity for r in risks), key=severity_rank, default=None)
+
+
+def ranked_factors(pr: ScoredPR) -> list[Factor]:
+    """The PR's factors that moved its score, the largest (either way) first."""
+    return sorted((f for f in pr.factors if f.points), key=lambda f: -abs(f.points))

@@ -1,0 +1,92 @@
+"""Command answers in words: the one sentence of an answer (a failure with its cause), the lines
+of a subscriptions list, a PR's review discussion and its point on a chat card."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from service.commands.kinds import (
+    ErrorAnswer,
+    RegenerateAnswer,
+    Said,
+    Sentence,
+    SubscriptionView,
+)
+from service.core.models import Discussion, ReviewNote, ScoredPR
+from service.render.speaking.voice import Voice
+
+UNKNOWN_AUTHOR = "?"
+NOTE_KEYS = {
+    "changes_requested": "cmd.answer.discussion_note_request",
+    "thread": "cmd.answer.discussion_note_thread",
+}
+
+
+def _where(note: ReviewNote) -> str:
+    if note.path and note.line is not None:
+        return f"{note.path}:{note.line}"
+    return note.path or ""
+
+
+class AnswerWords(Voice):
+    """The sentences of command answers, in the caller's language."""
+
+    def sentence(self, said: Sentence) -> str:
+        """A catalog sentence of an answer, its values escaped."""
+        return self.plain(said.key, said.params)
+
+    def answer_sentence(self, answer: Said) -> str:
+        """A one-sentence answer; a failure's cause (`reason`) is worded first, in the same
+        language, and said inside it."""
+        cause = answer.reason if isinstance(answer, RegenerateAnswer | ErrorAnswer) else None
+        if cause is None:
+            return self.plain(answer.key, answer.params)
+        return self.plain(answer.key, answer.params, reason=self.sentence(cause))
+
+    def subscription_line(self, view: SubscriptionView) -> str:
+        """`repo · filter · language` of one subscription (the filter is the channel's own
+        text)."""
+        shown = self.target.escape(view.filter) if view.filter else None
+        return self.tr.t(
+            "cmd.answer.subscription_line",
+            repo=self.target.escape(view.repo),
+            filter=shown or self.tr.t("cmd.answer.subscription_all"),
+            language=view.language or "-",
+        )
+
+    def card_point(self, pr: ScoredPR, shown: Callable[[str], str]) -> str:
+        """What the PR does on a chat card: its gist (through `shown`, which escapes and cuts),
+        else what its files show (never its title); '' for neither."""
+        if pr.gist:
+            return shown(pr.gist)
+        if pr.files_gist is not None:
+            return self.plain(pr.files_gist.key, pr.files_gist.params)
+        return ""
+
+    def _note(self, note: ReviewNote) -> str:
+        key = NOTE_KEYS.get(note.kind, "cmd.answer.discussion_note")
+        if key == NOTE_KEYS["thread"] and not _where(note):
+            key = "cmd.answer.discussion_note"
+        return self.tr.t(
+            key,
+            author=self.target.escape(note.author or UNKNOWN_AUTHOR),
+            text=self.target.escape(note.text),
+            where=self.target.escape(_where(note)),
+        )
+
+    def discussion_lines(self, discussion: Discussion | None) -> list[str]:
+        """`pr N`'s review discussion: standing change requests, unresolved threads, then each
+        comment (newest first); [] when GitHub gave no reviews, one line saying so when
+        reviewers wrote nothing."""
+        if discussion is None:
+            return []
+        lines: list[str] = []
+        if discussion.standing:
+            escape = self.target.escape
+            reviewers = ", ".join(escape(r or UNKNOWN_AUTHOR) for r in discussion.standing)
+            lines.append(self.tr.t("cmd.answer.discussion_standing", reviewers=reviewers))
+        if discussion.unresolved:
+            count = discussion.unresolved
+            lines.append(self.tr.t("cmd.answer.discussion_unresolved", count=count))
+        lines.extend(self._note(note) for note in discussion.notes)
+        return lines or [self.tr.t("cmd.answer.discussion_quiet")]

@@ -1,0 +1,271 @@
+"""The core of a Speaker: catalog sentences filled with safe values for one target and
+language — PR links, people, code, a PR's point, statements and the model's checked items."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from typing import Any
+
+from service.core.analyst.sections import Written, written
+from service.core.gists import adds_to_title, shorten, title_point
+from service.core.mentions import leaf_risks
+from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
+from service.render import escape
+from service.render.speaking.params import (
+    CODE_PARAMS,
+    PEOPLE_PARAM,
+    POINT_PARAM,
+    PR_NUMBER,
+    TOTAL_SUFFIX,
+    TYPE_PARAM,
+    ParamValue,
+    Strict,
+    is_int,
+    is_pr_value,
+    plain_number,
+    plain_param,
+    prs_in,
+    repo_web_url,
+    same_person,
+    unnamed_prs,
+)
+from service.render.speaking.targets import Target
+from service.render.strings import Translator
+
+# `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
+_PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
+_BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
+# the stop that ends a sentence: a list of PRs goes before it
+_FINAL_STOP = re.compile(r"[。．.!?！？]+$")
+# `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
+BESIDE_TABLE = "table"
+
+
+class Voice:
+    """Turns catalog keys and values into safe text for one target and language. Without a
+    digest it words answers only (no PR of a week to link or to tell the point of)."""
+
+    def __init__(self, digest: Digest | None, tr: Translator, target: Target) -> None:
+        self.tr = tr
+        self.target = target
+        self.sep = tr.t("report.list_sep")
+        self.sentence_sep = tr.t("report.sentence_sep")
+        self._digest = digest
+        prs = digest.prs if digest else []
+        self._urls = {p.number: p.url for p in prs}
+        self._web = repo_web_url(digest) if digest else ""
+        self._people = {c.login: c for c in digest.trends.contributors} if digest else {}
+        self._risks: dict[int, list[Risk]] = {}
+        for risk in leaf_risks(digest.risks) if digest else []:
+            for number in dict.fromkeys(risk.prs):
+                self._risks.setdefault(number, []).append(risk)
+        # the model-written parts (None: every section is the deterministic one)
+        self.written: Written | None = written(digest, tr.lang) if digest else None
+
+    @property
+    def digest(self) -> Digest:
+        """The digest this Speaker words (a Speaker of answers has none)."""
+        if self._digest is None:
+            raise ValueError("this Speaker words answers only: it was given no digest")
+        return self._digest
+
+    # --- PRs, people, code ---------------------------------------------------------------
+
+    def pr_url(self, number: int) -> str:
+        """The PR's own URL when it is a safe http(s) URL, else <repo web URL>/pull/<n> on the
+        host the digest's PR URLs come from, else '' (no link)."""
+        fallback = f"{self._web}/pull/{number}" if self._web else ""
+        return escape.safe_url(self._urls.get(number, ""), fallback)
+
+    def pr_link(self, number: int) -> str:
+        url = self.pr_url(number)
+        return self.target.link(url, f"#{number}") if url else f"#{number}"
+
+    def pr_links(self, numbers: Sequence[int]) -> str:
+        return self.sep.join(self.pr_link(n) for n in numbers)
+
+    def pr_list(self, numbers: Sequence[int], total: int | None = None) -> str:
+        """Links; when the list stands for more PRs than it names, says how many in all."""
+        if total is None or total <= len(numbers):
+            return self.pr_links(numbers)
+        if not numbers:
+            return self.tr.t("report.prs_unnamed", count=total)
+        more = total - len(numbers)
+        return self.tr.t("report.prs_more", prs=self.pr_links(numbers), count=total, more=more)
+
+    def text(self, value: str) -> str:
+        """Untrusted text, escaped for the target; `#N` references become PR links."""
+        return _PR_REF.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
+
+    def code(self, value: str) -> str:
+        return self.target.code(value)
+
+    def person(self, login: str, *, prs: bool = False) -> str:
+        """`@login`, with the display name when it says more than the login (and the PR count)."""
+        contributor = self._people.get(login)
+        shown = self.text(f"@{login}" if _LOGIN.fullmatch(login) else login)
+        name = contributor.name if contributor else None
+        named = not same_person(login, name)
+        params = {"login": shown, "name": self.text(name or "")}
+        if prs and contributor is not None:
+            key = "report.person_named_prs" if named else "report.person_prs"
+            return self.tr.t(key, count=len(contributor.prs), **params)
+        return self.tr.t("report.person_named", **params) if named else shown
+
+    def and_join(self, items: Sequence[str]) -> str:
+        """`a、b与c` / `a, b and c`."""
+        if len(items) <= 1:
+            return "".join(items)
+        return self.tr.t("report.and_list", head=self.sep.join(items[:-1]), last=items[-1])
+
+    def label(self, group: str, name: str) -> str:
+        """`report.<group>.<name>` (a category, type or source name), else the name itself."""
+        key = f"report.{group}.{name}"
+        return self.tr.t(key) if self.tr.has(key) else self.text(name)
+
+    def change_type(self, name: str) -> str:
+        return self.label("type", name)
+
+    def point(
+        self,
+        number: int,
+        *,
+        quoted: bool = True,
+        limit: int | None = None,
+        model: bool = True,
+        beside: str = "",
+    ) -> str:
+        """What the PR does: the model's checked 要点 when it wrote one (unless `model` is
+        False; a checked sentence is shown whole), else its gist (PR text, quoted in the
+        catalog's marks; cut at a sentence or clause boundary to `limit`), else its title's
+        description (what it says it does), and only then what its files show. Shown beside
+        its title, the title is not said again: `beside="title"` (a card line) says what the
+        files show; `beside="table"` (a table row) only when that adds to the title; else a
+        dash."""
+        checked = self.written.point(number) if model and self.written else None
+        if checked is not None:
+            return self.item(checked, skip=(number,))
+        pr = self.digest.pr(number)
+        if pr is None:
+            return self.tr.t("report.no_point")
+        said = pr.gist or ("" if beside else title_point(pr.title))
+        if said:
+            text = self.text(shorten(said, limit) if limit else said)
+            return self.tr.t("report.quote", text=text) if quoted else text
+        if pr.files_gist is not None and (beside != BESIDE_TABLE or adds_to_title(pr)):
+            return self.fill(pr.files_gist.key, pr.files_gist.params)
+        return self.tr.t("report.no_point")
+
+    # --- filling a sentence ----------------------------------------------------------------
+
+    def _code_param(self, value: ParamValue) -> str:
+        # Rules keep a list of names as one ", "-joined string; each name is its own code span.
+        items = value if isinstance(value, list) else str(value).split(", ")
+        return self.sep.join(self.code(str(v)) for v in items)
+
+    def _param(self, name: str, value: ParamValue, raw: dict[str, Any]) -> Any:
+        if name == POINT_PARAM and isinstance(value, int):  # a rule's sentence: the rule's point
+            return self.point(value, model=False)
+        if name == PEOPLE_PARAM and isinstance(value, list):
+            return self.sep.join(self.person(str(v), prs=True) for v in value)
+        if is_pr_value(name, value):
+            total = raw.get(name + TOTAL_SUFFIX)
+            if isinstance(value, str):
+                return self.pr_links([int(n) for n in PR_NUMBER.findall(value)])
+            if isinstance(value, list):
+                return self.pr_list([int(v) for v in value], total if is_int(total) else None)
+            return self.pr_link(int(value))
+        if name in CODE_PARAMS and value not in ("", []):
+            return self._code_param(value)
+        if name == TYPE_PARAM and isinstance(value, str):
+            return self.change_type(value)
+        if isinstance(value, list):
+            return self.sep.join(self.text(str(v)) for v in value)
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, int | float):
+            return plain_number(value)
+        return self.text(value)
+
+    def params(self, raw: dict[str, Any]) -> dict[str, Any]:
+        return {name: self._param(name, value, raw) for name, value in raw.items()}
+
+    def _resolve(self, key: str, params: dict[str, Any]) -> str:
+        if params.get("count") == 1 and self.tr.has(f"{key}_one"):
+            return f"{key}_one"
+        return key
+
+    def fill(self, key: str, raw: dict[str, Any]) -> str:
+        """The sentence for `key` (or its `_one` variant) with every parameter made safe.
+
+        A PR number becomes a `#N` link; a catalog that writes `#{number}` keeps one `#`.
+        """
+        key = self._resolve(key, raw)
+        template = self.tr.catalog.get(key)
+        if template is None:
+            return self.tr.t(key)  # raises the missing-key error with the language
+        params = self.params(raw)
+        for name, value in raw.items():
+            if is_pr_value(name, value):
+                template = template.replace(f"#{{{name}}}", f"{{{name}}}")
+        return self.target.catalog(template).format_map(Strict(params))
+
+    def plain(self, key: str, raw: dict[str, Any], **said: str) -> str:
+        """A chat sentence (an answer, a card line): every value escaped, nothing linked, a
+        list of PRs as `#1, #2`, a change type by its name; `said`: parameters already worded
+        (a nested sentence)."""
+        safe = {name: plain_param(value, self.target.escape) for name, value in raw.items()}
+        kind = raw.get(TYPE_PARAM)
+        if isinstance(kind, str) and self.tr.has(f"report.type.{kind}"):
+            safe[TYPE_PARAM] = self.tr.t(f"report.type.{kind}")
+        return self.tr.t(key, **safe, **said)
+
+    def say(self, statement: Statement) -> str:
+        """The statement's sentence; its PRs not already named in the sentence follow as links."""
+        sentence = self.fill(statement.key, statement.params)
+        template = self.tr.catalog[self._resolve(statement.key, statement.params)]
+        used = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+        named = prs_in(statement.params, used)
+        rest = [n for n in statement.prs if n not in named]
+        if not rest:
+            return sentence
+        return self.tr.t("report.with_prs", sentence=sentence, prs=self.pr_links(rest))
+
+    def story_line(self, group: KeyChangeGroup) -> str:
+        """A key change: the story's lead PR, then each tie (`；…`), then the closing stop."""
+        if not group.items:
+            return ""
+        clauses = "".join(
+            self.tr.t("report.key_changes.clause", text=self.say(i)) for i in group.items[1:]
+        )
+        return self.say(group.items[0]) + clauses + self.tr.t("report.key_changes.end")
+
+    # --- the model's checked sentences -------------------------------------------------------
+
+    def prose(self, value: str) -> str:
+        """A model's checked sentence: escaped, `#N` linked, `code` spans shown as code."""
+        parts = _BACKTICK_SPAN.split(value)
+        return "".join(self.code(p) if i % 2 else self._spaced(p) for i, p in enumerate(parts))
+
+    def _spaced(self, piece: str) -> str:
+        """`text` of a piece between code spans, keeping the spaces that separate them."""
+        stripped = piece.strip()
+        if not stripped:
+            return " " if piece else ""
+        lead = " " if piece[0].isspace() else ""
+        tail = " " if piece[-1].isspace() else ""
+        return lead + self.text(stripped) + tail
+
+    def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
+        """A checked item, followed by the PRs it rests on that it does not name (nor `skip`:
+        a PR's own point need not name the PR it stands beside)."""
+        rest = unnamed_prs(item, skip)
+        if not rest:
+            return self.prose(item.text)
+        stop = _FINAL_STOP.search(item.text)
+        body, end = (item.text[: stop.start()], stop.group()) if stop else (item.text, "")
+        listed = self.tr.t("report.with_prs", sentence=self.prose(body), prs=self.pr_links(rest))
+        return listed + (self.text(end) if end else "")
