@@ -7,7 +7,7 @@ COV := --cov=service/core --cov=service/commands --cov=service/render \
 	--cov-report=term:skip-covered --cov-fail-under=95
 # the locks pin every package with its hashes, for any platform (CI and the image install them)
 LOCK := .venv/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes
-.PHONY: install sample fmt lint typecheck test test-all ci wheel-check lock
+.PHONY: install sample fmt lint typecheck test test-all ci wheel-check pipx-check lock
 
 install:
 	python3 -m venv .venv
@@ -54,4 +54,18 @@ wheel-check:
 	grep -q '</html>' build/wheel-check.html
 	cd build && PYTHONPATH=wheel-check ../$(PY) -m service migrate | grep -q 'up to date'
 
-ci: lint typecheck wheel-check test-all
+# What the README's first step does: `pipx install` of the built wheel into a pipx home of its
+# own, its dependencies resolved from the package index as the wheel declares them (a module
+# imported but not declared fails here), then the console script from outside the tree.
+PIPX := build/pipx
+pipx-check:
+	rm -rf dist $(PIPX) && mkdir -p $(PIPX)
+	$(PY) -m pip wheel -q --no-deps -w dist .
+	PIPX_HOME=$(PIPX)/home PIPX_BIN_DIR=$(PIPX)/bin PIPX_MAN_DIR=$(PIPX)/man \
+		$(PY) -m pipx install dist/verl_week-*.whl
+	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD bin/verl-week --version | grep -qx 'verl-week .*'
+	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD DATABASE_URL=sqlite:///$$PWD/week.db \
+		bin/verl-week digest --sample --no-llm --format json --output week.json
+	$(PY) -c "import json, sys; d = json.load(open(sys.argv[1])); assert (d['repo'], d['week'], d['stats']['prs']) == ('volcengine/verl', '2026-W04', 22), d['stats']" $(PIPX)/week.json
+
+ci: lint typecheck wheel-check pipx-check test-all

@@ -2,7 +2,8 @@
 
 Each Metrics object has a registry of its own (no global state: tests and several apps in one
 process don't mix). The pipeline, the GitHub client and the chat adapters are handed its
-methods as plain callables, so none of them knows about Prometheus.
+methods as plain callables, so none of them knows about Prometheus. The registry and its series
+are made on first use: a command-line run that reports nothing never imports prometheus-client.
 """
 
 from __future__ import annotations
@@ -10,19 +11,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import threading
 from collections.abc import Callable
-
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    PlatformCollector,
-    ProcessCollector,
-    generate_latest,
-)
+from typing import TYPE_CHECKING, Any
 
 from service import __version__, operator_text
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 logger = logging.getLogger(__name__)
 PREFIX = "verl_week"
@@ -57,13 +53,52 @@ def trigger_kind(trigger: str) -> str:
 class Metrics:
     """Counters, gauges and histograms of the service; `exposition()` is the /metrics body."""
 
+    registry: CollectorRegistry
+    build_info: Gauge
+    http_requests: Counter
+    http_seconds: Histogram
+    runs: Counter
+    run_seconds: Histogram
+    last_run: Gauge
+    last_attempt: Gauge
+    last_success: Gauge
+    weeks_owed: Gauge
+    posts: Counter
+    github_requests: Counter
+    github_remaining: Gauge
+    commands: Counter
+    command_seconds: Histogram
+    model_calls: Counter
+    model_seconds: Histogram
+    model_tokens: Counter
+
     def __init__(self, repo_label: Callable[[str], str] | None = None) -> None:
         # how a repository is named in labels (wiring: opaque for a private one)
         self.repo_label = repo_label or (lambda repo: repo)
-        self.registry = CollectorRegistry(auto_describe=True)
         # called before each scrape, to read what lives in the database (runs, weeks owed)
         self.before_scrape: list[Callable[[], None]] = []
-        r = self.registry
+        self._registering = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        """The registry or a series, asked for the first time: every one is made now."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        with self._registering:
+            if "registry" not in vars(self):
+                self._register()
+        return object.__getattribute__(self, name)
+
+    def _register(self) -> None:
+        from prometheus_client import (
+            CollectorRegistry,
+            Counter,
+            Gauge,
+            Histogram,
+            PlatformCollector,
+            ProcessCollector,
+        )
+
+        r = CollectorRegistry(auto_describe=True)
         # process_* (CPU, memory, open files) and python_info, as prometheus-client's own
         # default registry has them; process_* read /proc, so they exist on Linux only
         ProcessCollector(registry=r)
@@ -140,6 +175,7 @@ class Metrics:
             f"{PREFIX}_model_tokens", "Tokens the language model's calls used, by kind.",
             ["kind"], registry=r,
         )  # fmt: skip
+        self.registry = r  # last: its presence says every series is made
 
     def run_finished(
         self, repo: str, trigger: str, outcome: str, seconds: float, finished_at: float
@@ -200,4 +236,6 @@ class Metrics:
                 refresh()
             except Exception:  # a scrape still answers: the gauges keep their last values
                 logger.warning(operator_text.LOG_METRICS_REFRESH_FAILED, exc_info=True)
+        from prometheus_client import generate_latest
+
         return generate_latest(self.registry)

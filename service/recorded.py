@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime, timedelta
 from importlib import resources
@@ -16,6 +17,7 @@ from service.core.models import (
     MissingItem,
     Period,
     PullRequest,
+    WeekWindow,
 )
 from service.core.weeks import parse_week
 from service.errors import InputError
@@ -118,7 +120,19 @@ def within(recorded: CollectedWeek, period: Period) -> CollectedWeek:
     )
 
 
+@functools.cache
+def _sample_data() -> dict[str, Any]:
+    text = resources.files("service.data").joinpath("sample", SAMPLE_FILE).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
 def load_sample(now: datetime) -> CollectedWeek:
     """The real verl week bundled inside the package."""
-    text = resources.files("service.data").joinpath("sample", SAMPLE_FILE).read_text("utf-8")
-    return week_from_recorded(json.loads(text), now)
+    return week_from_recorded(_sample_data(), now)  # which reads the data, never changes it
+
+
+def sample_window(now: datetime) -> WeekWindow:
+    """The bundled week's window, without building its PRs."""
+    data = _sample_data()
+    return parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)

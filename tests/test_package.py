@@ -1,6 +1,7 @@
 """The package as a team installs it: the wheel built from this tree, installed the way pipx does
-(its own virtual environment, the console script on its bin/), runs `--version` and a sample digest
-from outside the source tree, with its metadata (licence, authors, classifiers) in the wheel.
+(its own virtual environment, the console script on its bin/), runs `--version` and a sample
+digest (Markdown and JSON) from outside the source tree, with its metadata (licence, authors,
+classifiers) in the wheel. `make pipx-check` (CI) installs it with pipx itself.
 
 Offline: the dependencies come from the running environment's site-packages through a path file
 appended after the new environment's own, so the project itself can only come from the wheel."""
@@ -8,6 +9,7 @@ appended after the new environment's own, so the project itself can only come fr
 from __future__ import annotations
 
 import email
+import json
 import os
 import subprocess
 import sys
@@ -100,3 +102,20 @@ def test_installed_package_runs_the_sample_digest_from_the_wheel(
     digest = _run([installed / "verl-week", "digest", "--sample", "--no-llm"], tmp_path, env)
     assert digest.startswith("# volcengine/verl 周报 · 2026 年第 4 周")
     assert "合入 PR：22" in digest
+
+
+def test_installed_package_writes_the_sample_digest_as_json(
+    installed: Path, tmp_path: Path
+) -> None:
+    env = _clean_env() | {"DATABASE_URL": f"sqlite:///{tmp_path / 'week.db'}"}
+    out = _run(
+        [installed / "verl-week", "digest", "--sample", "--no-llm", "--format", "json"],
+        tmp_path,
+        env,
+    )
+    digest = json.loads(out)
+    assert (digest["repo"], digest["week"], digest["stats"]["prs"]) == (
+        "volcengine/verl",
+        "2026-W04",
+        22,
+    )

@@ -72,3 +72,22 @@ def test_sample_digest_without_a_model_loads_no_model_or_chat_client(tmp_path: P
     loaded = _loaded(code, tmp_path)
     assert "sqlalchemy" in loaded  # it did build the digest through the store
     assert [m for m in ("openai", "slack_bolt", "starlette", "uvicorn") if m in loaded] == []
+
+
+def test_a_stored_sample_digest_loads_no_migration_metrics_or_analysis(tmp_path: Path) -> None:
+    """The second `digest --sample` on a database at the code's schema re-renders the stored
+    digest: it needs neither Alembic (the schema check reads the revision files), nor
+    prometheus-client (nothing is scraped), nor the risk detectors and the narrator."""
+    run = (
+        "import contextlib, io, json, sys\n"
+        "from service.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['digest', '--sample', '--no-llm']) == 0\n"
+        "print(json.dumps(list(sys.modules)))"
+    )
+    first = _loaded(run, tmp_path)
+    assert "alembic" in first  # a fresh database is migrated
+    assert "service.core.risks.breaking" in first  # and the week analysed
+    again = _loaded(run, tmp_path)
+    unneeded = ("alembic", "prometheus_client", "service.core.risks.breaking", "service.narrator")
+    assert [name for name in unneeded if name in again] == []

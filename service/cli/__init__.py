@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Sequence
@@ -74,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write(operator_text.INTERRUPTED + "\n")
+        return EXIT_FAILURE
+    except BrokenPipeError:  # `verl-week digest | head`: the reader left, nothing went wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return EXIT_FAILURE
     except Exception:
         incident = uuid.uuid4().hex[:8]

@@ -66,12 +66,12 @@ def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     from service import wiring
     from service.cli.periods import chosen_period
     from service.core.weeks import parse_week
-    from service.recorded import load_sample
+    from service.recorded import sample_window
 
     now = wiring.utc_now()
     chosen = chosen_period(args, settings.digest_timezone, now)
     if chosen is None and args.sample:
-        return load_sample(now).window
+        return sample_window(now)
     return chosen or parse_week("last", settings.digest_timezone, now)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from service.core.analyst.body import mask_secrets, scrub, speaks_to_the_model
 from service.core.models import FileChange, FileStatus, PullRequest, ScoredPR, Statement
 from service.core.titles import parse_title
 
@@ -186,6 +185,9 @@ def _paragraphs(text: str) -> list[list[str]]:
 def _clean_items(items: list[str], held: list[str]) -> list[str]:
     """The items as plain text; a line addressed to a summariser (planted text) is left out,
     and links, domains, secrets and mentions are taken out of the rest, as for the model."""
+    # imported here: the report, which shows gists, does not make them (~15 ms of patterns)
+    from service.core.analyst.body import mask_secrets, scrub, speaks_to_the_model
+
     out = []
     for item in items:
         line = _SPACE.sub(" ", _ITALIC.sub(r"\1", _EMPHASIS.sub(r"\2", item))).strip()

@@ -17,7 +17,7 @@ DIGEST_SCHEMA_VERSION = 3
 class Model(BaseModel):
     """Base: immutable-by-convention, strict about unknown fields."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 # --- pull requests -------------------------------------------------------------------------

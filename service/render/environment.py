@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import stat
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -11,13 +15,23 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from service import __version__
 from service.core.models import PeriodKind
 from service.core.periods import kind_of
 from service.render import escape
 from service.render.period_wording import WEEK, current_kind, scaled_catalog
 from service.render.strings import Translator, load_catalog
 
-AUTOESCAPED_DIRS = ("web/",)
+AUTOESCAPED_DIRS = ("web/", "report/")
+# an HTML page (`*.html.j2`) or the HTML macros it imports (`_html.j2`, `_analysis_html.j2`):
+# a macro of a template that does not autoescape would return text its caller escapes again
+HTML_TEMPLATE_ENDINGS = (".html.j2", "_html.j2")
+# every option that changes the code a template compiles to (the cache key carries them)
+COMPILE_OPTIONS: dict[str, Any] = {
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+}
 
 
 def templates_dir() -> Path:
@@ -34,10 +48,13 @@ def _tojson(value: Any) -> str:
 
 
 def is_autoescaped(name: str | None) -> bool:
-    """The web pages' templates. The report's HTML templates (report/*html*) are not yet: they
-    take HTML fragments built in Python (Speaker, analysis, catalog sentences with links) that
-    would first have to be returned as Markup."""
-    return name is not None and name.startswith(AUTOESCAPED_DIRS) and name.endswith(".html.j2")
+    """The HTML templates: the web pages and the report's page with its macros. Cards (JSON)
+    and Markdown are not: they have escaping of their own, which HTML escaping would spoil."""
+    return (
+        name is not None
+        and name.startswith(AUTOESCAPED_DIRS)
+        and name.endswith(HTML_TEMPLATE_ENDINGS)
+    )
 
 
 def _html_markup(text: str) -> Markup:
@@ -45,18 +62,102 @@ def _html_markup(text: str) -> Markup:
     return Markup(escape.html_text(text))  # noqa: S704 - html_text has entity-escaped it
 
 
+def _html_param(value: Any) -> Any:
+    """Markup (HTML built from escaped parts) as it is, text escaped, numbers as they are."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return _html_markup(value)
+
+
+def html_sentences(tr: Translator) -> Callable[..., Markup]:
+    """`t` for an autoescaping template: the catalog's sentence (trusted text, which may hold
+    markup) with each parameter that is not Markup yet escaped as text; a parameter that is
+    (a link, `<code>`, a filtered value) goes in as it is, so nothing is escaped twice."""
+
+    def t(key: str, /, **params: Any) -> Markup:
+        filled = tr.t(key, **{name: _html_param(value) for name, value in params.items()})
+        return Markup(filled)  # noqa: S704 - trusted sentence, parameters escaped above
+
+    return t
+
+
+class HtmlSpeaking:
+    """An HTML renderer (the report's Speaker with the HTML target) as an autoescaping template
+    sees it. What its methods return is HTML it built from escaped values and catalog
+    sentences: each string (or list of strings) is Markup, except from the methods named in
+    `plain` (a URL, say). Its attributes and the objects it returns (the digest, risk groups)
+    are not marked: the template escapes them if it outputs them."""
+
+    def __init__(self, renderer: Any, plain: frozenset[str] = frozenset()) -> None:
+        self._renderer = renderer
+        self._plain = plain
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._renderer, name)
+        if not callable(value) or name in self._plain:
+            return value
+
+        def marked(*args: Any, **kwargs: Any) -> Any:
+            return _marked(value(*args, **kwargs))
+
+        return marked
+
+
+def _marked(result: Any) -> Any:
+    if isinstance(result, str):
+        return Markup(result)  # noqa: S704 - HtmlSpeaking: built from escaped parts
+    if isinstance(result, list) and result and all(isinstance(r, str) for r in result):
+        return [Markup(r) for r in result]  # noqa: S704 - as above
+    return result
+
+
+class CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept between processes (compiling the report's templates takes
+    ~0.1-0.2 s of every command's start). A template's key carries, besides its name and file
+    (Jinja adds its source's checksum and its own and Python's version), whatever else changes
+    its compiled code: whether it autoescapes, the compile options, this package's version.
+    A cache that cannot be written is no error: the template is compiled again next time."""
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        options = ",".join(f"{k}={v}" for k, v in sorted(COMPILE_OPTIONS.items()))
+        compiled_as = f"{name}|{is_autoescaped(name)}|{options}|{__version__}"
+        return super().get_cache_key(compiled_as, filename)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def template_cache_dir() -> Path | None:
+    """~/.cache/verl-week/templates, private to this user (code loaded from a folder someone
+    else can write would run as ours); None when there is no such folder to be had (no home,
+    a read-only one, or someone else's), and templates are compiled on each start."""
+    try:
+        folder = Path.home() / ".cache" / "verl-week" / "templates"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        found = folder.lstat()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory
+        return None
+    private = found.st_uid == os.getuid() and not found.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return folder if stat.S_ISDIR(found.st_mode) and private else None
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The shared Environment; filters escape untrusted text for each target."""
+    return build_environment(template_cache_dir())
+
+
+def build_environment(cache_dir: Path | None) -> jinja2.Environment:
+    """An Environment on the templates folder, keeping compiled templates in `cache_dir`."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
-        # the filters below escape for each target; the web pages autoescape as well, so that a
+        # the filters below escape for each target; the HTML templates autoescape as well, so that a
         # value a template forgets to filter is still escaped (html_text gives Markup: once)
-        autoescape=is_autoescaped,  # noqa: S701 - on for the web pages (see is_autoescaped)
+        autoescape=is_autoescaped,  # noqa: S701 - on for HTML (see is_autoescaped)
         undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=CompiledTemplates(str(cache_dir)) if cache_dir else None,
+        **COMPILE_OPTIONS,
     )
     env.filters.update(
         slack_text=escape.slack_text,

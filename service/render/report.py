@@ -11,7 +11,14 @@ from service.core.models import Digest, ScoredPR, TrendBucket
 from service.core.ranking import ranked_prs
 from service.errors import InputError
 from service.render import escape
-from service.render.environment import environment, format_date, translator, week_label
+from service.render.environment import (
+    HtmlSpeaking,
+    environment,
+    format_date,
+    html_sentences,
+    translator,
+    week_label,
+)
 from service.render.period_wording import worded_by_period
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
@@ -30,6 +37,8 @@ BAR_MAX_WIDTH = 420
 CHART_LABEL_WIDTH = 170
 CHART_COUNT_WIDTH = 60
 TEMPLATES = {"markdown": "report/report.md.j2", "html": "report/report.html.j2"}
+# the Speaker's methods that return no HTML (a URL): the autoescaping page escapes them
+PLAIN_SPEAKER_METHODS = frozenset({"pr_url"})
 
 
 def _zone(digest: Digest) -> ZoneInfo | None:
@@ -92,11 +101,12 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     speaker = Speaker(digest, tr, target)
     ranked = ranked_prs(digest)
     top: list[ScoredPR] = ranked[:TOP_PRS_MARKDOWN]
+    html = target is HTML  # the HTML page autoescapes: what is HTML already comes as Markup
     return {
-        "t": tr.t,
+        "t": html_sentences(tr) if html else tr.t,
         "lang": lang,
         "digest": digest,
-        "s": speaker,
+        "s": HtmlSpeaking(speaker, PLAIN_SPEAKER_METHODS) if html else speaker,
         "model": speaker.written,
         "dates": _dates(digest, lang),
         "top_prs": top,

@@ -29,7 +29,6 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, IntegrityError, SQLAlchemyError
 
-from service.core.digest import upgrade_digest
 from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
 from service.core.periods import kind_of
 from service.core.weeks import label_before
@@ -407,6 +406,8 @@ class Store:
             return None
         digest = Digest.model_validate(row[0])
         if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
+            from service.core.digest import upgrade_digest  # the analysis, only when needed
+
             before = label_before(week)
             earlier = {before: self.load_prs(repo, before)} if before else {}
             prs = (
