@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from service.cadence import split_destination
 from service.delivery import Target
 from service.errors import ConfigError, InputError
-from service.platforms import registry
 
 if TYPE_CHECKING:
     from service.jobs import Pipeline
@@ -25,6 +24,8 @@ def monthly_destinations(
 ) -> Callable[[str], list[Target]]:
     """The monthly card's targets, each repository alike: the whole month, in the language the
     entry names, else the chat's configured one (`configured`: destination → language)."""
+    from service.platforms import registry
+
     targets = []
     for item in settings.digest_monthly_destinations:
         destination, language = split_destination(item)

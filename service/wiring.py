@@ -17,8 +17,6 @@ from service.delivery import Sender
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
 from service.metrics import Metrics
-from service.monthly import add_monthly_job, monthly_channels, monthly_destinations
-from service.platforms import registry
 from service.platforms.base import InboundDeps
 from service.platforms.base import secret as secret
 from service.recorded import SAMPLE_REPO, load_sample, within
@@ -65,6 +63,8 @@ def build_pipeline(
 ) -> Pipeline:
     """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
     deterministic narrative only, whatever the LLM_* settings say)."""
+    from service.monthly import monthly_destinations
+
     store = store or build_store(settings)
     metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
     fetch: Callable[[str, int], PullRequest] | None = None
@@ -85,8 +85,12 @@ def build_pipeline(
         public_base_url=settings.public_base_url,
         clock=utc_now,
         senders=build_senders(settings, links) if links is not None else {},
-        destinations_for=chat_routes(settings, store).destinations_for,
-        monthly_destinations_for=monthly_destinations(settings, settings_languages(settings)),
+        # resolved when asked: the platform registry loads every renderer (~0.2 s a digest
+        # that posts nothing would pay)
+        destinations_for=lambda repo: chat_routes(settings, store).destinations_for(repo),
+        monthly_destinations_for=lambda repo: monthly_destinations(
+            settings, settings_languages(settings)
+        )(repo),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -250,6 +254,8 @@ def pipeline_links(settings: Settings, pipeline: Pipeline) -> ReportLinks:
 
 def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[str, Sender]:
     """A sender per configured platform; their cards link to `links` (signed as needed)."""
+    from service.platforms import registry
+
     senders: dict[str, Sender] = {}
     for platform in registry.platforms():
         sender = platform.sender(settings, links)
@@ -260,11 +266,15 @@ def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[
 
 def settings_languages(settings: Settings) -> dict[str, str | None]:
     """`platform:id` → the language SLACK_CHANNELS / FEISHU_CHAT_IDS give it (None: default)."""
+    from service.platforms import registry
+
     return registry.configured_destinations(settings)
 
 
 def parse_destinations(text: str) -> list[str]:
     """`slack:C01,feishu:oc_x,feishu-webhook:default` → validated destination strings."""
+    from service.platforms import registry
+
     found = [registry.parse_destination(item) for item in map(str.strip, text.split(",")) if item]
     if not found:
         raise InputError("--to names no destination")
@@ -352,6 +362,7 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
     from service.jobs import run_scheduled
+    from service.monthly import add_monthly_job
     from service.runs import RetryPolicy
     from service.scheduler import build_scheduler
 
@@ -459,6 +470,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
         check_repositories,
         guarded,
     )
+    from service.platforms import registry
 
     found = guarded("database", lambda: check_database(settings.database_url))
     subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
@@ -478,6 +490,8 @@ def run_doctor(settings: Settings) -> list[Finding]:
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
     """Channels subscribed by command, and those of the monthly cadence, per platform (the
     store is only read)."""
+    from service.monthly import monthly_channels
+
     store = Store(create_store_engine(settings.database_url))
     try:
         found: dict[str, list[str]] = {}
