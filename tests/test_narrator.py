@@ -14,6 +14,7 @@ import pytest
 
 from service import wiring
 from service.commands.answer import Caller, answer, answer_text
+from service.commands.kinds import PrAnswer
 from service.core.models import CollectedWeek, Digest
 from service.core.weeks import window_for
 from service.jobs import Pipeline, build_week, regenerate, run_week
@@ -220,6 +221,7 @@ def test_a_card_in_another_language_gets_the_narrative_in_its_own(
 
     caller = Caller(user_id="U1", platform="slack")
     in_english = answer(parse_command("pr 4280 lang:en"), caller, ctx)
+    assert isinstance(in_english, PrAnswer)
     assert in_english.point is not None
     assert in_english.point.text == json.loads(GOOD["en"])["pr_points"][0]["text"]
     assert len(model.calls) == 2
@@ -394,11 +396,13 @@ def test_pr_answer_of_a_stored_digest_carries_no_new_call(
     from service.commands.parse import parse_command
 
     reply = answer(parse_command("pr 4280"), Caller(user_id="U1", platform="slack"), ctx)
+    assert isinstance(reply, PrAnswer)
     assert reply.pr is not None
     assert reply.point is not None
     assert reply.point.text == "训练与推理拆到不同进程，通过 CUDA IPC 与 ZeroMQ 同步权重。"
     assert reply.point_model == MODEL
     english = answer(parse_command("pr 4280 lang:en"), Caller(user_id="U1", platform="slack"), ctx)
+    assert isinstance(english, PrAnswer)
     assert english.pr is not None
     assert english.point is None  # no card in English: the model wrote the week in zh only
     assert len(model.calls) == 1

@@ -35,6 +35,8 @@ from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body, form_body
 from tests.github.conftest import week_data
 
+pytestmark = pytest.mark.process  # `verl-week` runs as a subprocess (Wired.cli)
+
 MONTH = "2026-01"
 RANGE = "2026-01-12..2026-01-25"
 W03, W04 = week_data("2026-W03"), week_data("2026-W04")

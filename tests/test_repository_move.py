@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 
 from service import wiring
 from service.commands.answer import AnswerKind, Caller, answer_text
+from service.commands.kinds import UsageErrorAnswer
 from service.core.models import Digest
 from service.core.weeks import parse_week
 from service.delivery import as_targets
@@ -170,10 +171,11 @@ def test_old_names_still_work_in_commands_and_report_links(
     caller = Caller(user_id="U1", platform="slack", channel="C1")
     for text in (f"risks {AFTER} {OLD}", f"risks {BEFORE} {OLD}", f"risks {BEFORE} {NEW}"):
         reply = answer_text(text, caller, ctx)
-        assert reply.kind is AnswerKind.RISKS, (text, reply.key)
+        assert reply.kind is AnswerKind.RISKS, (text, reply)
         assert reply.repo == NEW
         assert f"/reports/{NEW}/" in reply.report_url
     unknown = answer_text(f"risks {AFTER} someone/else", caller, ctx)
+    assert isinstance(unknown, UsageErrorAnswer)
     assert unknown.key == "cmd.error.unknown_repo"
 
     with run_app(wiring.build_app(settings, pipeline)) as url:

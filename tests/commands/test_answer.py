@@ -18,11 +18,20 @@ from service.commands.answer import (
     usage_keys,
 )
 from service.commands.context import REGENERATE_INTERVAL, LiveLookups
-from service.commands.kinds import Sentence
+from service.commands.kinds import (
+    DigestViewAnswer,
+    ErrorAnswer,
+    PrAnswer,
+    RisksAnswer,
+    Sentence,
+    TopAnswer,
+    UsageErrorAnswer,
+)
 from service.commands.parse import Verb
 from service.core.models import Digest, PullRequest, Severity
 from service.errors import InputError, NotFoundError, ServiceError, UnreachableError
 from service.store.repository import Store
+from tests.answers import as_kind
 from tests.commands.conftest import ADMIN, REPO, Clock
 from tests.conftest import load_week
 
@@ -51,6 +60,7 @@ def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Dig
     for label, digest in digests.items():
         for severity in Severity:
             reply = answer_text(f"risks {label} {severity.value} public", USER, make_ctx())
+            assert isinstance(reply, RisksAnswer)
             assert reply.week == label
             assert reply.public is True
             assert all(r.severity is severity for r in reply.risks)
@@ -87,6 +97,7 @@ def test_pr_of_a_rolled_up_risk_shows_its_own_member(
     for member in rollup.members:
         (number,) = member.prs
         reply = answer_text(f"pr {number} 2026-W03", USER, make_ctx())
+        assert isinstance(reply, PrAnswer)
         own = [r for r in reply.risks if r.kind is rollup.kind]
         assert own == [member]
         assert all(ev.pr in (None, number) for r in reply.risks for ev in r.evidence)
@@ -140,15 +151,18 @@ def test_pr_when_github_is_down_says_so(make_ctx: Ctx) -> None:
 
 def test_top_is_ordered_by_score(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
     reply = answer_text("top 3 2026-W03", USER, make_ctx())
+    assert isinstance(reply, TopAnswer)
     scores = sorted((p.score for p in digests["2026-W03"].prs), reverse=True)[:3]
     assert [p.score for p in reply.prs] == scores
-    assert len(answer_text("top", USER, make_ctx()).prs) == min(5, len(digests["2026-W04"].prs))
+    top = as_kind(answer_text("top", USER, make_ctx()), TopAnswer)
+    assert len(top.prs) == min(5, len(digests["2026-W04"].prs))
 
 
 def test_summary_trends_and_week_carry_the_digest(
     make_ctx: Ctx, digests: dict[str, Digest]
 ) -> None:
-    assert answer_text("summary", USER, make_ctx()).digest == digests["2026-W04"]
+    summary = as_kind(answer_text("summary", USER, make_ctx()), DigestViewAnswer)
+    assert summary.digest == digests["2026-W04"]
     trends = answer_text("trends 2025-W48", USER, make_ctx())
     assert trends.kind is AnswerKind.TRENDS
     assert trends.digest.trends == digests["2025-W48"].trends
@@ -171,6 +185,7 @@ def test_bad_text_answers_with_usage(make_ctx: Ctx) -> None:
     assert reply.key == "cmd.error.bad_number"
     assert reply.usage == ["cmd.usage.pr"]
     general = answer_text("launch", USER, make_ctx())
+    assert isinstance(general, UsageErrorAnswer)
     assert general.usage == usage_keys(None)
     assert len(general.usage) == len(Verb) + 1  # every verb, then the filter keys
 
@@ -261,6 +276,7 @@ def test_subscribe_and_unsubscribe_keep_the_channel_in_the_store(
 def test_subscribe_outside_a_channel_is_explained(make_ctx: Ctx) -> None:
     nowhere = Caller(user_id=ADMIN, platform="slack", channel="")
     reply = answer_text("subscribe", nowhere, make_ctx())
+    assert isinstance(reply, ErrorAnswer)
     assert reply.key == "cmd.error.no_subscriptions"
 
 

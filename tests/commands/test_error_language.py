@@ -33,6 +33,7 @@ from service.render import feishu, slack
 from service.render.environment import translator
 from service.render.text import render_answer_text
 from service.store.repository import Store
+from tests.answers import KindT
 from tests.commands.builders import WEEK_LABELS, real_digest
 from tests.commands.conftest import ADMIN, REPO
 from tests.conftest import NOW
@@ -80,7 +81,7 @@ def assert_chinese(reply: Answer, *english: str) -> None:
             assert message not in text, f"{surface}: the error's English message in {text!r}"
 
 
-def in_zh(reply: Answer) -> Answer:
+def in_zh(reply: KindT) -> KindT:
     reply.language = "zh"
     return reply
 

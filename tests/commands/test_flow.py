@@ -11,9 +11,11 @@ import pytest
 
 from service.commands.answer import Answer, AnswerKind, Caller, EngineContext
 from service.commands.flow import CommandFlow
+from service.commands.kinds import ErrorAnswer, TopAnswer
 from service.errors import ServiceError
 from service.jobs import RunResult
 from service.store.repository import Store
+from tests.answers import as_kind
 from tests.conftest import NOW
 from tests.golden.test_surfaces import digest
 
@@ -55,7 +57,7 @@ def test_an_answer_is_said_first_and_counted(engine: EngineContext) -> None:
     talk = Kept()
     flow.on_text(f"top 3 {WEEK}", Caller("U1", "chat", "C1"), talk)
     assert [(when, a.kind) for when, a in talk.said] == [("first", AnswerKind.TOP)]
-    assert len(talk.said[0][1].prs) == 3
+    assert len(as_kind(talk.said[0][1], TopAnswer).prs) == 3
     assert counted == [("chat", "top")]
 
 
@@ -94,6 +96,7 @@ def test_a_rebuild_that_cannot_run_says_why_and_releases_the_gate(
     later = talk.said[-1][1]
     assert later.kind is AnswerKind.REGENERATE_FAILED
     assert later.params == {"repo": REPO, "week": WEEK}
+    assert later.reason is not None
     assert later.reason.key == reason  # worded from the catalog in the asker's language
     assert not engine.regenerations.is_running(REPO, WEEK)
 
@@ -101,6 +104,6 @@ def test_a_rebuild_that_cannot_run_says_why_and_releases_the_gate(
 def test_a_failure_is_told_with_its_incident_id(engine: EngineContext) -> None:
     talk = Kept()
     incident = CommandFlow(engine, "chat").failed(talk, "chat event failed", RuntimeError("x"))
-    assert [(when, a.kind, a.incident) for when, a in talk.said] == [
+    assert [(when, a.kind, as_kind(a, ErrorAnswer).incident) for when, a in talk.said] == [
         ("later", AnswerKind.ERROR, incident)
     ]

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from service.commands.answer import AnswerKind, Caller, EngineContext, answer_text
+from service.commands.kinds import PrAnswer
 from service.core.digest import build_digest
 from service.core.discussion import MAX_NOTES, discussion, one_line
 from service.core.models import CollectedWeek, Digest, PullRequest, Review, ReviewState
@@ -172,5 +173,6 @@ def test_pr_answer_shows_the_discussion_on_every_surface(answered: Digest, store
 
 def test_pr_without_reviews_says_nothing_about_them(answered: Digest, store: Store) -> None:
     reply = answer_text("pr 4970", USER, _ctx(store))
+    assert isinstance(reply, PrAnswer)
     assert reply.discussion is not None  # GitHub gave reviews (none): said once
     assert "Reviewers left no written comments." in render_answer_text(reply, "en", answered)
