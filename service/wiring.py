@@ -88,9 +88,12 @@ def build_pipeline(
         # resolved when asked: the platform registry loads every renderer (~0.2 s a digest
         # that posts nothing would pay)
         destinations_for=lambda repo: chat_routes(settings, store).destinations_for(repo),
-        monthly_destinations_for=lambda repo: monthly_destinations(
-            settings, settings_languages(settings)
-        )(repo),
+        # checked now when set: a destination no platform takes stops the start, not the 1st
+        monthly_destinations_for=(
+            monthly_destinations(settings, settings_languages(settings))
+            if settings.digest_monthly_destinations
+            else lambda _repo: []
+        ),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -470,8 +473,10 @@ def run_doctor(settings: Settings) -> list[Finding]:
         check_repositories,
         guarded,
     )
+    from service.monthly import monthly_destinations
     from service.platforms import registry
 
+    monthly_destinations(settings, {})  # a monthly destination no platform takes: exit 2
     found = guarded("database", lambda: check_database(settings.database_url))
     subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
     github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
