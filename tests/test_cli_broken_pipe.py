@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.process  # `verl-week digest` piped into a reader that leaves
 def test_a_closed_pipe_stops_the_digest_quietly(tmp_path: Path) -> None:
     env = os.environ | {"PYTHONPATH": str(ROOT), "DATABASE_URL": f"sqlite:///{tmp_path}/w.db"}
     reader, writer = os.pipe()

@@ -347,7 +347,9 @@ def test_every_failure_leaves_the_deterministic_digest_with_one_log_line(
     assert line.levelno == logging.WARNING
     assert why in line.getMessage()
     assert "deterministic" in line.getMessage()
-    assert seconds < 2 + 1.5  # LLM_TIMEOUT_SECONDS=2, and then on time
+    # LLM_TIMEOUT_SECONDS=2 cut the call: a hung model never answers (until the test ends), so a
+    # bound well short of that proves it without timing the machine's load
+    assert seconds < 2 + 10
 
 
 def test_a_failed_answer_is_not_cached_the_next_build_asks_again(

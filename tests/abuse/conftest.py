@@ -21,6 +21,7 @@ import requests
 
 from service import jobs
 from service.commands.answer import EngineContext
+from service.core.digest import build_digest
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
@@ -61,7 +62,7 @@ JOIN_SECONDS = 30.0
 @functools.lru_cache(maxsize=8)
 def seeded_digest(label: str) -> Any:
     week = load_week(label)
-    return jobs.build_digest(week, load_profile(REPO), language=LANG, now=NOW)
+    return build_digest(week, load_profile(REPO), language=LANG, now=NOW)
 
 
 class Spawned:
