@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,26 @@ if TYPE_CHECKING:
 
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
-FORMATS = ("markdown", "html", "json", "slack", "feishu")
+
+class Formats:
+    """`--format`'s choices: the report's formats and every registered platform's card, read
+    from the registry when a command is parsed (so `--help` loads no renderer)."""
+
+    def _names(self) -> list[str]:
+        from service.platforms import registry  # registers the built-in platforms' cards
+        from service.render.formats import format_names
+
+        registry.platforms()
+        return format_names()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
+FORMATS = Formats()
 LANGS = ("zh", "en")
 FILTER_HELP = "e.g. 'module:rollout,npu severity:high' (keys: module label path author severity)"
 CLI_LANGUAGE = "en"  # error lines of the command line are English, as every other one

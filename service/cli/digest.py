@@ -26,7 +26,13 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     parser = sub.add_parser("digest", help="build the week's digest and print it")
     add_week_options(parser)
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="markdown",
+        metavar="FORMAT",  # named, so that the choices are read only when a command is parsed
+        help="markdown (default), html, json, or a platform's card: slack, feishu",
+    )
     parser.add_argument("--lang", choices=LANGS, default=None)
     parser.add_argument("--output", type=Path, default=None, help="write to FILE instead")
     add_no_llm(parser)

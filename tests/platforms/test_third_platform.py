@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from service import wiring
+from service.cli import build_parser
 from service.core.digest import build_digest
 from service.core.profile import load_profile
 from service.errors import InputError
@@ -165,6 +166,8 @@ def test_its_card_is_a_cli_format_and_its_destinations_parse(settings: Settings)
         wiring.parse_destinations("fake-chat:not a room")
     with pytest.raises(InputError, match=r"expected .*fake-chat:ROOM"):
         wiring.parse_destinations("nochat:x")
+    args = build_parser().parse_args(["digest", "--sample", "--format", NAME])
+    assert args.format == NAME  # `verl-week digest --format fake-chat` takes it too
 
 
 def test_doctor_asks_it_too(settings: Settings) -> None:
