@@ -55,14 +55,14 @@ wheel-check:
 	cd build && PYTHONPATH=wheel-check ../$(PY) -m service migrate | grep -q 'up to date'
 
 # What the README's first step does: `pipx install` of the built wheel into a pipx home of its
-# own, its dependencies resolved from the package index as the wheel declares them (a module
+# own (its wheel in build/pipx/dist, apart from wheel-check's: CI runs them side by side), its dependencies resolved from the package index as the wheel declares them (a module
 # imported but not declared fails here), then the console script from outside the tree.
 PIPX := build/pipx
 pipx-check:
-	rm -rf dist $(PIPX) && mkdir -p $(PIPX)
-	$(PY) -m pip wheel -q --no-deps -w dist .
+	rm -rf $(PIPX) && mkdir -p $(PIPX)
+	$(PY) -m pip wheel -q --no-deps -w $(PIPX)/dist .
 	PIPX_HOME=$(PIPX)/home PIPX_BIN_DIR=$(PIPX)/bin PIPX_MAN_DIR=$(PIPX)/man \
-		$(PY) -m pipx install dist/verl_week-*.whl
+		$(PY) -m pipx install $(PIPX)/dist/verl_week-*.whl
 	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD bin/verl-week --version | grep -qx 'verl-week .*'
 	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD DATABASE_URL=sqlite:///$$PWD/week.db \
 		bin/verl-week digest --sample --no-llm --format json --output week.json

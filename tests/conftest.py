@@ -63,10 +63,15 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that runs `serve` end to end (`e2e`) starts processes too."""
+    """A test that runs `serve` end to end (`e2e`) starts processes too. Coverage (make ci's
+    floor) is not traced in the `slow` tests (2,000-PR weeks: tracing doubled their time, and
+    the lines they run are covered by the real weeks' tests) nor in the `process` tier (the code
+    under test runs in the child process, untraced)."""
     for item in items:
         if item.get_closest_marker("e2e") is not None:
             item.add_marker(PROCESS_MARKER)
+        if item.get_closest_marker("slow") or item.get_closest_marker("process"):
+            item.add_marker(pytest.mark.no_cover)
 
 
 @pytest.fixture(autouse=True)

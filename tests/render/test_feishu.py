@@ -105,6 +105,7 @@ def test_buttons_open_the_report_and_call_back(digests: dict[tuple[str, str], Di
     assert behaviours[2]["value"]["action"] == "regenerate"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_2000_pr_week_fits_both_limits(lang: str) -> None:
     digest = big_digest(2000, language=lang)

@@ -133,6 +133,7 @@ def test_a_46_pr_week_prompt_is_well_under_80000_characters() -> None:
     assert prompt_chars(prompt_messages(facts)) < WELL_UNDER
 
 
+@pytest.mark.slow
 def test_a_2000_pr_week_prompt_is_bounded_top_in_full_then_one_line_each() -> None:
     sizes = {}
     for count in (500, 2000, 4000):

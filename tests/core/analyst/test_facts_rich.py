@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from service.core.analyst.facts import (
     DATA_BUDGET,
     DETAILED_PRS,
@@ -142,6 +144,7 @@ def test_a_big_week_is_trimmed_per_pr_after_the_most_important() -> None:
     assert [p["number"] for p in trimmed["prs"]] == [p["number"] for p in full["prs"]]
 
 
+@pytest.mark.slow
 def test_a_2000_pr_week_data_section_stays_within_budget() -> None:
     week = huge_week(2000)
     facts = build_facts(digest_from_week(week, language="zh"), week.prs)
