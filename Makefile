@@ -11,6 +11,7 @@ LOCK := .venv/bin/uv pip compile pyproject.toml --universal --python-version 3.1
 
 install:
 	python3 -m venv .venv
+	.venv/bin/pip install -q --upgrade 'pip>=24.2'
 	.venv/bin/pip install -q --require-hashes -r requirements/dev.lock
 	.venv/bin/pip install -q --no-deps -e .
 
