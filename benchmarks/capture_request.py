@@ -1,0 +1,88 @@
+"""Capture the exact request the service sends to the model for a recorded week: the real
+`verl-week digest` runs against the fake GitHub serving the week (and the week before it, when
+recorded, so `previous_week` is in the data as in production) and a fake OpenAI-compatible
+model that records what it is asked. Writes `<out>/<week>.<lang>.request.json` (the request
+body: model, messages, response_format) and `<week>.<lang>.prompt.txt` (its messages as text,
+for a person or a model to answer). Not a test.
+
+    .venv/bin/python benchmarks/capture_request.py tests/data/weeks/2026-W04.json \
+        --previous tests/data/weeks/2026-W03.json --lang zh --out /tmp/requests
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes._server import serve  # noqa: E402
+from tests.fakes.github import FakeGitHub  # noqa: E402
+from tests.fakes.openai import FakeModel  # noqa: E402
+
+TOKEN = "ghp_captureToken0123456789abcdef0"  # noqa: S105 - the fake GitHub's
+
+
+def _digest(env: dict[str, str], week: str, lang: str, *extra: str) -> None:
+    command = [str(ROOT / ".venv" / "bin" / "verl-week"), "digest", "--week", week]
+    command += ["--lang", lang, "--format", "json", "--output", os.devnull, *extra]
+    subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+
+
+def capture(week_file: Path, previous: Path | None, lang: str) -> dict[str, Any]:
+    """The request body `verl-week digest` sends for the week of `week_file` in `lang`."""
+    data = json.loads(week_file.read_text("utf-8"))
+    github = FakeGitHub(data["repo"], token=TOKEN)
+    github.serve_week(data)
+    earlier = json.loads(previous.read_text("utf-8")) if previous else None
+    if earlier:
+        github.serve_week(earlier)
+    model = FakeModel()
+    model.always("{}")  # not an answer: the digest goes out without a narrative
+    with tempfile.TemporaryDirectory() as folder, github.running(), serve(model.api):
+        env = {
+            **os.environ,
+            "GITHUB_API_URL": github.url,
+            "GITHUB_GRAPHQL_URL": github.graphql_url,
+            "GITHUB_TOKEN": TOKEN,
+            "DATABASE_URL": f"sqlite:///{folder}/capture.db",
+            "DIGEST_REPOS": data["repo"],
+            "DIGEST_TIMEZONE": data.get("timezone", "Asia/Shanghai"),
+            "LLM_BASE_URL": model.url,
+            "LLM_API_KEY": model.key,
+            "LLM_MODEL": model.model,
+            "LLM_VERIFY_ENABLED": "false",
+        }
+        if earlier:
+            _digest(env, earlier["week"], lang, "--no-llm")
+        _digest(env, data["week"], lang)
+        return model.last_request()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("week_file", type=Path)
+    parser.add_argument("--previous", type=Path, default=None)
+    parser.add_argument("--lang", choices=("zh", "en"), required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    body = capture(args.week_file, args.previous, args.lang)
+    week = json.loads(args.week_file.read_text("utf-8"))["week"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = f"{args.out / week}.{args.lang}"
+    text = json.dumps(body, ensure_ascii=False, indent=1)
+    Path(f"{stem}.request.json").write_text(text + "\n", "utf-8")
+    prompt = "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in body["messages"])
+    Path(f"{stem}.prompt.txt").write_text(prompt + "\n", "utf-8")
+    print(f"{stem}.request.json: {len(prompt):,} characters of prompt")
+
+
+if __name__ == "__main__":
+    main()
