@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 CORPUS = ROOT / "tests" / "data" / "llm" / "model_corpus"
 WEEKS = ROOT / "tests" / "data" / "weeks"
-NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+TOKEN = "ghp_corpusToken0123456789abcdef012"  # noqa: S105 - the fake GitHub's
 
 
 @dataclass(frozen=True)
@@ -56,20 +56,40 @@ def week_file(week: str, repo: str | None = None) -> Path:
 
 
 def facts_for(meta: dict[str, Any], lang: str) -> Any:
-    """The week's facts as the service builds them (with the week before when recorded)."""
+    """The week's facts exactly as the narrator builds them for the request: the real pipeline
+    collects the week (and the week before, when recorded) from the fake GitHub serving the
+    recorded files, as benchmarks/capture_request.py did, and the facts come from the stored
+    digest and PR snapshots."""
+    from service import wiring
     from service.core.analyst.facts import build_facts
-    from service.core.digest import build_digest
-    from service.core.profile import load_profile
-    from service.recorded import load_recorded
+    from service.core.periods import period_of_label
+    from service.jobs import build_week
+    from service.settings import Settings
+    from tests.fakes.github import FakeGitHub
 
-    collected = load_recorded(week_file(meta["week"], meta.get("repo")), NOW)
-    profile = load_profile(collected.repo)
-    earlier = None
+    repo = meta["repo"]
+    data = json.loads(week_file(meta["week"], repo).read_text("utf-8"))
+    github = FakeGitHub(repo, token=TOKEN)
+    github.serve_week(data)
     if meta.get("previous"):
-        before = load_recorded(week_file(meta["previous"], meta.get("repo")), NOW)
-        earlier = build_digest(before, profile, language=lang, now=NOW)
-    digest = build_digest(collected, profile, language=lang, now=NOW, previous=earlier)
-    return build_facts(digest, collected.prs, lang)
+        github.serve_week(json.loads(week_file(meta["previous"], repo).read_text("utf-8")))
+    with tempfile.TemporaryDirectory() as folder, github.running():
+        settings = Settings(
+            github_api_url=github.url,
+            github_graphql_url=github.graphql_url,
+            github_token=TOKEN,
+            database_url=f"sqlite:///{folder}/corpus.db",
+            digest_repos=repo,
+            digest_timezone=data.get("timezone", "Asia/Shanghai"),
+            digest_language=lang,
+        )
+        pipeline = wiring.build_pipeline(settings, with_senders=False, llm=False)
+        timezone = settings.digest_timezone
+        if meta.get("previous"):
+            build_week(pipeline, repo, period_of_label(meta["previous"], timezone))
+        digest = build_week(pipeline, repo, period_of_label(meta["week"], timezone))
+        prs = pipeline.store.load_prs(repo, meta["week"])
+        return build_facts(digest, prs, lang)
 
 
 def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
@@ -106,8 +126,18 @@ def verdicts(part: str) -> list[Verdict]:
                 continue
             kept, reasons = outcome.get((s["section"], " ".join(s["text"].split())), (False, ()))
             out.append(
-                Verdict(part, batch, labels["week"], labels["lang"], s["section"], s["text"],
-                        s["label"], s.get("kind", ""), kept, reasons)  # fmt: skip
+                Verdict(
+                    part,
+                    batch,
+                    labels["week"],
+                    labels["lang"],
+                    s["section"],
+                    s["text"],
+                    s["label"],
+                    s.get("kind", ""),
+                    kept,
+                    reasons,
+                )  # fmt: skip
             )
     return out
 
