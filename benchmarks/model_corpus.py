@@ -137,7 +137,7 @@ def verdicts(part: str) -> list[Verdict]:
                     s.get("kind", ""),
                     kept,
                     reasons,
-                )  # fmt: skip
+                )
             )
     return out
 
