@@ -111,6 +111,24 @@ def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tupl
     return out
 
 
+def within_limits(text: str) -> list[str]:
+    """An answer as answers within the schema's limits: an adversarial batch holds more items
+    per section than a model may write, and the checker drops those past a limit unread."""
+    from service.core.analyst.schema import LIMITS
+
+    data = json.loads(text)
+    chunks: list[dict[str, Any]] = []
+    for section, limit in LIMITS.items():
+        if section == "headline":
+            continue
+        items = data.get(section) or []
+        for n, start in enumerate(range(0, len(items), limit)):
+            while len(chunks) <= n:
+                chunks.append({name: [] for name in LIMITS} | {"headline": data["headline"]})
+            chunks[n][section] = items[start : start + limit]
+    return [json.dumps(chunk, ensure_ascii=False) for chunk in chunks] or [text]
+
+
 def verdicts(part: str) -> list[Verdict]:
     """Every labelled sentence of one part, with the checker's verdict."""
     out: list[Verdict] = []
@@ -120,7 +138,9 @@ def verdicts(part: str) -> list[Verdict]:
         meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[labels["week"]]
         batch = "adversarial" if ".adversarial." in labels_path.name else "answers"
         facts = facts_for(meta, labels["lang"])
-        outcome = _outcomes(answer_path.read_text("utf-8"), facts)
+        outcome: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
+        for answer in within_limits(answer_path.read_text("utf-8")):
+            outcome |= _outcomes(answer, facts)
         for s in labels["sentences"]:
             if s["section"] == "headline" and not s["text"].strip():
                 continue
