@@ -20,6 +20,7 @@ from service.core.analyst.facts import PRFacts
 from service.core.risks.base import changed_texts
 
 WINDOW = 70
+VERB_REACH = 40  # "raises", "降低" this close before the key say which way its value goes
 _VALUE = r"[`'\"“]?(?P<{name}>-?[\w.\-+/${{}}:@]+?)[`'\"”]?(?=$|[\s,，。;；)）(（、]|\.(?:\s|$))"
 _A, _B = _VALUE.format(name="a"), _VALUE.format(name="b")
 _TO_WORDS = (
@@ -192,26 +193,30 @@ def _said(text: str, end: int, known: set[str]) -> tuple[str | None, str] | None
     return None
 
 
-def _direction_reason(text: str, old: str, new: str) -> str:
+def _direction_reason(verbs: str, old: str, new: str) -> str:
+    """`verbs`: the words before the key up to its values ("raises `x` in y.yaml from")."""
     try:
         a, b = float(old), float(new)
     except ValueError:
         return ""
-    if _UP.search(text) and a > b:
+    up, down = list(_UP.finditer(verbs)), list(_DOWN.finditer(verbs))
+    last_up = up[-1].start() if up else -1
+    last_down = down[-1].start() if down else -1
+    if last_up > last_down and a > b:
         return "the sentence says it rises"
-    if _DOWN.search(text) and a < b:
+    if last_down > last_up and a < b:
         return "the sentence says it falls"
     return ""
 
 
 def _judge(
-    name: str, old: str | None, new: str, found: list[Setting], text: str
+    name: str, old: str | None, new: str, found: list[Setting], verbs: str
 ) -> tuple[str, str]:
     """(grounds, reason) of a claim on the settings its key names."""
     a, b = (value(old) if old is not None else None), value(new)
     for s in found:
         if b in s.new and (a is None or a in s.old):
-            if a is not None and (why := _direction_reason(text, a, b)):
+            if a is not None and (why := _direction_reason(verbs, a, b)):
                 return "", f"value of {name}: {why}, the data says {s.said}"
             return f"#{s.pr} {s.said}", ""
     said = f"{old} → {new}" if old is not None else new
@@ -235,6 +240,7 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> l
         if said is None:
             continue
         old, new = said
-        grounds, reason = _judge(name, old, new, found, text)
+        verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
+        grounds, reason = _judge(name, old, new, found, verbs)
         out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
     return out
