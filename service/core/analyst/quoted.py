@@ -148,6 +148,8 @@ def _action_settled(word: str, q: Quoted) -> bool:
             return True
         if name == "remove" and q.old.strip():
             return True
+        if name in ("rename", "move") and q.new.strip() and q.old.strip():
+            return True  # "moves the default from A to B": the quotes show both sides
         if name in ("default", "enable", "disable", "upgrade", "downgrade") and (
             q.new.strip() or q.old.strip()
         ):
