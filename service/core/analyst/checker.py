@@ -27,7 +27,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from service.core.analyst import claims, figure_rule, grounding, quoted, sentence_claims, structure
+from service.core.analyst import (
+    claims,
+    counts,
+    figure_rule,
+    grounding,
+    quoted,
+    sentence_claims,
+    structure,
+)
 from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
 from service.core.analyst.glossary import glossary
@@ -350,6 +358,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         own = rule(claim, checker)
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
+    reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     if found is not None:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints if not claim.prs else checker.date_ints

@@ -115,3 +115,10 @@ def test_what_grounded_a_kept_sentence_is_told() -> None:
         '#4106 config_changes: "rollout.yaml mode: sync → async"',
         "value of rollout.mode: #4106 rollout.yaml mode: sync → async",
     ]
+
+
+def test_a_count_of_an_authors_prs_is_that_authors_count() -> None:
+    checker = Checker(week_facts("2026-W04", "en"))  # Huazhong wrote 2 of the week's PRs
+    assert check_text("Huazhong merged 2 PRs this week", (), "summary", checker) == []
+    off_by_one = check_text("Huazhong merged 1 PRs this week", (), "summary", checker)
+    assert "count 1: huazhong wrote 2 of the week's PRs" in off_by_one
