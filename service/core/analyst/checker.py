@@ -136,6 +136,15 @@ class Checker:
             self._quotes = QuoteFinder(self.facts, self.evidence)
         return self._quotes
 
+    def named_totals(self, text: str) -> set[str]:
+        """The week's (and, when the sentence names it, the earlier week's) totals of what
+        `text` names (risks, contributors, files …)."""
+        out = quoted.named_totals(text, self.facts.totals)
+        before = self.facts.earlier
+        if before and (before.week in text or glossary().word("previous_week").search(text)):
+            out |= quoted.named_totals(text, before.totals)
+        return out
+
     def named_counts(self, text: str) -> list[int]:
         """The counts (this week's and the earlier week's) of every trend bucket `text` names
         ("rollout", "新功能类", "reverted")."""
@@ -319,6 +328,7 @@ def _language_rule(claim: Claim, checker: Checker) -> list[str]:
     if _KANA_HANGUL.search(claim.text):
         return [f"language: not {language}"]
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    blob += "\n" + "\n".join(q.text.lower() for q in claim.quotes if q.found)
     if language == "zh":
         cjk = len(_CJK.findall(claim.text))
         unknown = _unknown_latin(claim.text, blob)
@@ -361,7 +371,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     if found is not None:
         reasons += quote_reasons(claim.quotes)
-        week = checker.week_ints if not claim.prs else checker.date_ints
+        week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
         reasons += quoted.covering_reasons(claim.text, found, claim.facts, checker.week_words, week)
         reasons += quoted.side_reasons(claim.text, found, values)
     return list(dict.fromkeys(reasons))

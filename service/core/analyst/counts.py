@@ -45,9 +45,10 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence
     allowed = {str(week[login]) for login in named} | {
         str(own[login]) for login in named if own[login]
     }
+    who = ", ".join(sorted(named))
+    wrote = ", ".join(sorted({str(week[a]) for a in named}))
     return [
-        f"count {f.text}: {', '.join(sorted(named))} wrote {', '.join(sorted({str(week[a]) for a in named}))} "
-        "of the week's PRs"
+        f"count {f.text}: {who} wrote {wrote} of the week's PRs"
         for f in figures
         if not f.values & allowed
     ]

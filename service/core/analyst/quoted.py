@@ -24,12 +24,31 @@ OLD_REACH = 30
 # the words that tell a value as the old one: "from A", "instead of A", "由 A", "不再 A"
 _OLD_PLACE = re.compile(
     r"(?:\bfrom|\bwas|\bwere|\bpreviously|\bformerly|\bold|\bearlier|instead of|rather than"
-    r"|replac\w*|no longer|remov\w*|drop\w*|delet\w*|retir\w*|由|从|原|旧|之前|此前|以前|删除|删去"
-    r"|移除|去掉|去除|不再|取代|替换|替代|弃用|废弃)\W{0,4}(?:\w+\W{1,3}){0,3}$"
+    r"|out of|away from|replac\w*|no longer|retir\w*|由|从|原|旧|之前|此前|以前|不再|取代|替换|替代"
+    r"|弃用|废弃)\W{0,4}(?:\w+\W{1,3}){0,3}$"
     r"|→\s*$",
     re.IGNORECASE,
 )
-_ARROW_AFTER = re.compile(r"^\W{0,2}\s*(?:→|->|to\b|改为|改成|变为|换成)", re.IGNORECASE)
+_ARROW_AFTER = re.compile(
+    r"^\W{0,2}(?:\w{1,12}\W{0,2}){0,2}?\s*(?:→|->|to\b|改为|改成|变为|换成)", re.IGNORECASE
+)
+# a removal said earlier in the sentence, with no addition after it: what follows was removed
+_REMOVAL = re.compile(
+    r"\b(?:remov|drop|delet|strip|restor)\w*|删除|删去|移除|去掉|去除|恢复", re.IGNORECASE
+)
+_ADDITION = re.compile(
+    r"\b(?:adds?|added|adding|introduc\w*|gains?|new)\b|新增|加入|引入|增加", re.IGNORECASE
+)
+_SMALL_WORDS = frozenset({"两", "二", "三", "四", "two", "three", "four", "both"})
+WORD_NUMBER_MAX = 4
+# what each of the week's totals counts, in the words of a sentence
+_TOTAL_WORDS = (
+    ("risks", re.compile(r"\brisks?\b|风险", re.IGNORECASE)),
+    ("contributors", re.compile(r"\bcontributors?\b|贡献者", re.IGNORECASE)),
+    ("first_time", re.compile(r"\bfirst[- ]time\b|首次", re.IGNORECASE)),
+    ("breaking", re.compile(r"\bbreaking\b|破坏", re.IGNORECASE)),
+    ("changed_files", re.compile(r"\bfiles?\b|文件", re.IGNORECASE)),
+)
 
 
 @dataclass(frozen=True)
@@ -95,9 +114,12 @@ def _old_only(token: str, q: Quoted) -> bool:
 
 
 def _told_old(text: str, start: int, end: int) -> bool:
-    return bool(_OLD_PLACE.search(text[max(0, start - OLD_REACH) : start])) or bool(
-        _ARROW_AFTER.match(text[end:])
-    )
+    if _OLD_PLACE.search(text[max(0, start - OLD_REACH) : start]) or _ARROW_AFTER.match(text[end:]):
+        return True
+    removals = list(_REMOVAL.finditer(text, 0, start))
+    if not removals:
+        return False
+    return not _ADDITION.search(text, removals[-1].end(), start)
 
 
 def side_reasons(text: str, q: Quoted, value_claims: Sequence[ValueClaim]) -> list[str]:
@@ -128,6 +150,8 @@ def covering_reasons(
     reasons = []
     allowed = set(q.numbers) | _own_numbers(prs) | {str(n) for n in week_ints}
     for figure in claims.figures(text):
+        if _word_count(figure):
+            continue  # "两个配置", "three settings": a count of what the sentence lists
         if figure.kind in ("plain", "multiplier", "percent") and not figure.values & allowed:
             reasons.append(f"figure {figure.text}: not in the quotes nor the PRs' own figures")
     names = "\n".join([q.everything, _names_of(prs), week_words])
@@ -135,6 +159,13 @@ def covering_reasons(
         if not _known_name(name, names):
             reasons.append(f"identifier {name}: not in the quotes nor the PRs' names and paths")
     return reasons
+
+
+def _word_count(figure: claims.Figure) -> bool:
+    """A small count in words ("两", "three"): what the sentence lists, not a figure of data."""
+    return not figure.text[:1].isdigit() and all(
+        v.isdigit() and int(v) <= WORD_NUMBER_MAX for v in figure.values
+    )
 
 
 def _action_settled(word: str, q: Quoted) -> bool:
@@ -150,6 +181,10 @@ def _action_settled(word: str, q: Quoted) -> bool:
             return True
         if name in ("rename", "move") and q.new.strip() and q.old.strip():
             return True  # "moves the default from A to B": the quotes show both sides
+        if name == "enable" and found_in("true", q.everything):
+            return True
+        if name == "disable" and found_in("false", q.everything):
+            return True
         if name in ("default", "enable", "disable", "upgrade", "downgrade") and (
             q.new.strip() or q.old.strip()
         ):
@@ -157,6 +192,15 @@ def _action_settled(word: str, q: Quoted) -> bool:
         if action.evidence.search(q.said):
             return True
     return False
+
+
+def named_totals(text: str, totals: dict[str, int]) -> set[str]:
+    """The week's totals a sentence may state because it names what they count."""
+    out = set()
+    for key, value_ in totals.items():
+        if any(word.search(text) for name, word in _TOTAL_WORDS if key.startswith(name)):
+            out.add(str(value_))
+    return out
 
 
 def settled(
@@ -175,11 +219,13 @@ def settled(
         if rule in ("figure", "identifier") and value(detail) in claimed:
             continue
         if q is not None and rule == "figure":
-            values = (
-                claims.normalised(detail.rstrip("%％xX×倍 ")) if detail[:1].isdigit() else set()
-            )
-            if values and values & q.numbers:
+            figures = claims.figures(detail)
+            if detail.lower() in _SMALL_WORDS or (
+                figures and all(f.values & q.numbers or _word_count(f) for f in figures)
+            ):
                 continue
+        if q is not None and rule == "failure" and found_in(norm(detail), q.everything):
+            continue  # "broken for triton>=3.3": the PR's own words, quoted
         if (
             q is not None
             and rule in ("identifier", "entity")

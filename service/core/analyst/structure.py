@@ -38,7 +38,14 @@ _DEFAULT_TO = re.compile(
 _PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:\bto\b|\bat\b|=|为)\s*{_B}", re.IGNORECASE)
 _UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
 _DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
-_STOP = re.compile(r"[。;；!！?？]|\.(?:\s|$)|[#＃]\d")
+_STOP = re.compile(r"[。;；!！?？，,、]|\.(?:\s|$)|[#＃]\d")
+# the words that introduce a key's values
+_INTRO = re.compile(
+    r"\bfrom\b|\bto\b|\bat\b|default|由|从|默认|改为|设为|设置为|为|=|:|→", re.IGNORECASE
+)
+_FILE = re.compile(r"\.(?:ya?ml|py|json|toml|sh|cfg|ini)$|/")
+# a literal a changed line of code gives a key: a number, a boolean, null or a quoted string
+_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|"[^"]*"|'[^']*')$""")
 _SETTING_LINE = re.compile(
     r"""^\s*["']?(?P<key>[A-Za-z_][\w.\-]*)["']?\s*(?::\s*[^=\n]+?\s*=|:|=)\s*(?P<value>[^#\n]*?)"""
     r"""\s*,?\s*(?:#.*)?$"""
@@ -46,6 +53,7 @@ _SETTING_LINE = re.compile(
 # generated copies, tests and scripts say nothing of a key's own default
 _NOT_CONFIG = re.compile(r"(?:^|/)_generated_|(?:^|/)tests?/|\.(?:sh|md|rst|txt)$|^\.github/")
 DATA_SHOWN = 2
+_YAML_FILE = re.compile(r"\.ya?ml$")
 _FALSY = {"false": "false", "none": "null", "null": "null", "~": "null", "true": "true"}
 
 
@@ -59,6 +67,7 @@ class Setting:
     old: frozenset[str]
     new: frozenset[str]
     said: str  # how the data shows it
+    parsed: bool = True  # a config change (False: a setting read off a changed line of code)
 
     def matches(self, name: str) -> bool:
         said = [s for s in name.lower().strip("`").split(".") if s]
@@ -87,10 +96,14 @@ class ValueClaim:
         return not self.reason
 
 
-def line_setting(line: str) -> tuple[str, str] | None:
-    """(key, value) a changed line sets (`key: value`, `key = value`, `name: type = value`)."""
+def line_setting(line: str, *, raw: bool = False) -> tuple[str, str] | None:
+    """(key, value) a changed line sets (`key: value`, `key = value`, `name: type = value`);
+    the value as written when `raw`."""
     found = _SETTING_LINE.match(line)
-    return (found["key"], value(found["value"])) if found and found["value"] else None
+    if not found or not found["value"]:
+        return None
+    said = found["value"].strip().rstrip(",")
+    return found["key"], (said.lower() if raw else value(said))
 
 
 def value(text: str) -> str:
@@ -117,9 +130,9 @@ def _diff_settings(number: int, evidence: WeekEvidence) -> Iterator[Setting]:
         sides: tuple[dict[str, set[str]], dict[str, set[str]]] = ({}, {})
         for side, lines in zip(sides, (removed, added), strict=True):
             for line in lines:
-                found = line_setting(line)
-                if found:
-                    side.setdefault(found[0], set()).add(found[1])
+                found = line_setting(line, raw=True)
+                if found and (_YAML_FILE.search(change.path) or _LITERAL.match(found[1])):
+                    side.setdefault(found[0], set()).add(value(found[1]))
         for key in sides[0].keys() | sides[1].keys():
             old, new = frozenset(sides[0].get(key, ())), frozenset(sides[1].get(key, ()))
             if old != new:
@@ -166,9 +179,17 @@ def _keys(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 def _window(text: str, end: int) -> str:
+    """The words after a key that may give its values: up to the end of the clause or the
+    next name that is not a file's ("`x` in rollout.yaml from 1 to 2", not "`x` and `y` to 2")."""
     window = text[end : end + WINDOW]
     stop = _STOP.search(window)
-    return window[: stop.start()] if stop else window
+    window = window[: stop.start()] if stop else window
+    said = _INTRO.search(window)
+    before = window[: said.start()] if said else window
+    for name in claims.identifiers(before):
+        if not _FILE.search(name):
+            return window[: before.find(name)]
+    return window
 
 
 def _plain_value(raw: str, known: set[str]) -> bool:
@@ -178,8 +199,9 @@ def _plain_value(raw: str, known: set[str]) -> bool:
     return said in known or said in ("true", "false", "null") or said[:1].isdigit()
 
 
-def _said(text: str, end: int, known: set[str]) -> tuple[str | None, str] | None:
-    """(old, new) the sentence gives the key at text[start:end], or None."""
+def _said(text: str, end: int, known: set[str], *, plain: bool) -> tuple[str | None, str] | None:
+    """(old, new) the sentence gives the key ending at `end`, or None; a value said plainly
+    ("x = 2", "x at 2") only when `plain` (the key is a parsed config change)."""
     window = _window(text, end)
     found = _FROM_TO.search(window) or _ARROW.search(window)
     if found:
@@ -187,7 +209,7 @@ def _said(text: str, end: int, known: set[str]) -> tuple[str | None, str] | None
     found = _DEFAULT_TO.search(window)
     if found:
         return None, found["b"]
-    found = _PLAIN_TO.search(window)
+    found = _PLAIN_TO.search(window) if plain else None
     if found and _plain_value(found["b"], known):
         return None, found["b"]
     return None
@@ -236,10 +258,13 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> l
         if not found:
             continue
         values = {v for s in found for v in s.old | s.new}
-        said = _said(text, end, values)
+        keys = {s.key.rsplit(".", 1)[-1].lower() for s in known}
+        said = _said(text, end, values, plain=any(s.parsed for s in found))
         if said is None:
             continue
         old, new = said
+        if value(new) in keys:
+            continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
         verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
         grounds, reason = _judge(name, old, new, found, verbs)
         out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
