@@ -71,11 +71,13 @@ def safe(text: str) -> str:
 
 
 def verdict_lines(verdict: Verdict) -> list[str]:
-    """`kept    summary[1]  #4280,#4665  text`, and for a dropped one a line per reason."""
+    """`kept    summary[1]  #4280,#4665  text`, then for a kept one a line per quote or value
+    claim that grounded it, for a dropped one a line per claim that failed."""
     outcome = "empty" if verdict.empty else ("kept" if verdict.kept else "dropped")
     prs = ",".join(f"#{n}" for n in verdict.prs) or "-"
     lines = [f"{outcome:<8}{verdict.where:<20}{prs:<15} {safe(verdict.text)}"]
     lines += [f"{'':<8}- {safe(reason)}" for reason in verdict.reasons]
+    lines += [f"{'':<8}+ {safe(ground)}" for ground in verdict.grounds]
     return lines
 
 

@@ -26,8 +26,10 @@ def verdicts(stdout: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     where = ""
     for line in stdout.splitlines()[1:]:
-        if line.startswith(" "):
+        if line.startswith(" ") and not line.strip().startswith("+ "):  # `+ …`: what grounded it
             found[where].append(line.strip().removeprefix("- "))
+        elif line.startswith(" "):
+            continue
         else:
             outcome, where = line.split()[:2]
             found[where] = [outcome]

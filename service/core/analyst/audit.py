@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.core.analyst.checker import check_answer
+from service.core.analyst.checker import Checker, check_answer, grounds
 from service.core.analyst.facts import WeekFacts
 from service.core.analyst.schema import Draft
 
@@ -22,6 +22,7 @@ class Verdict:
     prs: tuple[int, ...]
     reasons: tuple[str, ...] = ()
     empty: bool = False
+    grounds: tuple[str, ...] = ()  # for a kept one: the quotes and value claims that held
 
     @property
     def kept(self) -> bool:
@@ -38,6 +39,7 @@ def audit_answer(drafts: Sequence[Draft], facts: WeekFacts) -> list[Verdict]:
     draft is checked, so limits and duplicates count exactly as in the whole answer (an answer
     has a few dozen items; a checker run over them costs milliseconds)."""
     counts: dict[str, int] = {}
+    checker = Checker(facts)
     dropped_before = 0
     out = []
     for end, draft in enumerate(drafts, 1):
@@ -51,5 +53,9 @@ def audit_answer(drafts: Sequence[Draft], facts: WeekFacts) -> list[Verdict]:
         analysis = check_answer(drafts[:end], facts, model="analyst-check", prompt_version="-")
         reasons = analysis.dropped[dropped_before:]
         dropped_before = len(analysis.dropped)
-        out.append(Verdict(where, shown, draft.prs, tuple(reasons[0].reasons) if reasons else ()))
+        if reasons:
+            out.append(Verdict(where, shown, draft.prs, tuple(reasons[0].reasons)))
+        else:
+            held = tuple(grounds(draft, checker))
+            out.append(Verdict(where, shown, draft.prs, grounds=held))
     return out

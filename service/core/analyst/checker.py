@@ -25,13 +25,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from service.core.analyst import claims, figure_rule, grounding, sentence_claims
+from service.core.analyst import (
+    claims,
+    counts,
+    figure_rule,
+    grounding,
+    quoted,
+    sentence_claims,
+    structure,
+)
 from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
 from service.core.analyst.glossary import glossary
 from service.core.analyst.injection import injection_reasons, masked, safety_reasons
+from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -90,6 +99,7 @@ class Checker:
     total_ints: list[int] = field(default_factory=list)
     date_ints: list[int] = field(default_factory=list)
     _week_text: str | None = None
+    _quotes: QuoteFinder | None = None
 
     def __post_init__(self) -> None:
         f = self.facts
@@ -118,6 +128,22 @@ class Checker:
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risks"))
         self.evidence = f.evidence or _facts_evidence(f)
+
+    @property
+    def quotes(self) -> QuoteFinder:
+        """Looks up the quotes of a sentence's evidence in the week's PR data."""
+        if self._quotes is None:
+            self._quotes = QuoteFinder(self.facts, self.evidence)
+        return self._quotes
+
+    def named_totals(self, text: str) -> set[str]:
+        """The week's (and, when the sentence names it, the earlier week's) totals of what
+        `text` names (risks, contributors, files …)."""
+        out = quoted.named_totals(text, self.facts.totals)
+        before = self.facts.earlier
+        if before and (before.week in text or glossary().word("previous_week").search(text)):
+            out |= quoted.named_totals(text, before.totals)
+        return out
 
     def named_counts(self, text: str) -> list[int]:
         """The counts (this week's and the earlier week's) of every trend bucket `text` names
@@ -203,6 +229,7 @@ class Claim:
     prs: tuple[int, ...]
     facts: tuple[PRFacts, ...]
     section: str
+    quotes: tuple[Quote, ...] = ()  # the evidence the model gave, looked up
 
 
 def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
@@ -301,6 +328,7 @@ def _language_rule(claim: Claim, checker: Checker) -> list[str]:
     if _KANA_HANGUL.search(claim.text):
         return [f"language: not {language}"]
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    blob += "\n" + "\n".join(q.text.lower() for q in claim.quotes if q.found)
     if language == "zh":
         cjk = len(_CJK.findall(claim.text))
         unknown = _unknown_latin(claim.text, blob)
@@ -325,22 +353,61 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
 )
 
 
-def check_text(text: str, prs: Sequence[int], section: str, checker: Checker) -> list[str]:
-    """Every rule `text` breaks when it rests on `prs` (empty: the text is kept)."""
+# the word rules a found quote or a matched value claim may settle (the safety, PR, language,
+# danger, exclusivity and relation rules always stand)
+_SETTLED_RULES = (figure_rule.figure_reasons, _identifier_rule, _grounding_rule)
+
+
+def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
+    """The reasons of every rule, the word rules' settled by the sentence's quotes (when it
+    has evidence) and by the value claims the parsed config changes decide."""
+    values = structure.value_claims(claim.text, claim.facts, checker.evidence)
+    found = quoted.quoted(claim.quotes) if claim.quotes else None
+    reasons: list[str] = []
+    for rule in RULES:
+        own = rule(claim, checker)
+        reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
+    reasons += [c.reason for c in values if not c.ok]
+    reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    if found is not None:
+        reasons += quote_reasons(claim.quotes)
+        week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
+        reasons += quoted.covering_reasons(claim.text, found, claim.facts, checker.week_words, week)
+        reasons += quoted.side_reasons(claim.text, found, values)
+    return list(dict.fromkeys(reasons))
+
+
+def check_text(
+    text: str,
+    prs: Sequence[int],
+    section: str,
+    checker: Checker,
+    evidence: Sequence[tuple[int, str]] = (),
+) -> list[str]:
+    """Every rule `text` breaks when it rests on `prs` with the quotes of `evidence` (empty:
+    the text is kept)."""
     limit = MAX_CHARS.get(section, MAX_SENTENCE)
     reasons = [f"too_long: {len(text)} > {limit}"] if len(text) > limit else []
     found = tuple(f for f in (checker.facts.pr(n) for n in prs) if f is not None)
-    claim = Claim(text, tuple(prs), found, section)
-    for rule in RULES:
-        reasons += rule(claim, checker)
-    return reasons
+    quotes = tuple(find_quotes(checker.quotes, evidence, prs))
+    return reasons + _claim_reasons(Claim(text, tuple(prs), found, section, quotes), checker)
+
+
+def grounds(draft: Draft, checker: Checker) -> list[str]:
+    """What grounded a kept sentence: its quotes as found, and the value claims the parsed
+    config changes matched."""
+    quotes = find_quotes(checker.quotes, draft.evidence, draft.prs)
+    out = [q.shown() for q in quotes if q.found]
+    facts = tuple(f for f in (checker.facts.pr(n) for n in draft.prs) if f is not None)
+    values = structure.value_claims(draft.text, facts, checker.evidence)
+    return out + [f"value of {c.key}: {c.grounds}" for c in values if c.ok]
 
 
 def _check_draft(draft: Draft, checker: Checker) -> list[str]:
-    reasons = check_text(draft.text, draft.prs, draft.section, checker)
-    if draft.section == "key_changes":
-        theme = check_text(draft.theme, draft.prs, "theme", checker) if draft.theme else []
-        reasons += [f"theme {reason}" for reason in theme]
+    reasons = check_text(draft.text, draft.prs, draft.section, checker, draft.evidence)
+    if draft.section == "key_changes" and draft.theme:
+        theme = check_text(draft.theme, draft.prs, "theme", checker, draft.evidence)
+        reasons += [f"theme {reason}" for reason in theme if not reason.startswith("quote of")]
     return reasons
 
 
@@ -385,7 +452,7 @@ def check_answer(
     out = _Sorted()
     for draft in drafts:
         text = " ".join(draft.text.split()) if "\n" not in draft.text else draft.text.strip()
-        draft = Draft(draft.section, text, draft.prs, draft.theme.strip())
+        draft = replace(draft, text=text, theme=draft.theme.strip())
         if not draft.text:
             continue  # an empty item claims nothing (a model with no headline leaves it empty)
         reasons = _reasons(draft, out, checker)

@@ -290,9 +290,11 @@ def pr_facts(
     pr: PullRequest | None,
     risks: Sequence[Risk],
     relations: Sequence[Relation] = (),
+    *,
+    listed: bool = True,
 ) -> PRFacts:
     """The facts of one PR from its scored entry, its collected data, its own risks and the
-    relations the digest found."""
+    relations the digest found; its telling changed lines only when it is `listed` in full."""
     notes, changes = _review_notes(pr)
     lines = summary_lines(pr.body, limit=EXCERPT_LINES) if pr is not None else ()
     return PRFacts(
@@ -317,7 +319,7 @@ def pr_facts(
         relations=tuple(relations),
         approvals=_approvals(pr),
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
-        lines=telling_lines(pr),
+        lines=telling_lines(pr) if listed else (),
     )
 
 
@@ -374,9 +376,13 @@ def build_facts(
     relations = _relations(digest.risks)
     facts = tuple(
         pr_facts(
-            p, collected.get(p.number), own_risks.get(p.number, []), relations.get(p.number, [])
+            p,
+            collected.get(p.number),
+            own_risks.get(p.number, []),
+            relations.get(p.number, []),
+            listed=i < FULL_PRS,
         )
-        for p in digest.prs
+        for i, p in enumerate(digest.prs)
     )
     trends = digest.trends
     return WeekFacts(

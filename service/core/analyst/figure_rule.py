@@ -55,7 +55,8 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
     if not claim.prs:
         named = checker.named_counts(claim.text)
         before = checker.facts.earlier
-        if before and glossary().word("previous_week").search(claim.text):
+        said = glossary().word("previous_week").search(claim.text)
+        if before and (said or before.week in claim.text):
             earlier = list(before.totals.values())  # "从上周的 34 个降到 22 个"
             if not named:
                 return checker.week_ints + earlier, checker.pr_counts | {str(before.totals["prs"])}
@@ -66,7 +67,9 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
         return checker.week_ints, None
     if glossary().word("week_scope").search(claim.text):
         return checker.week_ints, None
-    return checker.date_ints, None
+    # "recipe fell to 7 PRs from 10", "7 medium risks": the counts of what it names
+    named = checker.named_counts(claim.text) + [int(v) for v in checker.named_totals(claim.text)]
+    return checker.date_ints + named, None
 
 
 RATIO_TOLERANCE = 0.1

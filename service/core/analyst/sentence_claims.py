@@ -23,6 +23,9 @@ from service.core.analyst.grounding import found_in
 RELATION_TAIL = 8
 # "#A reverts the BF16 change of #B": a relation word this close before the second PR
 RELATION_REACH = 32
+ADVICE_REACH = 12  # "建议排期跟进", "should follow up": advice, not a relation
+# a relation word before one of these, between two PRs, belongs to the clause before
+_CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然后")
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
@@ -35,11 +38,12 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     reasons = []
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
         tail = text[e2 : e2 + RELATION_TAIL].lstrip()
-        between = text[e1:s2][-RELATION_REACH:] + (" " + tail if tail.startswith("的") else "")
+        core = text[e1:s2][-RELATION_REACH:]
+        between = core + (" " + tail if tail.startswith("的") else "")
         for kind, pattern in words.relations.items():
             found = pattern.search(between)
-            if found is None:
-                continue
+            if found is None or _CLAUSE_BREAK.search(core, found.end()):
+                continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
             passive = _PASSIVE.search(between) is not None
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
@@ -61,8 +65,12 @@ def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> boo
 def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEvidence) -> list[str]:
     number = span[2]
     after = text[span[1] :]
-    found = glossary().relations["followup"].search(after)
-    if found and not any(r.later == number for r in evidence.relations):
+    words = glossary()
+    found = words.relations["followup"].search(after)
+    advised = found is not None and words.word("modal").search(
+        after[max(0, found.start() - ADVICE_REACH) : found.start()]
+    )
+    if found and not advised and not any(r.later == number for r in evidence.relations):
         return [f"relation: #{number} {found.group(0)}"]
     return []
 

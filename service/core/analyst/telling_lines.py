@@ -91,8 +91,8 @@ def _candidates(change: FileChange, start: int) -> Iterator[_Candidate]:
         sign, line = raw[:1], raw[1:]
         if sign not in "+-" or raw.startswith(("+++", "---")) or not sign:
             continue
-        text = _clean(line)
-        kind = _kind(change.path, line) if text else None
+        kind = _kind(change.path, line)
+        text = _clean(line) if kind else None  # masking is the dear part: telling lines only
         if kind and text:
             # an added line tells the change; its removed twin only the old value
             score = _SCORES[kind] * 2 + (sign == "+")

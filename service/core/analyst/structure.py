@@ -1,0 +1,271 @@
+"""Facts from structure: a sentence's value and default claims ("`rollout.mode` 默认值由 sync 改为
+async", "changes X's default from A to B", "sets X to B", "新增 X（默认 B）", "raises X from A to
+B", "X at 4096") read as (key, old, new) and matched exactly against the parsed config changes
+of the PRs it cites (config_changes.py) and the settings their changed lines give a value.
+
+A claim whose key the data changes is kept when its values are the data's (the old value as
+old, the new as new) and dropped, with the data's values, when they are not; a key the data
+does not change is no structural claim (the other rules decide).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import WeekEvidence
+from service.core.analyst.facts import PRFacts
+from service.core.risks.base import changed_texts
+
+WINDOW = 70
+VERB_REACH = 40  # "raises", "降低" this close before the key say which way its value goes
+_VALUE = r"[`'\"“]?(?P<{name}>-?[\w.\-+/${{}}:@]+?)[`'\"”]?(?=$|[\s,，。;；)）(（、]|\.(?:\s|$))"
+_A, _B = _VALUE.format(name="a"), _VALUE.format(name="b")
+_TO_WORDS = (
+    r"\bto\b|改为|改成|变为|变成|调整为|调整到|调为|调到|提高到|提高至|提升到|提升至|增加到|增加至"
+    r"|增大到|降低到|降低至|降到|减少到|减小到|切换为|切换到|换成|升级到|升到|至|到|→"
+)
+_FROM_TO = re.compile(rf"(?:\bfrom\b|由|从)\s*{_A}\s*(?:{_TO_WORDS})\s*{_B}", re.IGNORECASE)
+_ARROW = re.compile(rf"^\W{{0,3}}{_A}\s*→\s*{_B}")
+# a value said plainly: "defaults to B", "（默认 B）", "默认值为 B", "sets … to B", "= B"
+_DEFAULT_TO = re.compile(
+    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:为|是|改为|设为|设置为)?"
+    rf"|\bset\s+to|设为|设置为|改为|改成|调整为|调为|调到|提高到|降低到)\s*{_B}",
+    re.IGNORECASE,
+)
+_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:\bto\b|\bat\b|=|为)\s*{_B}", re.IGNORECASE)
+_UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
+_DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
+_STOP = re.compile(r"[。;；!！?？，,、]|\.(?:\s|$)|[#＃]\d")
+# the words that introduce a key's values
+_INTRO = re.compile(
+    r"\bfrom\b|\bto\b|\bat\b|default|由|从|默认|改为|设为|设置为|为|=|:|→", re.IGNORECASE
+)
+_FILE = re.compile(r"\.(?:ya?ml|py|json|toml|sh|cfg|ini)$|/")
+# a literal a changed line of code gives a key: a number, a boolean, null or a quoted string
+_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|"[^"]*"|'[^']*')$""")
+_SETTING_LINE = re.compile(
+    r"""^\s*["']?(?P<key>[A-Za-z_][\w.\-]*)["']?\s*(?::\s*[^=\n]+?\s*=|:|=)\s*(?P<value>[^#\n]*?)"""
+    r"""\s*,?\s*(?:#.*)?$"""
+)
+# generated copies, tests and scripts say nothing of a key's own default
+_NOT_CONFIG = re.compile(r"(?:^|/)_generated_|(?:^|/)tests?/|\.(?:sh|md|rst|txt)$|^\.github/")
+DATA_SHOWN = 2
+_YAML_FILE = re.compile(r"\.ya?ml$")
+_FALSY = {"false": "false", "none": "null", "null": "null", "~": "null", "true": "true"}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A key the PR's data gives values: old and new values (empty: no such side)."""
+
+    pr: int
+    key: str
+    path: str
+    old: frozenset[str]
+    new: frozenset[str]
+    said: str  # how the data shows it
+    parsed: bool = True  # a config change (False: a setting read off a changed line of code)
+
+    def matches(self, name: str) -> bool:
+        said = [s for s in name.lower().strip("`").split(".") if s]
+        key = [s for s in self.key.lower().lstrip("…").split(".") if s]
+        stem = self.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        full = [stem, *key]
+        if not said or not key:
+            return False
+        return full[-len(said) :] == said or said[-len(key) :] == key
+
+
+@dataclass(frozen=True)
+class ValueClaim:
+    """A value claim of a sentence and its verdict: `reason` empty when the data agrees."""
+
+    key: str
+    old: str | None
+    new: str
+    start: int
+    end: int
+    grounds: str = ""
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason
+
+
+def line_setting(line: str, *, raw: bool = False) -> tuple[str, str] | None:
+    """(key, value) a changed line sets (`key: value`, `key = value`, `name: type = value`);
+    the value as written when `raw`."""
+    found = _SETTING_LINE.match(line)
+    if not found or not found["value"]:
+        return None
+    said = found["value"].strip().rstrip(",")
+    return found["key"], (said.lower() if raw else value(said))
+
+
+def value(text: str) -> str:
+    """A value as compared: lower case, no quotes, `True`/`None` spelled one way, `4,096` as
+    4096, `512.0` as 512."""
+    text = text.strip().strip("`'\"“”").rstrip(",，").lower()
+    text = _FALSY.get(text, text)
+    plain = text.replace(",", "")
+    try:
+        number = float(plain)
+    except ValueError:
+        return text
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _diff_settings(number: int, evidence: WeekEvidence) -> Iterator[Setting]:
+    pr = evidence.collected.get(number)
+    if pr is None:
+        return
+    for change in pr.files:
+        if _NOT_CONFIG.search(change.path):
+            continue
+        removed, added = changed_texts(change.patch)
+        sides: tuple[dict[str, set[str]], dict[str, set[str]]] = ({}, {})
+        for side, lines in zip(sides, (removed, added), strict=True):
+            for line in lines:
+                found = line_setting(line, raw=True)
+                if found and (_YAML_FILE.search(change.path) or _LITERAL.match(found[1])):
+                    side.setdefault(found[0], set()).add(value(found[1]))
+        for key in sides[0].keys() | sides[1].keys():
+            old, new = frozenset(sides[0].get(key, ())), frozenset(sides[1].get(key, ()))
+            if old != new:
+                shown = f"{', '.join(sorted(old)) or '-'} → {', '.join(sorted(new)) or '-'}"
+                name = change.path.rsplit("/", 1)[-1]
+                yield Setting(
+                    number, key, change.path, old - new, new - old, f"{name} {key}: {shown}"
+                )
+
+
+def settings(prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[Setting]:
+    """The keys the cited PRs give values: their config changes first, then their diffs'."""
+    out = [
+        Setting(
+            pr.number,
+            c.key,
+            c.path,
+            frozenset({value(c.old)} if c.old is not None else ()),
+            frozenset({value(c.new)} if c.new is not None else ()),
+            c.line(),
+        )
+        for pr in prs
+        for c in pr.config
+    ]
+    shown = {(s.path, s.key.rsplit(".", 1)[-1].lstrip("…")) for s in out}
+    for pr in prs:
+        out += (
+            s
+            for s in _diff_settings(pr.number, evidence)
+            if (s.path, s.key.rsplit(".", 1)[-1]) not in shown
+        )
+    return out
+
+
+def _keys(text: str) -> Iterator[tuple[str, int, int]]:
+    """The names a sentence may give a setting, with their places."""
+    seen: set[str] = set()
+    for name in claims.identifiers(text):
+        if name in seen:
+            continue
+        seen.add(name)
+        for found in re.finditer(re.escape(name), text):
+            yield name, found.start(), found.end()
+
+
+def _window(text: str, end: int) -> str:
+    """The words after a key that may give its values: up to the end of the clause or the
+    next name that is not a file's ("`x` in rollout.yaml from 1 to 2", not "`x` and `y` to 2")."""
+    window = text[end : end + WINDOW]
+    stop = _STOP.search(window)
+    window = window[: stop.start()] if stop else window
+    said = _INTRO.search(window)
+    before = window[: said.start()] if said else window
+    for name in claims.identifiers(before):
+        if not _FILE.search(name):
+            return window[: before.find(name)]
+    return window
+
+
+def _plain_value(raw: str, known: set[str]) -> bool:
+    """A value said without a "default" word must look like one: a number, a boolean or null,
+    or one of the key's values in the data."""
+    said = value(raw)
+    return said in known or said in ("true", "false", "null") or said[:1].isdigit()
+
+
+def _said(text: str, end: int, known: set[str], *, plain: bool) -> tuple[str | None, str] | None:
+    """(old, new) the sentence gives the key ending at `end`, or None; a value said plainly
+    ("x = 2", "x at 2") only when `plain` (the key is a parsed config change)."""
+    window = _window(text, end)
+    found = _FROM_TO.search(window) or _ARROW.search(window)
+    if found:
+        return found["a"], found["b"]
+    found = _DEFAULT_TO.search(window)
+    if found:
+        return None, found["b"]
+    found = _PLAIN_TO.search(window) if plain else None
+    if found and _plain_value(found["b"], known):
+        return None, found["b"]
+    return None
+
+
+def _direction_reason(verbs: str, old: str, new: str) -> str:
+    """`verbs`: the words before the key up to its values ("raises `x` in y.yaml from")."""
+    try:
+        a, b = float(old), float(new)
+    except ValueError:
+        return ""
+    up, down = list(_UP.finditer(verbs)), list(_DOWN.finditer(verbs))
+    last_up = up[-1].start() if up else -1
+    last_down = down[-1].start() if down else -1
+    if last_up > last_down and a > b:
+        return "the sentence says it rises"
+    if last_down > last_up and a < b:
+        return "the sentence says it falls"
+    return ""
+
+
+def _judge(
+    name: str, old: str | None, new: str, found: list[Setting], verbs: str
+) -> tuple[str, str]:
+    """(grounds, reason) of a claim on the settings its key names."""
+    a, b = (value(old) if old is not None else None), value(new)
+    for s in found:
+        if b in s.new and (a is None or a in s.old):
+            if a is not None and (why := _direction_reason(verbs, a, b)):
+                return "", f"value of {name}: {why}, the data says {s.said}"
+            return f"#{s.pr} {s.said}", ""
+    said = f"{old} → {new}" if old is not None else new
+    data = "; ".join(list(dict.fromkeys(s.said for s in found))[:DATA_SHOWN])
+    if any(b in s.old and b not in s.new for s in found):
+        why = f"{new} is the old value (the data says {data})"
+        return "", f"value of {name}: {why}, the sentence says {said}"
+    return "", f"value of {name}: the data says {data}, the sentence says {said}"
+
+
+def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[ValueClaim]:
+    """Each value or default claim of `text` about a key the cited PRs change, judged."""
+    known = settings(prs, evidence)
+    out: list[ValueClaim] = []
+    for name, start, end in _keys(text):
+        found = [s for s in known if s.matches(name)]
+        if not found:
+            continue
+        values = {v for s in found for v in s.old | s.new}
+        keys = {s.key.rsplit(".", 1)[-1].lower() for s in known}
+        said = _said(text, end, values, plain=any(s.parsed for s in found))
+        if said is None:
+            continue
+        old, new = said
+        if value(new) in keys:
+            continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
+        verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
+        grounds, reason = _judge(name, old, new, found, verbs)
+        out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
+    return out
