@@ -124,7 +124,9 @@ def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
     return new, old
 
 
-def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]) -> PREvidence:
+def _collected(
+    number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk], repos: tuple[str, ...]
+) -> PREvidence:
     from service.core.analyst.facts import clean_text  # facts builds this module's index
 
     removed: list[str] = []
@@ -137,7 +139,7 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
     notes = [t.body for t in pr.unresolved_threads if not speaks_to_the_model(t.body)]
     # a line planted for the model is no fact a sentence may rest on
     body = "\n".join(line for line in pr.body.splitlines() if not speaks_to_the_model(line))
-    said = "\n".join([scored.title, clean_text(body), *notes]).lower()
+    said = "\n".join([scored.title, clean_text(body, repos), *notes]).lower()
     evidence = [e.snippet for r in risks for e in r.evidence]
     text = "\n".join([said, *evidence, *scored.modules, scored.category, scored.change_type])
     said_actions = text_actions(said)
@@ -203,6 +205,8 @@ class WeekEvidence:
     # kind → bucket key → (count this week, count the week before); empty: no earlier week
     previous: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     previous_week: str | None = None
+    # the repository's names: a link to one of its PRs is read as `#N` (as the model is told)
+    repos: tuple[str, ...] = ()
     _cache: dict[int, PREvidence] = field(default_factory=dict, repr=False)
 
     def pr(self, number: int) -> PREvidence | None:
@@ -213,7 +217,9 @@ class WeekEvidence:
             risks = self.risks.get(number, [])
             pr = self.collected.get(number)
             self._cache[number] = (
-                _collected(number, scored, pr, risks) if pr else _scored_only(scored, risks)
+                _collected(number, scored, pr, risks, self.repos)
+                if pr
+                else _scored_only(scored, risks)
             )
         return self._cache[number]
 
@@ -264,4 +270,5 @@ def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> WeekEvidence:
         relations=_relations(digest.risks),
         previous=_previous(digest),
         previous_week=digest.trends.previous_week,
+        repos=(digest.repo, *digest.moved_from),
     )

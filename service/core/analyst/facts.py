@@ -19,12 +19,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
+from service.core.analyst.body import (
+    github_references,
+    scrub,
+    speaks_to_the_model,
+    summary_lines,
+)
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
 from service.core.models import (
@@ -194,14 +199,16 @@ def _unquoted(text: str) -> str:
     return "\n".join(kept)
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str, repos: Collection[str] = ()) -> str:
     """PR text as plain prose: no comments, code blocks, images, links, URLs, tags, template
-    hints or checklist; emphasis and headings unmarked; whitespace collapsed."""
+    hints or checklist (a link to a PR or an issue told as its reference, `#N`, `issue #N`,
+    `owner/name#N` when not one of `repos`); emphasis and headings unmarked; whitespace
+    collapsed."""
     checklist = _CHECKLIST_SECTION.search(text)
     if checklist:
         text = text[: checklist.start()]
     text = _FENCE.sub(" ", _COMMENT.sub(" ", text))
-    text = _LINK.sub(r"\1", _IMAGE.sub(" ", text))
+    text = _LINK.sub(r"\1", github_references(_IMAGE.sub(" ", text), repos))
     text = _TAG.sub(" ", _URL.sub(" ", text))
     text = _HEADING.sub("", _unquoted(_CHECKLIST_ITEM.sub(" ", text)))
     text = _TEMPLATE_HEADING.sub("", _EMPHASIS.sub(r"\2", text))
@@ -241,12 +248,14 @@ def _risks_by_pr(risks: Sequence[Risk]) -> dict[int, list[Risk]]:
     return out
 
 
-def _review_notes(pr: PullRequest | None) -> tuple[tuple[str, ...], bool]:
+def _review_notes(
+    pr: PullRequest | None, repos: Collection[str] = ()
+) -> tuple[tuple[str, ...], bool]:
     if pr is None:
         return (), False
     notes = []
     for thread in pr.unresolved_threads[:REVIEW_NOTES]:
-        body = bounded(scrub(clean_text(thread.body)), REVIEW_CHARS)
+        body = bounded(scrub(clean_text(thread.body, repos)), REVIEW_CHARS)
         if body and not speaks_to_the_model(body):
             notes.append(f"{thread.path}: {body}" if thread.path else body)
     changes = any(r.state == ReviewState.CHANGES_REQUESTED for r in pr.reviews or [])
@@ -286,11 +295,13 @@ def pr_facts(
     pr: PullRequest | None,
     risks: Sequence[Risk],
     relations: Sequence[Relation] = (),
+    repos: Collection[str] = (),
 ) -> PRFacts:
     """The facts of one PR from its scored entry, its collected data, its own risks and the
-    relations the digest found."""
-    notes, changes = _review_notes(pr)
-    lines = summary_lines(pr.body, limit=EXCERPT_LINES) if pr is not None else ()
+    relations the digest found; `repos` are the names of the PR's repository (a link to
+    one of its PRs is told `#N`)."""
+    notes, changes = _review_notes(pr, repos)
+    lines = summary_lines(pr.body, EXCERPT_LINES, repos) if pr is not None else ()
     return PRFacts(
         number=scored.number,
         title=scored.title,
@@ -359,6 +370,11 @@ def _earlier(digest: Digest) -> EarlierWeek | None:
     return EarlierWeek(week, totals)
 
 
+def own_names(digest: Digest) -> tuple[str, ...]:
+    """The names of the digest's repository: a link to one of its PRs is told `#N`."""
+    return (digest.repo, *digest.moved_from)
+
+
 def build_facts(
     digest: Digest, prs: Sequence[PullRequest], language: str | None = None
 ) -> WeekFacts:
@@ -367,9 +383,14 @@ def build_facts(
     collected = {pr.number: pr for pr in prs}
     own_risks = _risks_by_pr(digest.risks)
     relations = _relations(digest.risks)
+    repos = own_names(digest)
     facts = tuple(
         pr_facts(
-            p, collected.get(p.number), own_risks.get(p.number, []), relations.get(p.number, [])
+            p,
+            collected.get(p.number),
+            own_risks.get(p.number, []),
+            relations.get(p.number, []),
+            repos,
         )
         for p in digest.prs
     )
