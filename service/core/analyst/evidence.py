@@ -21,12 +21,14 @@ from service.core.models import (
     Digest,
     FileStatus,
     PullRequest,
+    RelationKind,
     ReviewState,
     Risk,
     RiskKind,
     ScoredPR,
 )
 from service.core.risks.base import changed_texts
+from service.core.trends import known_login
 
 # `key: value`, `key = value`, `"key": value`, `--key=value`, `key=value,` in a changed line
 _SETTING = re.compile(
@@ -162,7 +164,7 @@ def _collected(
         approved=any(r.state == ReviewState.APPROVED for r in reviews),
         reviewed=bool(pr.unresolved_threads)
         or any(r.state == ReviewState.CHANGES_REQUESTED for r in reviews),
-        author=" ".join(filter(None, [pr.author, pr.author_name])).lower(),
+        author=" ".join(filter(None, [known_login(pr.author), pr.author_name])).lower(),
         changed=(tuple(removed), tuple(added)),
     )
 
@@ -183,7 +185,7 @@ def _scored_only(scored: ScoredPR, risks: list[Risk]) -> PREvidence:
         said_actions=frozenset(actions),
         risks=frozenset(r.kind.value for r in risks),
         breaking=scored.breaking,
-        author=" ".join(filter(None, [scored.author, scored.author_name])).lower(),
+        author=" ".join(filter(None, [known_login(scored.author), scored.author_name])).lower(),
     )
 
 
@@ -191,7 +193,7 @@ def _scored_only(scored: ScoredPR, risks: list[Risk]) -> PREvidence:
 class Relation:
     later: int
     earlier: int
-    rule: str  # revert | fix_same_code | fix_reference
+    rule: str  # revert | fix_same_code | fix_reference (risks) | supersedes (the digest's)
 
 
 @dataclass
@@ -232,12 +234,16 @@ class WeekEvidence:
         return any(r.earlier == number for r in self.relations)
 
 
-def _relations(risks: Sequence[Risk]) -> tuple[Relation, ...]:
+def _relations(digest: Digest) -> tuple[Relation, ...]:
+    """The follow-up risks' relations, and the PRs of the week that rewrite lines another
+    added (`supersedes`)."""
     out = []
-    for risk in leaf_risks(risks):
+    for risk in leaf_risks(digest.risks):
         later, earlier = risk.params.get("pr"), risk.params.get("earlier")
         if risk.kind == RiskKind.FOLLOWUP and isinstance(later, int) and isinstance(earlier, int):
             out.append(Relation(later, earlier, risk.rule))
+    supersedes = RelationKind.SUPERSEDES
+    out += [Relation(r.pr, r.other, r.kind.value) for r in digest.relations if r.kind == supersedes]
     return tuple(dict.fromkeys(out))
 
 
@@ -267,7 +273,7 @@ def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> WeekEvidence:
         scored={p.number: p for p in digest.prs},
         collected={p.number: p for p in prs},
         risks=own,
-        relations=_relations(digest.risks),
+        relations=_relations(digest),
         previous=_previous(digest),
         previous_week=digest.trends.previous_week,
         repos=(digest.repo, *digest.moved_from),
