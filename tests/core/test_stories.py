@@ -55,10 +55,10 @@ RELATIONS = {
         (4959, 4929, R.RELAND, ""),  # links pull/4929 "reverted due …", after #4937
     ],
     "2026-W04": [
-        # takes out the `if max_model_len is None` guard #5018 added to keep user settings
-        (4280, 5018, R.SUPERSEDES, ""),
         (4976, 4956, R.FIXES, "2026-W03"),  # the num_preempted metrics #4956 added
         (4969, 4715, R.FIXES, "2026-W03"),  # vllm TP+DP after last week's sglang TP+DP fix
+        # takes out the `if max_model_len is None` guard #5018 added to keep user settings
+        (4280, 5018, R.SUPERSEDES, ""),
         (5033, 4916, R.REWORKS, "2026-W03"),  # veomni offload code of last week
     ],
 }
