@@ -33,6 +33,7 @@ from service.core.analyst.body import (
 )
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
+from service.core.analyst.telling_lines import LINES_KEPT, telling_lines
 from service.core.mentions import leaf_risks, risk_groups
 from service.core.models import (
     Digest,
@@ -62,6 +63,8 @@ BUCKET_PRS = 8
 WEEK_RISKS = 15
 CONFIG_SHOWN = 6
 SUMMARY_SHOWN = 4
+# changed lines shown: LINES_KEPT for the top DETAILED_PRS, at most LINES_AFTER for the others
+LINES_AFTER = 3
 SUMMARY_LINE_CHARS = 240
 # the body lines the checker reads (the excerpt); the prompt shows the first SUMMARY_SHOWN
 EXCERPT_LINES = 40
@@ -152,6 +155,7 @@ class PRFacts:
     relations: tuple[Relation, ...] = ()
     approvals: int | None = None  # None: GitHub did not say (the git-history sample)
     failing_checks: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()  # its most telling changed lines, `+path: line` / `-path: line`
     # unresolved review threads beyond the notes told (the prompt says how many more)
     more_review_notes: int = 0
 
@@ -359,6 +363,7 @@ def pr_facts(
         relations=tuple(relations),
         approvals=_approvals(pr),
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
+        lines=telling_lines(pr),
         more_review_notes=_more_review_notes(pr),
     )
 
@@ -488,9 +493,12 @@ def build_facts(
 # --- the prompt's data section ----------------------------------------------------------------
 
 
-def _full(pr: PRFacts, detail: tuple[int, int, int] | None = None) -> dict[str, Any]:
+def _full(
+    pr: PRFacts, detail: tuple[int, int, int] | None = None, changed: int = LINES_KEPT
+) -> dict[str, Any]:
     """One PR in full; `detail` (summary lines, config keys, paths) shown when trimmed, else
-    all; each list cut says how many more it has (`more_paths`, `more_summary` …)."""
+    all; at most `changed` of its changed lines; each list cut says how many more it has
+    (`more_paths`, `more_summary` …)."""
     lines, keys, paths = (
         detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN, PATHS_SHOWN)
     )
@@ -515,6 +523,8 @@ def _full(pr: PRFacts, detail: tuple[int, int, int] | None = None) -> dict[str, 
         out["config_changes"] = [c.line() for c in pr.config[:keys]]
         if len(pr.config) > keys:
             out["more_config_changes"] = len(pr.config) - keys
+    if pr.lines and changed:
+        out["lines"] = list(pr.lines[:changed])
     if pr.relations:
         out["relations"] = [f"{r.kind} #{r.other}" for r in pr.relations[:RELATIONS_SHOWN]]
     out.update(_review(pr))
@@ -591,6 +601,15 @@ def _risks_json(facts: WeekFacts) -> dict[str, Any]:
     return out
 
 
+def _changed_lines(detail: tuple[int, int, int] | None, *, top: bool) -> int:
+    """How many changed lines a fully listed PR shows: LINES_KEPT for a top PR until the last
+    trimming steps (no summary line nor config key left: then none), at most LINES_AFTER and
+    the config keys for the others."""
+    if top:
+        return 0 if detail is not None and not any(detail[:2]) else LINES_KEPT
+    return LINES_AFTER if detail is None else min(LINES_AFTER, detail[1])
+
+
 def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """The data the model is given, as a JSON-able dict (bounded however large the week);
     `detail` (summary lines, config keys, paths) for the fully listed PRs after the first
@@ -609,7 +628,12 @@ def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) 
     payload |= {
         "trends": _trends_json(facts),
         **_risks_json(facts),
-        "prs": [_full(p, None if i < DETAILED_PRS else detail) for i, p in enumerate(full)],
+        "prs": [
+            _full(p, None, _changed_lines(detail, top=True))
+            if i < DETAILED_PRS
+            else _full(p, detail, _changed_lines(detail, top=False))
+            for i, p in enumerate(full)
+        ],
         "more_prs": [_line(p) for p in lines],
     }
     unlisted = len(facts.prs) - len(full) - len(lines)
@@ -626,8 +650,7 @@ def _encoded(payload: dict[str, Any]) -> str:
 def trimmed_payload(facts: WeekFacts, budget: int = DATA_BUDGET) -> dict[str, Any]:
     """`facts_payload` in full when its JSON fits `budget` characters, else with the PRs after
     the first DETAILED_PRS told with fewer summary lines, config keys and paths, step by step;
-    then,
-    if it still does not fit, with the last one-line PRs only counted."""
+    then, if it still does not fit, with the last one-line PRs only counted."""
     payload = facts_payload(facts)
     for step in TRIM_STEPS:
         if len(_encoded(payload)) <= budget:
