@@ -38,8 +38,11 @@ _GITHUB_LINK = re.compile(r"\[([^\]]{0,300})\]\(\s*<?" + _GITHUB_URL + r">?[^)]{
 _GITHUB_BARE = re.compile(r"<?" + _GITHUB_URL + r">?")
 _REFERENCE_TEXT = re.compile(r"^(?:issue\s+)?(?:[\w.-]+/[\w.-]+)?#?\d+$", re.IGNORECASE)
 _SAID_ISSUE = re.compile(r"\bissues?\s*$", re.IGNORECASE)
-# a short line that names another PR or issue says what this one relates to ("fix #4715")
-_NAMES_REFERENCE = re.compile(r"[^\W\d_]{2,}.{0,40}?(?:[\w.-]+/[\w.-]+)?#\d+")
+# a short line that names another PR or issue says what this one relates to ("fix #4715"):
+# a word at most REFERENCE_REACH characters before the `#N`
+_REFERENCE_NUMBER = re.compile(r"#\d")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+REFERENCE_REACH = 60
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]")
@@ -187,12 +190,22 @@ def speaks_to_the_model(text: str) -> bool:
     return _DIRECTIVE.search(text) is not None
 
 
+def _names_reference(line: str) -> bool:
+    """Whether a word comes shortly before a `#N` in `line` (linear: no backtracking)."""
+    if "#" not in line:
+        return False
+    return any(
+        _WORD.search(line, max(m.start() - REFERENCE_REACH, 0), m.start())
+        for m in _REFERENCE_NUMBER.finditer(line)
+    )
+
+
 def _says_something(line: str) -> bool:
     """Not the template's, not a table row, not an instruction to the model, and mostly words
     (not a traceback's `^^^^`) or words naming another PR or issue ("fix #4715")."""
     if _TEMPLATE_LINES.match(line) or line.startswith("|") or speaks_to_the_model(line):
         return False
-    if _NAMES_REFERENCE.search(line):
+    if _names_reference(line):
         return True
     if len(line) < MIN_LINE_CHARS:
         return False
