@@ -37,6 +37,8 @@ _GITHUB_URL = (
 _GITHUB_LINK = re.compile(r"\[([^\]]{0,300})\]\(\s*<?" + _GITHUB_URL + r">?[^)]{0,200}\)")
 _GITHUB_BARE = re.compile(r"<?" + _GITHUB_URL + r">?")
 _REFERENCE_TEXT = re.compile(r"^(?:issue\s+)?(?:[\w.-]+/[\w.-]+)?#?\d+$", re.IGNORECASE)
+# `owner/name#N` written out (GitHub's revert body: "Reverts verl-project/verl#6226")
+_NAMED_REFERENCE = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d{1,7})\b")
 _SAID_ISSUE = re.compile(r"\bissues?\s*$", re.IGNORECASE)
 # a short line that names another PR or issue says what this one relates to ("fix #4715"):
 # a word at most REFERENCE_REACH characters before the `#N`
@@ -108,11 +110,14 @@ def _reference(match: re.Match[str], repos: frozenset[str], first: int) -> str:
 
 def github_references(text: str, repos: Collection[str] = ()) -> str:
     """`text` with each link to a GitHub pull request or issue told as its reference: `#N` in
-    this repository (`repos`: its names, `owner/name`), `owner/name#N` in another, `issue #N`
-    for an issue; a Markdown link keeps its words, followed by the reference in parentheses."""
+    this repository (`repos`: its names, `owner/name`; its `owner/name#N` written out too),
+    `owner/name#N` in another, `issue #N` for an issue; a Markdown link keeps its words,
+    followed by the reference in parentheses."""
+    names = frozenset(r.lower() for r in repos)
+    if names and "#" in text:
+        text = _NAMED_REFERENCE.sub(lambda m: f"#{m[2]}" if m[1].lower() in names else m[0], text)
     if "github.com" not in text.lower():
         return text
-    names = frozenset(r.lower() for r in repos)
 
     def linked(match: re.Match[str]) -> str:
         words, ref = match.group(1).strip(), _reference(match, names, 2)

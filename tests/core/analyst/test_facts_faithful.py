@@ -32,9 +32,10 @@ from service.core.models import (
     RiskKind,
 )
 from service.core.profile import RepoProfile
+from service.recorded import load_recorded
 from service.render.report import render_markdown
 from tests.commands.builders import WEEK_LABELS, digest_from_week, huge_week
-from tests.conftest import NOW, load_week
+from tests.conftest import NOW, WEEKS, load_week
 from tests.core.analyst.helpers import week_digest, week_facts
 
 VERL = ("volcengine/verl",)
@@ -328,3 +329,18 @@ def test_approvals_by_reviewers_the_data_cannot_name_count_apart() -> None:
     pr = build_facts(week_digest("2026-W04"), prs).pr(4280)
     assert pr is not None
     assert pr.approvals == 3
+
+
+def test_a_moved_repositorys_weeks_tell_their_own_links_as_numbers_and_forks_by_name() -> None:
+    """verl-project/verl's recorded weeks link to their own PRs, to NVIDIA's repositories and
+    to a fork (Liquid4All/verl): only their own become a bare `#N`."""
+    told: list[str] = []
+    for path in sorted((WEEKS / "verl-project").glob("verl.*.json")):
+        week = load_recorded(path, NOW)
+        for pr in week.prs:
+            told += [line for line in summary_lines(pr.body, 40, (week.repo,)) if "#" in line]
+    assert told
+    assert not any("github.com" in line for line in told)
+    assert not any("verl-project/verl#" in line for line in told)
+    assert any("Liquid4All/verl#" in line for line in told)
+    assert any("NVIDIA-NeMo/Megatron-Bridge#" in line for line in told)
