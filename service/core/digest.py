@@ -32,7 +32,7 @@ from service.core.relations import find_relations
 from service.core.risks import detect_risks
 from service.core.score import score_pr
 from service.core.stories import build_stories
-from service.core.trends import build_contributors, build_trends
+from service.core.trends import authors, build_contributors, build_trends
 from service.core.unknown import unknown_facts
 
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
@@ -90,16 +90,27 @@ def changed_paths(prs: list[PullRequest]) -> int:
 
 def _stats(prs: list[PullRequest], scored: list[ScoredPR], risks: list[Risk]) -> Stats:
     severities = Counter(r.severity for r in leaf_risks(risks))
+    contributors, unknown = authors(p.author for p in prs)
     return Stats(
         prs=len(scored),
         additions=sum(p.additions for p in scored),
         deletions=sum(p.deletions for p in scored),
         changed_files=changed_paths(prs),
-        contributors=len({p.author for p in prs if p.author}),
+        contributors=contributors,
+        unknown_authors=unknown,
         risks_high=severities[Severity.HIGH],
         risks_medium=severities[Severity.MEDIUM],
         risks_low=severities[Severity.LOW],
     )
+
+
+def flag_breaking(prs: Sequence[ScoredPR], risks: Sequence[Risk]) -> None:
+    """Each PR's `breaking` flag is whether a breaking risk names it (declared in the title or
+    a label, or found in the diff), so the flag and the risks never disagree; the score was
+    given by the declaration alone."""
+    found = {n for r in leaf_risks(list(risks)) if r.kind == RiskKind.BREAKING for n in r.prs}
+    for pr in prs:
+        pr.breaking = pr.number in found
 
 
 def breaking_numbers(prs: Sequence[ScoredPR], risks: Sequence[Risk]) -> set[int]:
@@ -156,6 +167,7 @@ def build_digest(
         for pr in prs
     ]
     scored.sort(key=pr_rank)
+    flag_breaking(scored, risks)
     trends = build_trends(scored, prs, previous=previous)
     stats = _stats(prs, scored, risks)
     stats.first_time_contributors = _first_timers(trends.contributors)
@@ -210,5 +222,6 @@ def upgrade_digest(
         out.stats.first_time_contributors = _first_timers(out.trends.contributors)
         out.unknown = unknown_facts(week)
         add_stories(out, week, earlier or {})
+    flag_breaking(out.prs, out.risks)
     out.narrative = build_narrative(out)
     return out

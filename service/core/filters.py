@@ -23,7 +23,7 @@ from service.core.models import (
 )
 from service.core.narrative import build_narrative
 from service.core.ranking import SEVERITY_RANK
-from service.core.trends import bucket_pairs
+from service.core.trends import authors, bucket_pairs
 
 # the filter keys in the order a filter is written back (`describe`)
 FILTER_KEYS = ("module", "label", "path", "author", "severity")
@@ -130,12 +130,14 @@ def narrow_risk(risk: Risk, keep: set[int]) -> Risk | None:
 def _stats(prs: list[ScoredPR], risks: list[Risk], trends: Trends) -> Stats:
     paths = {path for p in prs for path in p.paths}
     known = [c.first_time for c in trends.contributors]
+    contributors, unknown = authors(p.author for p in prs)
     return Stats(
         prs=len(prs),
         additions=sum(p.additions for p in prs),
         deletions=sum(p.deletions for p in prs),
         changed_files=len(paths) if paths else sum(p.changed_files for p in prs),
-        contributors=len({p.author for p in prs if p.author}),
+        contributors=contributors,
+        unknown_authors=unknown,
         first_time_contributors=None
         if known and all(k is None for k in known)
         else sum(1 for k in known if k),

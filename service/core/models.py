@@ -309,6 +309,8 @@ class RelationKind(StrEnum):
     RELAND = "reland"  # brings back what a revert took out
     FIXES = "fixes"  # a fix that names it or reworks the lines it added
     FOLLOWS = "follows"  # names it: a follow-up, continuation, or work based on it
+    # a PR of the same week that rewrites lines it added: what it added is no longer as merged
+    SUPERSEDES = "supersedes"
     REWORKS = "reworks"  # rewrites lines it added
     SUBJECT = "subject"  # the same subject: a distinctive name in both titles, a shared file
 
@@ -436,7 +438,10 @@ class Stats(Model):
     additions: int = 0
     deletions: int = 0
     changed_files: int = 0  # distinct paths over the week, not the per-PR sum
+    # distinct authors the data names; a PR whose author it cannot name (none, or GitHub's
+    # `ghost` for a deleted account) is counted in `unknown_authors`, never merged into one
     contributors: int = 0
+    unknown_authors: int = 0
     first_time_contributors: int | None = 0  # None: GitHub did not say for anyone
     risks_high: int = 0
     risks_medium: int = 0

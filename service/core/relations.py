@@ -9,9 +9,12 @@ A relation is found, strongest first (one per pair):
 - ``fixes`` / ``follows``: the body or title names the other PR (`#N`, `owner/name#N`, a pull
   URL in any org, since a repository may move: volcengine/verl became verl-project/verl); a fix
   `fixes`, anything else `follows`;
-- ``fixes`` / ``reworks``: it rewrites lines of code the other added (at least MIN_LINES, and a
-  fair share of what it removes, so a big refactor is not tied to every PR whose lines it
-  happens to touch);
+- ``supersedes``: the other PR is of the same week and this one rewrites lines of code it added
+  (at least MIN_LINES, and a fair share of what this one removes or of what the other added):
+  what the other added no longer stands as it was merged;
+- ``fixes`` / ``reworks``: it rewrites lines of code an earlier week's PR added (at least
+  MIN_LINES, and a fair share of what it removes, so a big refactor is not tied to every PR
+  whose lines it happens to touch);
 - ``subject``: both titles name the same distinctive thing (an identifier such as
   `TransferQueue` or `e2e_ascend` that few PRs name), and, unless the name is an identifier
   with `_` or inner capitals, they share a module or a changed file; or both are among the
@@ -35,6 +38,8 @@ MIN_LINES = 2
 # a rework must be at least this share of the lines of code the PR removes, or this many lines
 LINE_SHARE = 0.15
 MANY_LINES = 20
+# or, for a PR of the same week, at least this share of the lines of code the other added
+SUPERSEDE_SHARE = 0.5
 # removing this share of the lines of code another PR added, when they are this share of what
 # the PR removes, undoes it (a partial revert); a rewrite that sweeps them away does not
 REVERT_SHARE = 0.6
@@ -80,6 +85,8 @@ class Pool:
     # (path, line of code) → the PRs that add it, for the lines this week's PRs remove
     line_owners: dict[tuple[str, str], set[int]] = field(default_factory=dict)
     added_totals: dict[int, int] = field(default_factory=dict)
+    # (PR, path) → the lines of code its patch adds there (asked by `_rewritten_lines`)
+    added_codes: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
 
 
 def code_line(text: str) -> str | None:
@@ -233,6 +240,33 @@ def _shared_lines(pool: Pool, pr: PullRequest, other: PullRequest) -> int:
     )
 
 
+def _rewritten_lines(pool: Pool, pr: PullRequest, other: PullRequest) -> int:
+    """Lines of code `pr` removes that `other` added to the same file, and does not put back
+    as they were (a line moved or re-indented in the file is not rewritten)."""
+    count = 0
+    for path, codes in pool.removed.get(pr.number, {}).items():
+        if (pr.number, path) not in pool.added_codes:
+            added = pool.texts.get((pr.number, path), ([], []))[1]
+            pool.added_codes[(pr.number, path)] = _codes(added)
+        put_back = pool.added_codes[(pr.number, path)]
+        owned = (c for c in codes if other.number in pool.line_owners[(path, c)])
+        count += sum(1 for c in owned if c not in put_back)
+    return count
+
+
+def _supersedes(pool: Pool, pr: PullRequest, other: PullRequest, removed: int) -> bool:
+    """`pr` rewrites lines of code `other`, of the same week, added: at least MIN_LINES, and
+    a fair share of what `pr` removes or of what `other` added."""
+    if other.number not in pool.week:
+        return False
+    lines = _rewritten_lines(pool, pr, other)
+    return lines >= MIN_LINES and (
+        lines >= SUPERSEDE_SHARE * _added_total(pool, other)
+        or lines >= MANY_LINES
+        or lines >= LINE_SHARE * removed
+    )
+
+
 def _added_total(pool: Pool, other: PullRequest) -> int:
     """Lines of code `other` added (asked only of the few PRs a rework may undo)."""
     if other.number not in pool.added_totals:
@@ -283,6 +317,8 @@ def _by_lines(pool: Pool, pr: PullRequest, other: PullRequest, lines: int) -> Re
     undoes = lines >= REVERT_SHARE * removed and lines >= REVERT_SHARE * _added_total(pool, other)
     if undoes and not _reverted_before(pool, other, pr):
         return RelationKind.REVERT
+    if _supersedes(pool, pr, other, removed):
+        return RelationKind.SUPERSEDES
     if lines >= MANY_LINES or lines >= LINE_SHARE * removed:
         return RelationKind.FIXES if _is_fix(pr) else RelationKind.REWORKS
     return None

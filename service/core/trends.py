@@ -47,6 +47,23 @@ def bucket_pairs(
     return _buckets(pairs, previous)
 
 
+# the login GitHub gives a deleted account's PRs and reviews: no one person
+GHOST_LOGINS = frozenset({"ghost"})
+
+
+def known_login(login: str | None) -> str | None:
+    """The login when it names a person: not missing, not GitHub's `ghost`."""
+    return login if login and login.lower() not in GHOST_LOGINS else None
+
+
+def authors(logins: Iterable[str | None]) -> tuple[int, int]:
+    """(distinct authors the logins name, how many logins name no one): authors the data
+    cannot name are counted apart, not as one contributor."""
+    every = list(logins)
+    known = {login for login in every if known_login(login)}
+    return len(known), sum(1 for login in every if not known_login(login))
+
+
 def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool | None:
     """GitHub's word when it has one; else absence from `earlier_authors` when that is known;
     else None (unknown)."""
@@ -73,11 +90,12 @@ def build_contributors(
     names: dict[str, str | None] = {}
     first: dict[str, bool | None] = {}
     for pr in sorted(prs, key=lambda p: p.number):
-        if not pr.author:
+        login = known_login(pr.author)
+        if login is None:  # no one the data can name: not one shared contributor
             continue
-        by_login[pr.author].append(pr.number)
-        names[pr.author] = names.get(pr.author) or pr.author_name
-        first[pr.author] = _either(first.get(pr.author), is_first_time(pr, earlier_authors))
+        by_login[login].append(pr.number)
+        names[login] = names.get(login) or pr.author_name
+        first[login] = _either(first.get(login), is_first_time(pr, earlier_authors))
     people = [
         Contributor(login=k, name=names[k], prs=v, first_time=first[k]) for k, v in by_login.items()
     ]

@@ -22,7 +22,7 @@ WHEN = datetime(2026, 1, 20, tzinfo=UTC)
 RELATIONS = {
     "2025-W47": [
         (4163, 4151, R.SUBJECT, ""),  # one_step_off_policy on Ascend: the script and its doc
-        (4183, 3427, R.FIXES, ""),  # fixes the README lines #3427 added
+        (4183, 3427, R.SUPERSEDES, ""),  # fixes the README lines #3427 added this week
         (4189, 4146, R.SUBJECT, ""),  # the e2e_ascend workflow
         (4222, 3519, R.FOLLOWS, ""),  # "follow-up to #3519": blockwise FP8 rollout, MoE after dense
         (4234, 4221, R.REVERT, ""),
@@ -32,14 +32,14 @@ RELATIONS = {
         (4258, 4251, R.REVERT, ""),
         (4259, 4233, R.REVERT, "2025-W47"),
         (4260, 4226, R.REVERT, "2025-W47"),
-        (4265, 4254, R.FIXES, ""),
+        (4265, 4254, R.SUPERSEDES, ""),  # rewrites the Dockerfile lines #4254 added
         (4267, 4254, R.FIXES, ""),  # "#4254" in the body
         (4267, 4189, R.SUBJECT, "2025-W47"),
         (4267, 4146, R.SUBJECT, "2025-W47"),
         (4273, 4251, R.RELAND, ""),  # nearly #4251's title, after its revert
         (4273, 4226, R.REWORKS, "2025-W47"),
         (4282, 4233, R.RELAND, "2025-W47"),  # "previous pr: …/pull/4233", reverted by #4259
-        (4289, 4175, R.REWORKS, ""),  # TransferQueue
+        (4289, 4175, R.SUPERSEDES, ""),  # TransferQueue: 37 lines #4175 added
         (4224, 4067, R.REWORKS, "2025-W47"),  # recipe/fully_async_policy
         (4304, 4296, R.FIXES, ""),  # links pull/4296
         (4293, 4224, R.FIXES, ""),
@@ -57,6 +57,8 @@ RELATIONS = {
     "2026-W04": [
         (4976, 4956, R.FIXES, "2026-W03"),  # the num_preempted metrics #4956 added
         (4969, 4715, R.FIXES, "2026-W03"),  # vllm TP+DP after last week's sglang TP+DP fix
+        # takes out the `if max_model_len is None` guard #5018 added to keep user settings
+        (4280, 5018, R.SUPERSEDES, ""),
         (5033, 4916, R.REWORKS, "2026-W03"),  # veomni offload code of last week
     ],
 }
@@ -88,6 +90,7 @@ STORIES = {
         ("infra", [4878, 4892], []),
     ],
     "2026-W04": [
+        ("breaking", [4280, 5018], []),
         ("breaking", [5033], [4916]),
         ("fixes", [4976], [4956]),
         ("fixes", [4969], [4715]),
@@ -124,7 +127,9 @@ def test_stories_of_each_recorded_week(digests: dict[str, Digest], label: str) -
 
 def test_without_last_week_no_relation_reaches_back(verl_profile: RepoProfile) -> None:
     digest = build_digest(load_week("2026-W04"), verl_profile, language="zh", now=NOW)
-    assert digest.relations == []
+    assert [(r.pr, r.other, r.kind, r.week) for r in digest.relations] == [
+        (4280, 5018, R.SUPERSEDES, "")
+    ]
     assert all(not s.earlier for s in digest.stories)
 
 
@@ -133,7 +138,7 @@ def test_without_last_week_no_relation_reaches_back(verl_profile: RepoProfile) -
     [
         ("2026-W04", {5006, 5022, 4970}, "routine: a version bump, `fix ci`, doc links"),
         ("2026-W04", {4885, 4938}, "both [ckpt] and NPU, but an engine backend and a loader fix"),
-        ("2026-W04", {4280, 5018, 4665}, "#4280 rewrites a few lines of theirs in a big refactor"),
+        ("2026-W04", {4280, 4665}, "#4280 rewrites a line of #4665 in a big refactor"),
         ("2025-W47", {4223, 3519}, "FP8 training (megatron) and FP8 rollout (vllm)"),
         ("2025-W47", {4106, 4130}, "[rollout] is a busy module, not a subject"),
         ("2025-W48", {4063, 4250, 4196}, "[megatron] PRs of one week, on other things"),
@@ -149,8 +154,10 @@ def test_routine_and_unrelated_prs_are_not_glued(
 
 
 def test_a_big_rewrite_is_no_revert_of_what_it_sweeps_away(digests: dict[str, Digest]) -> None:
-    """#4280 removes all 6 lines #4915 added last week, but they are 2% of what it removes."""
-    assert not [r for r in digests["2026-W04"].relations if r.pr == 4280]
+    """#4280 removes all 6 lines #4915 added last week, but they are 2% of what it removes;
+    it does rewrite what #5018 added this week (not a revert either)."""
+    found = [(r.other, r.kind) for r in digests["2026-W04"].relations if r.pr == 4280]
+    assert found == [(5018, R.SUPERSEDES)]
 
 
 def _pr(

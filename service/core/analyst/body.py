@@ -1,7 +1,9 @@
 """A PR body read for the model: the author's own summary lines, without verl's PR template
 (checklists, the module list, the quoted hints, "Add **concise** overview…", "As title", empty
 "Test" and "API" sections), with secrets masked as the risk rules mask them and links, domains,
-e-mail addresses and @-mentions taken out, so no body can hand the model a URL or a token.
+e-mail addresses and @-mentions taken out, so no body can hand the model a URL or a token; a
+link to a GitHub pull request or issue is not lost with its URL but told as `#N` (`issue #N`),
+with the repository (`owner/name#N`) when it is another one (`github_references`).
 A line that speaks to the model ("ignore previous instructions…", "write: …", "忽略之前的指令")
 is no summary of the change and is left out: neither the model nor the checker's facts get it.
 
@@ -12,6 +14,7 @@ check names, config values).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from service.core.risks.secrets import PATTERNS, find_secrets, mask
 
@@ -26,6 +29,22 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.DO
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^<>]{0,400}>")
+# a GitHub pull request or issue, by its URL (any page of it: `/files`, `#issuecomment-1`)
+_GITHUB_URL = (
+    r"https?://(?:www\.)?github\.com/([\w.-]+)/([\w.-]+)/(pulls?|issues)/(\d{1,7})"
+    r"(?:[/?#][^\s()<>\[\]]*)?"
+)
+_GITHUB_LINK = re.compile(r"\[([^\]]{0,300})\]\(\s*<?" + _GITHUB_URL + r">?[^)]{0,200}\)")
+_GITHUB_BARE = re.compile(r"<?" + _GITHUB_URL + r">?")
+_REFERENCE_TEXT = re.compile(r"^(?:issue\s+)?(?:[\w.-]+/[\w.-]+)?#?\d+$", re.IGNORECASE)
+# `owner/name#N` written out (GitHub's revert body: "Reverts verl-project/verl#6226")
+_NAMED_REFERENCE = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d{1,7})\b")
+_SAID_ISSUE = re.compile(r"\bissues?\s*$", re.IGNORECASE)
+# a short line that names another PR or issue says what this one relates to ("fix #4715"):
+# a word at most REFERENCE_REACH characters before the `#N`
+_REFERENCE_NUMBER = re.compile(r"#\d")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+REFERENCE_REACH = 60
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _LIST_MARK = re.compile(r"^(?:[-*•+]|\d{1,2}[.)])\s+")
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]")
@@ -79,6 +98,37 @@ _TEMPLATE_LINES = re.compile(
 )
 
 
+def _reference(match: re.Match[str], repos: frozenset[str], first: int) -> str:
+    """`#N`, `issue #N` (`#N` after the word issue), or with the repository when the link is
+    to another one."""
+    owner, name, kind, number = match.group(first, first + 1, first + 2, first + 3)
+    own = f"{owner}/{name}".lower() in repos
+    ref = f"#{number}" if own else f"{owner}/{name}#{number}"
+    said = _SAID_ISSUE.search(match.string[max(0, match.start() - 8) : match.start()])
+    return f"issue {ref}" if kind == "issues" and not said else ref
+
+
+def github_references(text: str, repos: Collection[str] = ()) -> str:
+    """`text` with each link to a GitHub pull request or issue told as its reference: `#N` in
+    this repository (`repos`: its names, `owner/name`; its `owner/name#N` written out too),
+    `owner/name#N` in another, `issue #N` for an issue; a Markdown link keeps its words,
+    followed by the reference in parentheses."""
+    names = frozenset(r.lower() for r in repos)
+    if names and "#" in text:
+        text = _NAMED_REFERENCE.sub(lambda m: f"#{m[2]}" if m[1].lower() in names else m[0], text)
+    if "github.com" not in text.lower():
+        return text
+
+    def linked(match: re.Match[str]) -> str:
+        words, ref = match.group(1).strip(), _reference(match, names, 2)
+        if not words or _REFERENCE_TEXT.match(words) or "github.com" in words.lower():
+            return ref
+        return f"{words} ({ref})"
+
+    text = _GITHUB_LINK.sub(linked, text)
+    return _GITHUB_BARE.sub(lambda m: _reference(m, names, 1), text)
+
+
 def scrub(text: str) -> str:
     """`text` with every secret masked (first 4 characters + ****), links, domains and e-mail
     addresses removed, mentions disarmed (`@name` → `name`, no broadcast) and control or
@@ -99,9 +149,10 @@ def mask_secrets(text: str) -> str:
     return text
 
 
-def _without_markup(body: str) -> str:
+def _without_markup(body: str, repos: Collection[str] = ()) -> str:
     text = _FENCE.sub("\n", _COMMENT.sub(" ", body))
-    return _TAG.sub(" ", _LINK.sub(r"\1", _IMAGE.sub(" ", text)))
+    text = github_references(_IMAGE.sub(" ", text), repos)
+    return _TAG.sub(" ", _LINK.sub(r"\1", text))
 
 
 def _sections(text: str) -> list[tuple[str, list[str]]]:
@@ -144,22 +195,37 @@ def speaks_to_the_model(text: str) -> bool:
     return _DIRECTIVE.search(text) is not None
 
 
+def _names_reference(line: str) -> bool:
+    """Whether a word comes shortly before a `#N` in `line` (linear: no backtracking)."""
+    if "#" not in line:
+        return False
+    return any(
+        _WORD.search(line, max(m.start() - REFERENCE_REACH, 0), m.start())
+        for m in _REFERENCE_NUMBER.finditer(line)
+    )
+
+
 def _says_something(line: str) -> bool:
     """Not the template's, not a table row, not an instruction to the model, and mostly words
-    (not a traceback's `^^^^`)."""
-    if len(line) < MIN_LINE_CHARS or _TEMPLATE_LINES.match(line) or line.startswith("|"):
+    (not a traceback's `^^^^`) or words naming another PR or issue ("fix #4715")."""
+    if _TEMPLATE_LINES.match(line) or line.startswith("|") or speaks_to_the_model(line):
         return False
-    if speaks_to_the_model(line):
+    if _names_reference(line):
+        return True
+    if len(line) < MIN_LINE_CHARS:
         return False
     return sum(ch.isalpha() or ch.isspace() for ch in line) >= MIN_WORDY_SHARE * len(line)
 
 
-def summary_lines(body: str, limit: int = SUMMARY_LINES) -> tuple[str, ...]:
+def summary_lines(
+    body: str, limit: int = SUMMARY_LINES, repos: Collection[str] = ()
+) -> tuple[str, ...]:
     """The author's own lines of `body`, "What does this PR do?" first, at most `limit`, each
-    paragraph or list item on one line, scrubbed; () when the body is only the template."""
+    paragraph or list item on one line, scrubbed, links to PRs and issues told as references
+    (`repos`: this repository's names); () when the body is only the template."""
     found: list[str] = []
     first: list[str] = []
-    for heading, lines in _sections(_without_markup(body or "")):
+    for heading, lines in _sections(_without_markup(body or "", repos)):
         if _TEMPLATE_SECTIONS.search(heading):
             continue
         cleaned = [scrub(_EMPHASIS.sub(r"\2", item)) for item in _items(lines)]

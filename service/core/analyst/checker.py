@@ -126,7 +126,7 @@ class Checker:
         self.week_numbers = {str(v) for v in values}
         self.week_words = "\n".join(words).lower()
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
-        self.any_risk = bool(f.totals.get("risks"))
+        self.any_risk = bool(f.totals.get("risk_groups"))
         self.evidence = f.evidence or _facts_evidence(f)
 
     @property

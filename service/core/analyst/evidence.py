@@ -21,12 +21,14 @@ from service.core.models import (
     Digest,
     FileStatus,
     PullRequest,
+    RelationKind,
     ReviewState,
     Risk,
     RiskKind,
     ScoredPR,
 )
 from service.core.risks.base import changed_texts
+from service.core.trends import known_login
 
 # `key: value`, `key = value`, `"key": value`, `--key=value`, `key=value,` in a changed line
 _SETTING = re.compile(
@@ -124,7 +126,9 @@ def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
     return new, old
 
 
-def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]) -> PREvidence:
+def _collected(
+    number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk], repos: tuple[str, ...]
+) -> PREvidence:
     from service.core.analyst.facts import clean_text  # facts builds this module's index
 
     removed: list[str] = []
@@ -137,7 +141,7 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
     notes = [t.body for t in pr.unresolved_threads if not speaks_to_the_model(t.body)]
     # a line planted for the model is no fact a sentence may rest on
     body = "\n".join(line for line in pr.body.splitlines() if not speaks_to_the_model(line))
-    said = "\n".join([scored.title, clean_text(body), *notes]).lower()
+    said = "\n".join([scored.title, clean_text(body, repos), *notes]).lower()
     evidence = [e.snippet for r in risks for e in r.evidence]
     text = "\n".join([said, *evidence, *scored.modules, scored.category, scored.change_type])
     said_actions = text_actions(said)
@@ -160,7 +164,7 @@ def _collected(number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk]
         approved=any(r.state == ReviewState.APPROVED for r in reviews),
         reviewed=bool(pr.unresolved_threads)
         or any(r.state == ReviewState.CHANGES_REQUESTED for r in reviews),
-        author=" ".join(filter(None, [pr.author, pr.author_name])).lower(),
+        author=" ".join(filter(None, [known_login(pr.author), pr.author_name])).lower(),
         changed=(tuple(removed), tuple(added)),
     )
 
@@ -181,7 +185,7 @@ def _scored_only(scored: ScoredPR, risks: list[Risk]) -> PREvidence:
         said_actions=frozenset(actions),
         risks=frozenset(r.kind.value for r in risks),
         breaking=scored.breaking,
-        author=" ".join(filter(None, [scored.author, scored.author_name])).lower(),
+        author=" ".join(filter(None, [known_login(scored.author), scored.author_name])).lower(),
     )
 
 
@@ -189,7 +193,7 @@ def _scored_only(scored: ScoredPR, risks: list[Risk]) -> PREvidence:
 class Relation:
     later: int
     earlier: int
-    rule: str  # revert | fix_same_code | fix_reference
+    rule: str  # revert | fix_same_code | fix_reference (risks) | supersedes (the digest's)
 
 
 @dataclass
@@ -203,6 +207,8 @@ class WeekEvidence:
     # kind → bucket key → (count this week, count the week before); empty: no earlier week
     previous: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     previous_week: str | None = None
+    # the repository's names: a link to one of its PRs is read as `#N` (as the model is told)
+    repos: tuple[str, ...] = ()
     _cache: dict[int, PREvidence] = field(default_factory=dict, repr=False)
 
     def pr(self, number: int) -> PREvidence | None:
@@ -213,7 +219,9 @@ class WeekEvidence:
             risks = self.risks.get(number, [])
             pr = self.collected.get(number)
             self._cache[number] = (
-                _collected(number, scored, pr, risks) if pr else _scored_only(scored, risks)
+                _collected(number, scored, pr, risks, self.repos)
+                if pr
+                else _scored_only(scored, risks)
             )
         return self._cache[number]
 
@@ -226,12 +234,16 @@ class WeekEvidence:
         return any(r.earlier == number for r in self.relations)
 
 
-def _relations(risks: Sequence[Risk]) -> tuple[Relation, ...]:
+def _relations(digest: Digest) -> tuple[Relation, ...]:
+    """The follow-up risks' relations, and the PRs of the week that rewrite lines another
+    added (`supersedes`)."""
     out = []
-    for risk in leaf_risks(risks):
+    for risk in leaf_risks(digest.risks):
         later, earlier = risk.params.get("pr"), risk.params.get("earlier")
         if risk.kind == RiskKind.FOLLOWUP and isinstance(later, int) and isinstance(earlier, int):
             out.append(Relation(later, earlier, risk.rule))
+    supersedes = RelationKind.SUPERSEDES
+    out += [Relation(r.pr, r.other, r.kind.value) for r in digest.relations if r.kind == supersedes]
     return tuple(dict.fromkeys(out))
 
 
@@ -261,7 +273,8 @@ def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> WeekEvidence:
         scored={p.number: p for p in digest.prs},
         collected={p.number: p for p in prs},
         risks=own,
-        relations=_relations(digest.risks),
+        relations=_relations(digest),
         previous=_previous(digest),
         previous_week=digest.trends.previous_week,
+        repos=(digest.repo, *digest.moved_from),
     )

@@ -19,24 +19,34 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
+from service.core.analyst.body import (
+    github_references,
+    scrub,
+    speaks_to_the_model,
+    summary_lines,
+)
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
 from service.core.analyst.telling_lines import LINES_KEPT, telling_lines
+from service.core.mentions import leaf_risks, risk_groups
 from service.core.models import (
     Digest,
     PullRequest,
+    RelationKind,
     ReviewState,
     Risk,
     RiskKind,
     ScoredPR,
     TrendBucket,
 )
+from service.core.models import Relation as DigestRelation
+from service.core.trends import authors
 
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
@@ -67,7 +77,8 @@ DATA_BUDGET = 60_000
 # the most important PRs keep every detail however big the week is
 DETAILED_PRS = 8
 # the detail the other fully listed PRs keep, step by step, until the data fits
-TRIM_STEPS = ((3, 3), (2, 2), (1, 1), (0, 0))
+# (summary lines, config keys, paths)
+TRIM_STEPS = ((3, 3, 8), (2, 2, 8), (1, 1, 8), (0, 0, 8), (0, 0, 3))
 ELLIPSIS = "…"
 PAIR = 2  # a follow-up risk names [later, earlier]
 # a relation a follow-up rule found, from each side: (later PR's word, earlier PR's word)
@@ -75,6 +86,8 @@ RELATION_WORDS = {
     "revert": ("reverts", "reverted_by"),
     "fix_reference": ("fixes", "fixed_by"),
     "fix_same_code": ("reworks", "reworked_by"),
+    # the digest's relation (core/relations.py): a PR of the week rewrites lines another added
+    "supersedes": ("supersedes", "superseded_by"),
 }
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
@@ -143,6 +156,8 @@ class PRFacts:
     approvals: int | None = None  # None: GitHub did not say (the git-history sample)
     failing_checks: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()  # its most telling changed lines, `+path: line` / `-path: line`
+    # unresolved review threads beyond the notes told (the prompt says how many more)
+    more_review_notes: int = 0
 
     @property
     def flagged(self) -> bool:
@@ -161,6 +176,7 @@ class Bucket:
     count: int
     previous: int | None
     prs: tuple[int, ...]
+    more_prs: int = 0  # the bucket's PRs beyond `prs` (the first BUCKET_PRS)
 
 
 @dataclass(frozen=True)
@@ -174,12 +190,18 @@ class WeekFacts:
     last_day: str
     totals: dict[str, int]
     trends: dict[str, tuple[Bucket, ...]]
+    # every risk group of the week: (kind, severity, its PRs); the prompt shows the first
+    # WEEK_RISKS, each with its first BUCKET_PRS PRs
     risks: tuple[tuple[str, str, tuple[int, ...]], ...]
     prs: tuple[PRFacts, ...]
     by_number: dict[int, PRFacts] = field(default_factory=dict)
     # what the checker grounds claims in beyond these facts (diff sides, relations, earlier week)
     evidence: WeekEvidence | None = field(default=None, compare=False, repr=False)
     earlier: EarlierWeek | None = None
+    # the findings (a PR's own risk) in each group of `risks`, in its order
+    risk_findings: tuple[int, ...] = ()
+    # trend buckets beyond the first TREND_BUCKETS, by trend
+    more_buckets: dict[str, int] = field(default_factory=dict)
 
     def pr(self, number: int) -> PRFacts | None:
         return self.by_number.get(number)
@@ -198,14 +220,16 @@ def _unquoted(text: str) -> str:
     return "\n".join(kept)
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str, repos: Collection[str] = ()) -> str:
     """PR text as plain prose: no comments, code blocks, images, links, URLs, tags, template
-    hints or checklist; emphasis and headings unmarked; whitespace collapsed."""
+    hints or checklist (a link to a PR or an issue told as its reference, `#N`, `issue #N`,
+    `owner/name#N` when not one of `repos`); emphasis and headings unmarked; whitespace
+    collapsed."""
     checklist = _CHECKLIST_SECTION.search(text)
     if checklist:
         text = text[: checklist.start()]
     text = _FENCE.sub(" ", _COMMENT.sub(" ", text))
-    text = _LINK.sub(r"\1", _IMAGE.sub(" ", text))
+    text = _LINK.sub(r"\1", github_references(_IMAGE.sub(" ", text), repos))
     text = _TAG.sub(" ", _URL.sub(" ", text))
     text = _HEADING.sub("", _unquoted(_CHECKLIST_ITEM.sub(" ", text)))
     text = _TEMPLATE_HEADING.sub("", _EMPHASIS.sub(r"\2", text))
@@ -245,16 +269,23 @@ def _risks_by_pr(risks: Sequence[Risk]) -> dict[int, list[Risk]]:
     return out
 
 
-def _review_notes(pr: PullRequest | None) -> tuple[tuple[str, ...], bool]:
+def _review_notes(
+    pr: PullRequest | None, repos: Collection[str] = ()
+) -> tuple[tuple[str, ...], bool]:
     if pr is None:
         return (), False
     notes = []
     for thread in pr.unresolved_threads[:REVIEW_NOTES]:
-        body = bounded(scrub(clean_text(thread.body)), REVIEW_CHARS)
+        body = bounded(scrub(clean_text(thread.body, repos)), REVIEW_CHARS)
         if body and not speaks_to_the_model(body):
             notes.append(f"{thread.path}: {body}" if thread.path else body)
     changes = any(r.state == ReviewState.CHANGES_REQUESTED for r in pr.reviews or [])
     return tuple(notes), changes
+
+
+def _more_review_notes(pr: PullRequest | None) -> int:
+    """Unresolved threads beyond the first REVIEW_NOTES (those are read for the notes)."""
+    return max(len(pr.unresolved_threads) - REVIEW_NOTES, 0) if pr is not None else 0
 
 
 def _paths(pr: PullRequest | None) -> tuple[str, ...]:
@@ -266,9 +297,11 @@ def _paths(pr: PullRequest | None) -> tuple[str, ...]:
 
 
 def _approvals(pr: PullRequest | None) -> int | None:
+    """Distinct approving reviewers; each approval by no one the data can name counts apart."""
     if pr is None or pr.reviews is None:
         return None
-    return len({r.author or "" for r in pr.reviews if r.state == ReviewState.APPROVED})
+    known, unknown = authors(r.author for r in pr.reviews if r.state == ReviewState.APPROVED)
+    return known + unknown
 
 
 def _relations(risks: Sequence[Risk]) -> dict[int, list[Relation]]:
@@ -285,18 +318,31 @@ def _relations(risks: Sequence[Risk]) -> dict[int, list[Relation]]:
     return {n: list(dict.fromkeys(found)) for n, found in out.items()}
 
 
+def _superseded(relations: Sequence[DigestRelation]) -> dict[int, list[Relation]]:
+    """Each PR's `supersedes` / `superseded_by` relations among the digest's."""
+    later_word, earlier_word = RELATION_WORDS["supersedes"]
+    out: dict[int, list[Relation]] = {}
+    for r in relations:
+        if r.kind == RelationKind.SUPERSEDES:
+            out.setdefault(r.pr, []).append(Relation(later_word, r.other))
+            out.setdefault(r.other, []).append(Relation(earlier_word, r.pr))
+    return out
+
+
 def pr_facts(
     scored: ScoredPR,
     pr: PullRequest | None,
     risks: Sequence[Risk],
     relations: Sequence[Relation] = (),
+    repos: Collection[str] = (),
     *,
     listed: bool = True,
 ) -> PRFacts:
     """The facts of one PR from its scored entry, its collected data, its own risks and the
-    relations the digest found; its telling changed lines only when it is `listed` in full."""
-    notes, changes = _review_notes(pr)
-    lines = summary_lines(pr.body, limit=EXCERPT_LINES) if pr is not None else ()
+    relations the digest found; `repos` are the names of the PR's repository (a link to
+    one of its PRs is told `#N`); its telling changed lines only when it is `listed` in full."""
+    notes, changes = _review_notes(pr, repos)
+    lines = summary_lines(pr.body, EXCERPT_LINES, repos) if pr is not None else ()
     return PRFacts(
         number=scored.number,
         title=scored.title,
@@ -306,13 +352,13 @@ def pr_facts(
         modules=tuple(scored.modules),
         category=scored.category,
         change_type=scored.change_type,
-        breaking=scored.breaking,
+        breaking=scored.breaking or any(r.kind == RiskKind.BREAKING for r in risks),
         additions=scored.additions,
         deletions=scored.deletions,
         files=scored.changed_files,
         files_removed=scored.files_removed,
         score=scored.score,
-        risks=_risk_facts(risks[:RISKS_SHOWN]),
+        risks=_risk_facts(_breaking_first(risks)),
         paths=_paths(pr),
         summary=lines,
         config=config_changes(pr),
@@ -320,33 +366,56 @@ def pr_facts(
         approvals=_approvals(pr),
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
         lines=telling_lines(pr) if listed else (),
+        more_review_notes=_more_review_notes(pr),
     )
+
+
+def _breaking_first(risks: Sequence[Risk]) -> list[Risk]:
+    """The PR's risks, a breaking one first (the prompt shows the first RISKS_SHOWN: never
+    without the breaking risk that its `breaking` flag stands for), else in the given order."""
+    return sorted(risks, key=lambda r: r.kind != RiskKind.BREAKING)
 
 
 def _buckets(buckets: Sequence[TrendBucket]) -> tuple[Bucket, ...]:
     return tuple(
-        Bucket(b.key, b.count, b.previous, tuple(b.prs[:BUCKET_PRS]))
+        Bucket(
+            b.key, b.count, b.previous, tuple(b.prs[:BUCKET_PRS]), max(len(b.prs) - BUCKET_PRS, 0)
+        )
         for b in buckets[:TREND_BUCKETS]
     )
 
 
 def _totals(digest: Digest) -> dict[str, int]:
+    """The week's figures, each named for what it counts: `risk_groups` are the report's risk
+    items (the `risks` list: one kind at one severity), `risk_findings` each PR's own risk
+    (what the groups hold; by severity in `risk_findings_high` …)."""
     stats = digest.stats
+    findings = Counter(r.severity.value for r in leaf_risks(digest.risks))
     totals = {
         "prs": stats.prs,
         "additions": stats.additions,
         "deletions": stats.deletions,
         "changed_files": stats.changed_files,
         "contributors": stats.contributors,
-        "risks": len(digest.risks),
-        "risks_high": stats.risks_high,
-        "risks_medium": stats.risks_medium,
-        "risks_low": stats.risks_low,
-        "breaking_prs": sum(1 for p in digest.prs if p.breaking),
+        "risk_groups": len(risk_groups(digest.risks)),
+        "risk_findings": findings.total(),
+        "risk_findings_high": findings["high"],
+        "risk_findings_medium": findings["medium"],
+        "risk_findings_low": findings["low"],
+        "breaking_prs": len(breaking_prs(digest)),
     }
+    if stats.unknown_authors:
+        totals["prs_by_unknown_authors"] = stats.unknown_authors
     if stats.first_time_contributors is not None:
         totals["first_time_contributors"] = stats.first_time_contributors
     return totals
+
+
+def breaking_prs(digest: Digest) -> set[int]:
+    """The PRs flagged breaking or named by a breaking risk (the same PRs in a digest built
+    now; a stored one may predate `flag_breaking`)."""
+    found = {n for r in leaf_risks(digest.risks) if r.kind == RiskKind.BREAKING for n in r.prs}
+    return found | {p.number for p in digest.prs if p.breaking}
 
 
 def _earlier(digest: Digest) -> EarlierWeek | None:
@@ -359,11 +428,17 @@ def _earlier(digest: Digest) -> EarlierWeek | None:
         "deletions": before.deletions,
         "changed_files": before.changed_files,
         "contributors": before.contributors,
-        "risks_high": before.risks_high,
-        "risks_medium": before.risks_medium,
-        "risks_low": before.risks_low,
+        "risk_findings": before.risks_high + before.risks_medium + before.risks_low,
+        "risk_findings_high": before.risks_high,
+        "risk_findings_medium": before.risks_medium,
+        "risk_findings_low": before.risks_low,
     }
     return EarlierWeek(week, totals)
+
+
+def own_names(digest: Digest) -> tuple[str, ...]:
+    """The names of the digest's repository: a link to one of its PRs is told `#N`."""
+    return (digest.repo, *digest.moved_from)
 
 
 def build_facts(
@@ -374,17 +449,28 @@ def build_facts(
     collected = {pr.number: pr for pr in prs}
     own_risks = _risks_by_pr(digest.risks)
     relations = _relations(digest.risks)
+    for number, found in _superseded(digest.relations).items():
+        relations[number] = list(dict.fromkeys([*relations.get(number, []), *found]))
+    repos = own_names(digest)
     facts = tuple(
         pr_facts(
             p,
             collected.get(p.number),
             own_risks.get(p.number, []),
             relations.get(p.number, []),
+            repos,
             listed=i < FULL_PRS,
         )
         for i, p in enumerate(digest.prs)
     )
     trends = digest.trends
+    groups = risk_groups(digest.risks)
+    kinds = {
+        "modules": trends.modules,
+        "categories": trends.categories,
+        "types": trends.types,
+        "labels": trends.labels,
+    }
     return WeekFacts(
         repo=digest.repo,
         week=digest.week,
@@ -392,16 +478,14 @@ def build_facts(
         first_day=digest.start.date().isoformat(),
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
         totals=_totals(digest),
-        trends={
-            "modules": _buckets(trends.modules),
-            "categories": _buckets(trends.categories),
-            "types": _buckets(trends.types),
-            "labels": _buckets(trends.labels),
+        trends={name: _buckets(buckets) for name, buckets in kinds.items()},
+        risks=tuple((g.kind.value, g.severity.value, tuple(g.prs)) for g in groups),
+        risk_findings=tuple(len(g.risks) for g in groups),
+        more_buckets={
+            name: len(buckets) - TREND_BUCKETS
+            for name, buckets in kinds.items()
+            if len(buckets) > TREND_BUCKETS
         },
-        risks=tuple(
-            (r.kind.value, r.severity.value, tuple(r.prs[:BUCKET_PRS]))
-            for r in digest.risks[:WEEK_RISKS]
-        ),
         prs=facts,
         by_number={f.number: f for f in facts},
         evidence=build_evidence(digest, prs),
@@ -413,11 +497,14 @@ def build_facts(
 
 
 def _full(
-    pr: PRFacts, detail: tuple[int, int] | None = None, changed: int = LINES_KEPT
+    pr: PRFacts, detail: tuple[int, int, int] | None = None, changed: int = LINES_KEPT
 ) -> dict[str, Any]:
-    """One PR in full; `detail` (summary lines, config keys) shown when trimmed, else all;
-    at most `changed` of its changed lines."""
-    lines, keys = detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN)
+    """One PR in full; `detail` (summary lines, config keys, paths) shown when trimmed, else
+    all; at most `changed` of its changed lines; each list cut says how many more it has
+    (`more_paths`, `more_summary` …)."""
+    lines, keys, paths = (
+        detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN, PATHS_SHOWN)
+    )
     out: dict[str, Any] = {
         "number": pr.number,
         "title": pr.title,
@@ -430,11 +517,11 @@ def _full(
         "files": pr.files,
         "files_removed": pr.files_removed,
         "score": pr.score,
-        "paths": list(pr.paths[:PATHS_SHOWN]),
+        "paths": list(pr.paths[:paths]),
         "summary": [bounded(line, SUMMARY_LINE_CHARS) for line in pr.summary[:lines]],
     }
-    if len(pr.paths) > PATHS_SHOWN:
-        out["more_paths"] = len(pr.paths) - PATHS_SHOWN
+    if len(pr.paths) > paths:
+        out["more_paths"] = len(pr.paths) - paths
     if pr.config and keys:
         out["config_changes"] = [c.line() for c in pr.config[:keys]]
         if len(pr.config) > keys:
@@ -446,9 +533,22 @@ def _full(
     out.update(_review(pr))
     if pr.risks:
         out["risks"] = [
-            {"kind": r.kind, "severity": r.severity, "evidence": list(r.evidence)} for r in pr.risks
+            {"kind": r.kind, "severity": r.severity, "evidence": list(r.evidence)}
+            for r in pr.risks[:RISKS_SHOWN]
         ]
-    return out
+    return out | _more(pr, lines)
+
+
+def _more(pr: PRFacts, lines: int) -> dict[str, int]:
+    """How many more of each list the PR has than `_full` shows (only the lists cut)."""
+    cut = {
+        "more_summary": len(pr.summary) - lines,
+        "more_relations": len(pr.relations) - RELATIONS_SHOWN,
+        "more_risks": len(pr.risks) - RISKS_SHOWN,
+        "more_failing_checks": len(pr.failing_checks) - CHECKS_SHOWN,
+        "more_review_notes": pr.more_review_notes,
+    }
+    return {key: more for key, more in cut.items() if more > 0}
 
 
 def _review(pr: PRFacts) -> dict[str, Any]:
@@ -474,23 +574,48 @@ def _line(pr: PRFacts) -> str:
 
 
 def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:
-    return [
-        {"key": b.key, "count": b.count, "previous": b.previous, "prs": list(b.prs)}
-        for b in buckets
-    ]
+    out = []
+    for b in buckets:
+        shown = {"key": b.key, "count": b.count, "previous": b.previous, "prs": list(b.prs)}
+        out.append(shown | ({"more_prs": b.more_prs} if b.more_prs else {}))
+    return out
 
 
-def _changed_lines(detail: tuple[int, int] | None, *, top: bool) -> int:
+def _trends_json(facts: WeekFacts) -> dict[str, Any]:
+    """Each trend's buckets (the first TREND_BUCKETS), and how many more each trend has."""
+    out: dict[str, Any] = {name: _bucket_json(b) for name, b in facts.trends.items() if b}
+    return out | {f"more_{name}": more for name, more in facts.more_buckets.items()}
+
+
+def _risks_json(facts: WeekFacts) -> dict[str, Any]:
+    """The week's risk groups (the first WEEK_RISKS, each with its first BUCKET_PRS PRs and
+    its number of findings), and how many more groups there are."""
+    shown = []
+    findings = facts.risk_findings or tuple(1 for _ in facts.risks)
+    for (kind, severity, prs), count in zip(facts.risks[:WEEK_RISKS], findings, strict=False):
+        group: dict[str, Any] = {"kind": kind, "severity": severity, "findings": count}
+        group["prs"] = list(prs[:BUCKET_PRS])
+        if len(prs) > BUCKET_PRS:
+            group["more_prs"] = len(prs) - BUCKET_PRS
+        shown.append(group)
+    out: dict[str, Any] = {"risks": shown}
+    if len(facts.risks) > WEEK_RISKS:
+        out["more_risks"] = len(facts.risks) - WEEK_RISKS
+    return out
+
+
+def _changed_lines(detail: tuple[int, int, int] | None, *, top: bool) -> int:
     """How many changed lines a fully listed PR shows: LINES_KEPT for a top PR until the last
-    trimming step (then none), at most LINES_AFTER and the config keys for the others."""
+    trimming steps (no summary line nor config key left: then none), at most LINES_AFTER and
+    the config keys for the others."""
     if top:
-        return 0 if detail is not None and not any(detail) else LINES_KEPT
+        return 0 if detail is not None and not any(detail[:2]) else LINES_KEPT
     return LINES_AFTER if detail is None else min(LINES_AFTER, detail[1])
 
 
-def facts_payload(facts: WeekFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
+def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """The data the model is given, as a JSON-able dict (bounded however large the week);
-    `detail` (summary lines, config keys) for the fully listed PRs after the first
+    `detail` (summary lines, config keys, paths) for the fully listed PRs after the first
     DETAILED_PRS (None: all of it)."""
     full = facts.prs[:FULL_PRS]
     lines = facts.prs[FULL_PRS : FULL_PRS + LINE_PRS]
@@ -504,8 +629,8 @@ def facts_payload(facts: WeekFacts, detail: tuple[int, int] | None = None) -> di
     if facts.earlier is not None:
         payload["previous_week"] = {"week": facts.earlier.week, **facts.earlier.totals}
     payload |= {
-        "trends": {name: _bucket_json(b) for name, b in facts.trends.items() if b},
-        "risks": [{"kind": k, "severity": s, "prs": list(p)} for k, s, p in facts.risks],
+        "trends": _trends_json(facts),
+        **_risks_json(facts),
         "prs": [
             _full(p, None, _changed_lines(detail, top=True))
             if i < DETAILED_PRS
@@ -527,8 +652,8 @@ def _encoded(payload: dict[str, Any]) -> str:
 
 def trimmed_payload(facts: WeekFacts, budget: int = DATA_BUDGET) -> dict[str, Any]:
     """`facts_payload` in full when its JSON fits `budget` characters, else with the PRs after
-    the first DETAILED_PRS told with fewer summary lines and config keys, step by step; then,
-    if it still does not fit, with the last one-line PRs only counted."""
+    the first DETAILED_PRS told with fewer summary lines, config keys and paths, step by step;
+    then, if it still does not fit, with the last one-line PRs only counted."""
     payload = facts_payload(facts)
     for step in TRIM_STEPS:
         if len(_encoded(payload)) <= budget:

@@ -1,7 +1,8 @@
 """Breaking changes as users meet them: declared in the title, or found in the diff.
 
 Rules and severities:
-- ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``);
+- ``declared`` (high): the title carries ``[BREAKING]`` (or ``type!:``), or the PR has the
+  ``breaking`` label;
   ``declared_removal`` (high) when the diff also shows what users meet (the items below, listed
   in the evidence).
 - ``removed_module`` (medium): a public Python module (the profile's ``public_modules``) is
@@ -32,6 +33,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from service.core.classify import BREAKING_LABEL
 from service.core.models import (
     Evidence,
     FileChange,
@@ -365,10 +367,16 @@ def _proofs(removals: list[Removal]) -> list[Evidence]:
     return [proof for r in removals for proof in r.proofs]
 
 
+def declared_breaking(pr: PullRequest) -> bool:
+    """The title (`[BREAKING]`, `type!:`) or a `breaking` label declares the PR breaking (as
+    its classification says: the digest's `breaking` flag stands for this risk)."""
+    labelled = any(label.strip().lower() == BREAKING_LABEL for label in pr.labels or [])
+    return parse_title(pr.title).breaking or labelled
+
+
 def breaking_title(pr: PullRequest, context: Context) -> Iterator[Risk]:
-    """The title declares the PR breaking."""
-    parsed = parse_title(pr.title)
-    if not parsed.breaking or parsed.is_revert:
+    """The title or a label declares the PR breaking."""
+    if not declared_breaking(pr) or parse_title(pr.title).is_revert:
         return
     removals = all_removals(pr, context)
     yield make_risk(
@@ -396,8 +404,7 @@ def _undeclared(pr: PullRequest, rule: str, removals: list[Removal]) -> Risk:
 
 def removed_public_api(pr: PullRequest, context: Context) -> Iterator[Risk]:
     """What users meet, without a declared break: one risk per rule."""
-    parsed = parse_title(pr.title)
-    if parsed.breaking or parsed.is_revert:
+    if declared_breaking(pr) or parse_title(pr.title).is_revert:
         return
     for rule, items in items_by_rule(pr, context).items():
         yield _undeclared(pr, rule, items)

@@ -48,9 +48,10 @@ def test_reverts_and_follow_up_fixes_are_relations_on_both_prs() -> None:
     assert shown["relations"] == ["reverts #4251"]
 
 
-def test_a_week_without_a_relation_shows_none() -> None:
+def test_a_week_without_a_follow_up_shows_only_what_supersedes_what() -> None:
     payload = facts_payload(week_facts("2026-W04", "en"))
-    assert not any("relations" in p for p in payload["prs"])
+    shown = {p["number"]: p["relations"] for p in payload["prs"] if "relations" in p}
+    assert shown == {4280: ["supersedes #5018"], 5018: ["superseded_by #4280"]}
 
 
 def test_the_prompt_carries_summary_lines_and_changed_defaults() -> None:
