@@ -27,6 +27,7 @@ from service.errors import ModelError, StoreUnavailableError
 from service.llm.completion import Completion
 from service.render.prompt import prompt_messages, prompt_version
 from service.render.strings import LANGUAGES
+from service.verifier import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -94,13 +95,15 @@ class Narrator:
     client: ModelClient
     cache: AnswerCache
     observe: CallObserver | None = None
+    verifier: Verifier | None = None
 
     @property
     def settings_key(self) -> str:
         """What the narrative depends on besides the week: the model and every language's
         prompt version (a stored digest written under other ones is built again)."""
         versions = ",".join(prompt_version(lang) for lang in LANGUAGES)
-        return f"{self.client.model}\0{versions}"
+        verifier = f"\0verify:{self.verifier.settings_key}" if self.verifier is not None else ""
+        return f"{self.client.model}\0{versions}{verifier}"
 
     def analyse(
         self, digest: Digest, prs: Sequence[PullRequest], language: str | None = None
@@ -127,6 +130,8 @@ class Narrator:
             self._observed("ok", started, answer)
             self._remember(asked, answer)
         analysis = self._checked(drafts, asked, answer)
+        if self.verifier is not None:  # never raises: a failing verifier drops nothing
+            analysis = self.verifier.verified(analysis, drafts, asked.facts)
         logger.info(
             operator_text.LOG_MODEL_NARRATIVE,
             extra={

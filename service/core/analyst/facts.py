@@ -435,6 +435,11 @@ def _full(pr: PRFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
     return out
 
 
+def pr_payload(pr: PRFacts) -> dict[str, Any]:
+    """One PR in full, as the prompt's data tells it (what the verifier is given too)."""
+    return _full(pr)
+
+
 def _review(pr: PRFacts) -> dict[str, Any]:
     """What reviewers and checks said, when GitHub told (nothing for the git-history sample)."""
     out: dict[str, Any] = {}
