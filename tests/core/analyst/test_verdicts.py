@@ -93,7 +93,8 @@ def test_the_data_carries_the_week_the_cited_prs_and_no_angle_brackets() -> None
     facts = week_facts()
     sentence = Sentence(1, "summary", 0, "<b>#4280</b> x", (4280,), (Quote(4280, "a <tag>"),))
     data = batch_data([sentence], facts)
-    assert "<" not in data and ">" not in data
+    assert "<" not in data
+    assert ">" not in data
     parsed = json.loads(data)
     assert parsed["totals"]["prs"] == 22
     assert [pr["number"] for pr in parsed["prs"]] == [4280]
