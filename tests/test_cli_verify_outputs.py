@@ -32,8 +32,6 @@ REFUSED = {
 }
 
 
-
-
 def fragment(text: str) -> str:
     """The longest part of `text` between PR references (an output may link those)."""
     return max(re.split(r"#\d+", text), key=len).strip(" ,，、。.")
