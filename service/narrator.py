@@ -22,6 +22,7 @@ from service import operator_text
 from service.core.analyst.checker import check_answer
 from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
+from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis, Digest, PullRequest, TokenUsage
 from service.errors import ModelError, StoreUnavailableError
 from service.llm.completion import Completion
@@ -132,6 +133,7 @@ class Narrator:
         analysis = self._checked(drafts, asked, answer)
         if self.verifier is not None:  # never raises: a failing verifier drops nothing
             analysis = self.verifier.verified(analysis, drafts, asked.facts)
+        dropped = sum(d.section != NOTE_SECTION for d in analysis.dropped)
         logger.info(
             operator_text.LOG_MODEL_NARRATIVE,
             extra={
@@ -142,8 +144,8 @@ class Narrator:
                 "usage": 0 if cached else answer.prompt_tokens + answer.completion_tokens,
                 "usage_prompt": answer.prompt_tokens,
                 "usage_completion": answer.completion_tokens,
-                "kept": len(drafts) - len(analysis.dropped),
-                "dropped": len(analysis.dropped),
+                "kept": len(drafts) - dropped,
+                "dropped": dropped,
                 "seconds": round(time.monotonic() - started, 3),
             },
         )

@@ -18,6 +18,7 @@ from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis
 from service.core.weeks import window_for
 from service.jobs import Pipeline, build_week, run_week
+from service.render.report import render_markdown
 from service.settings import Settings
 from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
@@ -153,7 +154,11 @@ def test_a_failing_verifier_drops_nothing_and_says_so(
     model.answer(GOOD["zh"])
     script(model)
     with caplog.at_level(logging.INFO, logger="service.verifier"):
-        analysis = _analysis(pipeline)
+        digest = build_week(pipeline, REPO, WEEK)
+    analysis = digest.analysis
+    assert analysis is not None
+    # the report counts no dropped sentence: the note is not one
+    assert "并全部通过" in render_markdown(digest)
     plain = _unverified(llm_settings, model)
     assert _texts(analysis) == _texts(plain)
     (note,) = analysis.dropped
