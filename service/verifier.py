@@ -119,9 +119,14 @@ class Verifier:
                 out.failures.append(f"LLM_VERIFY_TIMEOUT_SECONDS={self.timeout_seconds:g} spent")
                 break
             try:
-                out.verdicts |= self._batch(batch, facts, out)
+                found = self._batch(batch, facts, out)
             except (ModelError, InvalidVerdictsError) as exc:
                 out.failures.append(str(exc))
+                continue
+            out.verdicts |= found
+            if len(found) < len(batch):
+                missing = len(batch) - len(found)
+                out.failures.append(f"no verdict on {missing} of {len(batch)} sentences")
         self._log(sentences, facts, out, started)
         return out
 

@@ -180,7 +180,10 @@ def test_a_verdict_left_out_keeps_its_sentence(pipeline: Pipeline, model: FakeMo
     model.verdict(json.dumps(verdicts, ensure_ascii=False))
     analysis = _analysis(pipeline)
     assert CONTRADICTED in _texts(analysis)
-    assert [d.text for d in analysis.dropped] == [UNSUPPORTED]
+    assert [d.text for d in analysis.dropped[:-1]] == [UNSUPPORTED]
+    note = analysis.dropped[-1]
+    assert note.section == NOTE_SECTION
+    assert note.reasons == ["verifier_failed: no verdict on 1 of 21 sentences"]
 
 
 def test_verdicts_are_cached_with_the_answer_and_asked_again_when_either_changes(
