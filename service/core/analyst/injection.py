@@ -84,7 +84,7 @@ _JUDGEMENT = re.compile(
     r"|\bwithout\s+(?:a\s+|any\s+|further\s+)?(?:review|testing|approval)\b"
     r"|\bno\s+(?:further\s+)?review\s+(?:is\s+)?(?:needed|required)\b"
     r"|\b(?:officially|pre-?)\s*approved\b|\bapproved\s+(?:for|to)\b"
-    r"|\b(?:is|are|was|were|has\s+been|have\s+been|been)\s+approved\b(?!\s+by\s+\d)"
+    r"|\b(?:is|are|was|were|has\s+been|have\s+been|been)\s+approved\b(?!\s+by\b)"
     r"|\b(?:deprecated|sunset|end[- ]of[- ]life)\b[^.。]{0,30}"
     r"\bwill\s+be\s+(?:deleted|removed|archived|shut)"
     r"|\b(?:org|organi[sz]ation|account|repo(?:sitory)?|project)\b[^.。]{0,20}"

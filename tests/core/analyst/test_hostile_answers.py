@@ -116,5 +116,7 @@ def test_ordinary_words_near_these_are_kept() -> None:
     for text in (
         "#4280 splits training and inference into separate processes, with the dot product "
         "kernels unchanged.",
+        "#4280 was approved by two reviewers before it was merged.",
+        "#4280 splits the rollout into processes; see the design doc in docs/rollout.md.",
     ):
         assert not {"judgement", "link", "instruction"} & rules(text, "en"), text
