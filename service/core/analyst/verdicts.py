@@ -101,9 +101,13 @@ def response_format() -> dict[str, Any]:
 
 
 def _quote(raw: Any) -> Quote | None:
-    """A quote from Draft.evidence, whether an object with `pr`/`quote` or a dict."""
-    pr = raw.get("pr") if isinstance(raw, dict) else getattr(raw, "pr", None)
-    text = raw.get("quote") if isinstance(raw, dict) else getattr(raw, "quote", None)
+    """A quote from Draft.evidence: a (pr, quote) pair, a dict or an object with both."""
+    if isinstance(raw, tuple) and len(raw) == 2:  # noqa: PLR2004 - a pair
+        pr, text = raw
+    elif isinstance(raw, dict):
+        pr, text = raw.get("pr"), raw.get("quote")
+    else:
+        pr, text = getattr(raw, "pr", None), getattr(raw, "quote", None)
     if isinstance(pr, int) and isinstance(text, str) and text.strip():
         return Quote(pr, text)
     return None

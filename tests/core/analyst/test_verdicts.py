@@ -71,8 +71,9 @@ def test_quotes_are_read_from_evidence_objects_or_dicts() -> None:
         pr: int
         quote: str
 
-    draft = _WithEvidence("summary", "x", (1,), "", (Evidence(1, "a"), {"pr": 2, "quote": "b"}))
-    assert quotes_of(draft) == (Quote(1, "a"), Quote(2, "b"))  # type: ignore[arg-type]
+    found = (Evidence(1, "a"), {"pr": 2, "quote": "b"}, (3, "c"), (4, ""))
+    draft = _WithEvidence("summary", "x", (1,), "", found)
+    assert quotes_of(draft) == (Quote(1, "a"), Quote(2, "b"), Quote(3, "c"))  # type: ignore[arg-type]
     assert quotes_of(Draft("summary", "x")) == ()
 
 
