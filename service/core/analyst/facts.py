@@ -27,6 +27,7 @@ from typing import Any
 from service.core.analyst.body import scrub, speaks_to_the_model, summary_lines
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
+from service.core.analyst.telling_lines import LINES_KEPT, telling_lines
 from service.core.models import (
     Digest,
     PullRequest,
@@ -52,6 +53,8 @@ BUCKET_PRS = 8
 WEEK_RISKS = 15
 CONFIG_SHOWN = 6
 SUMMARY_SHOWN = 4
+# changed lines shown: LINES_KEPT for the top DETAILED_PRS, at most LINES_AFTER for the others
+LINES_AFTER = 3
 SUMMARY_LINE_CHARS = 240
 # the body lines the checker reads (the excerpt); the prompt shows the first SUMMARY_SHOWN
 EXCERPT_LINES = 40
@@ -139,6 +142,7 @@ class PRFacts:
     relations: tuple[Relation, ...] = ()
     approvals: int | None = None  # None: GitHub did not say (the git-history sample)
     failing_checks: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()  # its most telling changed lines, `+path: line` / `-path: line`
 
     @property
     def flagged(self) -> bool:
@@ -313,6 +317,7 @@ def pr_facts(
         relations=tuple(relations),
         approvals=_approvals(pr),
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
+        lines=telling_lines(pr),
     )
 
 
@@ -401,8 +406,11 @@ def build_facts(
 # --- the prompt's data section ----------------------------------------------------------------
 
 
-def _full(pr: PRFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
-    """One PR in full; `detail` (summary lines, config keys) shown when trimmed, else all."""
+def _full(
+    pr: PRFacts, detail: tuple[int, int] | None = None, changed: int = LINES_KEPT
+) -> dict[str, Any]:
+    """One PR in full; `detail` (summary lines, config keys) shown when trimmed, else all;
+    at most `changed` of its changed lines."""
     lines, keys = detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN)
     out: dict[str, Any] = {
         "number": pr.number,
@@ -425,6 +433,8 @@ def _full(pr: PRFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
         out["config_changes"] = [c.line() for c in pr.config[:keys]]
         if len(pr.config) > keys:
             out["more_config_changes"] = len(pr.config) - keys
+    if pr.lines and changed:
+        out["lines"] = list(pr.lines[:changed])
     if pr.relations:
         out["relations"] = [f"{r.kind} #{r.other}" for r in pr.relations[:RELATIONS_SHOWN]]
     out.update(_review(pr))
@@ -469,6 +479,14 @@ def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:
     ]
 
 
+def _changed_lines(detail: tuple[int, int] | None, *, top: bool) -> int:
+    """How many changed lines a fully listed PR shows: LINES_KEPT for a top PR until the last
+    trimming step (then none), at most LINES_AFTER and the config keys for the others."""
+    if top:
+        return 0 if detail is not None and not any(detail) else LINES_KEPT
+    return LINES_AFTER if detail is None else min(LINES_AFTER, detail[1])
+
+
 def facts_payload(facts: WeekFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
     """The data the model is given, as a JSON-able dict (bounded however large the week);
     `detail` (summary lines, config keys) for the fully listed PRs after the first
@@ -487,7 +505,12 @@ def facts_payload(facts: WeekFacts, detail: tuple[int, int] | None = None) -> di
     payload |= {
         "trends": {name: _bucket_json(b) for name, b in facts.trends.items() if b},
         "risks": [{"kind": k, "severity": s, "prs": list(p)} for k, s, p in facts.risks],
-        "prs": [_full(p, None if i < DETAILED_PRS else detail) for i, p in enumerate(full)],
+        "prs": [
+            _full(p, None, _changed_lines(detail, top=True))
+            if i < DETAILED_PRS
+            else _full(p, detail, _changed_lines(detail, top=False))
+            for i, p in enumerate(full)
+        ],
         "more_prs": [_line(p) for p in lines],
     }
     unlisted = len(facts.prs) - len(full) - len(lines)

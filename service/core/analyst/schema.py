@@ -1,8 +1,11 @@
 """What the model must answer: the JSON schema sent as `response_format`, and the parser that
 turns the answer's text into drafts (or says why it is not an answer at all).
 
-Every item names the PR numbers it rests on. Limits (at most 5 summary sentences, 6 key-change
-bullets, 10 PR points, 5 recommendations) are in the schema and enforced again by the checker.
+Every item names the PR numbers it rests on and its evidence: quotes copied from those PRs'
+data (`{"pr": N, "quote": "…"}`); an answer without evidence (an older prompt, another tool)
+is still read, its drafts carry none and the checker searches the cited PRs' data instead.
+Limits (at most 5 summary sentences, 6 key-change bullets, 10 PR points, 5 recommendations)
+are in the schema and enforced again by the checker.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 # bump when the schema or the meaning of a field changes: cached answers of another version
 # are not reused (the prompt templates' own text is hashed into the version by render/prompt.py)
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 SCHEMA_NAME = "weekly_analysis"
 LIMITS = {
     "headline": 1,
@@ -45,6 +48,15 @@ class Draft:
     text: str
     prs: tuple[int, ...] = ()
     theme: str = ""
+    evidence: tuple[tuple[int, str], ...] = ()  # (PR number, quote) as the model gave them
+
+
+_QUOTE: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["pr", "quote"],
+    "properties": {"pr": {"type": "integer"}, "quote": {"type": "string"}},
+}
 
 
 def _item(extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -52,6 +64,7 @@ def _item(extra: dict[str, Any] | None = None) -> dict[str, Any]:
         **(extra or {}),
         "text": {"type": "string"},
         "prs": {"type": "array", "items": {"type": "integer"}},
+        "evidence": {"type": "array", "items": _QUOTE},
     }
     return {
         "type": "object",
@@ -117,6 +130,22 @@ def _text(value: Any, where: str) -> str:
     return value
 
 
+def _evidence(value: Any, where: str) -> tuple[tuple[int, str], ...]:
+    """The item's quotes; none when the answer has no evidence field (an older prompt)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InvalidAnswerError(f"{where}.evidence is not a list")
+    quotes = []
+    for i, raw in enumerate(value):
+        number = raw.get("pr") if isinstance(raw, dict) else None
+        quote = raw.get("quote") if isinstance(raw, dict) else None
+        if not isinstance(number, int) or isinstance(number, bool) or not isinstance(quote, str):
+            raise InvalidAnswerError(f"{where}.evidence[{i}] is not {{pr, quote}}")
+        quotes.append((number, quote))
+    return tuple(dict.fromkeys(quotes))
+
+
 def _draft(section: str, raw: Any, where: str) -> Draft:
     if not isinstance(raw, dict):
         raise InvalidAnswerError(f"{where} is not an object")
@@ -134,7 +163,8 @@ def _draft(section: str, raw: Any, where: str) -> Draft:
         if not isinstance(number, int) or isinstance(number, bool):
             raise InvalidAnswerError(f"{where}.pr is not an integer")
         prs = tuple(dict.fromkeys((number, *prs)))
-    return Draft(section, _text(raw["text"], where), prs, theme)
+    evidence = _evidence(raw.get("evidence"), where)
+    return Draft(section, _text(raw["text"], where), prs, theme, evidence)
 
 
 def parse_answer(text: str) -> list[Draft]:

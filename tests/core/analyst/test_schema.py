@@ -89,3 +89,38 @@ def test_an_answer_that_is_not_json_for_the_schema_says_why(text: str, why: str)
     raw = json.dumps(broken[text]) if text in broken else text
     with pytest.raises(InvalidAnswerError, match=why):
         parse_answer(raw)
+
+
+def test_every_item_carries_evidence_quotes_in_strict_mode() -> None:
+    schema = answer_schema()
+    for section in SECTIONS:
+        prop = schema["properties"][section]
+        item = prop.get("items", prop)
+        quote = item["properties"]["evidence"]["items"]
+        assert "evidence" in item["required"]
+        assert quote["additionalProperties"] is False
+        assert quote["required"] == ["pr", "quote"]
+        assert quote["properties"] == {"pr": {"type": "integer"}, "quote": {"type": "string"}}
+
+
+def _with_evidence(evidence: object) -> str:
+    answer = json.loads(recorded_answer("2026-W04.good.zh"))
+    answer["pr_points"][0]["evidence"] = evidence
+    return json.dumps(answer)
+
+
+def test_evidence_is_read_into_the_draft_and_an_answer_without_it_has_none() -> None:
+    quote = {"pr": 4280, "quote": "+verl/a.py: x: int = 1"}
+    drafts = parse_answer(_with_evidence([quote, quote]))
+    point = next(d for d in drafts if d.section == "pr_points")
+    assert point.evidence == ((4280, "+verl/a.py: x: int = 1"),)
+    older = parse_answer(recorded_answer("2026-W04.good.zh"))  # an answer of the earlier prompt
+    assert all(d.evidence == () for d in older)
+
+
+@pytest.mark.parametrize(
+    "evidence", ["#4729", [{"pr": "4729", "quote": "x"}], [{"pr": 1}], [{"pr": True, "quote": "x"}]]
+)
+def test_malformed_evidence_is_no_answer(evidence: object) -> None:
+    with pytest.raises(InvalidAnswerError, match="evidence"):
+        parse_answer(_with_evidence(evidence))

@@ -1,0 +1,165 @@
+"""The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune`, the
+part the checker may be tuned on; `heldout`, never tuned on) the exact request the service sent
+for a recorded week (`<week>.<lang>.request.json`, captured with benchmarks/capture_request.py),
+the answer a capable model wrote to that request alone (`.answer.json`), every sentence labelled
+true / false / misleading against the raw PR data by a reader who wrote none of them
+(`.labels.json`), and an adversarial batch of subtle mistakes and true sentences
+(`.adversarial.answer.json`, `.adversarial.labels.json`); `weeks.json` names each week's
+repository and the recorded week before it. `verdicts` replays each answer through the checker
+on the facts the service built for that request."""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+TOKEN = "ghp_corpusToken0123456789abcdef012"
+
+CORPUS = ROOT / "tests" / "data" / "llm" / "model_corpus"
+WEEKS = ROOT / "tests" / "data" / "weeks"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One labelled sentence and what the checker did with it."""
+
+    part: str
+    batch: str
+    week: str
+    lang: str
+    section: str
+    text: str
+    label: str
+    kind: str
+    kept: bool
+    reasons: tuple[str, ...]
+
+
+def week_file(week: str, repo: str | None = None) -> Path:
+    """The recorded week: tests/data/weeks/<week>.json, or <owner>/<name>.<week>.json there."""
+    if repo:
+        owner, name = repo.split("/")
+        named = WEEKS / owner / f"{name}.{week}.json"
+        if named.exists():
+            return named
+    return WEEKS / f"{week}.json"
+
+
+@functools.lru_cache(maxsize=16)
+def _facts(repo: str, week: str, previous: str | None, lang: str) -> Any:
+    """The week's facts exactly as the narrator builds them for the request: the real pipeline
+    collects the week (and the week before, when recorded) from the fake GitHub serving the
+    recorded files, as benchmarks/capture_request.py did, and the facts come from the stored
+    digest and PR snapshots."""
+    from service import wiring
+    from service.core.analyst.facts import build_facts
+    from service.core.periods import period_of_label
+    from service.jobs import build_week
+    from service.settings import Settings
+    from tests.fakes.github import FakeGitHub
+
+    data = json.loads(week_file(week, repo).read_text("utf-8"))
+    github = FakeGitHub(repo, token=TOKEN)
+    github.serve_week(data)
+    if previous:
+        github.serve_week(json.loads(week_file(previous, repo).read_text("utf-8")))
+    with tempfile.TemporaryDirectory() as folder, github.running():
+        settings = Settings(
+            github_api_url=github.url,
+            github_graphql_url=github.graphql_url,
+            github_token=TOKEN,
+            database_url=f"sqlite:///{folder}/corpus.db",
+            digest_repos=repo,
+            digest_timezone=data.get("timezone", "Asia/Shanghai"),
+            digest_language=lang,
+        )
+        pipeline = wiring.build_pipeline(settings, with_senders=False, llm=False)
+        timezone = settings.digest_timezone
+        if previous:
+            build_week(pipeline, repo, period_of_label(previous, timezone))
+        digest = build_week(pipeline, repo, period_of_label(week, timezone))
+        prs = pipeline.store.load_prs(repo, week)
+        return build_facts(digest, prs, lang)
+
+
+def facts_for(meta: dict[str, Any], lang: str) -> Any:
+    """The facts of `meta`'s week (`week`, `repo`, `previous`) in `lang`, built once."""
+    return _facts(meta["repo"], meta["week"], meta.get("previous"), lang)
+
+
+def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
+    from service.core.analyst.checker import check_answer
+    from service.core.analyst.schema import parse_answer
+
+    analysis = check_answer(parse_answer(answer), facts, model="corpus", prompt_version="corpus")
+    out: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
+    for section in ("summary", "key_changes", "pr_points", "trends", "recommendations"):
+        for item in getattr(analysis, section):
+            out[(section, " ".join(item.text.split()))] = (True, ())
+    for item in analysis.review_notes:
+        out[("review_notes", " ".join(item.text.split()))] = (True, ())
+    if analysis.headline is not None:
+        out[("headline", " ".join(analysis.headline.text.split()))] = (True, ())
+    for dropped in analysis.dropped:
+        key = (dropped.section, " ".join(dropped.text.split()))
+        out.setdefault(key, (False, tuple(dropped.reasons)))
+    return out
+
+
+def within_limits(text: str) -> list[str]:
+    """An answer as answers within the schema's limits: an adversarial batch holds more items
+    per section than a model may write, and the checker drops those past a limit unread."""
+    from service.core.analyst.schema import LIMITS
+
+    data = json.loads(text)
+    chunks: list[dict[str, Any]] = []
+    for section, limit in LIMITS.items():
+        if section == "headline":
+            continue
+        items = data.get(section) or []
+        for n, start in enumerate(range(0, len(items), limit)):
+            while len(chunks) <= n:
+                chunks.append({name: [] for name in LIMITS} | {"headline": data["headline"]})
+            chunks[n][section] = items[start : start + limit]
+    return [json.dumps(chunk, ensure_ascii=False) for chunk in chunks] or [text]
+
+
+def verdicts(part: str) -> list[Verdict]:
+    """Every labelled sentence of one part, with the checker's verdict."""
+    out: list[Verdict] = []
+    for labels_path in sorted((CORPUS / part).glob("*.labels.json")):
+        labels = json.loads(labels_path.read_text("utf-8"))
+        answer_path = labels_path.with_name(labels_path.name.replace(".labels.", ".answer."))
+        meta = {
+            "week": labels["week"],
+            **json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[labels["week"]],
+        }
+        batch = "adversarial" if ".adversarial." in labels_path.name else "answers"
+        facts = facts_for(meta, labels["lang"])
+        outcome: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
+        for answer in within_limits(answer_path.read_text("utf-8")):
+            outcome |= _outcomes(answer, facts)
+        for s in labels["sentences"]:
+            if s["section"] == "headline" and not s["text"].strip():
+                continue
+            kept, reasons = outcome.get((s["section"], " ".join(s["text"].split())), (False, ()))
+            out.append(
+                Verdict(
+                    part,
+                    batch,
+                    labels["week"],
+                    labels["lang"],
+                    s["section"],
+                    s["text"],
+                    s["label"],
+                    s.get("kind", ""),
+                    kept,
+                    reasons,
+                )
+            )
+    return out
