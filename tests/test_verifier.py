@@ -20,7 +20,14 @@ from service.core.weeks import window_for
 from service.jobs import Pipeline, build_week, run_week
 from service.render.report import render_markdown
 from service.settings import Settings
-from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
+from tests.fakes.openai import (
+    API_KEY,
+    MODEL,
+    FakeModel,
+    recorded_answer,
+    serve_model,
+    verify_data,
+)
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
 
 WEEK = window_for(2026, 4, "Asia/Shanghai")
@@ -97,6 +104,20 @@ def test_a_verifier_that_entails_every_sentence_keeps_what_the_rules_kept(
     assert '"totals"' in data  # the week's figures, for the sentences on the whole week
     plain = _unverified(llm_settings, model)
     assert _texts(analysis) == _texts(plain)
+
+
+def test_the_answers_quotes_go_to_the_verifier_with_their_sentence(
+    pipeline: Pipeline, model: FakeModel
+) -> None:
+    answer = json.loads(GOOD["zh"])
+    quote = "implement vLLM colocated training-inference rollout with process separation"
+    answer["summary"][1]["evidence"] = [{"pr": 4280, "quote": quote}]
+    model.answer(json.dumps(answer, ensure_ascii=False))
+    _analysis(pipeline)
+    data = verify_data(model.verify_calls[0])
+    quoted = [s for s in data["sentences"] if s["quotes"]]
+    assert [s["text"] for s in quoted] == [answer["summary"][1]["text"]]
+    assert quoted[0]["quotes"] == [{"pr": 4280, "quote": quote}]
 
 
 def test_only_entailed_sentences_stay_the_others_join_the_audit_list(
