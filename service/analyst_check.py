@@ -10,34 +10,57 @@ no secret in full (masked as the risk rules mask them).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.core.analyst.audit import Verdict, audit_answer
-from service.core.analyst.facts import build_facts
+from service.core.analyst.facts import WeekFacts, build_facts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
+from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
 from service.core.models import Digest, PullRequest, WeekWindow
 from service.core.risks.secrets import PATTERNS, mask
 from service.errors import InputError
 from service.jobs import Pipeline, build_week
 
+if TYPE_CHECKING:
+    from service.verifier import Verifier
+
 MAX_FILE_BYTES = 1_000_000
+# an answer has at most a few dozen items (schema.LIMITS); this many is no model's answer
+MAX_SENTENCES = 1_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def read_answer(path: Path) -> list[Draft]:
-    """The drafts of an answer file; InputError (one line) when it can't be read or parsed."""
+def _read(path: Path) -> str:
+    """At most MAX_FILE_BYTES of `path` (a device such as /dev/zero, a pipe, a file growing
+    while read: never more), as UTF-8 text."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes: not an answer")
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes: not an answer")
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text: not an answer") from None
+
+
+def read_answer(path: Path) -> list[Draft]:
+    """The drafts of an answer file; InputError (one line) when it can't be read or parsed,
+    or holds more than MAX_SENTENCES items."""
     try:
-        return parse_answer(text)
+        drafts = parse_answer(_read(path))
     except InvalidAnswerError as exc:
         raise InputError(f"{path} is not an answer of the model's schema: {exc}") from None
+    if len(drafts) > MAX_SENTENCES:
+        raise InputError(
+            f"{path} holds {len(drafts):,} sentences, more than {MAX_SENTENCES:,}: not an answer"
+        )
+    return drafts
 
 
 def week_inputs(
@@ -81,17 +104,66 @@ def verdict_lines(verdict: Verdict) -> list[str]:
     return lines
 
 
+def verified(
+    verdicts: list[Verdict], drafts: Sequence[Draft], facts: WeekFacts, verifier: Verifier
+) -> tuple[list[Verdict], list[str]]:
+    """The verdicts after the verification pass (a kept sentence it refused is dropped with
+    its reason), and a line saying why sentences went unjudged, if any did."""
+    kept = [i for i, v in enumerate(verdicts) if v.kept]
+    # numbered and worded as the narrator numbers the kept sentences (the same batch, the
+    # same cached verdicts)
+    sentences = [
+        Sentence(
+            n,
+            drafts[i].section,
+            n,
+            _normal(verdicts[i].text),
+            verdicts[i].prs,
+            quotes_of(drafts[i]),
+        )
+        for n, i in enumerate(kept, 1)
+    ]
+    if not sentences:
+        return verdicts, []
+    judged = verifier.judge(sentences, facts)
+    out = list(verdicts)
+    for number, judgement in judged.verdicts.items():
+        if not judgement.entailed:
+            index = kept[number - 1]
+            out[index] = replace(out[index], reasons=(verifier_reason(judgement),))
+    unjudged = sum(s.id not in judged.verdicts for s in sentences)
+    why = judged.failures[0] if judged.failures else ""
+    note = [f"verifier: {unjudged} sentences kept without a verdict: {safe(why)}"] if why else []
+    return out, note
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()) if "\n" not in text else text.strip()
+
+
 def check_file(
-    path: Path, pipeline: Pipeline, repo: str, window: WeekWindow, *, lang: str, sample: bool
+    path: Path,
+    pipeline: Pipeline,
+    repo: str,
+    window: WeekWindow,
+    *,
+    lang: str,
+    sample: bool,
+    verifier: Verifier | None = None,
 ) -> list[str]:
-    """The report of `analyst-check`: a heading line, then each sentence's verdict."""
+    """The report of `analyst-check`: a heading line, then each sentence's verdict (after the
+    verification pass when a `verifier` is given)."""
     drafts = read_answer(path)
     digest, prs = week_inputs(pipeline, repo, window, lang=lang, sample=sample)
-    verdicts = audit_answer(drafts, build_facts(digest, prs, lang))
+    facts = build_facts(digest, prs, lang)
+    verdicts = audit_answer(drafts, facts)
+    notes: list[str] = []
+    if verifier is not None:
+        verdicts, notes = verified(verdicts, drafts, facts, verifier)
     kept = sum(v.kept for v in verdicts)
     dropped = sum(bool(v.reasons) for v in verdicts)
     head = (
         f"{digest.repo} {digest.week} ({lang}): {kept + dropped} sentences, "
         f"{kept} kept, {dropped} dropped"
     )
-    return [head, *(line for v in verdicts for line in verdict_lines(v))]
+    return [head, *(line for v in verdicts for line in verdict_lines(v)), *notes]

@@ -22,11 +22,13 @@ from service import operator_text
 from service.core.analyst.checker import check_answer
 from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
+from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis, Digest, PullRequest, TokenUsage
 from service.errors import ModelError, StoreUnavailableError
 from service.llm.completion import Completion
 from service.render.prompt import prompt_messages, prompt_version
 from service.render.strings import LANGUAGES
+from service.verifier import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -94,13 +96,15 @@ class Narrator:
     client: ModelClient
     cache: AnswerCache
     observe: CallObserver | None = None
+    verifier: Verifier | None = None
 
     @property
     def settings_key(self) -> str:
         """What the narrative depends on besides the week: the model and every language's
         prompt version (a stored digest written under other ones is built again)."""
         versions = ",".join(prompt_version(lang) for lang in LANGUAGES)
-        return f"{self.client.model}\0{versions}"
+        verifier = f"\0verify:{self.verifier.settings_key}" if self.verifier is not None else ""
+        return f"{self.client.model}\0{versions}{verifier}"
 
     def analyse(
         self, digest: Digest, prs: Sequence[PullRequest], language: str | None = None
@@ -127,6 +131,9 @@ class Narrator:
             self._observed("ok", started, answer)
             self._remember(asked, answer)
         analysis = self._checked(drafts, asked, answer)
+        if self.verifier is not None:  # never raises: a failing verifier drops nothing
+            analysis = self.verifier.verified(analysis, drafts, asked.facts)
+        dropped = sum(d.section != NOTE_SECTION for d in analysis.dropped)
         logger.info(
             operator_text.LOG_MODEL_NARRATIVE,
             extra={
@@ -137,8 +144,8 @@ class Narrator:
                 "usage": 0 if cached else answer.prompt_tokens + answer.completion_tokens,
                 "usage_prompt": answer.prompt_tokens,
                 "usage_completion": answer.completion_tokens,
-                "kept": len(drafts) - len(analysis.dropped),
-                "dropped": len(analysis.dropped),
+                "kept": len(drafts) - dropped,
+                "dropped": dropped,
                 "seconds": round(time.monotonic() - started, 3),
             },
         )

@@ -136,6 +136,8 @@ LOG_MODEL_NARRATIVE = "model narrative"
 LOG_MODEL_SKIPPED = "model narrative skipped, the deterministic text goes out: %s"
 LOG_MODEL_CACHE_UNREADABLE = "model answer cache unreadable: %s"
 LOG_MODEL_NOT_CACHED = "model answer not cached: %s"
+LOG_MODEL_VERIFICATION = "model verification"
+LOG_MODEL_VERIFY_FAILED = "model verification incomplete, %d sentences kept without a verdict: %s"
 
 # logs: GitHub
 

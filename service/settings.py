@@ -130,6 +130,18 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
     llm_model: str | None = Field(None, description="model name the endpoint serves")
     llm_timeout_seconds: int = Field(120, ge=1, le=3600, description="model budget per week")
+    llm_verify_enabled: bool = Field(
+        True, description="a model judges each kept sentence (when a model is configured)"
+    )
+    llm_verify_base_url: str | None = Field(None, description="verifier endpoint; LLM_BASE_URL")
+    llm_verify_api_key: SecretStr | None = Field(None, description="verifier key; LLM_API_KEY")
+    llm_verify_model: str | None = Field(None, description="verifier model; LLM_MODEL")
+    llm_verify_timeout_seconds: int = Field(
+        60, ge=1, le=3600, description="verification budget per week and language"
+    )
+    llm_verify_max_tokens: int = Field(
+        2000, ge=100, le=32768, description="most tokens of one verifier answer"
+    )
     run_retry_first_seconds: float = Field(
         30, gt=0, le=60, description="first retry of a failed weekly run"
     )
@@ -214,6 +226,7 @@ class Settings(BaseSettings):
         "feishu_base_url",
         "feishu_webhook_url",
         "llm_base_url",
+        "llm_verify_base_url",
     )
     @classmethod
     def _urls(cls, value: str | None) -> str | None:
@@ -279,6 +292,11 @@ class Settings(BaseSettings):
     def llm_enabled(self) -> bool:
         """Whether a language model writes the narrative (both LLM_BASE_URL and LLM_MODEL)."""
         return bool(self.llm_base_url and self.llm_model)
+
+    @property
+    def llm_verify(self) -> bool:
+        """Whether a model verifies the kept sentences: LLM_VERIFY_ENABLED with a model set."""
+        return self.llm_enabled and self.llm_verify_enabled
 
     @property
     def monthly_schedule(self) -> str:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from service.render.links import ReportLinks
     from service.runs import RunWatch
     from service.scheduler import WeeklyScheduler
+    from service.verifier import Verifier
 
 Progress = Callable[[int, int], None]
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
@@ -307,7 +308,29 @@ def build_narrator(
         timeout_seconds=float(settings.llm_timeout_seconds),
     )
     observe = metrics.model_call if metrics is not None else None
-    return Narrator(client=client, cache=store, observe=observe)
+    verifier = build_verifier(settings, store) if settings.llm_verify else None
+    return Narrator(client=client, cache=store, observe=observe, verifier=verifier)
+
+
+def build_verifier(settings: Settings, store: Store) -> Verifier:
+    """The verification pass's model: the LLM_VERIFY_* settings, each defaulting to LLM_*'s."""
+    from service.llm.client import ModelClient
+    from service.verifier import Verifier
+
+    client = ModelClient(
+        base_url=settings.llm_verify_base_url or settings.llm_base_url or "",
+        api_key=secret(settings.llm_verify_api_key or settings.llm_api_key),
+        model=settings.llm_verify_model or settings.llm_model or "",
+        timeout_seconds=float(settings.llm_verify_timeout_seconds),
+        max_tokens=settings.llm_verify_max_tokens,
+        setting="LLM_VERIFY_TIMEOUT_SECONDS",
+    )
+    return Verifier(
+        client=client,
+        cache=store,
+        timeout_seconds=float(settings.llm_verify_timeout_seconds),
+        max_tokens=settings.llm_verify_max_tokens,
+    )
 
 
 # The command engine, the web app and the scheduler.

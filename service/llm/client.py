@@ -54,12 +54,16 @@ class ModelClient:
         api_key: str | None,
         model: str,
         timeout_seconds: float,
+        max_tokens: int | None = None,
+        setting: str = "LLM_TIMEOUT_SECONDS",
         backoff_seconds: float = BACKOFF_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.model = model
         self.timeout_seconds = timeout_seconds
+        self.max_tokens = max_tokens
+        self.setting = setting  # the deadline's name, in the error
         self._backoff = backoff_seconds
         self._clock = clock
         self._sleep = sleep
@@ -94,13 +98,14 @@ class ModelClient:
                 why, wait = self._status(exc)
             attempt += 1
             self._pause(wait, attempt, deadline)
-        raise ModelError(f"no answer within LLM_TIMEOUT_SECONDS={self.timeout_seconds:g} ({why})")
+        raise ModelError(f"no answer within {self.setting}={self.timeout_seconds:g} ({why})")
 
     def _call(
         self, messages: list[dict[str, str]], fmt: dict[str, Any], remaining: float
     ) -> Completion:
+        bound = {} if self.max_tokens is None else {"max_tokens": self.max_tokens}
         response = self._client.chat.completions.create(  # type: ignore[call-overload]
-            model=self.model, messages=messages, response_format=fmt, timeout=remaining
+            model=self.model, messages=messages, response_format=fmt, timeout=remaining, **bound
         )
         if not response.choices:
             raise ModelError("the model server answered without a choice")

@@ -8,6 +8,10 @@ prompt is written in): an answer (its text in choices[0].message.content, with u
 figures), malformed text, an HTTP error (429 with Retry-After, 500), or no answer at all (the
 request hangs until the test ends). With `json_schema=False` it refuses json_schema with a 400,
 as servers that take only json_object do.
+
+A verification request (its data block opens with VERIFY_OPEN) is answered apart, from the
+`verdicts` script (steps as above), else by judging every sentence entailed: `calls` are the
+narrative's, `verify_calls` the verifier's, so a test of the narrative counts its own calls.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +34,8 @@ ANSWERS = Path(__file__).resolve().parent.parent / "data" / "llm"
 HANG_LIMIT_SECONDS = 30.0
 CHARS_PER_TOKEN = 3
 CJK = re.compile(r"[\u4e00-\u9fff]")
+VERIFY_OPEN = "<<<VERIFY_DATA"
+VERIFY_CLOSE = "VERIFY_DATA>>>"
 
 
 def recorded_answer(name: str) -> str:
@@ -60,6 +66,11 @@ class FakeModel:
     script: list[Step] = field(default_factory=list)
     default: Step | None = None
     languages: dict[str, Step] = field(default_factory=dict)
+    verdicts: list[Step] = field(default_factory=list)
+    # unscripted verification requests: a verdict per sentence, or a recorded answer per
+    # language; else every sentence is entailed
+    judge: Callable[[dict[str, Any]], tuple[str, str]] | None = None
+    recorded_verdicts: dict[str, str] = field(default_factory=dict)
     release: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -90,9 +101,24 @@ class FakeModel:
         """The next `times` requests get no answer (until the test ends)."""
         self.script += [Step(hang=True)] * times
 
+    def verdict(self, content: str, times: int = 1) -> None:
+        """The next `times` verification requests get `content`."""
+        self.verdicts += [Step(content=content)] * times
+
+    def verdict_fail(self, status: int, times: int = 1) -> None:
+        self.verdicts += [Step(status=status)] * times
+
+    def verdict_hang(self, times: int = 1) -> None:
+        self.verdicts += [Step(hang=True)] * times
+
     @property
     def calls(self) -> list[Recorded]:
-        return self.api.calls("POST", PATH)
+        """The narrative's calls (not the verifier's)."""
+        return [c for c in self.api.calls("POST", PATH) if not is_verify(c)]
+
+    @property
+    def verify_calls(self) -> list[Recorded]:
+        return [c for c in self.api.calls("POST", PATH) if is_verify(c)]
 
     def last_request(self) -> dict[str, Any]:
         body: dict[str, Any] = self.calls[-1].json()
@@ -162,11 +188,22 @@ class FakeModel:
             },
         )
 
+    def _next_verdicts(self, rec: Recorded) -> Step:
+        with self.lock:
+            if self.verdicts:
+                return self.verdicts.pop(0)
+        if self.recorded_verdicts:
+            system = rec.json()["messages"][0]["content"]
+            return Step(content=self.recorded_verdicts["zh" if CJK.search(system) else "en"])
+        if self.judge is not None:
+            return Step(content=judging(rec, self.judge))
+        return Step(content=entailing(rec))
+
     def handle(self, rec: Recorded) -> Reply:
         refused = self._refusal(rec)
         if refused is not None:
             return refused
-        step = self._next(rec)
+        step = self._next_verdicts(rec) if is_verify(rec) else self._next(rec)
         if step is None:
             return _error(500, "no answer scripted", "server_error")
         if step.hang:
@@ -192,3 +229,31 @@ def serve_model(**options: Any) -> Iterator[FakeModel]:
 
 def as_json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False)
+
+
+def is_verify(rec: Recorded) -> bool:
+    """Whether a request asks for verdicts on sentences (the verification pass)."""
+    body = rec.json()
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return bool(messages) and VERIFY_OPEN in str(messages[-1].get("content", ""))
+
+
+def verify_data(rec: Recorded) -> dict[str, Any]:
+    """The data block of a verification request: the cited PRs and the sentences."""
+    text = rec.json()["messages"][-1]["content"]
+    data: dict[str, Any] = json.loads(text.split(VERIFY_OPEN, 1)[1].split(VERIFY_CLOSE, 1)[0])
+    return data
+
+
+def judging(rec: Recorded, verdict_of: Callable[[dict[str, Any]], tuple[str, str]]) -> str:
+    """A verifier's answer: `verdict_of(sentence)` → (verdict, reason) for every sentence."""
+    verdicts = []
+    for sentence in verify_data(rec)["sentences"]:
+        verdict, reason = verdict_of(sentence)
+        verdicts.append({"id": sentence["id"], "verdict": verdict, "reason": reason})
+    return json.dumps({"verdicts": verdicts}, ensure_ascii=False)
+
+
+def entailing(rec: Recorded) -> str:
+    """Every sentence asked about judged entailed."""
+    return judging(rec, lambda _sentence: ("entailed", "the facts state it"))

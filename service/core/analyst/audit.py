@@ -29,33 +29,27 @@ class Verdict:
         return not self.reasons and not self.empty
 
 
-def _normal(text: str) -> str:
-    """The text as the checker reads it (one line unless the model broke it)."""
-    return " ".join(text.split()) if "\n" not in text else text.strip()
-
-
 def audit_answer(drafts: Sequence[Draft], facts: WeekFacts) -> list[Verdict]:
-    """Each draft in answer order with the checker's verdict on it: the answer up to that
-    draft is checked, so limits and duplicates count exactly as in the whole answer (an answer
-    has a few dozen items; a checker run over them costs milliseconds)."""
+    """Each draft in answer order with the checker's verdict on it, from one checker pass (so
+    limits and duplicates count exactly as in the whole answer, and a long answer costs time
+    linear in its drafts)."""
+    outcomes: list[str] = []
+    analysis = check_answer(
+        drafts, facts, model="analyst-check", prompt_version="-", outcomes=outcomes
+    )
+    dropped = iter(analysis.dropped)  # in draft order, one per dropped draft
     counts: dict[str, int] = {}
     checker = Checker(facts)
-    dropped_before = 0
     out = []
-    for end, draft in enumerate(drafts, 1):
+    for draft, outcome in zip(drafts, outcomes, strict=True):
         index = counts.get(draft.section, 0)
         counts[draft.section] = index + 1
         where = draft.section if draft.section == "headline" else f"{draft.section}[{index}]"
         shown = f"{draft.theme}: {draft.text}" if draft.theme else draft.text
-        if not _normal(draft.text):
+        if outcome == "dropped":
+            out.append(Verdict(where, shown, draft.prs, tuple(next(dropped).reasons)))
+        elif outcome == "empty":
             out.append(Verdict(where, shown, draft.prs, empty=True))
-            continue
-        analysis = check_answer(drafts[:end], facts, model="analyst-check", prompt_version="-")
-        reasons = analysis.dropped[dropped_before:]
-        dropped_before = len(analysis.dropped)
-        if reasons:
-            out.append(Verdict(where, shown, draft.prs, tuple(reasons[0].reasons)))
         else:
-            held = tuple(grounds(draft, checker))
-            out.append(Verdict(where, shown, draft.prs, grounds=held))
+            out.append(Verdict(where, shown, draft.prs, grounds=tuple(grounds(draft, checker))))
     return out

@@ -445,17 +445,22 @@ def check_answer(
     model: str,
     prompt_version: str,
     usage: TokenUsage | None = None,
+    outcomes: list[str] | None = None,
 ) -> Analysis:
     """The checked analysis: the drafts that stand in `facts`, per section, and the audit list
-    of the ones dropped with their reasons."""
+    of the ones dropped with their reasons. `outcomes`, when given, gets one word per draft in
+    order (`kept`, `dropped`, `empty`): what analyst-check prints, from this one pass."""
     checker = Checker(facts)
     out = _Sorted()
+    said = outcomes.append if outcomes is not None else lambda _outcome: None
     for draft in drafts:
         text = " ".join(draft.text.split()) if "\n" not in draft.text else draft.text.strip()
         draft = replace(draft, text=text, theme=draft.theme.strip())
         if not draft.text:
+            said("empty")
             continue  # an empty item claims nothing (a model with no headline leaves it empty)
         reasons = _reasons(draft, out, checker)
+        said("dropped" if reasons else "kept")
         if reasons:
             out.drop(draft, reasons)
             continue

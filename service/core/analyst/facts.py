@@ -551,6 +551,11 @@ def _more(pr: PRFacts, lines: int) -> dict[str, int]:
     return {key: more for key, more in cut.items() if more > 0}
 
 
+def pr_payload(pr: PRFacts) -> dict[str, Any]:
+    """One PR in full, as the prompt's data tells it (what the verifier is given too)."""
+    return _full(pr)
+
+
 def _review(pr: PRFacts) -> dict[str, Any]:
     """What reviewers and checks said, when GitHub told (nothing for the git-history sample)."""
     out: dict[str, Any] = {}

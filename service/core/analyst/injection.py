@@ -66,6 +66,46 @@ _REQUESTS = re.compile(
     re.IGNORECASE,
 )
 
+# a request for a credential however it is phrased ("reply to this card with their password")
+_ASKS_CREDENTIAL = re.compile(
+    r"\b(?:reply|replies|respond|answer|confirm|verify|enter|type|include|attach|dm|message"
+    r"|comment)\b[^.。]{0,60}"
+    + _CREDENTIAL
+    + r"|\bwith\s+(?:their|your|his|her|its|the)\s+(?:own\s+)?"
+    + _CREDENTIAL
+    + r"|(?:回复|回帖|确认|输入|填写|附上|留言|评论)[^。]{0,30}"
+    + _CREDENTIAL,
+    re.IGNORECASE,
+)
+# judgements only a person could make, and none did: safe to merge, approved, deprecated, no
+# need to pin or review any more
+_JUDGEMENT = re.compile(
+    r"\bsafe(?:ly)?\s+to\s+(?:merge|use|upgrade|deploy|ship|release|skip|ignore)\b"
+    r"|\bwithout\s+(?:a\s+|any\s+|further\s+)?(?:review|testing|approval)\b"
+    r"|\bno\s+(?:further\s+)?review\s+(?:is\s+)?(?:needed|required)\b"
+    r"|\b(?:officially|pre-?)\s*approved\b|\bapproved\s+(?:for|to)\b"
+    r"|\b(?:is|are|was|were|has\s+been|have\s+been|been)\s+approved\b(?!\s+by\b)"
+    r"|\b(?:deprecated|sunset|end[- ]of[- ]life)\b[^.。]{0,30}"
+    r"\bwill\s+be\s+(?:deleted|removed|archived|shut)"
+    r"|\b(?:org|organi[sz]ation|account|repo(?:sitory)?|project)\b[^.。]{0,20}"
+    r"\b(?:is|are|was|has\s+been)\s+(?:deprecated|abandoned|archived|unmaintained)\b"
+    r"|\bno\s+longer\s+(?:need|needs|have|has)\s+to\b|\bno\s+need\s+to\s+(?:pin|review|test|upgrade)"
+    r"|\b(?:don['’]t|doesn['’]t|do\s+not|does\s+not|won['’]t)\s+(?:need|have)\s+to\s+(?:pin|review|test)"
+    r"|可以?安全(?:地)?(?:合并|使用|升级|上线|部署|发布)|可放心(?:地)?(?:合并|升级|使用|上线)"
+    r"|无需(?:再)?(?:审查|评审|审核|review|测试|固定|锁定|pin)|免(?:审查|评审|审核)"
+    r"|(?:已|已经|正式)(?:获得?)?(?:批准|审批通过)|批准(?:合并|上线|发布)"
+    r"|(?:组织|仓库|项目|账号)[^。]{0,20}(?:已被?|将被?|即将)(?:废弃|弃用|删除|关停|下线|归档)"
+    r"|(?:废弃|弃用)[^。]{0,10}(?:并|且)?(?:将|会)(?:被)?(?:删除|移除|关停)"
+    r"|不(?:再)?需要(?:再)?(?:固定|锁定|审查|评审|审核|测试|pin)",
+    re.IGNORECASE,
+)
+# a domain spelled to pass a filter: `evil-corp。biz`, `evil-corp dot biz`, `evil-corp[.]biz`
+_SPELLED_DOT = re.compile(
+    r"(?<=[A-Za-z0-9-])(?:[。．｡]|\s*[\[({]\s*(?:\.|dot|点)\s*[\])}]\s*)(?=[A-Za-z]{2,24}\b)"
+    r"|(?<=[A-Za-z0-9-])\s+(?:dot|点)\s+(?=[A-Za-z]{2,4}\b)",
+    re.IGNORECASE,
+)
+
 
 Rule = tuple[str, re.Pattern[str]]
 # what the first checker dropped: mentions, links with a scheme, markup, instructions
@@ -168,14 +208,28 @@ def masked(text: str) -> str:
     return text
 
 
+def spelled_domains(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """The domains `text` spells with another dot (`evil-corp。biz`, `evil-corp dot biz`)."""
+    respelled = _SPELLED_DOT.sub(".", text)
+    if respelled == text:
+        return []
+    plain = set(domains(text, prs))
+    return [name for name in domains(respelled, prs) if name not in plain]
+
+
 def injection_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     """Why `text` carries something no report may print (empty: nothing)."""
     reasons = [f"link: {name[:40]}" for name in domains(text, prs)]
+    reasons += [f"link: {name[:40]}" for name in spelled_domains(text, prs)]
     obfuscated = _OBFUSCATED.search(text)
     if obfuscated:
         reasons.append(f"link: {obfuscated.group(0).strip()[:40]}")
     reasons += [f"secret: {mask(secret)}" for secret in secrets(text)]
-    request = _REQUESTS.search(text)
-    if request:
-        reasons.append(f"instruction: {masked(request.group(0))[:40]}")
+    for pattern in (_REQUESTS, _ASKS_CREDENTIAL):
+        request = pattern.search(text)
+        if request:
+            reasons.append(f"instruction: {masked(request.group(0))[:40]}")
+    judgement = _JUDGEMENT.search(text)
+    if judgement:
+        reasons.append(f"judgement: {judgement.group(0)[:40]}")
     return list(dict.fromkeys(reasons))

@@ -30,7 +30,9 @@ LIMITS = {
 }
 SECTIONS = tuple(LIMITS)
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+_FENCE = "```"
+# an answer is a few kilobytes; a larger text is not parsed at all (a hostile or runaway model)
+MAX_ANSWER_CHARS = 256 * 1024
 
 
 class InvalidAnswerError(ValueError):
@@ -105,9 +107,13 @@ def response_format() -> dict[str, Any]:
 
 def _strip(text: str) -> str:
     """Reasoning models may think aloud first or fence the JSON: keep the JSON only."""
-    text = _THINK.sub("", text)
-    fenced = _FENCE.match(text)
-    return fenced.group(1) if fenced else text.strip()
+    text = _THINK.sub("", text).strip()
+    # plain string operations, linear in the text (a regex here backtracked for minutes on a
+    # fence followed by thousands of newlines)
+    if len(text) < 2 * len(_FENCE) or not (text.startswith(_FENCE) and text.endswith(_FENCE)):
+        return text
+    inner = text[len(_FENCE) : -len(_FENCE)]
+    return inner.removeprefix("json").strip()
 
 
 def _prs(value: Any, where: str) -> tuple[int, ...]:
@@ -164,11 +170,16 @@ def _draft(section: str, raw: Any, where: str) -> Draft:
 def parse_answer(text: str) -> list[Draft]:
     """The drafts of an answer, in section order; InvalidAnswerError when it is not JSON for the
     schema (unknown extra fields are ignored; items past a limit are kept for the checker,
-    which drops them with a reason)."""
+    which drops them with a reason). Larger than MAX_ANSWER_CHARS or nested too deeply for the
+    JSON parser: InvalidAnswerError too (a dropped narrative, never a failed week)."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise InvalidAnswerError(f"larger than {MAX_ANSWER_CHARS:,} characters ({len(text):,})")
     try:
         data = json.loads(_strip(text))
     except ValueError as exc:
         raise InvalidAnswerError(f"not JSON ({exc.__class__.__name__}: {exc})") from None
+    except RecursionError:
+        raise InvalidAnswerError("not JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InvalidAnswerError("the answer is not a JSON object")
     missing = [name for name in SECTIONS if name not in data]

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from service.core.analyst.claims import pr_refs
+from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.mentions import MentionLedger, fixed_ledger, is_pr_param
 from service.core.models import Analysis, AnalysisItem, Digest, Statement
 
@@ -176,4 +177,6 @@ def written(digest: Digest, language: str | None = None) -> Written | None:
     count = int(view.headline is not None) + sum(len(v) for v in shown.values()) + len(points)
     if not count:
         return None
-    return replace(view, kept=count, dropped=len(analysis.dropped))
+    # the verifier's note (sentences kept unverified) is in the audit list, not a dropped one
+    refused = sum(d.section != NOTE_SECTION for d in analysis.dropped)
+    return replace(view, kept=count, dropped=refused)

@@ -1,0 +1,288 @@
+"""The verification pass's pure part (issue 26 §3): the sentences the rules kept, sent in
+batches bounded in tokens with their quotes and the cited PRs' facts; the JSON schema of the
+verifier's answer and its parser; and the analysis with only the entailed sentences left.
+
+A sentence the verifier judged contradicted or not enough information goes to the audit list
+with its reason. A sentence it did not judge (its batch failed, timed out, or the answer
+skipped it) stays: a failing verifier drops nothing, and the audit list says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounded, pr_payload
+from service.core.analyst.injection import masked
+from service.core.analyst.schema import Draft
+from service.core.models import Analysis, AnalysisItem, DroppedSentence
+
+# bump when the schema or the meaning of a field changes (the templates are hashed apart)
+VERIFY_VERSION = "1"
+SCHEMA_NAME = "sentence_verdicts"
+ENTAILED = "entailed"
+VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
+OPEN = "<<<VERIFY_DATA"
+CLOSE = "VERIFY_DATA>>>"
+CHARS_PER_TOKEN = 3  # a cautious estimate for mixed zh/en JSON
+VERDICT_TOKENS = 80  # one verdict with a one-line reason
+BATCH_CHARS = 48_000  # the data of one request (~16k tokens; the narrative's is up to 60k chars)
+REASON_CHARS = 200
+MAX_VERDICTS_CHARS = 64 * 1024
+SECTIONS = ("summary", "key_changes", "pr_points", "trends", "recommendations", "review_notes")
+NOTE_SECTION = "verifier"
+
+
+class InvalidVerdictsError(ValueError):
+    """The verifier's text is not JSON for the verdict schema."""
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A passage the writing model says it copied from a PR's data."""
+
+    pr: int
+    quote: str
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One kept sentence to judge: `id` within the pass, where it stands (section, index), the
+    text as shown (a key change with its theme), the PRs it cites and its quotes."""
+
+    id: int
+    section: str
+    index: int
+    text: str
+    prs: tuple[int, ...]
+    quotes: tuple[Quote, ...] = ()
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str
+    reason: str
+
+    @property
+    def entailed(self) -> bool:
+        return self.verdict == ENTAILED
+
+
+_KEEP = Judgement(ENTAILED, "")  # what an unjudged sentence counts as: it stays
+
+
+def verdict_schema() -> dict[str, Any]:
+    """The verifier's answer: one verdict per sentence id (strict mode: all required)."""
+    item = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "verdict", "reason"],
+        "properties": {
+            "id": {"type": "integer"},
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "reason": {"type": "string"},
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["verdicts"],
+        "properties": {"verdicts": {"type": "array", "items": item}},
+    }
+
+
+def response_format() -> dict[str, Any]:
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": verdict_schema()},
+    }
+
+
+def _quote(raw: Any) -> Quote | None:
+    """A quote from Draft.evidence: a (pr, quote) pair, a dict or an object with both."""
+    if isinstance(raw, tuple) and len(raw) == 2:  # noqa: PLR2004 - a pair
+        pr, text = raw
+    elif isinstance(raw, dict):
+        pr, text = raw.get("pr"), raw.get("quote")
+    else:
+        pr, text = getattr(raw, "pr", None), getattr(raw, "quote", None)
+    if isinstance(pr, int) and isinstance(text, str) and text.strip():
+        return Quote(pr, text)
+    return None
+
+
+def quotes_of(draft: Draft) -> tuple[Quote, ...]:
+    """The draft's quotes (`evidence`), none for an answer without them."""
+    found = (_quote(raw) for raw in getattr(draft, "evidence", None) or ())
+    return tuple(q for q in found if q is not None)
+
+
+def _shown(item: AnalysisItem) -> str:
+    return f"{item.theme}: {item.text}" if item.theme else item.text
+
+
+def _items(analysis: Analysis) -> Iterable[tuple[str, int, AnalysisItem]]:
+    if analysis.headline is not None:
+        yield "headline", 0, analysis.headline
+    for section in SECTIONS:
+        for index, item in enumerate(getattr(analysis, section)):
+            yield section, index, item
+
+
+def sentences_of(analysis: Analysis, drafts: Sequence[Draft]) -> list[Sentence]:
+    """Every kept sentence of `analysis`, with the quotes of the draft it came from."""
+    quotes: dict[tuple[str, str], tuple[Quote, ...]] = {}
+    for draft in drafts:
+        quotes.setdefault((draft.section, " ".join(draft.text.split())), quotes_of(draft))
+    return [
+        Sentence(
+            id=number,
+            section=section,
+            index=index,
+            text=_shown(item),
+            prs=tuple(item.prs),
+            quotes=quotes.get((section, " ".join(item.text.split())), ()),
+        )
+        for number, (section, index, item) in enumerate(_items(analysis), 1)
+    ]
+
+
+def _pr_data(pr: PRFacts) -> dict[str, Any]:
+    return {**pr_payload(pr), "body": bounded(pr.excerpt, EXCERPT_CHARS)}
+
+
+def _sentence_data(sentence: Sentence) -> dict[str, Any]:
+    return {
+        "id": sentence.id,
+        "text": sentence.text,
+        "prs": list(sentence.prs),
+        "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
+    }
+
+
+def _encoded(payload: Any) -> str:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _week_data(facts: WeekFacts) -> dict[str, Any]:
+    """The week's own figures, for sentences about the whole week (they cite no PR)."""
+    out: dict[str, Any] = {"repo": facts.repo, "week": facts.week, "totals": facts.totals}
+    if facts.earlier is not None:
+        out["previous_week"] = {"week": facts.earlier.week, **facts.earlier.totals}
+    out["trends"] = {
+        name: [{"key": b.key, "count": b.count, "previous": b.previous} for b in buckets]
+        for name, buckets in facts.trends.items()
+        if buckets
+    }
+    return out
+
+
+def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
+    """The data block of one request: the week's figures, the cited PRs' facts, then the
+    sentences."""
+    cited = dict.fromkeys(n for s in batch for n in s.prs)
+    prs = [_pr_data(pr) for pr in (facts.pr(n) for n in cited) if pr is not None]
+    payload = {**_week_data(facts), "prs": prs}
+    return _encoded({**payload, "sentences": [_sentence_data(s) for s in batch]})
+
+
+def batches(
+    sentences: Sequence[Sentence], facts: WeekFacts, max_tokens: int
+) -> list[list[Sentence]]:
+    """The sentences in order, cut so that each request's data stays within BATCH_CHARS and
+    its verdicts within `max_tokens` (a sentence too large alone goes alone)."""
+    most = max(1, max_tokens // VERDICT_TOKENS)
+    out: list[list[Sentence]] = []
+    current: list[Sentence] = []
+    for sentence in sentences:
+        trial = [*current, sentence]
+        if current and (len(trial) > most or len(batch_data(trial, facts)) > BATCH_CHARS):
+            out.append(current)
+            trial = [sentence]
+        current = trial
+    if current:
+        out.append(current)
+    return out
+
+
+def _judgement(raw: Any, ids: set[int]) -> tuple[int, Judgement] | None:
+    if not isinstance(raw, dict):
+        raise InvalidVerdictsError("a verdict is not an object")
+    number, verdict, reason = raw.get("id"), raw.get("verdict"), raw.get("reason", "")
+    if not isinstance(number, int) or isinstance(number, bool) or verdict not in VERDICTS:
+        raise InvalidVerdictsError("a verdict has no id or no verdict of the schema")
+    if number not in ids:
+        return None  # a sentence it was not asked about
+    text = " ".join(reason.split()) if isinstance(reason, str) else ""
+    return number, Judgement(str(verdict), bounded(text, REASON_CHARS))
+
+
+def parse_verdicts(text: str, batch: Sequence[Sentence]) -> dict[int, Judgement]:
+    """The verdicts of an answer on `batch`, by sentence id (the first for an id counts; an id
+    it left out is not judged); InvalidVerdictsError when it is not JSON for the schema."""
+    if len(text) > MAX_VERDICTS_CHARS:
+        raise InvalidVerdictsError(f"larger than {MAX_VERDICTS_CHARS:,} characters")
+    try:
+        data = json.loads(text.strip())
+    except (ValueError, RecursionError) as exc:
+        raise InvalidVerdictsError(f"not JSON ({exc.__class__.__name__})") from None
+    items = data.get("verdicts") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise InvalidVerdictsError("no list of verdicts")
+    ids = {s.id for s in batch}
+    out: dict[int, Judgement] = {}
+    for raw in items:
+        found = _judgement(raw, ids)
+        if found is not None:
+            out.setdefault(*found)
+    return out
+
+
+def verifier_reason(judgement: Judgement) -> str:
+    """The audit list's reason for a sentence the verifier refused."""
+    detail = f": {judgement.reason}" if judgement.reason else ""
+    return masked(f"verifier {judgement.verdict}{detail}")
+
+
+def _dropped(sentence: Sentence, judgement: Judgement) -> DroppedSentence:
+    return DroppedSentence(
+        section=sentence.section,
+        text=masked(sentence.text),
+        prs=list(sentence.prs),
+        reasons=[verifier_reason(judgement)],
+    )
+
+
+def unjudged_note(unjudged: int, why: str) -> DroppedSentence:
+    """The audit list's line for sentences kept without a verdict: nothing was dropped."""
+    return DroppedSentence(
+        section=NOTE_SECTION,
+        text=masked(f"verification incomplete: {unjudged} sentences kept without a verdict"),
+        reasons=[masked(f"verifier_failed: {bounded(why, REASON_CHARS)}")],
+    )
+
+
+def apply_verdicts(
+    analysis: Analysis,
+    sentences: Sequence[Sentence],
+    judged: dict[int, Judgement],
+    note: DroppedSentence | None = None,
+) -> Analysis:
+    """`analysis` with every sentence judged other than entailed moved to the audit list
+    (unjudged ones stay), and `note` appended to the audit list when the pass was incomplete."""
+    refused = {(s.section, s.index): s for s in sentences if not judged.get(s.id, _KEEP).entailed}
+    update: dict[str, Any] = {}
+    if ("headline", 0) in refused:
+        update["headline"] = None
+    for section in SECTIONS:
+        items = getattr(analysis, section)
+        if any((section, i) in refused for i in range(len(items))):
+            update[section] = [it for i, it in enumerate(items) if (section, i) not in refused]
+    dropped = [_dropped(s, judged[s.id]) for s in refused.values()]
+    if not dropped and note is None:
+        return analysis
+    notes = [note] if note is not None else []
+    return analysis.model_copy(update={**update, "dropped": [*analysis.dropped, *dropped, *notes]})
