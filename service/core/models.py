@@ -289,6 +289,10 @@ class ScoredPR(Model):
     # `files_gist` says what the files show instead
     gist: str = ""
     files_gist: Statement | None = None
+    # the point as facts in no language (core/points.py): kind, what it adds or re-defaults, why
+    facts: list[Statement] = Field(default_factory=list)
+    # only comments and docstrings changed: nothing changes for users, never a top PR
+    comment_only: bool = False
     additions: int = 0
     deletions: int = 0
     changed_files: int = 0

@@ -18,7 +18,7 @@ PR_NUMBER = re.compile(r"#(\d+)")
 _NAME_KEY = re.compile(r"[\W_]+")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
-    {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
+    {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command", "settings"}
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
 POINT_PARAM = "point"

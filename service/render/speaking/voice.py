@@ -42,6 +42,8 @@ _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 _FINAL_STOP = re.compile(r"[。．.!?！？]+$")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
 BESIDE_TABLE = "table"
+# facts a PR's point tells at most (kind, then what it adds, removes or re-defaults, then why)
+MAX_FACTS = 3
 
 
 class Voice:
@@ -151,6 +153,8 @@ class Voice:
         pr = self.digest.pr(number)
         if pr is None:
             return self.tr.t("report.no_point")
+        if pr.facts and (beside or self.tr.lang != "en"):
+            return self.facts(pr.facts, title="" if beside else title_point(pr.title))
         said = pr.gist or ("" if beside else title_point(pr.title))
         if said:
             text = self.text(shorten(said, limit) if limit else said)
@@ -158,6 +162,16 @@ class Voice:
         if pr.files_gist is not None and (beside != BESIDE_TABLE or adds_to_title(pr)):
             return self.fill(pr.files_gist.key, pr.files_gist.params)
         return self.tr.t("report.no_point")
+
+    def facts(self, facts: Sequence[Statement], title: str = "") -> str:
+        """A PR's point told from its facts, in the language (no body text), after its
+        title's own words when it stands without the title."""
+        # the kind of change and its modules repeat the title's `[modules] type:` prefix
+        shown = list(facts[1:] if len(facts) > 1 and title else facts)[:MAX_FACTS]
+        told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
+        if title:
+            return self.tr.t("report.point_titled", title=self.text(title), facts=told)
+        return told + self.tr.t("report.facts_end")
 
     # --- filling a sentence ----------------------------------------------------------------
 
