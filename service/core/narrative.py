@@ -103,6 +103,17 @@ def _listed(name: str, named: list[int], total: int) -> Params:
     return params
 
 
+def _name_some(ledger: MentionLedger, numbers: list[int], most: int) -> list[int]:
+    """The PRs a sentence about `numbers` names: those with mentions left (at most `most`),
+    and at least the first even when it has none left. A sentence about PRs that names none
+    ("write down what that PR changed") says nothing: the limit drops repeats, not content."""
+    named = ledger.take(numbers, most)
+    if not named and numbers:
+        named = numbers[:1]
+        ledger.add(named)
+    return named
+
+
 # --- key changes ------------------------------------------------------------------------
 
 
@@ -322,7 +333,7 @@ def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Sta
     numbers = [n for n in _breaking_prs(digest) if n not in told]
     if not numbers:
         return []
-    named = ledger.take(numbers, SUMMARY_LISTED)
+    named = _name_some(ledger, numbers, SUMMARY_LISTED)
     params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
     return [Statement(key=key("summary", "breaking"), params=params, prs=named)]
 
@@ -346,7 +357,7 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int
     if index is None:
         return Statement(key=key("summary", "risk_counts"), params=counts)
     group = groups[index]
-    named = ledger.take(group.prs, SUMMARY_LISTED)
+    named = _name_some(ledger, group.prs, SUMMARY_LISTED)
     params = {**counts, **_listed("prs", named, len(group.prs))}
     # a worse item the stories already told as breaking comes first: say "besides those"
     sentence = "risk_next" if any(told[:index]) else "risk_top"
@@ -405,7 +416,7 @@ def build_module_table(digest: Digest, ledger: MentionLedger) -> list[TrendBucke
     rows = []
     for bucket in _table_buckets(digest):
         ordered = sorted(bucket.prs, key=lambda n: (rank.get(n, len(rank)), n))
-        rows.append(bucket.model_copy(update={"prs": ledger.take(ordered, ROW_LISTED)}))
+        rows.append(bucket.model_copy(update={"prs": _name_some(ledger, ordered, ROW_LISTED)}))
     return rows
 
 
@@ -476,7 +487,7 @@ def _risk_recommendation(
 ) -> Statement:
     numbers = list(dict.fromkeys(n for r in risks for n in r.prs))
     numbers.sort(key=lambda n: (rank.get(n, len(rank)), n))
-    named = ledger.take(numbers, RECOMMEND_LISTED)
+    named = _name_some(ledger, numbers, RECOMMEND_LISTED)
     name = _recommend_name(kind, risks)
     paths = sorted({e.path for r in risks for e in r.evidence if e.path})[:MAX_PATHS]
     if name in ("migration_submodule", "migration_moved"):  # what moved, not .gitmodules
@@ -494,7 +505,7 @@ def _risk_recommendation(
 def _week_recommendation(
     name: str, numbers: list[int], ledger: MentionLedger, listed: int = RECOMMEND_LISTED
 ) -> Statement:
-    named = ledger.take(numbers, listed)
+    named = _name_some(ledger, numbers, listed)
     params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
     return Statement(key=key("recommend", name), params=params, prs=named)
 

@@ -47,9 +47,7 @@ _TEMPLATE_TEXT = re.compile(r"^###\s*Checklist.*", re.IGNORECASE | re.MULTILINE 
 
 
 def _code_files(pr: PullRequest, profile: RepoProfile) -> list[FileChange]:
-    return [
-        f for f in pr.files if f.path.endswith(CODE_SUFFIX) and not profile.is_test(f.path)
-    ]
+    return [f for f in pr.files if f.path.endswith(CODE_SUFFIX) and not profile.is_test(f.path)]
 
 
 def _definitions(lines: tuple[Line, ...]) -> list[str]:
@@ -58,7 +56,9 @@ def _definitions(lines: tuple[Line, ...]) -> list[str]:
     ]
 
 
-def _defined(files: list[FileChange], patches: dict[str, ParsedPatch]) -> tuple[list[str], list[str]]:
+def _defined(
+    files: list[FileChange], patches: dict[str, ParsedPatch]
+) -> tuple[list[str], list[str]]:
     """Public top-level names added and removed (a name both removed and added moved or was
     edited: neither)."""
     added: list[str] = []
@@ -174,9 +174,10 @@ def comment_only(pr: PullRequest) -> bool:
         return False
     if any(f.status in (FileStatus.ADDED, FileStatus.REMOVED) for f in code):
         return False
-    for f in code:
-        parsed = parse_patch(f.patch)
-        for line in (*parsed.added, *parsed.removed):
-            if not _comment_line(line.text, line.in_string):
-                return False
-    return True
+    return all(comment_only_patch(parse_patch(f.patch)) for f in code)
+
+
+def comment_only_patch(parsed: ParsedPatch) -> bool:
+    """Whether every changed line of a Python patch is a comment, a docstring or blank."""
+    lines = (*parsed.added, *parsed.removed)
+    return bool(lines) and all(_comment_line(line.text, line.in_string) for line in lines)

@@ -18,7 +18,18 @@ PR_NUMBER = re.compile(r"#(\d+)")
 _NAME_KEY = re.compile(r"[\W_]+")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
-    {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command", "settings"}
+    {
+        "path",
+        "paths",
+        "top_path",
+        "folder",
+        "module",
+        "modules",
+        "names",
+        "targets",
+        "command",
+        "settings",
+    }
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
 POINT_PARAM = "point"
@@ -88,12 +99,6 @@ def repo_web_url(digest: Digest) -> str:
             return match.group(1)
     return ""
 
-
-def unnamed_prs(item: AnalysisItem, skip: tuple[int, ...] = ()) -> list[int]:
-    """The PRs an item rests on that its text does not name (nor `skip`: a PR's own point
-    need not name the PR it stands beside)."""
-    named = {*pr_refs(item.text), *skip}
-    return [n for n in item.prs if n not in named]
 
 
 class Strict(dict[str, Any]):

@@ -29,7 +29,6 @@ from service.render.speaking.params import (
     prs_in,
     repo_web_url,
     same_person,
-    unnamed_prs,
 )
 from service.render.speaking.targets import Target
 from service.render.strings import Translator
@@ -38,8 +37,6 @@ from service.render.strings import Translator
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
-# the stop that ends a sentence: a list of PRs goes before it
-_FINAL_STOP = re.compile(r"[。．.!?！？]+$")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
 BESIDE_TABLE = "table"
 # facts a PR's point tells at most (kind, then what it adds, removes or re-defaults, then why)
@@ -274,12 +271,8 @@ class Voice:
         return lead + self.text(stripped) + tail
 
     def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
-        """A checked item, followed by the PRs it rests on that it does not name (nor `skip`:
-        a PR's own point need not name the PR it stands beside)."""
-        rest = unnamed_prs(item, skip)
-        if not rest:
-            return self.prose(item.text)
-        stop = _FINAL_STOP.search(item.text)
-        body, end = (item.text[: stop.start()], stop.group()) if stop else (item.text, "")
-        listed = self.tr.t("report.with_prs", sentence=self.prose(body), prs=self.pr_links(rest))
-        return listed + (self.text(end) if end else "")
+        """A checked item as written: it names the PRs it is about, and no list of the PRs it
+        rests on is appended (a list would say each of them is what the sentence says).
+        `skip` is kept for callers that stand it beside a PR."""
+        del skip
+        return self.prose(item.text)
