@@ -338,6 +338,56 @@ def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Sta
     return [Statement(key=key("summary", "breaking"), params=params, prs=named)]
 
 
+# what a user does about each kind of break, by the rule that found it (the summary's steps)
+STEP_RULES = (
+    "renamed_module",
+    "moved_symbol",
+    "moved_config_key",
+    "default_changed",
+    "removed_config_key",
+    "removed_module",
+    "removed_symbol",
+    "removed_flag",
+    "removed_env",
+    "declared_removal",
+    "moved_repository",
+    "submodule",
+)
+SUMMARY_STEPS = 3
+STEP_NAMES = 2
+
+
+def _step(risk: Risk) -> Statement:
+    number = risk.prs[0]
+    names = [n for n in str(risk.params.get("names", "")).split(", ") if n][:STEP_NAMES]
+    targets = [t for t in str(risk.params.get("targets", "")).split(", ") if t][:STEP_NAMES]
+    params: Params = {"pr": number, "names": names, "targets": targets}
+    url = str(risk.params.get("url", ""))
+    if url:  # the repository it moved to, by name (`owner/name`)
+        params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
+    rule = risk.rule if names or targets else "declared_removal_bare"
+    if rule == "moved_repository" and "place" not in params:
+        rule = "moved_repository_nourl"
+    return Statement(key=key("summary", "step", rule), params=params, prs=[number])
+
+
+def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
+    """What users must do on upgrading, one sentence per breaking PR (most important first,
+    at most SUMMARY_STEPS): the first thing it renames, moves, re-defaults or removes, and the
+    step in the reader's language."""
+    rank = {p.number: i for i, p in enumerate(digest.prs)}
+    found: dict[int, Risk] = {}
+    kinds = [r for r in leaf_risks(digest.risks) if r.kind in BREAKING_KINDS and r.prs]
+    for risk in sorted(
+        kinds, key=lambda r: STEP_RULES.index(r.rule) if r.rule in STEP_RULES else 99
+    ):
+        if risk.rule in STEP_RULES:
+            found.setdefault(risk.prs[0], risk)
+    chosen = sorted(found, key=lambda n: (rank.get(n, len(rank)), n))[:SUMMARY_STEPS]
+    ledger.add(chosen)
+    return [_step(found[n]) for n in chosen]
+
+
 def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
     """The risk counts and the worst risk item the summary has not told yet (high first; a
     breaking change or migration is told when its PRs were told as breaking), naming its PRs."""
@@ -380,19 +430,24 @@ def build_summary(
     first), and data gaps."""
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
-    told = {n for s in stories for n in s.prs}
+    steps = _steps(digest, ledger)
+    told = {n for s in (*stories, *steps) for n in s.prs}
     incomplete = _incomplete(digest)
     room = SUMMARY_SENTENCES - 2 - len(stories) - len(incomplete)  # the overview, the risk
     breaking = _breaking(digest, ledger, told) if room > 0 else []
     breaking_keys = (key("summary", "story", "breaking"), key("summary", "story", "migration"))
-    marked = {n for st in stories if st.key.startswith(breaking_keys) for n in st.prs}
+    act = [st for st in stories if st.key.startswith(breaking_keys)]
+    marked = {n for st in (*act, *steps) for n in st.prs}
     told_breaking = marked | (
         {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
     )
+    # what users must act on first (breaks and moves, with the step), then the other stories
     return [
         _overview(digest),
-        *stories,
+        *act,
+        *steps,
         *breaking,
+        *[st for st in stories if st not in act],
         _risk_headline(digest, ledger, told_breaking),
         *incomplete,
     ]

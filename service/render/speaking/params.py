@@ -29,6 +29,7 @@ CODE_PARAMS = frozenset(
         "targets",
         "command",
         "settings",
+        "place",
     }
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
@@ -98,7 +99,6 @@ def repo_web_url(digest: Digest) -> str:
         if match:
             return match.group(1)
     return ""
-
 
 
 class Strict(dict[str, Any]):
