@@ -51,7 +51,7 @@ CATEGORY_ORDER = (
 )
 # key changes: at most this many stories, each with up to STORY_CLAUSES ties and naming up to
 # STORY_ALSO more of its PRs
-THEMES = 6
+THEMES = 5
 STORY_CLAUSES = 3
 STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
@@ -72,7 +72,7 @@ ROW_LISTED = 3
 # the module table: modules with at least this many PRs (at least MIN_ROWS rows, at most MAX_ROWS)
 ROW_MIN_PRS = 2
 MIN_ROWS = 3
-MAX_ROWS = 8
+MAX_ROWS = 6
 MOST_ACTIVE_MIN_PRS = 2
 MOST_ACTIVE = 5
 MAX_PATHS = 3
@@ -437,6 +437,9 @@ def build_summary(
     breaking = _breaking(digest, ledger, told) if room > 0 else []
     breaking_keys = (key("summary", "story", "breaking"), key("summary", "story", "migration"))
     act = [st for st in stories if st.key.startswith(breaking_keys)]
+    stepped = {n for st in steps for n in st.prs}
+    # a break the steps tell (what changed and what to do) is not announced again before them
+    act = [st for st in act if not set(st.prs) <= stepped]
     marked = {n for st in (*act, *steps) for n in st.prs}
     told_breaking = marked | (
         {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
@@ -447,7 +450,7 @@ def build_summary(
         *act,
         *steps,
         *breaking,
-        *[st for st in stories if st not in act],
+        *[st for st in stories if not st.key.startswith(breaking_keys)],
         _risk_headline(digest, ledger, told_breaking),
         *incomplete,
     ]

@@ -27,7 +27,7 @@ FORMATS = ("markdown", "html", "json")
 # lists every PR.
 TOP_PRS_MARKDOWN = TOP_TABLE_ROWS
 # The Markdown table's titles are cut at a word, its points at a clause (HTML: whole).
-TITLE_CHARS = 80
+TITLE_CHARS = 50
 POINT_CHARS = 60
 # Inline-SVG module chart: at most this many bars, each BAR_HEIGHT px high, longest BAR_MAX_WIDTH.
 CHART_BARS = 15

@@ -39,8 +39,8 @@ _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
 BESIDE_TABLE = "table"
-# facts a PR's point tells at most (kind, then what it adds, removes or re-defaults, then why)
-MAX_FACTS = 3
+# a fact that tells why (core/points.py)
+REASON_KEYS = ("narrative.point.reason.", "narrative.point.reason_issue.")
 
 
 class Voice:
@@ -151,7 +151,9 @@ class Voice:
         if pr is None:
             return self.tr.t("report.no_point")
         if pr.facts and (beside or self.tr.lang != "en"):
-            return self.facts(pr.facts, title="" if beside else title_point(pr.title))
+            if beside:  # the title stands beside: the facts alone
+                return self.facts(pr.facts, titled=True)
+            return self.facts(pr.facts, title=title_point(pr.title))
         said = pr.gist or ("" if beside else title_point(pr.title))
         if said:
             text = self.text(shorten(said, limit) if limit else said)
@@ -160,11 +162,16 @@ class Voice:
             return self.fill(pr.files_gist.key, pr.files_gist.params)
         return self.tr.t("report.no_point")
 
-    def facts(self, facts: Sequence[Statement], title: str = "") -> str:
+    def facts(self, facts: Sequence[Statement], title: str = "", *, titled: bool = False) -> str:
         """A PR's point told from its facts, in the language (no body text), after its
-        title's own words when it stands without the title."""
-        # the kind of change and its modules repeat the title's `[modules] type:` prefix
-        shown = list(facts[1:] if len(facts) > 1 and title else facts)[:MAX_FACTS]
+        title's own words when it stands without the title (`titled`: the title stands
+        beside it, and says the kind of change and its modules)."""
+        titled = titled or bool(title)
+        # the kind of change and its modules repeat the title's `[modules] type:` prefix; then
+        # the first of what it adds, removes or re-defaults, and the reason it states
+        head = [] if titled and len(facts) > 1 else list(facts[:1])
+        whats = [f for f in facts[1:] if not f.key.startswith(REASON_KEYS)][:1]
+        shown = [*head, *whats, *(f for f in facts[1:] if f.key.startswith(REASON_KEYS))]
         told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
         if title:
             return self.tr.t("report.point_titled", title=self.text(title), facts=told)
