@@ -177,6 +177,10 @@ class MissingItem(Model):
     number: int | None = None
     what: str
     reason: str
+    # the service's own account, worded by the catalogs (`report.incomplete.<key>`); `what` and
+    # `reason` then hold the same in English for logs (an upstream error is shown as it came)
+    key: str = ""
+    params: dict[str, str | int] = Field(default_factory=dict)
 
 
 class Completeness(Model):
