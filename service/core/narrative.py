@@ -11,6 +11,10 @@ PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, timedelta
+from itertools import pairwise
+from zoneinfo import ZoneInfo
+
 from service.core.mentions import (
     MentionLedger,
     fixed_ledger,
@@ -88,6 +92,10 @@ MIGRATION_SUBMODULE = "submodule"
 MIGRATION_MOVED = "moved_repository"
 BREAKING_KINDS = (RiskKind.BREAKING, RiskKind.MIGRATION)
 TOTAL_SUFFIX = "_total"
+# a month or range says so when no PR merged for this many days in a row, where the rest of it
+# merged at least SILENT_RATE PRs a week
+SILENT_DAYS = 14
+SILENT_RATE = 10
 
 
 def key(*parts: str) -> str:
@@ -414,6 +422,53 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int
     return Statement(key=key("summary", sentence, group.kind.value), params=params, prs=named)
 
 
+def _unrecorded(digest: Digest) -> list[tuple[date, date]]:
+    """The days the data says it does not hold (a recording's uncovered days)."""
+    out = []
+    for m in digest.completeness.missing:
+        first, last = m.params.get("first"), m.params.get("last")
+        if isinstance(first, str) and isinstance(last, str):
+            out.append((date.fromisoformat(first), date.fromisoformat(last)))
+    return out
+
+
+def silent_stretch(digest: Digest) -> tuple[date, date, int] | None:
+    """The longest run of days with no merge in a month or range, when it is at least
+    SILENT_DAYS long and the rest of the period merged at least SILENT_RATE PRs a week (a quiet
+    repository is not news); days the data does not hold are no silence."""
+    zone = ZoneInfo(digest.timezone) if digest.timezone else UTC
+    first = digest.start.astimezone(zone).date()
+    last = (digest.end - timedelta(microseconds=1)).astimezone(zone).date()  # end: exclusive
+    span = (last - first).days
+    if span <= SILENT_DAYS or not digest.prs:
+        return None
+    merged = sorted({p.merged_at.astimezone(zone).date() for p in digest.prs})
+    edges = [first - timedelta(days=1), *merged, last]
+    gap = max(pairwise(edges), key=lambda pair: (pair[1] - pair[0]).days)
+    quiet = (gap[0] + timedelta(days=1), gap[1] - timedelta(days=1))
+    days = (quiet[1] - quiet[0]).days + 1
+    if days < SILENT_DAYS:
+        return None
+    if any(a <= quiet[1] and quiet[0] <= b for a, b in _unrecorded(digest)):
+        return None
+    rate = round(len(digest.prs) / max((span + 1 - days) / 7, 1))
+    return (*quiet, rate) if rate >= SILENT_RATE else None
+
+
+def _silent(digest: Digest) -> list[Statement]:
+    found = silent_stretch(digest)
+    if found is None:
+        return []
+    first, last, rate = found
+    params: Params = {
+        "first": first.isoformat(),
+        "last": last.isoformat(),
+        "days": (last - first).days + 1,
+        "rate": rate,
+    }
+    return [Statement(key=key("summary", "silent"), params=params)]
+
+
 def _incomplete(digest: Digest) -> list[Statement]:
     if digest.completeness.complete and not digest.completeness.missing:
         return []
@@ -452,6 +507,7 @@ def build_summary(
         *breaking,
         *[st for st in stories if not st.key.startswith(breaking_keys)],
         _risk_headline(digest, ledger, told_breaking),
+        *_silent(digest),
         *incomplete,
     ]
 

@@ -211,7 +211,11 @@ def test_hostile_text_in_every_field_reaches_the_report_page_escaped_exactly_onc
 ) -> None:
     page = render_html(_hostile_report(lang))
     # a zh report tells each PR's point from its facts: no body text (gist) is shown
-    fields = DETERMINISTIC_FIELDS if lang == "en" else tuple(f for f in DETERMINISTIC_FIELDS if f != "gist")
+    fields = (
+        DETERMINISTIC_FIELDS
+        if lang == "en"
+        else tuple(f for f in DETERMINISTIC_FIELDS if f != "gist")
+    )
     _assert_each_field_escaped_once(page, fields)
 
 

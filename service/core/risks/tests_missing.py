@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
+from service.core.points import comment_only_patch
 from service.core.risks.base import (
     Context,
     Line,
@@ -22,7 +23,6 @@ from service.core.risks.base import (
     line_evidence,
     make_risk,
 )
-from service.core.points import comment_only_patch
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"

@@ -7,9 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from service.core.analyst.claims import pr_refs
 from service.core.mentions import is_pr_param
-from service.core.models import AnalysisItem, Digest
+from service.core.models import Digest
 from service.render import escape
 
 # A plain-text PR list as older digests wrote it: `#6200, #6162` or `#1, #2, …(+3)`.
