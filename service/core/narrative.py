@@ -55,7 +55,7 @@ CATEGORY_ORDER = (
 )
 # key changes: at most this many stories, each with up to STORY_CLAUSES ties and naming up to
 # STORY_ALSO more of its PRs
-THEMES = 5
+THEMES = 4
 STORY_CLAUSES = 3
 STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
@@ -72,11 +72,13 @@ WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
 SUMMARY_LISTED = 3
 # recommendations and module rows name this many PRs at most
 RECOMMEND_LISTED = 4
-ROW_LISTED = 3
+ROW_LISTED = 2
 # the module table: modules with at least this many PRs (at least MIN_ROWS rows, at most MAX_ROWS)
 ROW_MIN_PRS = 2
 MIN_ROWS = 3
 MAX_ROWS = 6
+# the modules left out of the table named in a line (the HTML chart has them all)
+OTHER_MODULES = 6
 MOST_ACTIVE_MIN_PRS = 2
 MOST_ACTIVE = 5
 MAX_PATHS = 3
@@ -271,7 +273,7 @@ def _notice_rank(story: Story) -> int:
     return NOTICE_ORDER.index(story.kind) if story.kind in NOTICE_ORDER else len(NOTICE_ORDER)
 
 
-def _noticed(digest: Digest) -> list[tuple[Story, ScoredPR]]:
+def _noticed(digest: Digest, stepped: set[int]) -> list[tuple[Story, ScoredPR]]:
     """The stories users will notice, at most SUMMARY_STORIES and STORIES_PER_KIND of a kind:
     breaking changes, migrations, reverts and re-lands, new features, then the rest, each by
     weight; only stories whose lead PR is notable."""
@@ -279,6 +281,9 @@ def _noticed(digest: Digest) -> list[tuple[Story, ScoredPR]]:
     ranked = []
     for story in digest.stories:
         lead = by_number.get(story.prs[0])
+        # a break or move whose PRs the summary's steps tell is not a story of its own there
+        if story.kind in ("breaking", "migration") and set(story.prs) <= stepped:
+            continue
         if lead is not None and lead.score >= NOTABLE_SCORE:
             ranked.append((story, lead))
     ranked.sort(key=lambda sl: (_notice_rank(sl[0]), -sl[0].weight))
@@ -315,10 +320,12 @@ def _story_sentence(
     return Statement(key=key("summary", "story", kind + "_with"), params=params, prs=prs)
 
 
-def _stories(digest: Digest, ledger: MentionLedger, most: int) -> list[Statement]:
+def _stories(
+    digest: Digest, ledger: MentionLedger, most: int, stepped: set[int]
+) -> list[Statement]:
     """At most `most` sentences on the stories users will notice, one per kind of story."""
     by_kind: dict[str, list[tuple[Story, ScoredPR]]] = {}
-    for story, lead in _noticed(digest):
+    for story, lead in _noticed(digest, stepped):
         by_kind.setdefault(_summary_kind(story), []).append((story, lead))
     out = []
     for kind, told in list(by_kind.items())[: max(most, 0)]:
@@ -361,7 +368,7 @@ STEP_RULES = (
     "moved_repository",
     "submodule",
 )
-SUMMARY_STEPS = 3
+SUMMARY_STEPS = 5
 STEP_NAMES = 2
 
 
@@ -379,10 +386,9 @@ def _step(risk: Risk) -> Statement:
     return Statement(key=key("summary", "step", rule), params=params, prs=[number])
 
 
-def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
-    """What users must do on upgrading, one sentence per breaking PR (most important first,
-    at most SUMMARY_STEPS): the first thing it renames, moves, re-defaults or removes, and the
-    step in the reader's language."""
+def _step_risks(digest: Digest) -> list[Risk]:
+    """The risk each step tells: per breaking PR (most important first, at most
+    SUMMARY_STEPS) the one whose rule comes first in STEP_RULES."""
     rank = {p.number: i for i, p in enumerate(digest.prs)}
     found: dict[int, Risk] = {}
     kinds = [r for r in leaf_risks(digest.risks) if r.kind in BREAKING_KINDS and r.prs]
@@ -392,8 +398,15 @@ def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
         if risk.rule in STEP_RULES:
             found.setdefault(risk.prs[0], risk)
     chosen = sorted(found, key=lambda n: (rank.get(n, len(rank)), n))[:SUMMARY_STEPS]
-    ledger.add(chosen)
-    return [_step(found[n]) for n in chosen]
+    return [found[n] for n in chosen]
+
+
+def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
+    """What users must do on upgrading, one sentence per breaking PR: the first thing it
+    renames, moves, re-defaults or removes, and the step in the reader's language."""
+    risks = _step_risks(digest)
+    ledger.add(r.prs[0] for r in risks)
+    return [_step(r) for r in risks]
 
 
 def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
@@ -558,8 +571,9 @@ def build_trend_statements(digest: Digest, table: list[TrendBucket]) -> list[Sta
     shown = {b.key for b in table}
     rest = [b.key for b in digest.trends.modules if b.key not in shown]
     if rest:
-        params: Params = {"count": len(rest), "modules": rest}
-        out.append(Statement(key=key("trend", "other_modules"), params=params))
+        params: Params = {"count": len(rest), "modules": rest[:OTHER_MODULES]}
+        many = "_many" if len(rest) > OTHER_MODULES else ""
+        out.append(Statement(key=key("trend", "other_modules" + many), params=params))
     return out + _people(digest)
 
 
@@ -672,7 +686,8 @@ def build_narrative(digest: Digest) -> Narrative:
     # the top stories lead the summary; then each theme names its PRs, before the summary's
     # other sentences, the recommendations and the module table take what mentions are left
     room = SUMMARY_SENTENCES - 2 - len(_incomplete(digest))
-    stories = _stories(digest, ledger, room) if digest.prs else []
+    stepped = {r.prs[0] for r in _step_risks(digest)}
+    stories = _stories(digest, ledger, room, stepped) if digest.prs else []
     key_changes = build_key_changes(digest, ledger)
     summary = build_summary(digest, ledger, stories)
     recommendations = build_recommendations(digest, ledger)

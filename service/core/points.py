@@ -41,6 +41,7 @@ REASONS = (
     ("speed", re.compile(r"speed ?up|\bfaster\b|throughput|latency", re.IGNORECASE)),
     ("compat", re.compile(r"compatib|newer version|\bdeprecat", re.IGNORECASE)),
 )
+_REVERTS = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d{1,7})\b", re.IGNORECASE)
 _FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#(\d+)", re.IGNORECASE)
 # the template's own words hold no reason of the author's
 _TEMPLATE_TEXT = re.compile(r"^###\s*Checklist.*", re.IGNORECASE | re.MULTILINE | re.DOTALL)
@@ -145,6 +146,9 @@ def pr_facts(
     patches = {f.path: parse_patch(f.patch) for f in code}
     new, gone = _defined(code, patches)
     facts = [head]
+    reverted = _REVERTS.search(pr.body or "") if kind == "revert" else None
+    if reverted is not None:  # a revert's point is what it takes back
+        facts.append(Statement(key=f"{KEY}.reverts", params={"reverted": int(reverted.group(1))}))
     facts += _settings(pr, profile)
     if new:
         facts.append(_names("added", new))
