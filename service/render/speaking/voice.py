@@ -173,6 +173,7 @@ class Voice:
         whats = [f for f in facts[1:] if not f.key.startswith(REASON_KEYS)][:1]
         shown = [*head, *whats, *(f for f in facts[1:] if f.key.startswith(REASON_KEYS))]
         told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
+        told = told[:1].upper() + told[1:]  # a fact after the dropped kind starts the sentence
         if title:
             return self.tr.t("report.point_titled", title=self.text(title), facts=told)
         return told + self.tr.t("report.facts_end")
