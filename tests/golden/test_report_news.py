@@ -99,14 +99,18 @@ def test_zh_points_are_chinese_sentences_of_facts_never_body_fragments(week: str
         prose = CODE.sub("", LINK.sub(r"\1", point))
         assert CJK.search(prose), (number, point)
         assert not ENGLISH_RUN.search(prose), (number, point)
-        assert point.endswith("。") and "—" not in point and "…" not in point, (number, point)
-        assert not point.startswith("|") and "\\|" not in point  # no Markdown table
+        assert point.endswith("。"), (number, point)
+        assert "—" not in point, (number, point)
+        assert "…" not in point, (number, point)
+        assert not point.startswith("|")
+        assert "\\|" not in point
     en = table_points(render_markdown(digest(week, "en"), "en"))
     for number, point in en.items():
         pr = d.pr(number)
         assert pr is not None
         assert not (pr.gist and pr.gist.removesuffix("…") in point), (number, point)
-        assert point[0].isupper() and point.endswith("."), (number, point)
+        assert point[0].isupper(), (number, point)
+        assert point.endswith("."), (number, point)
 
 
 def test_the_points_tell_config_changes_old_to_new_and_what_a_revert_undoes() -> None:
@@ -121,7 +125,8 @@ def test_the_points_tell_config_changes_old_to_new_and_what_a_revert_undoes() ->
 def test_with_a_model_every_row_shows_its_checked_point(lang: str) -> None:
     d = with_model(lang)
     view = written(d, lang)
-    assert view is not None and view.points
+    assert view is not None
+    assert view.points
     points = table_points(render_markdown(d, lang))
     for number, point in points.items():
         checked = view.point(number)
@@ -179,7 +184,8 @@ def test_the_summary_leads_with_what_users_must_do(lang: str) -> None:
         first = summary.split("。" if lang == "zh" else ". ")[0]
         assert first.startswith("#4280"), first
         step = "导入路径" if lang == "zh" else "update imports"
-        assert f"#5033 " in summary and step in summary
+        assert "#5033 " in summary
+        assert step in summary
         assert "moe_implementation: eager → fused" in summary
 
 
@@ -192,7 +198,8 @@ def test_reverts_are_named_and_told_with_what_they_undo(lang: str) -> None:
     undone = "#4258 回滚了 #4251" if lang == "zh" else "#4258 reverts #4251"
     relanded = "重新合入了被回滚的 #4251" if lang == "zh" else "#4251"
     line = next(li for li in changes.splitlines() if li.startswith("#4273"))
-    assert undone in line and relanded in line
+    assert undone in line
+    assert relanded in line
 
 
 def test_a_comment_only_pr_is_no_top_pr_and_ranks_last() -> None:
@@ -229,7 +236,8 @@ def test_a_month_the_recording_half_holds_says_so_in_chinese() -> None:
     d = build_digest(month, load_profile("volcengine/verl"), language="zh", now=NOW)
     text = render_markdown(d, "zh")
     assert "2026-01-01 至 2026-01-18 没有数据（录制只包含 2026-W04）" in text
-    assert "recording" not in text and "days " not in text
+    assert "recording" not in text
+    assert "days " not in text
 
 
 @pytest.mark.parametrize("lang", LANGS)
