@@ -114,11 +114,12 @@ def _listed(name: str, named: list[int], total: int) -> Params:
 
 
 def _name_some(ledger: MentionLedger, numbers: list[int], most: int) -> list[int]:
-    """The PRs a sentence about `numbers` names: those with mentions left (at most `most`),
-    and at least the first even when it has none left. A sentence about PRs that names none
-    ("write down what that PR changed") says nothing: the limit drops repeats, not content."""
+    """The PRs a sentence about `numbers` names: those with mentions left (at most `most`);
+    a sentence about one PR names it even when it has none left ("write down what that PR
+    changed" says nothing: the limit drops repeats, not content). Several PRs none of which
+    is left read "these 3 PRs" beside the risk items they are in."""
     named = ledger.take(numbers, most)
-    if not named and numbers:
+    if not named and len(numbers) == 1:
         named = numbers[:1]
         ledger.add(named)
     return named
@@ -491,14 +492,13 @@ def _incomplete(digest: Digest) -> list[Statement]:
 
 
 def build_summary(
-    digest: Digest, ledger: MentionLedger, stories: list[Statement]
+    digest: Digest, ledger: MentionLedger, stories: list[Statement], steps: list[Statement]
 ) -> list[Statement]:
     """At most five sentences: the week in numbers, its top stories (told first, see
     build_narrative), breaking changes and migrations, the risk headline (real failures
     first), and data gaps."""
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
-    steps = _steps(digest, ledger)
     told = {n for s in (*stories, *steps) for n in s.prs}
     incomplete = _incomplete(digest)
     room = SUMMARY_SENTENCES - 2 - len(stories) - len(incomplete)  # the overview, the risk
@@ -686,10 +686,12 @@ def build_narrative(digest: Digest) -> Narrative:
     # the top stories lead the summary; then each theme names its PRs, before the summary's
     # other sentences, the recommendations and the module table take what mentions are left
     room = SUMMARY_SENTENCES - 2 - len(_incomplete(digest))
-    stepped = {r.prs[0] for r in _step_risks(digest)}
+    # what users must do comes first, and takes its mentions before any optional PR list
+    steps = _steps(digest, ledger) if digest.prs else []
+    stepped = {n for st in steps for n in st.prs}
     stories = _stories(digest, ledger, room, stepped) if digest.prs else []
     key_changes = build_key_changes(digest, ledger)
-    summary = build_summary(digest, ledger, stories)
+    summary = build_summary(digest, ledger, stories, steps)
     recommendations = build_recommendations(digest, ledger)
     table = build_module_table(digest, ledger)
     return Narrative(
