@@ -103,12 +103,17 @@ def within(recorded: CollectedWeek, period: Period) -> CollectedWeek:
         )
     uncovered = []
     if period.start < rec.start:
-        uncovered.append(f"{period.first_day}..{rec.first_day - timedelta(days=1)}")
+        uncovered.append((period.first_day, rec.first_day - timedelta(days=1)))
     if period.end > rec.end:
-        uncovered.append(f"{rec.last_day + timedelta(days=1)}..{period.last_day}")
+        uncovered.append((rec.last_day + timedelta(days=1), period.last_day))
     missing = [
-        MissingItem(what=f"days {span}", reason=f"the recording holds {rec.label} only")
-        for span in uncovered
+        MissingItem(
+            what=f"days {first}..{last}",
+            reason=f"the recording holds {rec.label} only",
+            key="days_not_recorded",
+            params={"first": first.isoformat(), "last": last.isoformat(), "week": rec.label},
+        )
+        for first, last in uncovered
     ]
     prs = [p for p in recorded.prs if period.start <= p.merged_at < period.end]
     return recorded.model_copy(

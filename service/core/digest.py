@@ -26,6 +26,7 @@ from service.core.models import (
 )
 from service.core.narrative import build_narrative
 from service.core.periods import previous_period
+from service.core.points import comment_only, pr_facts
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
@@ -69,6 +70,8 @@ def _scored(
         category=c.category,
         gist=gist_of(pr),
         files_gist=files_gist(pr),
+        facts=pr_facts(pr, profile, c.change_type, c.modules),
+        comment_only=comment_only(pr),
         additions=pr.additions,
         deletions=pr.deletions,
         changed_files=pr.changed_files or len(pr.files),

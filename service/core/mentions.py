@@ -14,7 +14,7 @@ from service.core.ranking import SEVERITY_RANK, top_prs
 # the short report (Markdown, cards' condensed forms) names a PR at most this many times
 MENTION_LIMIT = 5
 # rows of the short report's top-PR table (重点 PR 速览)
-TOP_TABLE_ROWS = 10
+TOP_TABLE_ROWS = 8
 # parameters whose int value is a PR number (renderers link them; the ledger counts them)
 PR_PARAM_NAMES = frozenset({"pr", "number", "earlier", "later", "reverted", "original"})
 PR_PARAM_SUFFIX = "_pr"

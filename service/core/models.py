@@ -177,6 +177,10 @@ class MissingItem(Model):
     number: int | None = None
     what: str
     reason: str
+    # the service's own account, worded by the catalogs (`report.incomplete.<key>`); `what` and
+    # `reason` then hold the same in English for logs (an upstream error is shown as it came)
+    key: str = ""
+    params: dict[str, str | int] = Field(default_factory=dict)
 
 
 class Completeness(Model):
@@ -289,6 +293,10 @@ class ScoredPR(Model):
     # `files_gist` says what the files show instead
     gist: str = ""
     files_gist: Statement | None = None
+    # the point as facts in no language (core/points.py): kind, what it adds or re-defaults, why
+    facts: list[Statement] = Field(default_factory=list)
+    # only comments and docstrings changed: nothing changes for users, never a top PR
+    comment_only: bool = False
     additions: int = 0
     deletions: int = 0
     changed_files: int = 0

@@ -11,6 +11,10 @@ PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, timedelta
+from itertools import pairwise
+from zoneinfo import ZoneInfo
+
 from service.core.mentions import (
     MentionLedger,
     fixed_ledger,
@@ -51,7 +55,7 @@ CATEGORY_ORDER = (
 )
 # key changes: at most this many stories, each with up to STORY_CLAUSES ties and naming up to
 # STORY_ALSO more of its PRs
-THEMES = 6
+THEMES = 4
 STORY_CLAUSES = 3
 STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
@@ -68,11 +72,13 @@ WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
 SUMMARY_LISTED = 3
 # recommendations and module rows name this many PRs at most
 RECOMMEND_LISTED = 4
-ROW_LISTED = 3
+ROW_LISTED = 2
 # the module table: modules with at least this many PRs (at least MIN_ROWS rows, at most MAX_ROWS)
 ROW_MIN_PRS = 2
 MIN_ROWS = 3
-MAX_ROWS = 8
+MAX_ROWS = 6
+# the modules left out of the table named in a line (the HTML chart has them all)
+OTHER_MODULES = 6
 MOST_ACTIVE_MIN_PRS = 2
 MOST_ACTIVE = 5
 MAX_PATHS = 3
@@ -88,6 +94,10 @@ MIGRATION_SUBMODULE = "submodule"
 MIGRATION_MOVED = "moved_repository"
 BREAKING_KINDS = (RiskKind.BREAKING, RiskKind.MIGRATION)
 TOTAL_SUFFIX = "_total"
+# a month or range says so when no PR merged for this many days in a row, where the rest of it
+# merged at least SILENT_RATE PRs a week
+SILENT_DAYS = 14
+SILENT_RATE = 10
 
 
 def key(*parts: str) -> str:
@@ -101,6 +111,18 @@ def _listed(name: str, named: list[int], total: int) -> Params:
     if total > len(named):
         params[name + TOTAL_SUFFIX] = total
     return params
+
+
+def _name_some(ledger: MentionLedger, numbers: list[int], most: int) -> list[int]:
+    """The PRs a sentence about `numbers` names: those with mentions left (at most `most`);
+    a sentence about one PR names it even when it has none left ("write down what that PR
+    changed" says nothing: the limit drops repeats, not content). Several PRs none of which
+    is left read "these 3 PRs" beside the risk items they are in."""
+    named = ledger.take(numbers, most)
+    if not named and len(numbers) == 1:
+        named = numbers[:1]
+        ledger.add(named)
+    return named
 
 
 # --- key changes ------------------------------------------------------------------------
@@ -252,7 +274,7 @@ def _notice_rank(story: Story) -> int:
     return NOTICE_ORDER.index(story.kind) if story.kind in NOTICE_ORDER else len(NOTICE_ORDER)
 
 
-def _noticed(digest: Digest) -> list[tuple[Story, ScoredPR]]:
+def _noticed(digest: Digest, stepped: set[int]) -> list[tuple[Story, ScoredPR]]:
     """The stories users will notice, at most SUMMARY_STORIES and STORIES_PER_KIND of a kind:
     breaking changes, migrations, reverts and re-lands, new features, then the rest, each by
     weight; only stories whose lead PR is notable."""
@@ -260,6 +282,9 @@ def _noticed(digest: Digest) -> list[tuple[Story, ScoredPR]]:
     ranked = []
     for story in digest.stories:
         lead = by_number.get(story.prs[0])
+        # a break or move whose PRs the summary's steps tell is not a story of its own there
+        if story.kind in ("breaking", "migration") and set(story.prs) <= stepped:
+            continue
         if lead is not None and lead.score >= NOTABLE_SCORE:
             ranked.append((story, lead))
     ranked.sort(key=lambda sl: (_notice_rank(sl[0]), -sl[0].weight))
@@ -296,10 +321,12 @@ def _story_sentence(
     return Statement(key=key("summary", "story", kind + "_with"), params=params, prs=prs)
 
 
-def _stories(digest: Digest, ledger: MentionLedger, most: int) -> list[Statement]:
+def _stories(
+    digest: Digest, ledger: MentionLedger, most: int, stepped: set[int]
+) -> list[Statement]:
     """At most `most` sentences on the stories users will notice, one per kind of story."""
     by_kind: dict[str, list[tuple[Story, ScoredPR]]] = {}
-    for story, lead in _noticed(digest):
+    for story, lead in _noticed(digest, stepped):
         by_kind.setdefault(_summary_kind(story), []).append((story, lead))
     out = []
     for kind, told in list(by_kind.items())[: max(most, 0)]:
@@ -322,9 +349,65 @@ def _breaking(digest: Digest, ledger: MentionLedger, told: set[int]) -> list[Sta
     numbers = [n for n in _breaking_prs(digest) if n not in told]
     if not numbers:
         return []
-    named = ledger.take(numbers, SUMMARY_LISTED)
+    named = _name_some(ledger, numbers, SUMMARY_LISTED)
     params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
     return [Statement(key=key("summary", "breaking"), params=params, prs=named)]
+
+
+# what a user does about each kind of break, by the rule that found it (the summary's steps)
+STEP_RULES = (
+    "renamed_module",
+    "moved_symbol",
+    "moved_config_key",
+    "default_changed",
+    "removed_config_key",
+    "removed_module",
+    "removed_symbol",
+    "removed_flag",
+    "removed_env",
+    "declared_removal",
+    "moved_repository",
+    "submodule",
+)
+SUMMARY_STEPS = 5
+STEP_NAMES = 2
+
+
+def _step(risk: Risk) -> Statement:
+    number = risk.prs[0]
+    names = [n for n in str(risk.params.get("names", "")).split(", ") if n][:STEP_NAMES]
+    targets = [t for t in str(risk.params.get("targets", "")).split(", ") if t][:STEP_NAMES]
+    params: Params = {"pr": number, "names": names, "targets": targets}
+    url = str(risk.params.get("url", ""))
+    if url:  # the repository it moved to, by name (`owner/name`)
+        params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
+    rule = risk.rule if names or targets else "declared_removal_bare"
+    if rule == "moved_repository" and "place" not in params:
+        rule = "moved_repository_nourl"
+    return Statement(key=key("summary", "step", rule), params=params, prs=[number])
+
+
+def _step_risks(digest: Digest) -> list[Risk]:
+    """The risk each step tells: per breaking PR (most important first, at most
+    SUMMARY_STEPS) the one whose rule comes first in STEP_RULES."""
+    rank = {p.number: i for i, p in enumerate(digest.prs)}
+    found: dict[int, Risk] = {}
+    kinds = [r for r in leaf_risks(digest.risks) if r.kind in BREAKING_KINDS and r.prs]
+    for risk in sorted(
+        kinds, key=lambda r: STEP_RULES.index(r.rule) if r.rule in STEP_RULES else 99
+    ):
+        if risk.rule in STEP_RULES:
+            found.setdefault(risk.prs[0], risk)
+    chosen = sorted(found, key=lambda n: (rank.get(n, len(rank)), n))[:SUMMARY_STEPS]
+    return [found[n] for n in chosen]
+
+
+def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
+    """What users must do on upgrading, one sentence per breaking PR: the first thing it
+    renames, moves, re-defaults or removes, and the step in the reader's language."""
+    risks = _step_risks(digest)
+    ledger.add(r.prs[0] for r in risks)
+    return [_step(r) for r in risks]
 
 
 def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
@@ -346,11 +429,58 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int
     if index is None:
         return Statement(key=key("summary", "risk_counts"), params=counts)
     group = groups[index]
-    named = ledger.take(group.prs, SUMMARY_LISTED)
+    named = _name_some(ledger, group.prs, SUMMARY_LISTED)
     params = {**counts, **_listed("prs", named, len(group.prs))}
     # a worse item the stories already told as breaking comes first: say "besides those"
     sentence = "risk_next" if any(told[:index]) else "risk_top"
     return Statement(key=key("summary", sentence, group.kind.value), params=params, prs=named)
+
+
+def _unrecorded(digest: Digest) -> list[tuple[date, date]]:
+    """The days the data says it does not hold (a recording's uncovered days)."""
+    out = []
+    for m in digest.completeness.missing:
+        first, last = m.params.get("first"), m.params.get("last")
+        if isinstance(first, str) and isinstance(last, str):
+            out.append((date.fromisoformat(first), date.fromisoformat(last)))
+    return out
+
+
+def silent_stretch(digest: Digest) -> tuple[date, date, int] | None:
+    """The longest run of days with no merge in a month or range, when it is at least
+    SILENT_DAYS long and the rest of the period merged at least SILENT_RATE PRs a week (a quiet
+    repository is not news); days the data does not hold are no silence."""
+    zone = ZoneInfo(digest.timezone) if digest.timezone else UTC
+    first = digest.start.astimezone(zone).date()
+    last = (digest.end - timedelta(microseconds=1)).astimezone(zone).date()  # end: exclusive
+    span = (last - first).days
+    if span <= SILENT_DAYS or not digest.prs:
+        return None
+    merged = sorted({p.merged_at.astimezone(zone).date() for p in digest.prs})
+    edges = [first - timedelta(days=1), *merged, last]
+    gap = max(pairwise(edges), key=lambda pair: (pair[1] - pair[0]).days)
+    quiet = (gap[0] + timedelta(days=1), gap[1] - timedelta(days=1))
+    days = (quiet[1] - quiet[0]).days + 1
+    if days < SILENT_DAYS:
+        return None
+    if any(a <= quiet[1] and quiet[0] <= b for a, b in _unrecorded(digest)):
+        return None
+    rate = round(len(digest.prs) / max((span + 1 - days) / 7, 1))
+    return (*quiet, rate) if rate >= SILENT_RATE else None
+
+
+def _silent(digest: Digest) -> list[Statement]:
+    found = silent_stretch(digest)
+    if found is None:
+        return []
+    first, last, rate = found
+    params: Params = {
+        "first": first.isoformat(),
+        "last": last.isoformat(),
+        "days": (last - first).days + 1,
+        "rate": rate,
+    }
+    return [Statement(key=key("summary", "silent"), params=params)]
 
 
 def _incomplete(digest: Digest) -> list[Statement]:
@@ -362,27 +492,35 @@ def _incomplete(digest: Digest) -> list[Statement]:
 
 
 def build_summary(
-    digest: Digest, ledger: MentionLedger, stories: list[Statement]
+    digest: Digest, ledger: MentionLedger, stories: list[Statement], steps: list[Statement]
 ) -> list[Statement]:
     """At most five sentences: the week in numbers, its top stories (told first, see
     build_narrative), breaking changes and migrations, the risk headline (real failures
     first), and data gaps."""
     if not digest.prs:
         return [_overview(digest), Statement(key=key("summary", "empty")), *_incomplete(digest)]
-    told = {n for s in stories for n in s.prs}
+    told = {n for s in (*stories, *steps) for n in s.prs}
     incomplete = _incomplete(digest)
     room = SUMMARY_SENTENCES - 2 - len(stories) - len(incomplete)  # the overview, the risk
     breaking = _breaking(digest, ledger, told) if room > 0 else []
     breaking_keys = (key("summary", "story", "breaking"), key("summary", "story", "migration"))
-    marked = {n for st in stories if st.key.startswith(breaking_keys) for n in st.prs}
+    act = [st for st in stories if st.key.startswith(breaking_keys)]
+    stepped = {n for st in steps for n in st.prs}
+    # a break the steps tell (what changed and what to do) is not announced again before them
+    act = [st for st in act if not set(st.prs) <= stepped]
+    marked = {n for st in (*act, *steps) for n in st.prs}
     told_breaking = marked | (
         {n for n in _breaking_prs(digest) if n not in told} if breaking else set()
     )
+    # what users must act on first (breaks and moves, with the step), then the other stories
     return [
         _overview(digest),
-        *stories,
+        *act,
+        *steps,
         *breaking,
+        *[st for st in stories if not st.key.startswith(breaking_keys)],
         _risk_headline(digest, ledger, told_breaking),
+        *_silent(digest),
         *incomplete,
     ]
 
@@ -405,7 +543,7 @@ def build_module_table(digest: Digest, ledger: MentionLedger) -> list[TrendBucke
     rows = []
     for bucket in _table_buckets(digest):
         ordered = sorted(bucket.prs, key=lambda n: (rank.get(n, len(rank)), n))
-        rows.append(bucket.model_copy(update={"prs": ledger.take(ordered, ROW_LISTED)}))
+        rows.append(bucket.model_copy(update={"prs": _name_some(ledger, ordered, ROW_LISTED)}))
     return rows
 
 
@@ -433,8 +571,9 @@ def build_trend_statements(digest: Digest, table: list[TrendBucket]) -> list[Sta
     shown = {b.key for b in table}
     rest = [b.key for b in digest.trends.modules if b.key not in shown]
     if rest:
-        params: Params = {"count": len(rest), "modules": rest}
-        out.append(Statement(key=key("trend", "other_modules"), params=params))
+        params: Params = {"count": len(rest), "modules": rest[:OTHER_MODULES]}
+        many = "_many" if len(rest) > OTHER_MODULES else ""
+        out.append(Statement(key=key("trend", "other_modules" + many), params=params))
     return out + _people(digest)
 
 
@@ -476,7 +615,7 @@ def _risk_recommendation(
 ) -> Statement:
     numbers = list(dict.fromkeys(n for r in risks for n in r.prs))
     numbers.sort(key=lambda n: (rank.get(n, len(rank)), n))
-    named = ledger.take(numbers, RECOMMEND_LISTED)
+    named = _name_some(ledger, numbers, RECOMMEND_LISTED)
     name = _recommend_name(kind, risks)
     paths = sorted({e.path for r in risks for e in r.evidence if e.path})[:MAX_PATHS]
     if name in ("migration_submodule", "migration_moved"):  # what moved, not .gitmodules
@@ -494,7 +633,7 @@ def _risk_recommendation(
 def _week_recommendation(
     name: str, numbers: list[int], ledger: MentionLedger, listed: int = RECOMMEND_LISTED
 ) -> Statement:
-    named = ledger.take(numbers, listed)
+    named = _name_some(ledger, numbers, listed)
     params = {"count": len(numbers), **_listed("prs", named, len(numbers))}
     return Statement(key=key("recommend", name), params=params, prs=named)
 
@@ -547,9 +686,12 @@ def build_narrative(digest: Digest) -> Narrative:
     # the top stories lead the summary; then each theme names its PRs, before the summary's
     # other sentences, the recommendations and the module table take what mentions are left
     room = SUMMARY_SENTENCES - 2 - len(_incomplete(digest))
-    stories = _stories(digest, ledger, room) if digest.prs else []
+    # what users must do comes first, and takes its mentions before any optional PR list
+    steps = _steps(digest, ledger) if digest.prs else []
+    stepped = {n for st in steps for n in st.prs}
+    stories = _stories(digest, ledger, room, stepped) if digest.prs else []
     key_changes = build_key_changes(digest, ledger)
-    summary = build_summary(digest, ledger, stories)
+    summary = build_summary(digest, ledger, stories, steps)
     recommendations = build_recommendations(digest, ledger)
     table = build_module_table(digest, ledger)
     return Narrative(

@@ -15,9 +15,10 @@ def severity_rank(severity: Severity) -> int:
     return SEVERITY_RANK[severity]
 
 
-def pr_rank(pr: ScoredPR) -> tuple[float, int]:
-    """The sort key of a PR: the highest score first, ties by the lower number."""
-    return (-pr.score, pr.number)
+def pr_rank(pr: ScoredPR) -> tuple[bool, float, int]:
+    """The sort key of a PR: the highest score first, ties by the lower number; a PR that only
+    changes comments and docstrings after every other (it changes nothing for users)."""
+    return (pr.comment_only, -pr.score, pr.number)
 
 
 def ranked_prs(digest: Digest) -> list[ScoredPR]:

@@ -166,11 +166,7 @@ class _Run:
             listed = {f.path for f in patched.files}
             unlisted = [f for f in pr.files if f.path not in listed]
             patched = patched.model_copy(update={"files": [*patched.files, *unlisted]})
-            self.missing.append(
-                MissingItem(
-                    number=pr.number, what="patches", reason=_cap_reason(len(files), len(pr.files))
-                )
-            )
+            self.missing.append(_capped(pr.number, "patches", len(files), len(pr.files)))
         return patched
 
     # --- without a token: REST ---------------------------------------------------------
@@ -199,8 +195,14 @@ class _Run:
     def note_listing_cap(self, pr: PullRequest, listed: int | None) -> None:
         """A PR with more files than GitHub's REST list gives (3,000) is partial: say so."""
         if listed is not None and listed >= rest.FILES_LISTED_MAX and pr.changed_files > listed:
-            reason = _cap_reason(listed, pr.changed_files)
-            self.missing.append(MissingItem(number=pr.number, what="files", reason=reason))
+            self.missing.append(_capped(pr.number, "files", listed, pr.changed_files))
+
+
+def _capped(number: int, what: str, listed: int, total: int) -> MissingItem:
+    """A PR GitHub lists only part of (files or patches), worded by the catalogs."""
+    params: dict[str, str | int] = {"listed": listed, "total": total, "max": rest.FILES_LISTED_MAX}
+    reason = _cap_reason(listed, total)
+    return MissingItem(number=number, what=what, reason=reason, key=f"{what}_capped", params=params)
 
 
 def _cap_reason(listed: int, total: int) -> str:

@@ -27,7 +27,7 @@ FORMATS = ("markdown", "html", "json")
 # lists every PR.
 TOP_PRS_MARKDOWN = TOP_TABLE_ROWS
 # The Markdown table's titles are cut at a word, its points at a clause (HTML: whole).
-TITLE_CHARS = 80
+TITLE_CHARS = 50
 POINT_CHARS = 60
 # Inline-SVG module chart: at most this many bars, each BAR_HEIGHT px high, longest BAR_MAX_WIDTH.
 CHART_BARS = 15
@@ -100,7 +100,12 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     tr = translator(lang)
     speaker = Speaker(digest, tr, target)
     ranked = ranked_prs(digest)
-    top: list[ScoredPR] = ranked[:TOP_PRS_MARKDOWN]
+    # the top rows, and any PR below them the model wrote a checked point for (a kept sentence
+    # is shown, whatever the table's size)
+    pointed = speaker.written.points if speaker.written else {}
+    top: list[ScoredPR] = [
+        p for i, p in enumerate(ranked) if i < TOP_PRS_MARKDOWN or p.number in pointed
+    ]
     html = target is HTML  # the HTML page autoescapes: what is HTML already comes as Markup
     return {
         "t": html_sentences(tr) if html else tr.t,
@@ -110,7 +115,7 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
         "model": speaker.written,
         "dates": _dates(digest, lang),
         "top_prs": top,
-        "rest_prs": ranked[len(top) :],
+        "rest_prs": [p for p in ranked if p not in top],
         "point_chars": POINT_CHARS,
         "title_chars": TITLE_CHARS,
         "chart": _chart(digest.trends.modules),

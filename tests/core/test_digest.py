@@ -59,7 +59,8 @@ def test_digest_round_trips_through_json(verl_profile: RepoProfile, label: str, 
 @pytest.mark.parametrize("label", WEEKS)
 def test_prs_sorted_by_score_then_number(built: dict[str, Digest], label: str) -> None:
     digest = built[label]
-    keys = [(-p.score, p.number) for p in digest.prs]
+    # a PR that only changes comments and docstrings comes after every other
+    keys = [(p.comment_only, -p.score, p.number) for p in digest.prs]
     assert keys == sorted(keys)
     assert {p.number for p in digest.prs} == {p.number for p in load_week(label).prs}
 

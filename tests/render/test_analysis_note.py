@@ -28,8 +28,8 @@ INVENTED = [
     Draft("recommendations", "Revert #4665 at once: it is 3x slower.", (4665,)),
 ]
 RULES_ONLY = {
-    "zh": "分类、评分与风险均由确定性规则得出，每条结论",
-    "en": "deterministic rules, and every",
+    "zh": "按确定性规则根据 GitHub 数据生成",
+    "en": "by deterministic rules;",
 }
 
 
@@ -86,8 +86,10 @@ def test_the_footer_names_the_model_when_it_wrote_some(lang: str) -> None:
     footer = html.split("<footer>", 1)[1].split("</footer>", 1)[0]
     assert MODEL in footer
     assert RULES_ONLY[lang] not in footer
+    # the note at the top names the parts the model wrote; the footer points to it
     sections = {"zh": "执行摘要", "en": "executive summary"}[lang]
-    assert sections in last
+    note = markdown.split("\n> ", 1)[1].split("\n", 1)[0]
+    assert sections in note
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -87,8 +87,11 @@ def synthetic(lang: str) -> Digest:
 def _check(digest: Digest, lang: str) -> None:
     text = visible(render_markdown(digest, lang))
     assert len(text) <= budget(len(digest.prs), lang), (len(text), budget(len(digest.prs), lang))
+    if digest.analysis is not None:
+        return  # every sentence the checker kept is shown, whatever its mentions (issue 27 §2)
     mentions = Counter(int(n) for n in PR_MENTION.findall(text))
-    over = {n: c for n, c in mentions.items() if c > MENTION_LIMIT}
+    # a sentence about one PR, and a step users must take, name it even past the limit
+    over = {n: c for n, c in mentions.items() if c > MENTION_LIMIT + 1}
     assert not over
 
 

@@ -88,8 +88,9 @@ def test_slack_top_five_each_with_a_point_that_is_not_the_title(lang: str) -> No
         assert point.startswith("↳ ")
         description = parse_title(pr.title).description
         assert description.lower() not in point.lower()
-    # #4936's body has no "What does this PR do?": its point is read from the guide it is
-    assert "Currently, RL training can be performed" in lines[5]
+    # #4936's point is told from its facts in the card's language, never a body fragment
+    assert "`patch_postprocess`" in lines[5]
+    assert "Currently, RL training" not in lines[5]
     # #5033's body says nothing beyond its title, shown beside it: the point is what its files show
     assert "`verl/workers/engine/veomni/`" in lines[7]
 
@@ -152,7 +153,10 @@ def test_feishu_escapes_every_pr_reference_the_same_way(lang: str) -> None:
     text = "\n".join(feishu_markdown(digest, lang))
     assert "&#35;" not in text  # a `#` opening a line was escaped in one place, not in others
     refs = re.findall(r"\[#(\d+)\]\(", text)
-    assert "4775" in refs  # the reference inside #4885's point is a link like every other
+    assert "4280" in refs
+    # every reference, in a summary sentence or a point, is a link like every other
+    bare = re.sub(r"\[#\d+\]\([^)]*\)|\*\*#\d+\*\*", "", text)
+    assert not re.search(r"(?<!&)#\d", bare)  # `&#95;` is an escaped `_`
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

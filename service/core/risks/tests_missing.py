@@ -3,7 +3,8 @@
 Rule ``core_without_tests``: the PR changes Python files under the profile's core paths and no
 file matching the test patterns. Size is the added plus deleted lines of those core files.
 Severity: high from 500 lines, medium from 100, low from 30; below 30 lines (a one-line fix, a
-renamed argument) it is not reported. Reverts are skipped: they restore code that was there.
+renamed argument) it is not reported, nor are files whose changed lines are all comments and
+docstrings. Reverts are skipped: they restore code that was there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
+from service.core.points import comment_only_patch
 from service.core.risks.base import (
     Context,
     Line,
@@ -66,7 +68,8 @@ def core_without_tests(pr: PullRequest, context: Context) -> Iterator[Risk]:
         return
     if any(context.profile.is_test(change.path) for change in pr.files):
         return
-    core = core_code_files(pr, context)
+    # a file whose changed lines are all comments and docstrings changes no behaviour to test
+    core = [c for c in core_code_files(pr, context) if not comment_only_patch(context.parsed(c))]
     size = sum(change.additions + change.deletions for change in core)
     severity = grade(size, THRESHOLDS)
     if severity is None:

@@ -7,9 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from service.core.analyst.claims import pr_refs
 from service.core.mentions import is_pr_param
-from service.core.models import AnalysisItem, Digest
+from service.core.models import Digest
 from service.render import escape
 
 # A plain-text PR list as older digests wrote it: `#6200, #6162` or `#1, #2, …(+3)`.
@@ -18,7 +17,19 @@ PR_NUMBER = re.compile(r"#(\d+)")
 _NAME_KEY = re.compile(r"[\W_]+")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
-    {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
+    {
+        "path",
+        "paths",
+        "top_path",
+        "folder",
+        "module",
+        "modules",
+        "names",
+        "targets",
+        "command",
+        "settings",
+        "place",
+    }
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
 POINT_PARAM = "point"
@@ -87,13 +98,6 @@ def repo_web_url(digest: Digest) -> str:
         if match:
             return match.group(1)
     return ""
-
-
-def unnamed_prs(item: AnalysisItem, skip: tuple[int, ...] = ()) -> list[int]:
-    """The PRs an item rests on that its text does not name (nor `skip`: a PR's own point
-    need not name the PR it stands beside)."""
-    named = {*pr_refs(item.text), *skip}
-    return [n for n in item.prs if n not in named]
 
 
 class Strict(dict[str, Any]):

@@ -24,7 +24,7 @@ class RiskWords(Voice):
         """Risk wording: the first of core's `message_keys` the catalog has (rule, then kind;
         a roll-up's summary is its `rollup` sentence)."""
         keys = message_keys(risk, field)
-        key = next((k for k in keys if self.tr.has(k)), keys[-1])
+        key = self._bare(next((k for k in keys if self.tr.has(k)), keys[-1]), risk)
         raw: dict[str, Any] = {"prs": list(risk.prs), **risk.params}
         if risk.prs:
             raw.setdefault("pr", risk.prs[0])
@@ -35,10 +35,16 @@ class RiskWords(Voice):
         the rule's wording, else the kind's, else `fallback` (which names the kind)."""
         key = next((k for k in message_keys(risk, field) if self.tr.has(k)), None)
         if key is not None:
-            return self.plain(key, dict(message_params(risk)))
+            return self.plain(self._bare(key, risk), dict(message_params(risk)))
         if fallback is None:
             raise KeyError(f"no catalog wording for risk {risk.kind}.{risk.rule}.{field}")
         return self.plain(fallback, {"kind": risk.kind.value})
+
+    def _bare(self, key: str, risk: Risk) -> str:
+        """`key`, or its `_bare` form when a list the sentence names is empty (GitHub gave the
+        check state but not the checks): never "merged before: ." with nothing named."""
+        empty = any(v in ("", []) for v in risk.params.values())
+        return f"{key}_bare" if empty and self.tr.has(f"{key}_bare") else key
 
     def pr_risks(self, number: int) -> str:
         """The titles of the risks that name PR `number` (each kind once), or ''."""

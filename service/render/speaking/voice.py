@@ -29,7 +29,6 @@ from service.render.speaking.params import (
     prs_in,
     repo_web_url,
     same_person,
-    unnamed_prs,
 )
 from service.render.speaking.targets import Target
 from service.render.strings import Translator
@@ -38,10 +37,10 @@ from service.render.strings import Translator
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
-# the stop that ends a sentence: a list of PRs goes before it
-_FINAL_STOP = re.compile(r"[。．.!?！？]+$")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
 BESIDE_TABLE = "table"
+# a fact that tells why (core/points.py)
+REASON_KEYS = ("narrative.point.reason.", "narrative.point.reason_issue.")
 
 
 class Voice:
@@ -151,6 +150,10 @@ class Voice:
         pr = self.digest.pr(number)
         if pr is None:
             return self.tr.t("report.no_point")
+        if pr.facts and (beside or self.tr.lang != "en"):
+            if beside:  # the title stands beside: the facts alone
+                return self.facts(pr.facts, titled=True)
+            return self.facts(pr.facts, title=title_point(pr.title))
         said = pr.gist or ("" if beside else title_point(pr.title))
         if said:
             text = self.text(shorten(said, limit) if limit else said)
@@ -158,6 +161,22 @@ class Voice:
         if pr.files_gist is not None and (beside != BESIDE_TABLE or adds_to_title(pr)):
             return self.fill(pr.files_gist.key, pr.files_gist.params)
         return self.tr.t("report.no_point")
+
+    def facts(self, facts: Sequence[Statement], title: str = "", *, titled: bool = False) -> str:
+        """A PR's point told from its facts, in the language (no body text), after its
+        title's own words when it stands without the title (`titled`: the title stands
+        beside it, and says the kind of change and its modules)."""
+        titled = titled or bool(title)
+        # the kind of change and its modules repeat the title's `[modules] type:` prefix; then
+        # the first of what it adds, removes or re-defaults, and the reason it states
+        head = [] if titled and len(facts) > 1 else list(facts[:1])
+        whats = [f for f in facts[1:] if not f.key.startswith(REASON_KEYS)][:1]
+        shown = [*head, *whats, *(f for f in facts[1:] if f.key.startswith(REASON_KEYS))]
+        told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
+        told = told[:1].upper() + told[1:]  # a fact after the dropped kind starts the sentence
+        if title:
+            return self.tr.t("report.point_titled", title=self.text(title), facts=told)
+        return told + self.tr.t("report.facts_end")
 
     # --- filling a sentence ----------------------------------------------------------------
 
@@ -260,12 +279,8 @@ class Voice:
         return lead + self.text(stripped) + tail
 
     def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
-        """A checked item, followed by the PRs it rests on that it does not name (nor `skip`:
-        a PR's own point need not name the PR it stands beside)."""
-        rest = unnamed_prs(item, skip)
-        if not rest:
-            return self.prose(item.text)
-        stop = _FINAL_STOP.search(item.text)
-        body, end = (item.text[: stop.start()], stop.group()) if stop else (item.text, "")
-        listed = self.tr.t("report.with_prs", sentence=self.prose(body), prs=self.pr_links(rest))
-        return listed + (self.text(end) if end else "")
+        """A checked item as written: it names the PRs it is about, and no list of the PRs it
+        rests on is appended (a list would say each of them is what the sentence says).
+        `skip` is kept for callers that stand it beside a PR."""
+        del skip
+        return self.prose(item.text)

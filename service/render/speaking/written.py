@@ -12,7 +12,6 @@ from typing import Any
 
 from service.core.analyst.sections import Written
 from service.core.models import AnalysisItem
-from service.render.speaking.params import plain_prs, unnamed_prs
 from service.render.speaking.voice import Voice
 
 
@@ -61,11 +60,8 @@ class WrittenWords(Voice):
     def item_line(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
         """A checked sentence for a chat answer: escaped, followed by the PRs it rests on that
         it does not name (`#1, #2`), after its theme if any."""
+        del skip  # a sentence names the PRs it is about; none are appended
         text = self.target.escape(item.text)
-        rest = unnamed_prs(item, skip)
-        if rest:
-            listed = plain_prs(rest)
-            text = self.tr.t("analysis.with_prs", sentence=text, prs=listed)
         if item.theme:
             text = self.tr.t("analysis.theme", theme=self.target.escape(item.theme), text=text)
         return text

@@ -67,7 +67,9 @@ def test_all_keys_are_risk_kind_or_rule_fields() -> None:
         parts = key.split(".")
         assert parts[0] == "risk", key
         assert parts[1] in kinds, key
-        assert parts[-1].removesuffix("_one") in (*FIELDS, *ROLLUP_FIELDS), key
+        assert parts[-1].removesuffix("_one").removesuffix("_bare") in (*FIELDS, *ROLLUP_FIELDS), (
+            key
+        )
         assert len(parts) in (3, 4), key
 
 
