@@ -74,3 +74,31 @@ def test_a_rewritten_page_is_judged_by_its_new_lines(verl_profile: RepoProfile) 
     assert [(r.rule, r.evidence[0].snippet, r.evidence[0].line) for r in risks] == [
         ("pkill_9", "pkill -9 ray", 11)
     ]
+
+
+# --- a moved directory is not a deleted one (volcengine/verl#4352) ---------------------------
+
+
+def roles_refactor() -> PullRequest:
+    """#4352 deletes verl/workers/roles/{__init__,actor,critic,hybrid_engine}.py and moves
+    verl/workers/roles/utils/ to verl/workers/utils/ (three renames)."""
+    return load_recorded(CASES / "verl-4352-roles-moved.json", NOW).prs[0]
+
+
+def test_a_folder_partly_moved_lists_the_move_apart_from_the_deleted_files(
+    verl_profile: RepoProfile,
+) -> None:
+    risks = [r for r in detect_risks([roles_refactor()], verl_profile) if r.kind == "migration"]
+    assert [e.snippet for r in risks for e in r.evidence] == [
+        "__init__.py, actor.py, critic.py, hybrid_engine.py, utils/ → verl/workers/utils/"
+    ]
+    assert risks[0].params["files"] == 4
+
+
+def test_a_folder_moved_whole_is_no_removal(verl_profile: RepoProfile) -> None:
+    moved = [c for c in roles_refactor().files if c.status == FileStatus.RENAMED]
+    assert len(moved) == 3
+    pr = make_pr(4352, "[model] feat: refactor engine folder structure", moved)
+    kinds = {r.kind: r.rule for r in detect_risks([pr], verl_profile)}
+    assert RiskKind.MIGRATION not in kinds
+    assert kinds[RiskKind.BREAKING] == "renamed_module"  # the old import path is what users meet
