@@ -234,11 +234,11 @@ def _moves_out_of(pr: PullRequest, folder: str) -> list[str]:
         source, target = PurePosixPath(old), PurePosixPath(change.path)
         moves[(str(source.parent), str(target.parent))].append(source.name)
     shown = []
-    for (source, target), names in moves.items():
-        if source == folder:
-            shown += [f"{name} → {target}/{name}" for name in names]
+    for (parent, home), names in moves.items():
+        if parent == folder:
+            shown += [f"{name} → {home}/{name}" for name in names]
         else:
-            shown.append(f"{source.removeprefix(folder + '/')}/ → {target}/")
+            shown.append(f"{parent.removeprefix(folder + '/')}/ → {home}/")
     return shown
 
 

@@ -36,7 +36,7 @@ EXPECTED_COUNTS = {
         "migration": 2,
         "unset_shell_var": 1,
     },
-    "2026-W03": {"breaking": 2, "core_without_tests": 1, "followup": 1},
+    "2026-W03": {"breaking": 4, "core_without_tests": 1, "followup": 1},
     "2026-W04": {"breaking": 5, "core_without_tests": 3, "followup": 1},
 }
 
