@@ -220,6 +220,7 @@ class RiskKind(StrEnum):
     PRECISION = "precision"
     OPEN_CONCERNS = "open_concerns"
     SECRET = "secret"  # noqa: S105 - a risk kind, not a password
+    DANGLING = "dangling"
 
 
 class Factor(Model):

@@ -7,7 +7,7 @@ numbered in the OLD file. Evidence cites a line by that number and says its side
 (`line_evidence`), so `path:line` always points at the quoted text, never at a hunk's start.
 
 The detectors reach a patch through `Context.parsed`, which parses each patch once per build:
-the ten detectors run one after another over the whole week (and the follow-ups over the week
+the detectors run one after another over the whole week (and the follow-ups over the week
 before too), so a cache of fixed size would parse a big week's patches again in every detector.
 """
 
