@@ -1,14 +1,16 @@
 """Work of the week that points at a file the week deleted (evidence: both PRs).
 
 A path is gone when, at the end of the week, the last PR that touched it deleted it or renamed
-it away (a PR that adds it back later brings it back). Rules and severities (``prs`` is
-``[the PR that points at it, the PR that deleted it]``, one number when it is the same PR):
-- ``edits_deleted_file`` (medium): a PR changes a file that a later PR of the week deletes. The
-  change is gone with the file: was it carried over to where that code lives now? A revert of
-  the editing PR is not counted (it deletes what that PR did on purpose).
+it away (a PR that adds it back later brings it back). Rules and severities:
+- ``edits_deleted_file`` (medium): a PR deletes files that earlier PRs of the week changed
+  (``prs``: the deleting PR, then the editors). Those changes are gone with the files: were
+  they carried over to where that code lives now? A revert deleting what the PR it reverts
+  added is not counted (it does so on purpose).
 - ``links_deleted_file`` (low): a doc (README, Markdown, reStructuredText) gains a link to, or
-  a mention of, a gone path: readers meet a 404. Links pinned to a commit (``/blob/<sha>/``)
-  still work and are not counted; nor are lines the PR carries over from what it removes.
+  a mention of, a gone path: readers meet a 404 (``prs``: the linking PR, then the deleting PR
+  unless it is the same). Links pinned to a commit (``/blob/<sha>/``)
+  still work and are not counted; nor are lines the PR carries over from what it removes, nor
+  paths of a large removal (its migration risk asks for every reference to them to go).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 from service.core.models import FileStatus, PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import Context, Line, evidence, line_evidence, make_risk
+from service.core.risks.migration import is_large_removal
 from service.core.titles import parse_title
 
 _PATHLIKE = re.compile(r"[\w./\-]+")
@@ -60,38 +63,39 @@ def _reverts(pr: PullRequest, other: PullRequest) -> bool:
 
 
 def edits_deleted_files(pr: PullRequest, context: Context, gone: dict[str, Gone]) -> Iterator[Risk]:
-    """The PR's changes to files a later PR of the week deletes (one risk per deleting PR)."""
-    by_deleter: dict[int, list[tuple[str, Line | None]]] = {}
-    deleters: dict[int, PullRequest] = {}
+    """Files the PR deletes that earlier PRs of the week changed: one risk for the deleting PR,
+    with each earlier change as evidence (the editing PRs follow it in `prs`)."""
+    edits: list[tuple[PullRequest, str, Line | None]] = []
     for change in pr.files:
         found = gone.get(change.path)
-        if change.status != FileStatus.MODIFIED or found is None or found.by is pr:
+        if change.status != FileStatus.REMOVED or found is None or found.by is not pr:
             continue
-        deleter = found.by
-        removed = any(
-            c.path == change.path and c.status == FileStatus.REMOVED for c in deleter.files
-        )
-        if not removed or deleter.merged_at <= pr.merged_at or _reverts(deleter, pr):
-            continue
-        lines = context.new_lines(pr, change)
-        by_deleter.setdefault(deleter.number, []).append((change.path, lines[0] if lines else None))
-        deleters[deleter.number] = deleter
-    for number, edits in by_deleter.items():
-        deleter = deleters[number]
-        proofs = [
-            line_evidence(path, line) if line else evidence(path, None, path)
-            for path, line in edits
-        ]
-        yield make_risk(
-            RiskKind.DANGLING,
-            "edits_deleted_file",
-            Severity.MEDIUM,
-            [pr.number, number],
-            [*proofs, evidence(None, None, deleter.title, number)],
-            path=edits[0][0],
-            files=len(edits),
-            deleter=number,
-        )
+        for other in context.week:
+            if other is pr or other.merged_at >= pr.merged_at or _reverts(pr, other):
+                continue
+            for edit in other.files:
+                if edit.path == change.path and edit.status == FileStatus.MODIFIED:
+                    lines = context.new_lines(other, edit)
+                    edits.append((other, edit.path, lines[0] if lines else None))
+    if not edits:
+        return
+    editors = list(dict.fromkeys(other.number for other, _, _ in edits))
+    proofs = [
+        line_evidence(path, line, other.number)
+        if line
+        else evidence(path, None, path, other.number)
+        for other, path, line in edits
+    ]
+    yield make_risk(
+        RiskKind.DANGLING,
+        "edits_deleted_file",
+        Severity.MEDIUM,
+        [pr.number, *editors],
+        proofs,
+        path=edits[0][1],
+        count=len({path for _, path, _ in edits}),
+        editors=", ".join(f"#{number}" for number in editors),
+    )
 
 
 def named_paths(text: str, doc: str) -> set[str]:
@@ -128,6 +132,8 @@ def links_to_deleted_files(
         for line in context.new_lines(pr, change):
             for path in sorted(named_paths(line.text, change.path) & gone.keys()):
                 deleter = gone[path].by
+                if is_large_removal(deleter):
+                    continue  # its migration risk asks for every reference to go
                 by_deleter.setdefault(deleter.number, []).append((change.path, line, path))
                 deleters[deleter.number] = deleter
     for number, links in by_deleter.items():
@@ -145,7 +151,7 @@ def links_to_deleted_files(
             path=links[0][0],
             target=links[0][2],
             count=len(links),
-            deleter=number,
+            deleting_pr=number,
         )
 
 

@@ -19,6 +19,7 @@ _NAME_KEY = re.compile(r"[\W_]+")
 # Parameters that name identifiers (paths, modules, symbols, commands): shown as code.
 CODE_PARAMS = frozenset(
     {"path", "paths", "top_path", "folder", "module", "modules", "names", "targets", "command"}
+    | {"target"}
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.
 POINT_PARAM = "point"

@@ -34,24 +34,23 @@ def test_edits_to_files_a_later_pr_deletes_2025_w48(
 ) -> None:
     # #4211 reworks verl/workers/roles/{actor,critic}.py on Nov 24; #4352 deletes both on
     # Nov 29. #4269 edits the langgraph example #4283 moves to another repository next day.
+    # One risk per deleting PR, the editing PRs after it.
     risks = run(list(weeks["2025-W48"].prs), verl_profile)
     assert summary(risks) == [
-        ("edits_deleted_file", [4211, 4352], "medium", "verl/workers/roles/actor.py"),
         (
             "edits_deleted_file",
-            [4269, 4283],
+            [4283, 4269],
             "medium",
             "recipe/langgraph_agent/example/create_dataset.py",
         ),
+        ("edits_deleted_file", [4352, 4211], "medium", "verl/workers/roles/actor.py"),
     ]
-    first = risks[0]
-    assert first.params["files"] == 2
-    assert [e.path for e in first.evidence] == [
-        "verl/workers/roles/actor.py",
-        "verl/workers/roles/critic.py",
-        None,
+    roles = risks[1]
+    assert (roles.params["count"], roles.params["editors"]) == (2, "#4211")
+    assert [(e.path, e.pr) for e in roles.evidence] == [
+        ("verl/workers/roles/actor.py", 4211),
+        ("verl/workers/roles/critic.py", 4211),
     ]
-    assert first.evidence[-1].pr == 4352  # the deleting PR's title
 
 
 def test_a_revert_deleting_what_it_reverts_is_not_counted(
@@ -76,7 +75,7 @@ def test_doc_links_to_files_deleted_or_moved_the_same_week(verl_profile: RepoPro
         ([6358, 6360], "tests/workers/test_distillation_topk_symmetry_on_cpu.py"),
     ]
     edits = [r.prs for r in risks if r.rule == "edits_deleted_file"]
-    assert edits == [[6291, 6337]]
+    assert edits == [[6337, 6291]]
     catalog_ready = detect_risks(week_2026_w20(), verl_profile)
     assert {r.kind for r in catalog_ready} >= {RiskKind.DANGLING}
 
