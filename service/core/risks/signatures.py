@@ -252,9 +252,10 @@ def _argument_changes(
             old_line, new_line = old_side.lines[was.at], new_side.lines[param.at]
             yield SignatureChange("code_default_changed", label, (path, old_line), (path, new_line))
     if required:
-        names = ", ".join(p.name for p in required[:MAX_ARGUMENTS])
-        more = ", …" if len(required) > MAX_ARGUMENTS else ""
-        label = f"{new.label}(+{names}{more})"
+        # no ", " inside: a list of labels is ", "-joined
+        names = " ".join(f"+{p.name}" for p in required[:MAX_ARGUMENTS])
+        more = " …" if len(required) > MAX_ARGUMENTS else ""
+        label = f"{new.label}({names}{more})"
         old_line, new_line = old_side.lines[old.start], new_side.lines[required[0].at]
         yield SignatureChange("required_argument", label, (path, old_line), (path, new_line))
 

@@ -110,7 +110,7 @@ def test_real_renamed_config_presets_4544(
         (
             # the rejection-sampling metrics helper now takes six more arguments, no defaults
             "required_argument",
-            "compute_rs_metrics(+option_name, rs_statistic, seq_valid_mask, …)",
+            "compute_rs_metrics(+option_name +rs_statistic +seq_valid_mask …)",
             [
                 ("verl/trainer/ppo/rollout_corr_helper.py", 375, "context"),
                 ("verl/trainer/ppo/rollout_corr_helper.py", 376, "added"),

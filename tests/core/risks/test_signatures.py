@@ -83,7 +83,7 @@ def test_required_arguments_and_a_changed_default_4544(
         ),
         (
             "required_argument",
-            "compute_rs_metrics(+option_name, rs_statistic, seq_valid_mask, …)",
+            "compute_rs_metrics(+option_name +rs_statistic +seq_valid_mask …)",
             376,
         ),
     ]
