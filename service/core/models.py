@@ -68,6 +68,18 @@ class ReviewThread(Model):
     created_at: datetime | None = None
 
 
+class Comment(Model):
+    """A comment of the PR's conversation, or an inline review comment (the first of a review
+    thread, with the thread's file and line)."""
+
+    author: str | None = None
+    body: str = ""
+    url: str | None = None
+    created_at: datetime | None = None
+    path: str | None = None
+    line: int | None = None
+
+
 class ReviewNote(Model):
     """One line of review discussion: who said it, what (one line), when, and in what
     capacity: `changes_requested` (a standing request), `thread` (unresolved) or `review`."""
@@ -130,6 +142,10 @@ class PullRequest(Model):
     review_threads_total: int | None = None
     review_threads_unresolved: int | None = None
     unresolved_threads: list[ReviewThread] = Field(default_factory=list)
+    # what people wrote besides their reviews' bodies (bots aside): the conversation's last
+    # comments and each review thread's first comment, resolved or not
+    conversation: list[Comment] = Field(default_factory=list)
+    inline_comments: list[Comment] = Field(default_factory=list)
     review_decision: str | None = None
     check_state: CheckState | None = None
     failing_checks: list[Check] = Field(default_factory=list)

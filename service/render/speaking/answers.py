@@ -19,6 +19,7 @@ UNKNOWN_AUTHOR = "?"
 NOTE_KEYS = {
     "changes_requested": "cmd.answer.discussion_note_request",
     "thread": "cmd.answer.discussion_note_thread",
+    "inline": "cmd.answer.discussion_note_inline",
 }
 
 
@@ -65,7 +66,7 @@ class AnswerWords(Voice):
 
     def _note(self, note: ReviewNote) -> str:
         key = NOTE_KEYS.get(note.kind, "cmd.answer.discussion_note")
-        if key == NOTE_KEYS["thread"] and not _where(note):
+        if key in (NOTE_KEYS["thread"], NOTE_KEYS["inline"]) and not _where(note):
             key = "cmd.answer.discussion_note"
         return self.tr.t(
             key,
