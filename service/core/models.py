@@ -214,6 +214,9 @@ class CollectedWeek(Model):
     github_id: int | None = None  # GitHub's id of the repository (the same after a move)
     # earlier names of the repository this week's digest says it moved from (transfer, rename)
     moved_from: list[str] = Field(default_factory=list)
+    # older merged PRs the week's PRs name that are in no week the digest reads (title, merge
+    # time; no files): what "#4280 broke this" points at
+    older: list[PullRequest] = Field(default_factory=list)
 
 
 # --- digest --------------------------------------------------------------------------------
