@@ -3,6 +3,7 @@ without; per-PR failures are recorded in Completeness, never silently dropped.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -200,6 +201,9 @@ class _Run:
             pull = rest.pull(self.http, self.repo, number, max_age=OLDER_MAX_AGE)
         except FATAL:
             return None  # out of budget: the week is whole without its older links
+        except NotFoundError:
+            self.remember_absent(number)  # an issue's number: not asked again for a while
+            return None
         except UpstreamError:
             return None
         if not pull.get("merged_at"):
@@ -209,6 +213,14 @@ class _Run:
             return _converted(request, number, lambda: convert.pr_from_rest(pull, None))
         except UpstreamError:
             return None
+
+    def remember_absent(self, number: int) -> None:
+        """Keep "no such pull request" in the cache as an empty answer, so `fetch_older` does not
+        ask again before OLDER_MAX_AGE (GitHub's 404 carries no ETag to ask with)."""
+        cache = self.http.cache
+        if cache is not None:
+            url = self.http.url_for(f"/repos/{self.repo}/pulls/{number}")
+            cache.cache_put(url, "", json.dumps({"data": {}, "next": None}))
 
     # --- without a token: REST ---------------------------------------------------------
 

@@ -76,7 +76,7 @@ def test_the_digest_relates_the_fix_to_the_older_pr(
     # the full report's PR table says it, by number, title and week
     row = render_html(digest, "en").split('<tr id="pr-4969">')[1].split("</tr>")[0]
     assert "Builds on earlier work: fixes up #4715 “[sglang] fix: sglang TP+DP support" in row
-    assert "(2026-W03)" in row
+    assert "(Week 3, 2026)" in row
 
 
 def _ctx(store: Store) -> EngineContext:
@@ -106,10 +106,8 @@ def test_pr_answer_names_the_older_pr_on_every_surface_escaped(
     assert reply.kind is AnswerKind.PR
     text = render_answer_text(reply, "en", digest)
     assert "Earlier work it builds on:" in text
-    assert (
-        "- fixes up #4715 “\\[vllm\\] feat: &lt;!channel&gt; support TP+DP \\*now\\*” (2026-W03)"
-        in text
-    )
+    shown = "“\\[vllm\\] feat: &lt;!channel&gt; support TP+DP \\*now\\*” (Week 3, 2026)"
+    assert f"- fixes up #4715 {shown}" in text
     blocks = json.dumps(slack.render_answer(reply, "en").blocks)
     assert "fixes up #4715" in blocks
     assert "<!channel>" not in blocks

@@ -13,6 +13,7 @@ from service.commands.kinds import (
     SubscriptionView,
 )
 from service.core.models import Discussion, Relation, ReviewNote, ScoredPR
+from service.render.environment import week_label
 from service.render.speaking.voice import Voice
 
 UNKNOWN_AUTHOR = "?"
@@ -87,7 +88,7 @@ class AnswerWords(Voice):
                     how=self.tr.t(f"cmd.answer.relation_kind.{relation.kind.value}"),
                     number=relation.other,
                     title=self.target.escape(relation.other_title),
-                    week=self.target.escape(relation.week),
+                    week=self.target.escape(week_label(relation.week, self.tr.lang)),
                 )
             )
         return lines
