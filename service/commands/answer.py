@@ -65,6 +65,9 @@ from service.errors import (
     UpstreamError,
 )
 
+# `pr N` names at most this many earlier PRs it builds on
+MAX_RELATIONS = 5
+
 # the engine's context and answer types are re-exported: adapters import them from here
 __all__ = [
     "DIGEST_CACHE_TTL",
@@ -386,6 +389,7 @@ def _pr_answer(
             report_url=_url(ctx, repo, digest.week),
             filter=digest.filter,
             discussion=found.discussion,
+            relations=[r for r in digest.relations if r.pr == number][:MAX_RELATIONS],
         )
     return _live_pr(command, caller, ctx, repo, number, defer_lookup)
 

@@ -18,6 +18,7 @@ from service.core.models import (
     Digest,
     Discussion,
     PullRequest,
+    Relation,
     Risk,
     ScoredPR,
     Severity,
@@ -124,6 +125,9 @@ class PrAnswer(AnswerBase):
     point_model: str = ""
     # the review discussion at merge (None: GitHub gave no reviews)
     discussion: Discussion | None = None
+    # what the digest found it builds on: reverts, fixes, follow-ups of earlier PRs (older
+    # weeks' too, by number and title)
+    relations: list[Relation] = Field(default_factory=list)
 
 
 class TopAnswer(AnswerBase):

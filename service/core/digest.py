@@ -35,6 +35,7 @@ from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
 from service.core.unknown import unknown_facts
+from service.core.weeks import window_containing
 
 _REVERTS_REF = re.compile(r"\breverts\s+(?:[\w.-]+/[\w.-]+)?#(\d+)", re.IGNORECASE)
 
@@ -195,9 +196,23 @@ def build_digest(
     history = dict(earlier_weeks or {})
     if earlier:
         history.setdefault(previous_period(week.window).label, earlier)
-    add_stories(digest, prs, history)
+    add_stories(digest, prs, with_older(history, week))
     digest.narrative = build_narrative(digest)
     return digest
+
+
+def with_older(
+    history: Mapping[str, Sequence[PullRequest]], week: CollectedWeek
+) -> dict[str, list[PullRequest]]:
+    """`history` and the older PRs the week names (`week.older`), each under the week it was
+    merged in, so relations link "#4280 broke this" to #4280 by number and title."""
+    out = {label: list(prs) for label, prs in history.items()}
+    seen = {p.number for prs in out.values() for p in prs} | {p.number for p in week.prs}
+    for pr in week.older:
+        if pr.number not in seen:
+            label = window_containing(pr.merged_at, week.window.timezone).label
+            out.setdefault(label, []).append(pr)
+    return out
 
 
 def upgrade_digest(

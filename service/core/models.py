@@ -68,6 +68,18 @@ class ReviewThread(Model):
     created_at: datetime | None = None
 
 
+class Comment(Model):
+    """A comment of the PR's conversation, or an inline review comment (the first of a review
+    thread, with the thread's file and line)."""
+
+    author: str | None = None
+    body: str = ""
+    url: str | None = None
+    created_at: datetime | None = None
+    path: str | None = None
+    line: int | None = None
+
+
 class ReviewNote(Model):
     """One line of review discussion: who said it, what (one line), when, and in what
     capacity: `changes_requested` (a standing request), `thread` (unresolved) or `review`."""
@@ -130,6 +142,10 @@ class PullRequest(Model):
     review_threads_total: int | None = None
     review_threads_unresolved: int | None = None
     unresolved_threads: list[ReviewThread] = Field(default_factory=list)
+    # what people wrote besides their reviews' bodies (bots aside): the conversation's last
+    # comments and each review thread's first comment, resolved or not
+    conversation: list[Comment] = Field(default_factory=list)
+    inline_comments: list[Comment] = Field(default_factory=list)
     review_decision: str | None = None
     check_state: CheckState | None = None
     failing_checks: list[Check] = Field(default_factory=list)
@@ -202,6 +218,9 @@ class CollectedWeek(Model):
     github_id: int | None = None  # GitHub's id of the repository (the same after a move)
     # earlier names of the repository this week's digest says it moved from (transfer, rename)
     moved_from: list[str] = Field(default_factory=list)
+    # older merged PRs the week's PRs name that are in no week the digest reads (title, merge
+    # time; no files): what "#4280 broke this" points at
+    older: list[PullRequest] = Field(default_factory=list)
 
 
 # --- digest --------------------------------------------------------------------------------
@@ -224,6 +243,7 @@ class RiskKind(StrEnum):
     PRECISION = "precision"
     OPEN_CONCERNS = "open_concerns"
     SECRET = "secret"  # noqa: S105 - a risk kind, not a password
+    DANGLING = "dangling"
 
 
 class Factor(Model):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from service.core.models import FileStatus, PullRequest, Relation, RelationKind
@@ -111,6 +111,21 @@ def referenced(pr: PullRequest, repo_name: str) -> set[int]:
     for pattern in (_REPO_REF, _URL_REF):
         out.update(int(n) for name, n in pattern.findall(text) if name.lower() == repo_name)
     return out
+
+
+def older_references(
+    repo: str, prs: Sequence[PullRequest], known: Collection[int], limit: int
+) -> list[int]:
+    """Older PRs the week's titles and bodies name that are not in `known` (#5031: "#4280
+    broke…"): the most named first, then the newest, at most `limit`. A number may be an issue:
+    whoever fetches them keeps the merged PRs only."""
+    name = repo.rpartition("/")[2].lower()
+    counts: dict[int, int] = {}
+    for pr in prs:
+        for number in referenced(pr, name):
+            if number < pr.number and number not in known:
+                counts[number] = counts.get(number, 0) + 1
+    return sorted(counts, key=lambda n: (-counts[n], -n))[:limit]
 
 
 def _reverts_named(pr: PullRequest, repo_name: str) -> set[int]:

@@ -3,9 +3,10 @@ without; per-PR failures are recorded in Completeness, never silently dropped.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from service.core.models import (
@@ -15,6 +16,7 @@ from service.core.models import (
     PullRequest,
     WeekWindow,
 )
+from service.core.relations import older_references
 from service.errors import AuthRefusedError, NotFoundError, RateLimitError, UpstreamError
 from service.github import convert, graphql, references, rest
 
@@ -31,6 +33,9 @@ SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 MESSAGE_CHARS = 200
 SEARCH_REQUEST = "POST /graphql (SearchMerged)"
 PR_REQUEST = "POST /graphql (PullRequest)"
+# older PRs the week's bodies name, looked up per week (one `pulls/N` each, then cached)
+MAX_OLDER = 10
+OLDER_MAX_AGE = timedelta(days=30)
 
 
 class StoredPulls(Protocol):
@@ -169,6 +174,50 @@ class _Run:
             self.missing.append(_capped(pr.number, "patches", len(files), len(pr.files)))
         return patched
 
+    # --- older PRs the week names ------------------------------------------------------
+
+    def older(self, prs: list[PullRequest]) -> list[PullRequest]:
+        """Older merged PRs the week's PRs name (at most MAX_OLDER): from the store when it
+        keeps them, else `pulls/N` once (its answer kept OLDER_MAX_AGE in the store's cache).
+        A number that is an issue, or that GitHub does not answer, is left out: a link the
+        report cannot make is no gap in the week."""
+        numbers = older_references(self.repo, prs, {p.number for p in prs}, MAX_OLDER)
+        if not numbers:
+            return []
+        stored = self.stored.stored_prs(self.repo, numbers) if self.stored is not None else {}
+        found: list[PullRequest] = []
+        for number in numbers:
+            pr = stored.get(number) or self.fetch_older(number)
+            if pr is not None and pr.merged_at is not None:
+                found.append(pr.model_copy(update={"files": [], "patches_fetched": False}))
+        return sorted(found, key=lambda p: (p.merged_at, p.number))
+
+    def fetch_older(self, number: int) -> PullRequest | None:
+        try:
+            pull = rest.pull(self.http, self.repo, number, max_age=OLDER_MAX_AGE)
+        except FATAL:
+            return None  # out of budget: the week is whole without its older links
+        except NotFoundError:
+            self.remember_absent(number)  # an issue's number: not asked again for a while
+            return None
+        except UpstreamError:
+            return None
+        if not pull.get("merged_at"):
+            return None
+        request = f"GET /repos/{self.repo}/pulls/{number}"
+        try:
+            return _converted(request, number, lambda: convert.pr_from_rest(pull, None))
+        except UpstreamError:
+            return None
+
+    def remember_absent(self, number: int) -> None:
+        """Keep "no such pull request" in the cache as an empty answer, so `fetch_older` does not
+        ask again before OLDER_MAX_AGE (GitHub's 404 carries no ETag to ask with)."""
+        cache = self.http.cache
+        if cache is not None:
+            url = self.http.url_for(f"/repos/{self.repo}/pulls/{number}")
+            cache.cache_put(url, "", json.dumps({"data": {}, "next": None}))
+
     # --- without a token: REST ---------------------------------------------------------
 
     def rest_pr(self, item: dict[str, Any]) -> PullRequest:
@@ -271,6 +320,7 @@ def collect_week(
     checked = check_references and http.has_token
     if checked:
         _, refs = references.remaining_references(http, repo, prs)
+    older = run.older(prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,
@@ -282,6 +332,7 @@ def collect_week(
         remaining_references=refs,
         private=identity.private,
         github_id=identity.github_id,
+        older=older,
     )
 
 

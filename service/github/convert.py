@@ -11,6 +11,7 @@ from typing import Any
 from service.core.models import (
     Check,
     CheckState,
+    Comment,
     FileChange,
     FileStatus,
     PullRequest,
@@ -171,6 +172,37 @@ def _thread(thread: dict[str, Any]) -> ReviewThread:
     )
 
 
+def _by_a_person(comment: dict[str, Any]) -> bool:
+    """Not a bot's (CI reports, review bots): a person wrote it."""
+    author = comment.get("author") or {}
+    return author.get("__typename") != "Bot" and not str(author.get("login", "")).endswith("[bot]")
+
+
+def _comment(comment: dict[str, Any], thread: dict[str, Any] | None = None) -> Comment:
+    return Comment(
+        author=_login(comment.get("author")),
+        body=comment.get("body") or "",
+        url=comment.get("url"),
+        created_at=_time(comment.get("createdAt")),
+        path=thread.get("path") if thread else None,
+        line=thread.get("line") if thread else None,
+    )
+
+
+def _conversation(node: dict[str, Any]) -> list[Comment]:
+    return [_comment(c) for c in _nodes(node.get("comments")) if _by_a_person(c)]
+
+
+def _inline_comments(node: dict[str, Any]) -> list[Comment]:
+    """Each review thread's first comment, with the thread's file and line."""
+    found = []
+    for thread in _nodes(node.get("reviewThreads")):
+        first = next(iter(_nodes(thread.get("comments"))), None)
+        if first is not None and _by_a_person(first):
+            found.append(_comment(first, thread))
+    return found
+
+
 def _threads(node: dict[str, Any]) -> tuple[int | None, list[ReviewThread], int | None]:
     """(total threads, the unresolved ones, inline comments counted over the threads seen)."""
     connection = node.get("reviewThreads")
@@ -236,6 +268,8 @@ def pr_from_graphql(
         review_threads_total=total,
         review_threads_unresolved=len(open_threads) if total is not None else None,
         unresolved_threads=open_threads,
+        conversation=_conversation(node),
+        inline_comments=_inline_comments(node),
         review_decision=node.get("reviewDecision"),
         check_state=check_state,
         failing_checks=failing,

@@ -56,8 +56,12 @@ def search_items(
     return found
 
 
-def pull(http: GitHubHttp, repo: str, number: int) -> dict[str, Any]:
-    return dict(http.get(f"/repos/{repo}/pulls/{number}", check=convert.check_rest_pull).data)
+def pull(
+    http: GitHubHttp, repo: str, number: int, *, max_age: timedelta | None = None
+) -> dict[str, Any]:
+    """`GET /repos/o/r/pulls/N`; an answer stored less than `max_age` ago is used as is."""
+    path = f"/repos/{repo}/pulls/{number}"
+    return dict(http.get(path, check=convert.check_rest_pull, max_age=max_age).data)
 
 
 def pull_files(

@@ -248,6 +248,7 @@ def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
         s.tr.lang,
         point=s.point_line(answer.point, answer.point_model, answer.number),
         discussion=s.discussion_lines(answer.discussion),
+        relations=s.relation_lines(answer.relations),
         answer=answer,
         pr=answer.pr,
         live=answer.live_pr,

@@ -303,6 +303,7 @@ def _pr(answer: PrAnswer, lang: str) -> SlackMessage:
         point=s.point_line(answer.point, answer.point_model, answer.number),
         factors=_factor_lines(answer, s),
         discussion=s.discussion_lines(answer.discussion),
+        relations=s.relation_lines(answer.relations),
         risks=answer.risks[:TOP_RISKS],
         report_url=escape.safe_url(answer.report_url),
         more_url=escape.safe_url(answer.report_url),

@@ -42,6 +42,9 @@ def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) 
             discussion=speaker.discussion_lines(
                 answer.discussion if isinstance(answer, PrAnswer) else None
             ),
+            relations=speaker.relation_lines(
+                answer.relations if isinstance(answer, PrAnswer) else []
+            ),
         )
     )
     if not answer.filter or isinstance(answer, NoMatchAnswer):

@@ -109,6 +109,8 @@ class FakePR:
     contexts: list[dict[str, Any]] = field(default_factory=list)  # GraphQL context nodes
     review_decision: str | None = "APPROVED"
     comments: int = 0
+    # the conversation's comments: body, author, created_at, and bot (True for a Bot actor)
+    conversation: list[dict[str, Any]] = field(default_factory=list)
     association: str = "CONTRIBUTOR"
 
     @property
@@ -567,7 +569,7 @@ class FakeGitHub:
                 "totalCount": len(pr.reviews),
                 "nodes": [self._review(review, pr) for review in pr.reviews[-50:]],
             },
-            "comments": {"totalCount": pr.comments},
+            "comments": self._conversation(pr),
             "reviewThreads": self._threads(pr),
             "commits": {"nodes": [{"commit": {"statusCheckRollup": self._rollup(pr)}}]},
         }
@@ -577,6 +579,22 @@ class FakeGitHub:
         body = rest[0] if rest else ""
         submitted = rest[1] if len(rest) > 1 else pr.raw["merged_at"]
         return {"state": state, "body": body, "submittedAt": submitted, "author": {"login": login}}
+
+    def _conversation(self, pr: FakePR) -> dict[str, Any]:
+        """The conversation's last 30 comments, as `comments(last: 30)` asks."""
+        nodes = [
+            {
+                "body": c.get("body", ""),
+                "url": f"{self.web_url}/{self.repo}/pull/{pr.number}#issuecomment-{i}",
+                "createdAt": c.get("created_at", pr.raw["merged_at"]),
+                "author": {
+                    "__typename": "Bot" if c.get("bot") else "User",
+                    "login": c.get("author", "someone"),
+                },
+            }
+            for i, c in enumerate(pr.conversation)
+        ]
+        return {"totalCount": max(pr.comments, len(nodes)), "nodes": nodes[-30:]}
 
     def _threads(self, pr: FakePR) -> dict[str, Any]:
         nodes = [
@@ -591,7 +609,10 @@ class FakeGitHub:
                             "body": t.get("body", ""),
                             "url": f"{self.web_url}/{self.repo}/pull/{pr.number}#r{i}",
                             "createdAt": t.get("created_at", pr.raw["merged_at"]),
-                            "author": {"login": t.get("author", "reviewer")},
+                            "author": {
+                                "__typename": "User",
+                                "login": t.get("author", "reviewer"),
+                            },
                         }
                     ],
                 },

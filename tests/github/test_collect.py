@@ -9,10 +9,11 @@ import pytest
 
 from service.core.models import FileStatus, PullRequest
 from service.core.profile import RepoProfile
+from service.core.relations import older_references
 from service.core.weeks import window_for
 from service.errors import AuthRefusedError, NotFoundError, RateLimitError, UnreachableError
 from service.github import graphql, rest
-from service.github.collect import collect_week, fetch_pr
+from service.github.collect import MAX_OLDER, collect_week, fetch_pr
 from service.github.http import GitHubHttp
 from service.recorded import pr_from_recorded
 from tests.fakes.github import FakeGitHub
@@ -64,9 +65,12 @@ def test_cold_requests_are_pages_plus_patched_prs_plus_repo_check(
     http = make_http()
     week = collect_week(http, REPO, w04(), verl_profile, check_references=False)
     patched = sum(1 for p in week.prs if p.patches_fetched)
+    # and one pulls/N per older PR the week names (test_older_links: then cached)
+    older = len(older_references(REPO, week.prs, {p.number for p in week.prs}, MAX_OLDER))
+    assert older > 0
     assert http.stats.graphql_requests == 1
-    assert http.stats.rest_requests == patched + 1
-    assert http.stats.requests == 1 + patched + 1
+    assert http.stats.rest_requests == patched + 1 + older
+    assert http.stats.requests == 1 + patched + 1 + older
     assert http.stats.rate_limit_cost >= http.stats.rest_requests
     assert http.stats.bytes_downloaded > 0
 

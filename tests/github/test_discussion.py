@@ -47,8 +47,24 @@ def _discuss(github: FakeGitHub) -> None:
         ("APPROVED", "carol", "", "2026-01-20T03:00:00Z"),
     ]
     pr.review_decision = "CHANGES_REQUESTED"
+    pr.conversation = [
+        {"body": "CI report: 3 passed", "author": "codecov", "bot": True},
+        {
+            "body": "Does this break the sglang path? cc @alice",
+            "author": "erin",
+            "created_at": "2026-01-19T22:00:00Z",
+        },
+        {"body": "No, sglang keeps its own adapter.", "author": "jianjunzhong"},
+    ]
     pr.threads = [
-        {"resolved": True, "path": "a.py", "line": 1, "body": "done", "author": "bob"},
+        {
+            "resolved": True,
+            "path": "verl/workers/rollout/vllm_rollout/vllm_rollout.py",
+            "line": 64,
+            "body": "see inline: *ServerAdapter* needs a docstring",
+            "author": "bob",
+            "created_at": "2026-01-19T23:00:00Z",
+        },
         {
             "resolved": False,
             "path": "verl/workers/rollout/vllm_rollout/vllm_async_server.py",
@@ -66,6 +82,15 @@ def collected(
 ) -> CollectedWeek:
     _discuss(github)
     return collect_week(make_http(), REPO, w04(), verl_profile, check_references=False)
+
+
+def test_collector_reads_conversation_and_inline_comments(collected: CollectedWeek) -> None:
+    pr = next(p for p in collected.prs if p.number == 4280)
+    assert [(c.author, c.path) for c in pr.conversation] == [("erin", None), ("jianjunzhong", None)]
+    assert [(c.author, c.path, c.line) for c in pr.inline_comments] == [
+        ("bob", "verl/workers/rollout/vllm_rollout/vllm_rollout.py", 64),
+        ("dave", "verl/workers/rollout/vllm_rollout/vllm_async_server.py", 88),
+    ]
 
 
 def test_collector_reads_review_bodies_and_thread_times(collected: CollectedWeek) -> None:
@@ -90,7 +115,13 @@ def test_discussion_is_standing_requests_threads_and_comments_newest_first(
         ("dave", "thread", "Is VERL_VLLM_ZMQ_ADDRESSES still read by anyone?"),
         ("alice", "changes_requested", HOSTILE),
         ("bob", "review", "Nit: the bucket size needs a note in the docs."),
+        # an inline comment of a resolved thread, with its file and line
+        ("bob", "inline", "see inline: *ServerAdapter* needs a docstring"),
+        # the conversation: the bot's report and the author's own reply are not reviewers'
+        ("erin", "comment", "Does this break the sglang path? cc @alice"),
     ]
+    inline = found.notes[3]
+    assert (inline.path, inline.line) == ("verl/workers/rollout/vllm_rollout/vllm_rollout.py", 64)
     # git history gives no reviews: no discussion, not an empty one
     quiet = next(p for p in collected.prs if p.number == 4970)
     assert discussion(quiet.model_copy(update={"reviews": None})) is None
@@ -169,6 +200,9 @@ def test_pr_answer_shows_the_discussion_on_every_surface(answered: Digest, store
     assert "Review discussion:" in text
     assert "- bob: Nit: the bucket size needs a note in the docs." in text
     assert text.index("dave (unresolved") < text.index("alice (requested") < text.index("bob:")
+    assert "- bob (verl/workers/rollout/vllm_rollout/vllm_rollout.py:64): see inline" in text
+    assert "- erin: Does this break the sglang path? cc @alice" in text
+    assert "No, sglang keeps" not in blocks  # the author's own reply
 
 
 def test_pr_without_reviews_says_nothing_about_them(answered: Digest, store: Store) -> None:

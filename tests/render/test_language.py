@@ -63,6 +63,8 @@ def neutral(digest: Digest, lang: str) -> Digest:
         for c in out.trends.contributors
     ]
     out.risks = [_risk(r, text) for r in out.risks]
+    for relation in out.relations:  # an older PR's title, as GitHub gave it
+        relation.other_title = f"[misc] fix: {text}"
     out.narrative = build_narrative(out)
     return out
 

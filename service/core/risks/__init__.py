@@ -1,4 +1,4 @@
-"""The ten risk detectors and `detect_risks`, their one entry point.
+"""The eleven risk detectors and `detect_risks`, their one entry point.
 
 Each family module documents its rules and severities. Only what a PR adds counts, except for
 the breaking and migration detectors, which are about what it removes. A rule that fires on more
@@ -30,12 +30,13 @@ __all__ = [
 
 @functools.cache
 def detectors() -> tuple[Detector, ...]:
-    """The ten detectors, in the order they run. Their modules (and the patterns they compile)
+    """The eleven detectors, in the order they run. Their modules (and the patterns they compile)
     are imported here, on first use: rendering a stored digest needs none of them (~0.05 s)."""
     from service.core.risks import (
         abs_paths,
         breaking,
         commands,
+        dangling,
         followups,
         migration,
         precision,
@@ -56,6 +57,7 @@ def detectors() -> tuple[Detector, ...]:
         precision.DETECTOR,
         review.DETECTOR,
         secrets.DETECTOR,
+        dangling.DETECTOR,
     )
 
 

@@ -7,7 +7,7 @@ numbered in the OLD file. Evidence cites a line by that number and says its side
 (`line_evidence`), so `path:line` always points at the quoted text, never at a hunk's start.
 
 The detectors reach a patch through `Context.parsed`, which parses each patch once per build:
-the ten detectors run one after another over the whole week (and the follow-ups over the week
+the detectors run one after another over the whole week (and the follow-ups over the week
 before too), so a cache of fixed size would parse a big week's patches again in every detector.
 """
 
@@ -98,6 +98,9 @@ class Context:
     references: dict[str, list[str]] | None = None
     patches: dict[str, ParsedPatch] = field(default_factory=dict, compare=False, repr=False)
     texts: dict[str, ChangedTexts] = field(default_factory=dict, compare=False, repr=False)
+    carried_texts: dict[int, frozenset[str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def parsed(self, change: FileChange) -> ParsedPatch:
         """The change's patch parsed: the first time it is asked for, then from `patches`."""
@@ -118,6 +121,33 @@ class Context:
             removed, added = changed_texts(change.patch)
             found = self.texts[change.patch] = (tuple(removed), tuple(added))
         return found
+
+    def carried(self, pr: PullRequest) -> frozenset[str]:
+        """The text (stripped) of every line the PR removes, in any of its files: an added line
+        with the same text was already in the repository (a file rewritten, a block moved)."""
+        found = self.carried_texts.get(pr.number)
+        if found is None:
+            texts = (text.strip() for change in pr.files for text in self.changed(change)[0])
+            found = self.carried_texts[pr.number] = frozenset(t for t in texts if t)
+        return found
+
+    def new_lines(self, pr: PullRequest, change: FileChange) -> tuple[Line, ...]:
+        """The lines the PR really adds to the file: its added lines, less those it removes
+        elsewhere too (what a rewrite or a move carries over), and none of a renamed file whose
+        patch shows the whole file (it cannot tell which lines changed)."""
+        parsed = self.parsed(change)
+        if shows_whole_file(change, parsed):
+            return ()
+        carried = self.carried(pr)
+        if not carried:
+            return parsed.added
+        return tuple(line for line in parsed.added if line.text.strip() not in carried)
+
+
+def shows_whole_file(change: FileChange, parsed: ParsedPatch) -> bool:
+    """A renamed file whose patch adds more lines than the file gained: the patch is the whole
+    file (what some recordings and tools give for a rename), not its changes."""
+    return change.status == FileStatus.RENAMED and len(parsed.added) > change.additions
 
 
 Rule = Callable[[PullRequest, Context], Iterable[Risk]]
@@ -247,15 +277,16 @@ def iter_added(
     wanted: Callable[[str], bool],
     hint: Callable[[str], object] | None = None,
 ) -> Iterator[tuple[FileChange, Line]]:
-    """Added lines of the PR's files whose path `wanted` accepts. With a `hint` (true of every
-    line a scanner reports: e.g. a regex's `search`), a file whose patch as a whole fails it is
-    skipped: one test of the patch instead of one per line."""
+    """Lines the PR adds (`Context.new_lines`: not those it carries over from what it removes)
+    to its files whose path `wanted` accepts. With a `hint` (true of every line a scanner
+    reports: e.g. a regex's `search`), a file whose patch as a whole fails it is skipped: one
+    test of the patch instead of one per line."""
     for change in pr.files:
         if change.status == FileStatus.REMOVED or not wanted(change.path):
             continue
         if hint is not None and not hint(change.patch or ""):
             continue
-        for line in context.parsed(change).added:
+        for line in context.new_lines(pr, change):
             yield change, line
 
 

@@ -16,6 +16,9 @@ Rules and severities:
   the same key keeps its place with another value (old → new). See `config_changes`.
 - ``removed_flag`` / ``removed_env`` (medium): a command-line flag, or one of the project's
   environment variables, is removed or renamed (old → new). See `interfaces`.
+- ``renamed_symbol``, ``required_argument``, ``code_default_changed`` (medium): a public
+  function or class renamed with no alias left, a new parameter without a default, a changed
+  default of a parameter or class field in code. See `signatures`.
 - ``removed_symbol`` (medium): a top-level ``def name(`` or ``class Name``, or a method of a
   public class, disappears from a core module, no file of the PR defines it again, and another
   file (not a test) of the PR used or documented it: a helper only its own file (or tests)
@@ -43,7 +46,7 @@ from service.core.models import (
     RiskKind,
     Severity,
 )
-from service.core.risks import config_changes, interfaces
+from service.core.risks import config_changes, interfaces, signatures
 from service.core.risks.base import (
     Context,
     Line,
@@ -327,11 +330,24 @@ def symbol_changes(pr: PullRequest, context: Context) -> tuple[list[Removal], li
 # --- rules --------------------------------------------------------------------------------
 
 
+def _signature_items(pr: PullRequest, context: Context) -> dict[str, list[Removal]]:
+    """Renamed symbols without an alias, new required arguments, changed code defaults."""
+    found: dict[str, list[Removal]] = {}
+    for change in signatures.signature_changes(pr, context):
+        proofs = (line_evidence(*change.old), line_evidence(*change.new))
+        found.setdefault(change.rule, []).append(Removal(change.label, proofs))
+    return found
+
+
 def items_by_rule(pr: PullRequest, context: Context) -> dict[str, list[Removal]]:
     """What users meet in the PR, by rule, in the order the report lists them."""
     deleted, renamed = _module_changes(pr, context)
     symbols, moved_symbols = symbol_changes(pr, context)
+    api = _signature_items(pr, context)
+    renamed_names = {item.name.split(" → ")[0] for item in api.get("renamed_symbol", [])}
+    symbols = [item for item in symbols if item.name not in renamed_names]
     found = {
+        **api,
         "removed_module": deleted,
         "renamed_module": renamed,
         **_config_items(pr, context),
@@ -346,10 +362,13 @@ def items_by_rule(pr: PullRequest, context: Context) -> dict[str, list[Removal]]
         "moved_config_key",
         "removed_config_key",
         "default_changed",
+        "code_default_changed",
         "removed_flag",
         "removed_env",
         "removed_symbol",
+        "renamed_symbol",
         "moved_symbol",
+        "required_argument",
     )
     return {rule: found[rule] for rule in order if found.get(rule)}
 

@@ -139,12 +139,14 @@ def removed_directories(pr: PullRequest) -> list[str]:
         for parent in PurePosixPath(path).parents:
             counts[str(parent)] += 1
     marked = {str(PurePosixPath(p).parent) for p in gone if PurePosixPath(p).name in MARKERS}
+    deleted = _removed_paths(pr)
     whole = [
         folder
         for folder, count in counts.items()
         if count >= DIRECTORY_FILES
         and folder in marked
         and not any(p.startswith(folder + "/") for p in alive)
+        and any(p.startswith(folder + "/") for p in deleted)  # renamed away whole: moved
     ]
     return sorted(f for f in whole if not any(f.startswith(o + "/") for o in whole if o != f))
 
@@ -215,8 +217,29 @@ def _remaining(targets: list[str], references: dict[str, list[str]]) -> list[Evi
 
 
 def _folder_evidence(pr: PullRequest, folder: str) -> Evidence:
-    names = [PurePosixPath(p).name for p in _gone_from(pr) if p.startswith(folder + "/")]
-    return evidence(folder + "/", None, ", ".join(names))
+    """The folder's deleted files by name, then what moved out of it (old → new): a moved
+    subdirectory is not deleted."""
+    names = [PurePosixPath(p).name for p in _removed_paths(pr) if p.startswith(folder + "/")]
+    return evidence(folder + "/", None, ", ".join([*names, *_moves_out_of(pr, folder)]))
+
+
+def _moves_out_of(pr: PullRequest, folder: str) -> list[str]:
+    """Renames out of `folder`, one `old/ → new/` per moved directory (relative to `folder`),
+    or `name → new path` for a file moved alone."""
+    moves: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for change in pr.files:
+        old = change.previous_path
+        if change.status != FileStatus.RENAMED or not old or not old.startswith(folder + "/"):
+            continue
+        source, target = PurePosixPath(old), PurePosixPath(change.path)
+        moves[(str(source.parent), str(target.parent))].append(source.name)
+    shown = []
+    for (parent, home), names in moves.items():
+        if parent == folder:
+            shown += [f"{name} → {home}/{name}" for name in names]
+        else:
+            shown.append(f"{parent.removeprefix(folder + '/')}/ → {home}/")
+    return shown
 
 
 def _severity(files: int, lines: int, rule: str) -> Severity:

@@ -133,12 +133,21 @@ def _first_uses(code: Iterable[Line], known: set[str]) -> dict[str, Line]:
     return uses
 
 
+def _new_code(
+    code: list[Line], change: FileChange, pr: PullRequest, context: Context
+) -> list[Line]:
+    """The code lines (read in file order, for heredocs and quotes) the PR really adds: a line
+    it carries over from what it removes used its variables before."""
+    fresh = {line.number for line in context.new_lines(pr, change)}
+    return [line for line in code if line.number in fresh]
+
+
 def _unset_in_full_file(
     change: FileChange, pr: PullRequest, context: Context, content: str
 ) -> dict[str, Line]:
     code = list(shell.code_lines(context.parsed(change).added))
     known = _known_names(code, change, pr, context)
-    uses = _first_uses(code, known)
+    uses = _first_uses(_new_code(code, change, pr, context), known)
     lower = [name for name in uses if not shell.is_upper(name)]
     checked = shellcheck_unassigned(content) if lower else None
     if checked is None:
@@ -151,7 +160,8 @@ def _unset_after_removal(change: FileChange, pr: PullRequest, context: Context) 
     code = list(shell.code_lines(parsed.visible))
     known = _known_names(code, change, pr, context)
     dropped = shell.assigned_names(shell.code_lines(parsed.removed)) - known
-    uses = _first_uses(shell.code_lines(parsed.added), known)
+    added = list(shell.code_lines(parsed.added))
+    uses = _first_uses(_new_code(added, change, pr, context), known)
     return {name: line for name, line in uses.items() if name in dropped}
 
 

@@ -12,13 +12,15 @@ from service.commands.kinds import (
     Sentence,
     SubscriptionView,
 )
-from service.core.models import Discussion, ReviewNote, ScoredPR
+from service.core.models import Discussion, Relation, ReviewNote, ScoredPR
+from service.render.environment import week_label
 from service.render.speaking.voice import Voice
 
 UNKNOWN_AUTHOR = "?"
 NOTE_KEYS = {
     "changes_requested": "cmd.answer.discussion_note_request",
     "thread": "cmd.answer.discussion_note_thread",
+    "inline": "cmd.answer.discussion_note_inline",
 }
 
 
@@ -65,7 +67,7 @@ class AnswerWords(Voice):
 
     def _note(self, note: ReviewNote) -> str:
         key = NOTE_KEYS.get(note.kind, "cmd.answer.discussion_note")
-        if key == NOTE_KEYS["thread"] and not _where(note):
+        if key in (NOTE_KEYS["thread"], NOTE_KEYS["inline"]) and not _where(note):
             key = "cmd.answer.discussion_note"
         return self.tr.t(
             key,
@@ -73,6 +75,32 @@ class AnswerWords(Voice):
             text=self.target.escape(note.text),
             where=self.target.escape(_where(note)),
         )
+
+    def relation_lines(self, relations: list[Relation]) -> list[str]:
+        """`pr N`'s earlier work: how it relates to each PR (number, title, and its week when
+        that is an earlier one), titles escaped."""
+        lines = []
+        for relation in relations:
+            key = "cmd.answer.relation_older" if relation.week else "cmd.answer.relation"
+            lines.append(
+                self.tr.t(
+                    key,
+                    how=self.tr.t(f"cmd.answer.relation_kind.{relation.kind.value}"),
+                    number=relation.other,
+                    title=self.target.escape(relation.other_title),
+                    week=self.target.escape(week_label(relation.week, self.tr.lang)),
+                )
+            )
+        return lines
+
+    def older_work(self, number: int) -> str:
+        """What PR `number` builds on in earlier weeks, for the full report's PR table
+        ("builds on: fixes up #4715 “…” (2026-W03)"), or ''."""
+        relations = [r for r in self.digest.relations if r.pr == number and r.week]
+        if not relations:
+            return ""
+        lines = self.relation_lines(relations)
+        return self.tr.t("report.top.older_work", links=self.sep.join(lines))
 
     def discussion_lines(self, discussion: Discussion | None) -> list[str]:
         """`pr N`'s review discussion: standing change requests, unresolved threads, then each

@@ -29,6 +29,7 @@ CODE_PARAMS = frozenset(
         "command",
         "settings",
         "place",
+        "target",
     }
 )
 # A statement parameter holding a PR number whose point (gist or files) the sentence shows.

@@ -90,6 +90,14 @@ def test_real_renamed_config_presets_4544(
             [("verl/trainer/config/algorithm.py", 169, "removed")],
         ),
         (
+            "code_default_changed",
+            'compute_rollout_rejection_mask(rollout_rs="token" → "token_k1")',
+            [
+                ("verl/trainer/ppo/rollout_corr_helper.py", 85, "removed"),
+                ("verl/trainer/ppo/rollout_corr_helper.py", 159, "added"),
+            ],
+        ),
+        (
             "removed_symbol",
             "RolloutCorrectionConfig.bypass_pg_rs",
             [("verl/trainer/config/algorithm.py", 336, "removed")],
@@ -98,6 +106,15 @@ def test_real_renamed_config_presets_4544(
             "removed_symbol",
             "RolloutCorrectionConfig.geo_rs_seq_tis",
             [("verl/trainer/config/algorithm.py", 370, "removed")],
+        ),
+        (
+            # the rejection-sampling metrics helper now takes six more arguments, no defaults
+            "required_argument",
+            "compute_rs_metrics(+option_name +rs_statistic +seq_valid_mask …)",
+            [
+                ("verl/trainer/ppo/rollout_corr_helper.py", 375, "context"),
+                ("verl/trainer/ppo/rollout_corr_helper.py", 376, "added"),
+            ],
         ),
     ]
 
@@ -327,8 +344,10 @@ def test_real_weeks_flag_these_prs(
         ("2025-W48", 4211, "removed_config_key", 1),
         ("2025-W48", 4352, "removed_module", 2),
         ("2025-W48", 4352, "renamed_module", 5),
+        ("2026-W03", 4544, "code_default_changed", 1),
         ("2026-W03", 4544, "removed_config_key", 2),
         ("2026-W03", 4544, "removed_symbol", 2),
+        ("2026-W03", 4544, "required_argument", 1),
         ("2026-W04", 4280, "declared_removal", 14),
         ("2026-W04", 4320, "removed_config_key", 3),
         ("2026-W04", 4931, "renamed_module", 1),

@@ -32,11 +32,12 @@ EXPECTED_COUNTS = {
     "2025-W48": {
         "breaking": 4,
         "core_without_tests": 1,
+        "dangling": 2,
         "followup": 6,
         "migration": 2,
         "unset_shell_var": 1,
     },
-    "2026-W03": {"breaking": 2, "core_without_tests": 1, "followup": 1},
+    "2026-W03": {"breaking": 4, "core_without_tests": 1, "followup": 1},
     "2026-W04": {"breaking": 5, "core_without_tests": 3, "followup": 1},
 }
 
@@ -111,6 +112,11 @@ def test_zoo_fires_every_rule(verl_profile: RepoProfile) -> None:
         ("breaking", "removed_flag"),
         ("breaking", "removed_env"),
         ("breaking", "moved_symbol"),
+        ("breaking", "renamed_symbol"),
+        ("breaking", "required_argument"),
+        ("breaking", "code_default_changed"),
+        ("dangling", "edits_deleted_file"),
+        ("dangling", "links_deleted_file"),
         ("migration", "moved_repository"),
         ("migration", "unverified"),
         ("migration", "search_incomplete"),

@@ -226,6 +226,33 @@ def _followup_prs(earlier: PullRequest) -> list[PullRequest]:
     ]
 
 
+def _dangling_prs() -> list[PullRequest]:
+    """#70 edits a page and links it from the index; #71 deletes the page two days later.
+    #72 renames a function, adds a required argument and changes a default in core code."""
+    api = (
+        "@@ -10,4 +10,4 @@\n-def compute_score(batch, scale=1.0):\n"
+        "+def compute_scores(batch, scale=1.0):\n     return batch\n \n"
+        "-def apply(batch, mode='token'):\n+def apply(batch, level, mode='seq'):"
+    )
+    return [
+        make_pr(
+            70,
+            "[doc] chore: refresh guide",
+            [
+                change("docs/old_guide.md", "@@ -1,1 +1,2 @@\n intro\n+new step"),
+                change("docs/index.md", "@@ -1,1 +1,2 @@\n intro\n+See [guide](old_guide.md)."),
+            ],
+            merged_at=MERGED - timedelta(days=2),
+        ),
+        make_pr(
+            71,
+            "[doc] chore: drop old guide",
+            [change("docs/old_guide.md", "@@ -1,2 +0,0 @@\n-intro\n-new step", FileStatus.REMOVED)],
+        ),
+        make_pr(72, "[trainer] feat: scores", [change("verl/trainer/ppo/core_algos.py", api)]),
+    ]
+
+
 def _searched_removals() -> list[PullRequest]:
     """Three large removals whose leftover references were searched (or not, for #52)."""
     return [
@@ -248,14 +275,14 @@ def zoo_prs() -> list[PullRequest]:
     """Every PR of the zoo, the previous week's first."""
     earlier = _earlier()
     week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
-    week += _user_facing_prs()
+    week += _user_facing_prs() + _dangling_prs()
     return [earlier, *week, *_searched_removals()]
 
 
 def zoo_risks(profile: RepoProfile) -> list[Risk]:
     earlier = _earlier()
     week = _content_prs() + _review_prs() + _followup_prs(earlier) + _submodule_prs()
-    week += _user_facing_prs()
+    week += _user_facing_prs() + _dangling_prs()
     searched = detect_risks(_searched_removals(), profile, references=SEARCHED)
     return detect_risks(week, profile, earlier=[earlier]) + searched
 
