@@ -282,8 +282,9 @@ def _noticed(digest: Digest, stepped: set[int]) -> list[tuple[Story, ScoredPR]]:
     ranked = []
     for story in digest.stories:
         lead = by_number.get(story.prs[0])
-        # a break or move whose PRs the summary's steps tell is not a story of its own there
-        if story.kind in ("breaking", "migration") and set(story.prs) <= stepped:
+        # a break or move whose lead PR the summary's steps tell is not a story of its own
+        # there (its group may hold PRs that are no break: a same-week rewrite, a follow-up)
+        if story.kind in ("breaking", "migration") and story.prs[0] in stepped:
             continue
         if lead is not None and lead.score >= NOTABLE_SCORE:
             ranked.append((story, lead))
