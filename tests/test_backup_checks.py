@@ -51,7 +51,7 @@ def test_restore_refuses_a_damaged_backup(tmp_path: Path) -> None:
     for at in range(2 * page, len(data) - 16, page):
         data[at + 8 : at + 16] = b"\xff" * 8  # scramble every b-tree page header after page 1
     copy.write_bytes(bytes(data))
-    with pytest.raises(InputError, match="damaged|not a"):
+    with pytest.raises(InputError, match=r"damaged|not a"):
         restore(url, copy)
 
 
