@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -17,6 +18,7 @@ from service.errors import ConfigError
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 CommaList = Annotated[list[str], NoDecode]
+CRON_HORIZON_DAYS = 32  # a weekly or monthly schedule fires at least this often
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -211,10 +213,17 @@ class Settings(BaseSettings):
         from apscheduler.triggers.cron import CronTrigger
 
         try:
-            CronTrigger.from_crontab(value)
+            trigger = CronTrigger.from_crontab(value, timezone="UTC")
         except ValueError as exc:
             expected = "expected a 5-field cron such as '0 10 * * MON'"
             raise ValueError(f"{expected}, got {value!r}") from exc
+        now = datetime.now(UTC)
+        fires = trigger.get_next_fire_time(None, now)
+        if fires is None or fires - now > timedelta(days=CRON_HORIZON_DAYS):
+            raise ValueError(
+                f"{value!r} does not fire within {CRON_HORIZON_DAYS} days (a date that never "
+                "comes, such as 30 February?): a weekly or monthly digest would never be sent"
+            )
         return value
 
     @field_validator(

@@ -66,6 +66,8 @@ def test_dotenv_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         ("DIGEST_REPOS", "foo", "owner/name"),
         ("DIGEST_TIMEZONE", "Mars/Olympus", "IANA timezone"),
         ("DIGEST_SCHEDULE", "every monday", "cron"),
+        ("DIGEST_SCHEDULE", "0 10 30 2 *", "does not fire within 32 days"),
+        ("DIGEST_MONTHLY_SCHEDULE", "0 10 31 4 *", "does not fire within 32 days"),
         ("GITHUB_API_URL", "not a url", "http(s) URL"),
         ("SLACK_API_URL", "ftp://x", "http(s) URL"),
         ("DIGEST_LANGUAGE", "fr", "'zh' or 'en'"),

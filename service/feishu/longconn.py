@@ -9,6 +9,12 @@ large, and each is answered with the same frame whose payload is
 `{"code": 200, "headers": {...}, "data": base64(JSON answer)}` — the answer of a card callback
 (a toast) travels in `data`. Payloads are plaintext: no decryption, no signature. When the socket
 drops, the service asks for a new URL and reconnects after the configured interval.
+
+Everything the server sends is bounded: ClientConfig values outside sane limits are clamped
+(non-numbers and non-finite numbers ignored), a split frame has at most MAX_PARTS parts, and one
+bad frame is logged and dropped without ending the reader. The server's ReconnectCount is not
+obeyed: a replica that stops reconnecting is deaf for good, so it retries forever with a backoff
+between RECONNECT_FLOOR_SECONDS and RECONNECT_CEILING_SECONDS.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import random
 import threading
 import time
@@ -46,6 +53,10 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 PART_TTL_SECONDS = 5.0  # lark-oapi keeps the parts of a split frame this long
 HANDLER_THREADS = 4
 MESSAGE_CHARS = 200
+MAX_PARTS = 64  # a split event has a handful of parts; `[None] * sum` must stay small
+PING_SECONDS = (5.0, 600.0)  # the bounds a server-set PingInterval is clamped to
+RECONNECT_FLOOR_SECONDS = 1.0  # never call the endpoint in a tight loop
+RECONNECT_CEILING_SECONDS = 600.0
 
 # An event's JSON → the JSON answer (a card callback's toast, or {}): FeishuEvents.handle_pushed
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -53,25 +64,32 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 @dataclass
 class ClientConfig:
-    """Timing the server sets (seconds); lark-oapi's defaults until it says otherwise."""
+    """Timing the server sets (seconds); lark-oapi's defaults until it says otherwise, each
+    value clamped to LIMITS. ReconnectCount is read but never obeyed (see the module doc)."""
 
-    reconnect_count: int = -1  # attempts before giving up; -1: never give up
+    reconnect_count: int = -1
     reconnect_interval: float = 120.0
     reconnect_nonce: float = 30.0  # the first retry waits a random part of this
     ping_interval: float = 120.0
 
+    KEYS = (
+        ("reconnect_count", "ReconnectCount", (-1.0, 1e6)),
+        ("reconnect_interval", "ReconnectInterval", (RECONNECT_FLOOR_SECONDS, 600.0)),
+        ("reconnect_nonce", "ReconnectNonce", (0.0, 600.0)),
+        ("ping_interval", "PingInterval", PING_SECONDS),
+    )
+
     def update(self, data: Any) -> None:
         if not isinstance(data, dict):
             return
-        for name, key in (
-            ("reconnect_count", "ReconnectCount"),
-            ("reconnect_interval", "ReconnectInterval"),
-            ("reconnect_nonce", "ReconnectNonce"),
-            ("ping_interval", "PingInterval"),
-        ):
+        for name, key, (low, high) in self.KEYS:
             value = data.get(key)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                setattr(self, name, type(getattr(self, name))(value))
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                continue
+            kind = type(getattr(self, name))
+            setattr(self, name, kind(min(max(value, low), high)))
 
 
 @dataclass
@@ -92,7 +110,11 @@ class LongConnection:
     session: requests.Session = field(default_factory=requests.Session)
     jitter: Callable[[], float] = random.random
     config: ClientConfig = field(default_factory=ClientConfig)
+    reconnect_floor: float = RECONNECT_FLOOR_SECONDS
     connections: int = field(default=0, init=False)  # sockets opened so far
+    # wall-clock times for /healthz and the gauges: the last frame read, the last drop
+    last_event_at: float | None = field(default=None, init=False)
+    down_since: float | None = field(default=None, init=False)
     # set when the connection is over for good: stopped, or reconnecting gave up
     finished: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _conn: ClientConnection | None = field(default=None, init=False, repr=False)
@@ -128,6 +150,13 @@ class LongConnection:
     @property
     def connected(self) -> bool:
         return self._conn is not None
+
+    @property
+    def state(self) -> str:
+        """ "connected", "reconnecting" or "stopped"."""
+        if self._conn is not None:
+            return "connected"
+        return "stopped" if self.finished.is_set() else "reconnecting"
 
     # --- connecting -----------------------------------------------------------------------------
 
@@ -181,6 +210,7 @@ class LongConnection:
             ) from None
         self._service = _int(query.get("service_id", ["0"])[0])
         self._conn = conn
+        self.down_since = None
         self.connections += 1
         self._fresh.set()
         self._wakeup.set()
@@ -196,6 +226,7 @@ class LongConnection:
                 if conn is not None:
                     self._read(conn)
                     self._conn = None
+                    self.down_since = time.time()
                 if self._stopped.is_set() or not self._reconnect():
                     return
         finally:
@@ -204,25 +235,32 @@ class LongConnection:
             self.finished.set()
 
     def _reconnect(self) -> bool:
-        """Open a new connection after the configured waits; False once attempts run out."""
+        """Open a new connection, waiting longer after each failure; False only once stopped."""
         logger.warning("feishu long connection lost; reconnecting", extra={"app_id": self.app_id})
         if self._stopped.wait(self.jitter() * self.config.reconnect_nonce):
             return False
         attempt = 0
-        while self.config.reconnect_count < 0 or attempt < self.config.reconnect_count:
+        while not self._stopped.is_set():
             attempt += 1
             try:
                 self._open()
                 return True
             except (AuthRefusedError, UnreachableError) as exc:
-                logger.error(
-                    "feishu long connection: reconnect failed",
-                    extra={"attempt": attempt, "error": exc.message},
-                )
-            if self._stopped.wait(self.config.reconnect_interval):
+                error = exc.message
+            except Exception as exc:  # never let one odd failure end the reconnecting
+                error = type(exc).__name__
+            logger.error(
+                "feishu long connection: reconnect failed",
+                extra={"app_id": self.app_id, "attempt": attempt, "error": error},
+            )
+            if self._stopped.wait(self.backoff(attempt)):
                 return False
-        logger.error("feishu long connection: gave up", extra={"attempts": attempt})
         return False
+
+    def backoff(self, attempt: int) -> float:
+        """The wait after the `attempt`-th failed reconnect: the interval, doubling, bounded."""
+        base = max(self.config.reconnect_interval, self.reconnect_floor)
+        return float(min(base * 2 ** min(attempt - 1, 16), RECONNECT_CEILING_SECONDS))
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -231,11 +269,20 @@ class LongConnection:
             with conn:  # closed on the way out, whatever ends the reading
                 for message in conn:
                     if isinstance(message, bytes):
-                        self._on_message(message)
+                        self.last_event_at = time.time()
+                        self._on_frame(message)
         except ConnectionClosed:
             pass
-        except OSError:
+        except Exception:  # whatever ends the reading, the connection is reopened
             logger.warning("feishu long connection: read failed", exc_info=True)
+        logger.info("feishu long connection closed", extra={"app_id": self.app_id})
+
+    def _on_frame(self, message: bytes) -> None:
+        """One frame; whatever it holds, the reader goes on to the next."""
+        try:
+            self._on_message(message)
+        except Exception:  # a deeply nested pong (RecursionError), a bad part count...
+            logger.warning("feishu long connection: a frame could not be handled", exc_info=True)
 
     def _on_message(self, message: bytes) -> None:
         try:
@@ -264,6 +311,11 @@ class LongConnection:
         total = _int(frame.header(HeaderKey.SUM) or "1")
         if total <= 1:
             return frame.payload or b""
+        if total > MAX_PARTS:
+            logger.warning(
+                "feishu long connection: a frame in too many parts", extra={"sum": total}
+            )
+            return None
         key = frame.header(HeaderKey.MESSAGE_ID) or ""
         index = _int(frame.header(HeaderKey.SEQ) or "0")
         now = time.monotonic()

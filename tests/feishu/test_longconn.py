@@ -1,6 +1,6 @@
 """LongConnection on its own against the fake long connection: start-up failures are errors the
-caller can name, a payload that is no event is answered 500, reconnecting stops after
-ReconnectCount attempts, and stop() ends it."""
+caller can name, a payload that is no event is answered 500, reconnecting never stops
+whatever the server says, hostile frames and timings are bounded, and stop() ends it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from service.errors import AuthRefusedError, UnreachableError
-from service.feishu.longconn import LongConnection
+from service.feishu.longconn import (
+    PING_SECONDS,
+    RECONNECT_CEILING_SECONDS,
+    RECONNECT_FLOOR_SECONDS,
+    ClientConfig,
+    LongConnection,
+)
 from tests.fakes.feishu import FakeFeishu, serve_feishu
 from tests.fakes.feishu_longconn import (
     CONTROL,
@@ -22,6 +28,7 @@ from tests.fakes.feishu_longconn import (
     encode_frame,
     long_connection,
 )
+from tests.waiting import wait_for
 
 
 @pytest.fixture
@@ -110,19 +117,98 @@ def test_a_payload_that_is_no_event_is_answered_500(
     assert conn.finished.wait(WAIT_SECONDS)
 
 
-def test_reconnecting_gives_up_after_the_configured_attempts(
+def test_reconnecting_never_gives_up_whatever_the_server_says(
     feishu: FakeFeishu, socket: FakeLongConnection
 ) -> None:
+    # ReconnectCount 2 used to end the connection for good after two refused attempts
     socket.config = {**socket.config, "ReconnectCount": 2, "ReconnectInterval": 0}
-    conn = connection(feishu, Handled())
+    conn = connection(feishu, Handled(), reconnect_floor=0.05)
     conn.start()
-    socket.wait_connected()
-    feishu.app_secret = "rotated-in-the-console"  # every new URL is refused from now on
-    socket.drop()
+    try:
+        socket.wait_connected()
+        secret = feishu.app_secret
+        feishu.app_secret = "rotated-in-the-console"  # every new URL is refused for a while
+        socket.drop()
+        wait_for(lambda: socket.endpoint_calls() >= 4, WAIT_SECONDS)
+        assert not conn.finished.is_set()
+        assert conn.state == "reconnecting"
+        assert conn.down_since is not None
+        feishu.app_secret = secret
+        socket.wait_connected(2)
+        wait_for(lambda: conn.state == "connected", WAIT_SECONDS)
+        assert conn.down_since is None
+    finally:
+        conn.stop()
     assert conn.finished.wait(WAIT_SECONDS)
-    assert socket.endpoint_calls() == 3  # the first URL, then two refused attempts
-    assert len(socket.connections) == 1
-    assert not conn.connected
+    assert conn.state == "stopped"
+
+
+def test_the_backoff_has_a_floor_and_a_ceiling() -> None:
+    conn = LongConnection(
+        base_url="http://127.0.0.1:9", app_id="a", app_secret="s", handle=Handled()
+    )
+    conn.config.update({"ReconnectInterval": 0})
+    assert conn.backoff(1) == RECONNECT_FLOOR_SECONDS  # not 228 endpoint calls in 10 s
+    assert conn.backoff(2) == 2 * RECONNECT_FLOOR_SECONDS
+    assert conn.backoff(10_000) == RECONNECT_CEILING_SECONDS
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        {"PingInterval": float("nan")},
+        {"PingInterval": 0},
+        {"PingInterval": -5},
+        {"PingInterval": "1"},
+        {"PingInterval": True},
+        {"ReconnectCount": float("inf"), "ReconnectInterval": -1, "ReconnectNonce": 10**30},
+        {"ReconnectInterval": 10**400, "PingInterval": float("-inf")},
+    ],
+)
+def test_server_timing_is_bounded(said: dict[str, Any]) -> None:
+    config = ClientConfig()
+    config.update(said)
+    assert PING_SECONDS[0] <= config.ping_interval <= PING_SECONDS[1]
+    assert RECONNECT_FLOOR_SECONDS <= config.reconnect_interval <= RECONNECT_CEILING_SECONDS
+    assert 0 <= config.reconnect_nonce <= RECONNECT_CEILING_SECONDS
+
+
+def _data(message_id: str, total: str, payload: bytes = b"{}") -> dict[str, Any]:
+    headers = [("type", "event"), ("message_id", message_id), ("sum", total), ("seq", "0")]
+    return {
+        "SeqID": 1,
+        "LogID": 1,
+        "service": SERVICE_ID,
+        "method": DATA,
+        "headers": headers,
+        "payload": payload,
+    }
+
+
+def test_hostile_frames_do_not_end_the_reader(
+    feishu: FakeFeishu, socket: FakeLongConnection
+) -> None:
+    handled = Handled()
+    conn = connection(feishu, handled)
+    conn.start()
+    try:
+        sock = socket.wait_connected()
+        nested = b"[" * 200_000 + b"]" * 200_000
+        sock.send(
+            encode_frame({"method": CONTROL, "headers": [("type", "pong")], "payload": nested})
+        )
+        sock.send(encode_frame(_data("m-huge", str(10**30))))
+        sock.send(encode_frame(_data("m-big", str(10**9))))
+        pong = b'{"ReconnectCount": Infinity, "PingInterval": NaN}'
+        sock.send(encode_frame({"method": CONTROL, "headers": [("type", "pong")], "payload": pong}))
+        good = socket.push({"schema": "2.0", "header": {"event_type": "x"}})
+        assert socket.ack(good)["code"] == 200
+        assert conn.connected
+        assert len(socket.connections) == 1  # the same socket, still read
+        assert conn.config.ping_interval >= PING_SECONDS[0]
+        assert conn.last_event_at is not None
+    finally:
+        conn.stop()
 
 
 def test_a_refused_upgrade_names_feishus_reason(
