@@ -212,7 +212,7 @@ def github_credentials(settings: Settings) -> Credentials | None:
         app_id=settings.github_app_id,
         private_key=load_private_key(pem, setting),
         installation_id=settings.github_app_installation_id,
-        repo=settings.digest_repos[0],
+        repo=settings.repositories[0],
     )
 
 
@@ -483,7 +483,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
     checked = guarded("github", lambda: check_github(github))
     found += checked
     if all(f.ok for f in checked) or not github.has_token:  # a refused token: said once
-        found += check_repositories(github, list(settings.digest_repos))
+        found += check_repositories(github, settings.repositories)
     for platform in registry.platforms():
         found += platform.doctor(settings, subscribed.get(platform.name, []))
     if settings.llm_enabled:
