@@ -27,9 +27,7 @@ def test_groups_are_read_from_the_pipe_syntax_and_from_json() -> None:
     piped = load_settings(_env_file=None, digest_groups=GROUPS_TEXT)
     as_json = load_settings(
         _env_file=None,
-        digest_groups='{{"verl-project": {}, "other": ["a/b", "c/d"]}}'.format(
-            str(FAMILY).replace("'", '"')
-        ),
+        digest_groups=json.dumps({"verl-project": FAMILY, "other": ["a/b", "c/d"]}),
     )
     assert piped.digest_groups == as_json.digest_groups
     assert piped.digest_groups["verl-project"] == FAMILY
