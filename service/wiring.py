@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from service import operator_text
 from service.core.models import CollectedWeek, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
+from service.core.scope import scope_of_key
 from service.delivery import Sender
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
@@ -105,6 +106,7 @@ def build_pipeline(
         ),
         lease=timedelta(seconds=settings.run_lease_seconds),
         links=links,
+        scope_for=lambda name: scope_of_key(name, settings.digest_groups),
     )
 
 

@@ -12,7 +12,7 @@ from service.cli.common import (
     add_week_options,
     catalog_error,
     emit,
-    repo_of,
+    scope_of,
     week_pipeline,
     window_of,
 )
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from service.commands.parse import Command
     from service.core.filters import DigestFilter
     from service.core.models import Digest, WeekWindow
+    from service.core.scope import Scope
     from service.jobs import Pipeline
     from service.settings import Settings
 
@@ -46,8 +47,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     pipeline = week_pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
-    repo, window = repo_of(args, settings), window_of(args, settings)
-    emit(answer_text(args, settings, pipeline, repo, window, lang), None)
+    scope, window = scope_of(args, settings), window_of(args, settings)
+    emit(answer_text(args, settings, pipeline, scope, window, lang), None)
     return EXIT_OK
 
 
@@ -55,22 +56,23 @@ def answer_text(
     args: argparse.Namespace,
     settings: Settings,
     pipeline: Pipeline,
-    repo: str,
+    scope: Scope,
     window: WeekWindow,
     lang: str,
 ) -> str:
     """The chat command's answer for the week, built first if not stored."""
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
-    from service.jobs import build_week
+    from service.jobs import build_scope
     from service.render.text import render_answer_text
 
+    repo = scope.key
     # `pr N` without --week searches every stored week, as the chat command does
     searching = args.command == "pr" and args.week is None and not args.sample
     stored = pipeline.store.list_weeks(repo, lang) if searching else []
     digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
     if args.sample or (digest is None and not stored):
-        digest = build_week(pipeline, repo, window)
+        digest = build_scope(pipeline, scope, window)
     digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
     assert digest is not None  # noqa: S101 - built, or a stored week
     command = _command(
