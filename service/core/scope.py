@@ -77,6 +77,13 @@ def ref_label(repos: Sequence[str], key: int) -> str:
     return f"{short_name(repos[index])}#{number}"
 
 
+def pr_ref(key: int, repo: str = "") -> str:
+    """A PR named by itself (a ScoredPR's key and `repo`): `verl-omni#25` when it is of a
+    family's other repository, else `#6200`."""
+    index, number = split_key(key)
+    return f"{short_name(repo)}#{number}" if index and repo else f"#{key}"
+
+
 def parse_groups(text: str) -> dict[str, list[str]]:
     """`DIGEST_GROUPS`: `name=o/a|o/b;other=c/d|e/f` → {name: [repos]} (checked by
     `check_groups`; a JSON object is read by the settings before this)."""

@@ -81,7 +81,8 @@ def same_person(login: str, name: str | None) -> bool:
 def repo_web_url(digest: Digest) -> str:
     """The repository's web page on its own GitHub host (github.com or an Enterprise one), as
     the API's PR URLs give it: `https://HOST/<repo>`; '' when no PR URL says."""
-    suffix = re.compile(rf"^(https?://[^\s/]+(?:/[^\s]*)?/{re.escape(digest.repo)})/pull/\d+$")
+    repo = digest.repos[0].repo if digest.repos else digest.repo  # a family's: its primary's
+    suffix = re.compile(rf"^(https?://[^\s/]+(?:/[^\s]*)?/{re.escape(repo)})/pull/\d+$")
     for pr in digest.prs:
         match = suffix.match(escape.safe_url(pr.url))
         if match:

@@ -12,6 +12,7 @@ from service.core.analyst.sections import Written, written
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
+from service.core.scope import ref_label, split_key
 from service.render import escape
 from service.render.speaking.params import (
     CODE_PARAMS,
@@ -57,6 +58,8 @@ class Voice:
         prs = digest.prs if digest else []
         self._urls = {p.number: p.url for p in prs}
         self._web = repo_web_url(digest) if digest else ""
+        # a family's repositories: a PR of another than the first is written `verl-omni#25`
+        self._repos = digest.repo_names if digest else []
         self._people = {c.login: c for c in digest.trends.contributors} if digest else {}
         self._risks: dict[int, list[Risk]] = {}
         for risk in leaf_risks(digest.risks) if digest else []:
@@ -77,12 +80,22 @@ class Voice:
     def pr_url(self, number: int) -> str:
         """The PR's own URL when it is a safe http(s) URL, else <repo web URL>/pull/<n> on the
         host the digest's PR URLs come from, else '' (no link)."""
-        fallback = f"{self._web}/pull/{number}" if self._web else ""
+        web, own = self._web, number
+        if self._repos:  # a family's PR: on its own repository's page
+            index, own = split_key(number)
+            if web and 0 < index < len(self._repos):
+                web = web.removesuffix(self._repos[0]) + self._repos[index]
+        fallback = f"{web}/pull/{own}" if web else ""
         return escape.safe_url(self._urls.get(number, ""), fallback)
+
+    def ref(self, number: int) -> str:
+        """How the PR is named: `#6200`, or `verl-omni#25` in a family digest."""
+        return ref_label(self._repos, number)
 
     def pr_link(self, number: int) -> str:
         url = self.pr_url(number)
-        return self.target.link(url, f"#{number}") if url else f"#{number}"
+        label = self.ref(number)
+        return self.target.link(url, label) if url else label
 
     def pr_links(self, numbers: Sequence[int]) -> str:
         return self.sep.join(self.pr_link(n) for n in numbers)
