@@ -353,6 +353,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         ),
         may_read=private_repo_readers(settings, pipeline.store),
         current_name=pipeline.store.canonical_repo,
+        scope_for=pipeline.scope_for,
     )
 
 

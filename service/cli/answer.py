@@ -37,7 +37,7 @@ def register(sub: Subparsers) -> None:
     risks.set_defaults(run=run)
     pr = sub.add_parser("pr", help="one PR of the digest, as the chat command answers")
     add_week_options(pr)
-    pr.add_argument("number", help="PR number, e.g. 6091")
+    pr.add_argument("number", help="PR number, e.g. 6091; in a family verl-omni#25")
     pr.add_argument("--lang", choices=LANGS, default=None)
     pr.add_argument("--filter", default="", help=FILTER_HELP)
     pr.set_defaults(run=run)
@@ -92,14 +92,15 @@ def answer_text(
 
 def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
     """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
-    from service.commands.parse import Command, Verb
+    from service.commands.parse import Command, Verb, pr_reference
     from service.core.models import Severity
 
     if args.command == "pr":
-        number = str(args.number).lstrip("#")
-        if not number.isdigit():
+        ref = pr_reference(str(args.number))
+        if ref is None:
             raise InputError(operator_text.bad_pr_number(args.number))
-        return Command(verb=Verb.PR, number=int(number), week=week, repo=repo, filter=flt)
+        member, number = ref
+        return Command(verb=Verb.PR, number=number, member=member, week=week, repo=repo, filter=flt)
     severity = Severity(args.severity) if args.severity else None
     return Command(verb=Verb.RISKS, week=week, severity=severity, repo=repo, filter=flt)
 

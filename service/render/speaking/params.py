@@ -11,6 +11,7 @@ from service.core.analyst.claims import pr_refs
 from service.core.mentions import is_pr_param
 from service.core.models import AnalysisItem, Digest
 from service.render import escape
+from service.render.speaking.naming import pr_ref_text
 
 # A plain-text PR list as older digests wrote it: `#6200, #6162` or `#1, #2, …(+3)`.
 _PR_LIST_TEXT = re.compile(r"#\d+(?:\s*[,、]\s*#\d+)*(?:\s*[,、]\s*…\s*\(\+\d+\))?")
@@ -56,7 +57,7 @@ def plain_number(value: float) -> int | float:
 
 def plain_prs(numbers: list[int]) -> str:
     """PR numbers as a chat line writes them, unlinked: `#1, #2`."""
-    return PLAIN_LIST_SEP.join(f"#{n}" for n in numbers)
+    return PLAIN_LIST_SEP.join(pr_ref_text(n) for n in numbers)
 
 
 def plain_param(value: Any, escape_text: Callable[[str], str]) -> Any:
@@ -66,7 +67,7 @@ def plain_param(value: Any, escape_text: Callable[[str], str]) -> Any:
         return escape_text(value)
     if isinstance(value, list):
         return PLAIN_LIST_SEP.join(
-            f"#{item}" if isinstance(item, int) else escape_text(str(item)) for item in value
+            pr_ref_text(item) if isinstance(item, int) else escape_text(str(item)) for item in value
         )
     return value
 

@@ -12,8 +12,9 @@ from service.core.analyst.sections import Written, written
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
-from service.core.scope import ref_label, split_key
+from service.core.scope import split_key
 from service.render import escape
+from service.render.speaking.naming import pr_ref_text
 from service.render.speaking.params import (
     CODE_PARAMS,
     PEOPLE_PARAM,
@@ -90,7 +91,7 @@ class Voice:
 
     def ref(self, number: int) -> str:
         """How the PR is named: `#6200`, or `verl-omni#25` in a family digest."""
-        return ref_label(self._repos, number)
+        return pr_ref_text(number, self._repos)
 
     def pr_link(self, number: int) -> str:
         url = self.pr_url(number)
@@ -234,7 +235,24 @@ class Voice:
         kind = raw.get(TYPE_PARAM)
         if isinstance(kind, str) and self.tr.has(f"report.type.{kind}"):
             safe[TYPE_PARAM] = self.tr.t(f"report.type.{kind}")
+        family = {
+            name: value
+            for name, value in raw.items()
+            if isinstance(value, int) and is_pr_value(name, value) and split_key(value)[0]
+        }
+        if family:  # `PR #{pr}` of a family's other repository: `PR verl-omni#25`
+            return self._plain_refs(key, {**safe, **said}, family)
         return self.tr.t(key, **safe, **said)
+
+    def _plain_refs(self, key: str, safe: dict[str, Any], family: dict[str, int]) -> str:
+        key = self._resolve(key, safe)
+        template = self.tr.catalog.get(key)
+        if template is None:
+            return self.tr.t(key)
+        for name, value in family.items():
+            template = template.replace(f"#{{{name}}}", f"{{{name}}}")
+            safe[name] = self.ref(value)
+        return template.format_map(Strict(safe))
 
     def say(self, statement: Statement) -> str:
         """The statement's sentence; its PRs not already named in the sentence follow as links."""
