@@ -240,6 +240,9 @@ def build_family(p: Pipeline, scope: Scope, window: WeekWindow) -> Digest:
     p.stage("collecting")
     weeks = collect_scope(p, scope, window)
     repos = [w.repo for w in weeks]
+    private = [w.private for w in weeks]
+    if None not in private or any(private):  # a family is private when one of them is
+        p.store.save_repo_privacy(scope.key, any(private))
     profiles = [p.profile_for(repo) for repo in repos]
     before = previous_period(window)
     stamp = p.store.week_stamp(scope.key, before.label, p.language)

@@ -134,6 +134,9 @@ def test_commands_answer_across_the_family_on_both_platforms(
         feishu_top = _feishu(url, fakes, f"top {WEEK}")
         assert "verl-omni#" in feishu_top
         assert "#10000" not in feishu_top
+        page = requests.get(f"{url}/reports/verl-project/{WEEK}", timeout=15)
+        assert page.status_code == 200
+        assert f'href="{OMNI_398}"' in page.text
         # a channel subscribes to the family by command
         subscribed = _slack(url, fakes, "subscribe verl-project", channel="C_SUB", user=SLACK_ADMIN)
         assert "verl-project" in subscribed
