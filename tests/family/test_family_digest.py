@@ -105,6 +105,10 @@ def test_every_format_writes_and_links_references_by_repository(lang: str) -> No
     assert ">verl-omni#398</a>" in outputs["html"]
     assert f"<{omni}|verl-omni#398>" in outputs["slack"]
     assert f"[verl-omni#398]({omni})" in outputs["feishu"]
+    # each repository's own risk line names its own PRs
+    lines = outputs["markdown"].splitlines()
+    risk_lines = [line for line in lines if line.startswith(("  Risks:", "  风险："))]
+    assert any("verl-omni#373" in line and "verl-omni#363" in line for line in risk_lines)
     for fmt in ("markdown", "html", "slack", "feishu"):
         assert f"#{OMNI + 398}" not in outputs[fmt], fmt  # no family key is written
         assert "verl-recipe" in outputs[fmt], fmt  # the quiet repository is listed

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from service.core.models import Crossing, RepoPart
-from service.core.scope import short_name
+from service.core.mentions import leaf_risks
+from service.core.models import Crossing, RepoPart, Severity
+from service.core.scope import short_name, split_key
 from service.render.speaking.voice import Voice
 
 PERCENT = 100
+RISK_PRS = 3  # a repository's risk line names at most this many PRs
 
 
 class FamilyWords(Voice):
@@ -34,6 +36,23 @@ class FamilyWords(Voice):
 
     def repo_top(self, part: RepoPart) -> str:
         return self.tr.t("report.family.top", prs=self.pr_links([p.key for p in part.top]))
+
+    def repo_risks(self, part: RepoPart) -> str:
+        """The repository's risk findings by severity and the PRs they are on ("" if none)."""
+        index = self.digest.repo_names.index(part.repo)
+        mine = [r for r in leaf_risks(self.digest.risks) if split_key(r.prs[0])[0] == index]
+        if not mine:
+            return ""
+        count = {s: sum(1 for r in mine if r.severity is s) for s in Severity}
+        prs = list(dict.fromkeys(n for r in mine for n in r.prs))
+        return self.tr.t(
+            "report.family.risks",
+            count=len(mine),
+            high=count[Severity.HIGH],
+            medium=count[Severity.MEDIUM],
+            low=count[Severity.LOW],
+            prs=self.pr_list(prs[:RISK_PRS], len(prs)),
+        )
 
     def crossing(self, c: Crossing) -> str:
         """One tie between repositories, its PRs linked to their own repository."""
