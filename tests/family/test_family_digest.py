@@ -24,7 +24,10 @@ from service.core.models import (
 from service.core.profile import load_profile
 from service.core.scope import pr_key
 from service.recorded import week_from_recorded
+from service.render import feishu, slack
+from service.render.feishu_limits import feishu_violations
 from service.render.formats import render_format
+from service.render.limits import slack_violations
 from tests.family.conftest import FAMILY, family_week, w34
 
 NOW = datetime(2026, 8, 25, tzinfo=UTC)
@@ -211,3 +214,20 @@ def test_the_report_tells_the_move(lang: str) -> None:
         line for line in text.splitlines() if "#6200" in line and "verl-omni#25" in line
     )
     assert "verl-omni" in sentence.replace("verl-omni#25", "")  # the repository named itself
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cards_of_four_busy_repositories_stay_within_the_platforms_limits(lang: str) -> None:
+    busiest = family_week(FAMILY[0])  # verl's 26 PRs of the week, as each repository's
+    weeks = [
+        week_from_recorded({**busiest, "repo": repo, "web_url": "https://github.com"}, NOW)
+        for repo in FAMILY
+    ]
+    digest = family_digest(weeks, lang)
+    assert digest.stats.prs == 4 * len(busiest["pulls"])
+    message = slack.render_digest(digest, report_url="http://reports.test/r", lang=lang)
+    assert slack_violations(message) == []
+    card = feishu.render_digest(digest, report_url="http://reports.test/r", lang=lang)
+    for via in ("app", "webhook"):
+        assert feishu_violations(card, via=via) == []
+    assert "verl-vla#" in json.dumps(card, ensure_ascii=False)
