@@ -214,9 +214,7 @@ def build_scope(
     """The digest of a repository (build_week) or of a family (one over its repositories)."""
     if not scope.is_family:
         return build_week(p, scope.primary, window, languages)
-    # the language model narrates a single repository's digest only, so far: a family's
-    # prompt facts would have to name each PR's repository
-    return build_family(p, scope, window)
+    return build_family(p, scope, window, languages)
 
 
 def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[CollectedWeek]:
@@ -229,13 +227,15 @@ def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[Collect
     return [identified(p, repo, week) for repo, week in zip(scope.repos, weeks, strict=True)]
 
 
-def build_family(p: Pipeline, scope: Scope, window: WeekWindow) -> Digest:
+def build_family(
+    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
+) -> Digest:
     """One digest over the family: each repository's period analysed as its own (its profile,
     its previous period), merged under the scope's key with the ties between repositories;
     kept until what it is built from changes, as build_week does."""
     from service.core.crossings import find_crossings
     from service.core.digest import build_digest
-    from service.core.family import merge_family
+    from service.core.family import keyed_prs, merge_family
 
     p.stage("collecting")
     weeks = collect_scope(p, scope, window)
@@ -252,6 +252,7 @@ def build_family(p: Pipeline, scope: Scope, window: WeekWindow) -> Digest:
         inputs.update(inputs_key(week, profile, p.language, "", stamp, narration).encode())
     key = inputs.hexdigest()
     digest = p.store.digest_built_from(scope.key, window.label, p.language, key)
+    reused = digest is not None
     if digest is None:
         p.stage("analysing")
         parts, earlier = [], []
@@ -282,6 +283,10 @@ def build_family(p: Pipeline, scope: Scope, window: WeekWindow) -> Digest:
             crossings=crossings,
             cross_relations=ties,
         )
+    p.stage("narrating")  # the model is given each PR under its family key (core/scope.py)
+    every = [pr for i, week in enumerate(weeks) for pr in keyed_prs(week.prs, i)]
+    narrated = _narrate(p, digest, every, [p.language, *languages])
+    if not reused or narrated:
         p.store.save_digest(digest, inputs=key)
     p.stage("done")
     return digest

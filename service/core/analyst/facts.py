@@ -36,6 +36,7 @@ from service.core.models import (
     ScoredPR,
     TrendBucket,
 )
+from service.core.scope import pr_ref, split_key
 
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
@@ -139,6 +140,8 @@ class PRFacts:
     relations: tuple[Relation, ...] = ()
     approvals: int | None = None  # None: GitHub did not say (the git-history sample)
     failing_checks: tuple[str, ...] = ()
+    # in a family digest, how the PR is referred to (`verl-omni#25`); "" for one repository
+    ref: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -313,6 +316,7 @@ def pr_facts(
         relations=tuple(relations),
         approvals=_approvals(pr),
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
+        ref=pr_ref(scored.number, scored.repo) if split_key(scored.number)[0] else "",
     )
 
 
@@ -406,6 +410,7 @@ def _full(pr: PRFacts, detail: tuple[int, int] | None = None) -> dict[str, Any]:
     lines, keys = detail if detail is not None else (SUMMARY_SHOWN, CONFIG_SHOWN)
     out: dict[str, Any] = {
         "number": pr.number,
+        **({"ref": pr.ref} if pr.ref else {}),
         "title": pr.title,
         "category": pr.category,
         "type": pr.change_type,
@@ -452,9 +457,14 @@ def _line(pr: PRFacts) -> str:
     modules = ",".join(pr.modules) or "-"
     title = bounded(pr.title, LINE_TITLE_CHARS)
     return (
-        f"#{pr.number} | {title} | {pr.category} | {modules} | "
+        f"#{pr.number}{_ref_note(pr)} | {title} | {pr.category} | {modules} | "
         f"+{pr.additions}/-{pr.deletions} | {pr.files} files | score {pr.score}"
     )
+
+
+def _ref_note(pr: PRFacts) -> str:
+    """` (verl-omni#25)` beside a family's PR key; nothing for one repository's PR."""
+    return f" ({pr.ref})" if pr.ref else ""
 
 
 def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
 from service.core.scope import split_key
 from service.render import escape
-from service.render.speaking.naming import pr_ref_text
+from service.render.speaking.naming import family_repos, pr_ref_text
 from service.render.speaking.params import (
     CODE_PARAMS,
     PEOPLE_PARAM,
@@ -38,6 +38,8 @@ from service.render.strings import Translator
 
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
+# the same in a family digest, whose PRs of other repositories have 8-digit keys (core/scope.py)
+_FAMILY_PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,8})\b")
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 # the stop that ends a sentence: a list of PRs goes before it
@@ -112,7 +114,8 @@ class Voice:
 
     def text(self, value: str) -> str:
         """Untrusted text, escaped for the target; `#N` references become PR links."""
-        return _PR_REF.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
+        refs = _FAMILY_PR_REF if self._repos or family_repos() else _PR_REF
+        return refs.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
 
     def code(self, value: str) -> str:
         return self.target.code(value)
