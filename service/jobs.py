@@ -24,6 +24,7 @@ from service.core.models import (
 )
 from service.core.periods import parse_period, period_of_label, previous_period
 from service.core.profile import RepoProfile
+from service.core.scope import Scope
 from service.core.weeks import parse_week, window_containing
 from service.delivery import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
@@ -75,6 +76,9 @@ class Pipeline:
     stage: Callable[[str], None] = lambda _name: None
     # the report links cards, answers and pages carry, made once (wiring.pipeline_links)
     links: ReportLinks | None = None
+    # what a name of DIGEST_REPOS, a command or a stored digest stands for: a repository or a
+    # family of DIGEST_GROUPS (wiring); without families, the repository itself
+    scope_for: Callable[[str], Scope] = Scope.one
 
 
 @dataclass
@@ -201,6 +205,90 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     p.stage("done")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
     logger.debug("week built", extra={**extra, **clock.laps})
+    return digest
+
+
+def build_scope(
+    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
+) -> Digest:
+    """The digest of a repository (build_week) or of a family (one over its repositories)."""
+    if not scope.is_family:
+        return build_week(p, scope.primary, window, languages)
+    return build_family(p, scope, window, languages)
+
+
+def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[CollectedWeek]:
+    """Each repository's period, collected concurrently (one thread each, through the one
+    GitHub client and its rate budget), in the scope's order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(scope.repos), thread_name_prefix="collect") as pool:
+        weeks = list(pool.map(lambda repo: p.collect(repo, window), scope.repos))
+    return [identified(p, repo, week) for repo, week in zip(scope.repos, weeks, strict=True)]
+
+
+def build_family(
+    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
+) -> Digest:
+    """One digest over the family: each repository's period analysed as its own (its profile,
+    its previous period), merged under the scope's key with the ties between repositories;
+    kept until what it is built from changes, as build_week does."""
+    from service.core.crossings import find_crossings
+    from service.core.digest import build_digest
+    from service.core.family import keyed_prs, merge_family
+
+    p.stage("collecting")
+    weeks = collect_scope(p, scope, window)
+    repos = [w.repo for w in weeks]
+    private = [w.private for w in weeks]
+    if None not in private or any(private):  # a family is private when one of them is
+        p.store.save_repo_privacy(scope.key, any(private))
+    profiles = [p.profile_for(repo) for repo in repos]
+    before = previous_period(window)
+    stamp = p.store.week_stamp(scope.key, before.label, p.language)
+    narration = p.narrator.settings_key if p.narrator is not None else ""
+    inputs = hashlib.sha256(scope.key.encode())
+    for week, profile in zip(weeks, profiles, strict=True):
+        inputs.update(inputs_key(week, profile, p.language, "", stamp, narration).encode())
+    key = inputs.hexdigest()
+    digest = p.store.digest_built_from(scope.key, window.label, p.language, key)
+    reused = digest is not None
+    if digest is None:
+        p.stage("analysing")
+        parts, earlier = [], []
+        for week, profile in zip(weeks, profiles, strict=True):
+            _save_snapshots(p, week.repo, window, week.prs)
+            previous, prs_before = _previous(p, week.repo, window)
+            earlier.append({before.label: prs_before})
+            discussion = discussion_url(p.github_web_url, week.repo)
+            parts.append(
+                build_digest(
+                    week,
+                    profile,
+                    language=p.language,
+                    now=p.clock(),
+                    previous=previous,
+                    earlier=prs_before,
+                    discussion_url=discussion,
+                )
+            )
+        crossings, ties = find_crossings(repos, [w.prs for w in weeks], earlier)
+        digest = merge_family(
+            scope.key,
+            repos,
+            parts,
+            [w.prs for w in weeks],
+            now=p.clock(),
+            previous=p.store.get_digest(scope.key, before.label, p.language),
+            crossings=crossings,
+            cross_relations=ties,
+        )
+    p.stage("narrating")  # the model is given each PR under its family key (core/scope.py)
+    every = [pr for i, week in enumerate(weeks) for pr in keyed_prs(week.prs, i)]
+    narrated = _narrate(p, digest, every, [p.language, *languages])
+    if not reused or narrated:
+        p.store.save_digest(digest, inputs=key)
+    p.stage("done")
     return digest
 
 
@@ -345,7 +433,8 @@ def run_week(
                 targets: Sequence[str | Target] = []
                 if post:
                     targets = destinations if destinations is not None else p.destinations_for(repo)
-                result.digest = build_week(p, repo, window, card_languages(p, targets))
+                scope = p.scope_for(repo)
+                result.digest = build_scope(p, scope, window, card_languages(p, targets))
                 if post and destinations is None:  # subscriptions a move just carried over too
                     targets = p.destinations_for(result.digest.repo)
                 if post:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from service import operator_text
 from service.core.analyst.checker import check_answer
 from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
+from service.core.analyst.family_refs import keyed_drafts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
 from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis, Digest, PullRequest, TokenUsage
@@ -122,7 +123,7 @@ class Narrator:
             self._skipped(exc, where)
             return None
         try:
-            drafts = parse_answer(answer.content)
+            drafts = keyed_drafts(parse_answer(answer.content), digest.repo_names)
         except InvalidAnswerError as exc:
             self._observed("invalid", started, answer)  # never cached: it was a call
             self._skipped(exc, where)

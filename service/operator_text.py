@@ -39,7 +39,10 @@ def unreadable_env_file(reason: object) -> str:
 
 
 def bad_repo(repo: str) -> str:
-    return f"bad --repo {repo!r}: expected owner/name such as volcengine/verl"
+    return (
+        f"bad --repo {repo!r}: expected owner/name such as volcengine/verl, "
+        "or a family of DIGEST_GROUPS"
+    )
 
 
 def cannot_write(path: object, reason: str | None) -> str:

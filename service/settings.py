@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from datetime import UTC, datetime, timedelta
@@ -9,11 +10,19 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service import operator_text
 from service.core.languages import LANGUAGES, Language
+from service.core.scope import FAMILY_NAME_RE, Scope, check_groups, parse_groups, resolve_scope
 from service.errors import ConfigError
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -68,7 +77,12 @@ class Settings(BaseSettings):
     github_api_url: str = Field("https://api.github.com", description="GitHub REST base URL")
     github_graphql_url: str | None = Field(None, description="GraphQL URL; derived if unset")
     github_web_url: str | None = Field(None, description="GitHub web host; derived if unset")
-    digest_repos: CommaList = Field(["volcengine/verl"], description="owner/name list")
+    digest_groups: Annotated[dict[str, list[str]], NoDecode] = Field(
+        {}, description="families: name=o/a|o/b;other=c/d|e/f, or a JSON object of lists"
+    )
+    digest_repos: CommaList = Field(
+        ["volcengine/verl"], description="owner/name list (or names of DIGEST_GROUPS' families)"
+    )
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
     digest_language: Language = Field("zh", description="language of the digest")
     digest_schedule: str = Field("0 10 * * MON", description="cron of the weekly run")
@@ -187,12 +201,29 @@ class Settings(BaseSettings):
 
     @field_validator("digest_repos")
     @classmethod
-    def _repos(cls, value: list[str]) -> list[str]:
+    def _repos(cls, value: list[str], info: ValidationInfo) -> list[str]:
         if not value:
             raise ValueError("expected at least one owner/name")
+        families = info.data.get("digest_groups") or {}
         for repo in value:
-            if not REPO_RE.match(repo):
-                raise ValueError(f"expected owner/name, got {repo!r}")
+            if REPO_RE.match(repo) or repo in families:
+                continue
+            if FAMILY_NAME_RE.match(repo):
+                raise ValueError(f"expected owner/name or a family of DIGEST_GROUPS, got {repo!r}")
+            raise ValueError(f"expected owner/name, got {repo!r}")
+        return value
+
+    @field_validator("digest_groups", mode="before")
+    @classmethod
+    def _groups(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                value = json.loads(text) if text.startswith("{") else parse_groups(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"expected a JSON object of lists ({exc.msg})") from None
+        if isinstance(value, dict):
+            return check_groups(value)
         return value
 
     @field_validator("digest_timezone")
@@ -313,6 +344,16 @@ class Settings(BaseSettings):
         from service.cadence import monthly_cron
 
         return self.digest_monthly_schedule or monthly_cron(self.digest_schedule)
+
+    def scope(self, names: list[str]) -> Scope:
+        """The scope repositories and family names stand for (DIGEST_GROUPS names families)."""
+        return resolve_scope(names, self.digest_groups)
+
+    @property
+    def repositories(self) -> list[str]:
+        """Every repository DIGEST_REPOS names, its families' members in order, once each."""
+        found = [r for name in self.digest_repos for r in self.scope([name]).repos]
+        return list(dict.fromkeys(found))
 
     @property
     def graphql_url(self) -> str:

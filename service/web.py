@@ -309,6 +309,17 @@ class _Reports:
             self._report, request, repo, match["week"], match["fmt"] or "html"
         )
 
+    async def family_report(self, request: Request) -> Response:
+        """A family's page (`/reports/verl-project/2026-W34`): its digest is stored under its
+        name (core/scope.py)."""
+        family = request.path_params["family"]
+        match = WEEK_RE.match(request.path_params["week"])
+        if not (REPO_RE.match(family) and match):
+            return await anyio.to_thread.run_sync(self.not_found, request)
+        return await anyio.to_thread.run_sync(
+            self._report, request, family, match["week"], match["fmt"] or "html"
+        )
+
     def _report(self, request: Request, repo: str, week: str, fmt: str) -> Response:
         token = request.query_params.get(TOKEN_PARAM)
         if self.links is not None and not self.links.allows(repo, week, token):
@@ -402,6 +413,7 @@ def build_web_app(
         Route("/reports", reports.index, methods=["GET"]),
         Route("/reports/", reports.index, methods=["GET"]),
         Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),
+        Route("/reports/{family}/{week}", reports.family_report, methods=["GET"]),
         Route("/reports/{rest:path}", not_found, methods=["GET"]),
     ]
     return _app(routes, on_shutdown, max_body_bytes, metrics)

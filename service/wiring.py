@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from service import operator_text
 from service.core.models import CollectedWeek, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
+from service.core.scope import scope_of_key
 from service.delivery import Sender
 from service.errors import ConfigError, InputError, ServiceError
 from service.jobs import Pipeline, Retention, RunResult
@@ -106,6 +107,7 @@ def build_pipeline(
         ),
         lease=timedelta(seconds=settings.run_lease_seconds),
         links=links,
+        scope_for=lambda name: scope_of_key(name, settings.digest_groups),
     )
 
 
@@ -213,7 +215,7 @@ def github_credentials(settings: Settings) -> Credentials | None:
         app_id=settings.github_app_id,
         private_key=load_private_key(pem, setting),
         installation_id=settings.github_app_installation_id,
-        repo=settings.digest_repos[0],
+        repo=settings.repositories[0],
     )
 
 
@@ -374,6 +376,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         ),
         may_read=private_repo_readers(settings, pipeline.store),
         current_name=pipeline.store.canonical_repo,
+        scope_for=pipeline.scope_for,
     )
 
 
@@ -506,7 +509,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
     checked = guarded("github", lambda: check_github(github))
     found += checked
     if all(f.ok for f in checked) or not github.has_token:  # a refused token: said once
-        found += check_repositories(github, list(settings.digest_repos))
+        found += check_repositories(github, settings.repositories)
     for platform in registry.platforms():
         found += platform.doctor(settings, subscribed.get(platform.name, []))
     if settings.llm_enabled:

@@ -12,7 +12,7 @@ from service.cli.common import (
     add_week_options,
     catalog_error,
     emit,
-    repo_of,
+    scope_of,
     week_pipeline,
     window_of,
 )
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from service.commands.parse import Command
     from service.core.filters import DigestFilter
     from service.core.models import Digest, WeekWindow
+    from service.core.scope import Scope
     from service.jobs import Pipeline
     from service.settings import Settings
 
@@ -36,7 +37,7 @@ def register(sub: Subparsers) -> None:
     risks.set_defaults(run=run)
     pr = sub.add_parser("pr", help="one PR of the digest, as the chat command answers")
     add_week_options(pr)
-    pr.add_argument("number", help="PR number, e.g. 6091")
+    pr.add_argument("number", help="PR number, e.g. 6091; in a family verl-omni#25")
     pr.add_argument("--lang", choices=LANGS, default=None)
     pr.add_argument("--filter", default="", help=FILTER_HELP)
     pr.set_defaults(run=run)
@@ -46,8 +47,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     pipeline = week_pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
-    repo, window = repo_of(args, settings), window_of(args, settings)
-    emit(answer_text(args, settings, pipeline, repo, window, lang), None)
+    scope, window = scope_of(args, settings), window_of(args, settings)
+    emit(answer_text(args, settings, pipeline, scope, window, lang), None)
     return EXIT_OK
 
 
@@ -55,22 +56,23 @@ def answer_text(
     args: argparse.Namespace,
     settings: Settings,
     pipeline: Pipeline,
-    repo: str,
+    scope: Scope,
     window: WeekWindow,
     lang: str,
 ) -> str:
     """The chat command's answer for the week, built first if not stored."""
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
-    from service.jobs import build_week
+    from service.jobs import build_scope
     from service.render.text import render_answer_text
 
+    repo = scope.key
     # `pr N` without --week searches every stored week, as the chat command does
     searching = args.command == "pr" and args.week is None and not args.sample
     stored = pipeline.store.list_weeks(repo, lang) if searching else []
     digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
     if args.sample or (digest is None and not stored):
-        digest = build_week(pipeline, repo, window)
+        digest = build_scope(pipeline, scope, window)
     digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
     assert digest is not None  # noqa: S101 - built, or a stored week
     command = _command(
@@ -90,14 +92,15 @@ def answer_text(
 
 def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
     """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
-    from service.commands.parse import Command, Verb
+    from service.commands.parse import Command, Verb, pr_reference
     from service.core.models import Severity
 
     if args.command == "pr":
-        number = str(args.number).lstrip("#")
-        if not number.isdigit():
+        ref = pr_reference(str(args.number))
+        if ref is None:
             raise InputError(operator_text.bad_pr_number(args.number))
-        return Command(verb=Verb.PR, number=int(number), week=week, repo=repo, filter=flt)
+        member, number = ref
+        return Command(verb=Verb.PR, number=number, member=member, week=week, repo=repo, filter=flt)
     severity = Severity(args.severity) if args.severity else None
     return Command(verb=Verb.RISKS, week=week, severity=severity, repo=repo, filter=flt)
 

@@ -20,6 +20,7 @@ from service.errors import InputError
 
 if TYPE_CHECKING:
     from service.core.models import WeekWindow
+    from service.core.scope import Scope
     from service.jobs import Pipeline
     from service.settings import Settings
 
@@ -51,7 +52,13 @@ CLI_LANGUAGE = "en"  # error lines of the command line are English, as every oth
 
 
 def add_week_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repo", help="owner/name (default: the first of DIGEST_REPOS)")
+    parser.add_argument(
+        "--repo",
+        action="append",
+        help="owner/name or a family of DIGEST_GROUPS; repeat it for one digest over several "
+        "(default: the first of DIGEST_REPOS)",
+    )
+    parser.add_argument("--repos", default=None, help="owner/a,owner/b: one digest over them")
     parser.add_argument("--week", default=None, help="ISO week like 2026-W18, 'last' or 'this'")
     parser.add_argument("--sample", action="store_true", help="use the bundled verl week")
     add_period_options(parser)
@@ -69,15 +76,24 @@ def configure_logging(settings: Settings) -> None:
     setup_logging(settings.log_format, settings.log_level)
 
 
-def repo_of(args: argparse.Namespace, settings: Settings) -> str:
-    """`--repo`, else the sample's with `--sample`, else the first of DIGEST_REPOS."""
+def scope_of(args: argparse.Namespace, settings: Settings) -> Scope:
+    """`--repo` (repeatable, a family's name too) and `--repos a,b`, else the sample's with
+    `--sample`, else the first of DIGEST_REPOS."""
     from service.recorded import SAMPLE_REPO
     from service.settings import REPO_RE
 
-    repo = args.repo or (SAMPLE_REPO if args.sample else settings.digest_repos[0])
-    if not REPO_RE.match(repo):
-        raise InputError(operator_text.bad_repo(repo))
-    return str(repo)
+    names = [*(args.repo or []), *(r.strip() for r in (args.repos or "").split(",") if r.strip())]
+    if not names:
+        names = [SAMPLE_REPO if args.sample else settings.digest_repos[0]]
+    for name in names:
+        if not REPO_RE.match(name) and name not in settings.digest_groups:
+            raise InputError(operator_text.bad_repo(name))
+    return settings.scope(names)
+
+
+def repo_of(args: argparse.Namespace, settings: Settings) -> str:
+    """The scope's key: the repository, or the family's name."""
+    return scope_of(args, settings).key
 
 
 def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:

@@ -12,7 +12,7 @@ from service.cli.common import (
     add_no_llm,
     add_week_options,
     emit,
-    repo_of,
+    scope_of,
     week_pipeline,
     window_of,
 )
@@ -41,13 +41,13 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
-    from service.jobs import build_week
+    from service.jobs import build_scope
     from service.render.formats import render_format
 
     pipeline = week_pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
-    digest = build_week(pipeline, repo_of(args, settings), window_of(args, settings))
+    digest = build_scope(pipeline, scope_of(args, settings), window_of(args, settings))
     url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
     emit(render_format(digest, args.format, lang, report_url=url), args.output)
     return EXIT_OK

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from service import operator_text
-from service.cli.common import add_no_llm, add_week_options, repo_of, week_pipeline, window_of
+from service.cli.common import add_no_llm, add_week_options, scope_of, week_pipeline, window_of
 from service.errors import EXIT_FAILURE, EXIT_OK, ServiceError
 
 if TYPE_CHECKING:
@@ -34,16 +34,17 @@ def register(sub: Subparsers) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
     from service.delivery import Target
-    from service.jobs import build_week, card_languages, run_week
+    from service.jobs import build_scope, card_languages, run_week
 
     pipeline = week_pipeline(args, settings, senders=not args.dry_run)
-    repo, window = repo_of(args, settings), window_of(args, settings)
+    scope, window = scope_of(args, settings), window_of(args, settings)
+    repo = scope.key
     named = wiring.parse_destinations(args.to) if args.to else None
     routes = wiring.chat_routes(settings, pipeline.store)
     targets = routes.named_targets(named) if named is not None else None
     if args.dry_run:
         shown = targets if targets is not None else pipeline.destinations_for(repo)
-        digest = build_week(pipeline, repo, window, card_languages(pipeline, shown))
+        digest = build_scope(pipeline, scope, window, card_languages(pipeline, shown))
         for line in dry_run_lines(settings, pipeline, digest, targets):
             sys.stdout.write(line + "\n")
         return EXIT_OK

@@ -56,6 +56,7 @@ from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
 from service.core.models import Digest, Risk, ScoredPR
 from service.core.ranking import sorted_risks, top_prs
+from service.core.scope import pr_key
 from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
 from service.errors import (
     InputError,
@@ -152,6 +153,9 @@ def answer(
     gets the PR with `answer_lookup` afterwards (Slack wants its ack within 3 s)."""
     reply = _answer(command, caller, ctx, defer_lookup)
     reply.language = ctx.language_for(caller, command.language)
+    scope = ctx.scope_for(reply.repo) if reply.repo else None
+    if scope is not None and scope.is_family:
+        reply.repos = list(scope.repos)
     return reply
 
 
@@ -359,8 +363,8 @@ def _prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:
 def _pr_answer(
     command: Command, caller: Caller, ctx: EngineContext, repo: str, defer_lookup: bool
 ) -> Answer:
-    number = command.number
-    assert number is not None  # noqa: S101 - parse_command guarantees it for `pr`
+    assert command.number is not None  # noqa: S101 - parse_command guarantees it for `pr`
+    member, number = _member_key(command, ctx, repo)
     week = resolve_week(command.week, ctx, command.verb)
     weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
     for label in weeks:
@@ -391,7 +395,27 @@ def _pr_answer(
             discussion=found.discussion,
             relations=[r for r in digest.relations if r.pr == number][:MAX_RELATIONS],
         )
-    return _live_pr(command, caller, ctx, repo, number, defer_lookup)
+    # not in a stored digest: asked of its own repository, by its own number
+    return _live_pr(command, caller, ctx, member, command.number, defer_lookup)
+
+
+def _member_key(command: Command, ctx: EngineContext, repo: str) -> tuple[str, int]:
+    """The repository `pr N` / `pr verl-omni#N` is about and the PR's key in `repo`'s digests:
+    in a family, `N` alone is a PR of its first repository (core/scope.py)."""
+    assert command.number is not None  # noqa: S101 - parse_command guarantees it for `pr`
+    scope = ctx.scope_for(repo)
+    index = 0 if command.member is None else scope.index(command.member)
+    if index is None and not scope.is_family:
+        index = 0  # a pull URL of another name (an old one) of the one repository
+    if index is None:
+        raise CommandError(
+            "cmd.error.unknown_repo",
+            command.verb,
+            repo=command.member or "",
+            repos=", ".join(scope.repos),
+        )
+    member = scope.repos[index] if scope.is_family else repo
+    return member, pr_key(index, command.number)
 
 
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> NoMatchAnswer:

@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from service.core.models import Digest, PullRequest
 from service.core.profile import RepoProfile
+from service.core.scope import Scope
 from service.errors import ServiceError
 
 REGENERATE_INTERVAL = timedelta(seconds=60)
@@ -256,6 +257,8 @@ class EngineContext:
 
     # a repository's name now: an earlier name of one that moved (transfer, rename) → the new
     current_name: Callable[[str], str] | None = None
+    # what a name of `repos` stands for: one repository or a family of them (core/scope.py)
+    scope_for: Callable[[str], Scope] = Scope.one
 
     def is_admin(self, caller: Caller) -> bool:
         return caller.user_id in self.admins

@@ -83,6 +83,8 @@ class AnswerBase(BaseModel):
     report_url: str = ""
     # the filter the answer applies, in the grammar (`module:rollout severity:high`)
     filter: str = ""
+    # a family's repositories in order (core/scope.py), to name its PRs: empty for one
+    repos: list[str] = Field(default_factory=list)
 
 
 class Said(AnswerBase):

@@ -30,9 +30,14 @@ _MENTION = re.compile(r"^(?:<@[A-Z0-9]+(?:\|[^>]*)?>|<at [^>]*>[^<]*</at>|@\S+)\
 _SLASH = re.compile(r"^/[\w-]+\s*")
 _PR_NUMBER = re.compile(r"^#?(\d{1,9})$")
 _PR_URL = re.compile(
-    r"^<?https?://[^\s/]+/[^\s/]+/[^\s/]+/pull/(\d{1,9})(?:[/?#][^\s|>]*)?(?:\|[^>]*)?>?$"
+    r"^<?https?://[^\s/]+/[^\s/]+/([^\s/]+)/pull/(\d{1,9})(?:[/?#][^\s|>]*)?(?:\|[^>]*)?>?$"
 )
+# a PR of a family's repository: `verl-omni#25`, `verl-project/verl-omni#25`
+_MEMBER_PR = re.compile(r"^(?:[A-Za-z0-9_.-]+/)?([A-Za-z0-9_.-]+)#(\d{1,7})$")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# a family of DIGEST_GROUPS (`subscribe verl-project`): a name without `/`, with a `-`, `_` or
+# `.` in it (so that no word of the grammar is taken for one)
+_FAMILY = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+$")
 
 
 class Verb(StrEnum):
@@ -67,6 +72,8 @@ WEEK_VERBS = frozenset(
 )
 # verbs that take filters (`module:rollout`, …); every verb takes `lang:en`
 FILTER_VERBS = READ_VERBS | {Verb.SUBSCRIBE, Verb.UNSUBSCRIBE}
+# verbs whose repository may be a family's name (`subscribe verl-project`)
+SCOPE_VERBS = frozenset({Verb.SUBSCRIBE, Verb.UNSUBSCRIBE})
 _ALIASES = {"risk": Verb.RISKS, "?": Verb.HELP, "trend": Verb.TRENDS, "regen": Verb.REGENERATE}
 
 
@@ -81,6 +88,8 @@ class Command(BaseModel):
     limit: int | None = None
     public: bool = False
     repo: str | None = None
+    # `pr verl-omni#25`: the family's repository the PR is of (None: the first one)
+    member: str | None = None
     filter: DigestFilter = DigestFilter()
     language: str | None = None
 
@@ -134,9 +143,13 @@ def _verb(word: str) -> Verb:
         raise CommandError("cmd.error.unknown_command", None, word=word) from None
 
 
-def _pr_number(token: str) -> int | None:
-    match = _PR_NUMBER.match(token) or _PR_URL.match(token)
-    return int(match.group(1)) if match else None
+def pr_reference(token: str) -> tuple[str | None, int] | None:
+    """`25`, `#25` → (None, 25); `verl-omni#25` or a pull URL → (`verl-omni`, 25)."""
+    match = _PR_NUMBER.match(token)
+    if match:
+        return None, int(match.group(1))
+    found = _MEMBER_PR.match(token) or _PR_URL.match(token)
+    return (found.group(1), int(found.group(2))) if found else None
 
 
 def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
@@ -156,14 +169,17 @@ def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
         fields["severity"] = Severity(lowered)
         return True
     if verb is Verb.PR and "number" not in fields:
-        number = _pr_number(token)
-        if number is not None:
-            fields["number"] = number
+        ref = pr_reference(token)
+        if ref is not None:
+            fields["member"], fields["number"] = ref
             return True
     if verb is Verb.TOP and token.isdigit() and "limit" not in fields:
         fields["limit"] = _top_limit(token)
         return True
     if _REPO.match(token) and "repo" not in fields and verb is not Verb.HELP:
+        fields["repo"] = token
+        return True
+    if verb in SCOPE_VERBS and _FAMILY.match(token) and "repo" not in fields:
         fields["repo"] = token
         return True
     return False

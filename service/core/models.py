@@ -328,6 +328,8 @@ class ScoredPR(Model):
     risk_count: int = 0
     # review discussion at merge; None when GitHub gave no reviews (git history, REST)
     discussion: Discussion | None = None
+    # the repository it was merged in, in a family digest ("" in a single repository's)
+    repo: str = ""
 
 
 class RelationKind(StrEnum):
@@ -341,6 +343,8 @@ class RelationKind(StrEnum):
     SUPERSEDES = "supersedes"
     REWORKS = "reworks"  # rewrites lines it added
     SUBJECT = "subject"  # the same subject: a distinctive name in both titles, a shared file
+    # across a family's repositories: code the PR moved out, taken up by the other PR
+    MOVED = "moved"
 
 
 class Relation(Model):
@@ -476,6 +480,51 @@ class Stats(Model):
     risks_low: int = 0
 
 
+class RepoTotals(Model):
+    """One repository's figures in a family digest."""
+
+    prs: int = 0
+    additions: int = 0
+    deletions: int = 0
+    files: int = 0
+    contributors: int = 0
+    risks: int = 0
+
+
+class RepoPR(Model):
+    """One of a repository's top PRs: its own number, the reference the report writes
+    (`#6200`, `verl-omni#25`) and its key in the family digest."""
+
+    number: int
+    key: int
+    ref: str
+    title: str
+    url: str = ""
+
+
+class RepoPart(Model):
+    """One repository of a family digest: its figures, top PRs and key changes (a
+    repository with no merged PR in the period is `quiet`)."""
+
+    repo: str
+    totals: RepoTotals = Field(default_factory=RepoTotals)
+    top: list[RepoPR] = Field(default_factory=list)
+    quiet: bool = False
+    key_changes: list[KeyChangeGroup] = Field(default_factory=list)
+
+
+class Crossing(Model):
+    """A tie between repositories of a family: PR `pr` (a key) moved code to `repo`, or
+    names it (`kind`: moved, fixes, follows, names); `prs` are that repository's PRs (keys)
+    that received, continued or match it, `week` theirs when stored earlier."""
+
+    pr: int
+    kind: str
+    repo: str
+    prs: list[int] = Field(default_factory=list)
+    week: str = ""
+
+
 class Digest(Model):
     """The weekly digest: everything a renderer needs, JSON round-trippable."""
 
@@ -511,6 +560,15 @@ class Digest(Model):
     # the names the repository had before GitHub reported it as `repo` (said once, in the
     # first digest after the move)
     moved_from: list[str] = Field(default_factory=list)
+    # a family digest (core/family.py): each repository in order, the first the primary, and
+    # the ties found between them; empty for a single repository
+    repos: list[RepoPart] = Field(default_factory=list)
+    crossings: list[Crossing] = Field(default_factory=list)
+
+    @property
+    def repo_names(self) -> list[str]:
+        """The family's repositories in order (empty for a single repository's digest)."""
+        return [part.repo for part in self.repos]
 
     def pr(self, number: int) -> ScoredPR | None:
         return next((p for p in self.prs if p.number == number), None)

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from service import __version__
 from service.core.models import PeriodKind
 from service.core.periods import kind_of
+from service.core.scope import pr_ref
 from service.render import escape
 from service.render.period_wording import WEEK, current_kind, scaled_catalog
 from service.render.strings import Translator, load_catalog
@@ -173,8 +174,15 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         date=format_date,
         signed=signed,
         number=format_number,
+        pr_ref=_pr_ref,
     )
     return env
+
+
+def _pr_ref(pr: object) -> str:
+    """`#6200`, or `verl-omni#25` for a PR of a family's other repository (a ScoredPR, or a
+    live PR, which is named by its number)."""
+    return pr_ref(int(getattr(pr, "number", 0)), str(getattr(pr, "repo", "") or ""))
 
 
 def week_label(week: str, lang: str) -> str:

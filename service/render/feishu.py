@@ -41,6 +41,7 @@ from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
 from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
+from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
 
 
 @worded_by_period(lambda digest, **_k: digest.week)
+@named_by_family(lambda digest, **_k: digest.repo_names)
 def render_digest(
     digest: Digest, *, report_url: str, lang: str, via: Via = "app"
 ) -> dict[str, Any]:
@@ -277,6 +279,7 @@ def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
 
 
 @worded_by_period(lambda answer, *_a, **_k: answer.week)
+@named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
     """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
     url = escape.safe_url(answer.report_url)

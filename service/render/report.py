@@ -140,7 +140,10 @@ def render_html(digest: Digest, lang: str | None = None) -> str:
 
 def render_json(digest: Digest) -> str:
     """The digest itself as JSON (round-trips through Digest.model_validate_json)."""
-    return escape.json_inert(digest.model_dump_json(indent=2))
+    # a single repository's digest reads as it did before families (core/family.py)
+    single: dict[str, Any] = {"repos": True, "crossings": True, "prs": {"__all__": {"repo"}}}
+    shown = digest.model_dump_json(indent=2, exclude=None if digest.repos else single)
+    return escape.json_inert(shown)
 
 
 def render_report(digest: Digest, fmt: str, lang: str | None = None) -> str:

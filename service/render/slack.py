@@ -44,6 +44,7 @@ from service.render.environment import environment, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
+from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
 
 if TYPE_CHECKING:
@@ -190,6 +191,7 @@ def _last_day(digest: Digest) -> date:
 
 
 @worded_by_period(lambda digest, **_k: digest.week)
+@named_by_family(lambda digest, **_k: digest.repo_names)
 def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
     """The weekly card for `digest`, within every Block Kit limit however large the week: the
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
@@ -365,6 +367,7 @@ def _top(answer: TopAnswer, lang: str) -> SlackMessage:
 
 
 @worded_by_period(lambda answer, *_a, **_k: answer.week)
+@named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str) -> SlackMessage:
     """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
     match answer:

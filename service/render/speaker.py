@@ -5,6 +5,7 @@ helpers live in `service.render.speaking`, one subject per module."""
 from __future__ import annotations
 
 from service.render.speaking.answers import AnswerWords
+from service.render.speaking.family import FamilyWords
 from service.render.speaking.params import CODE_PARAMS, repo_web_url, same_person
 from service.render.speaking.risks import SNIPPET_CHARS, SPELLED_OUT, RiskWords
 from service.render.speaking.scores import ScoreWords
@@ -27,6 +28,6 @@ __all__ = [
 ]
 
 
-class Speaker(WrittenWords, RiskWords, ScoreWords, TrendWords, AnswerWords):
+class Speaker(WrittenWords, RiskWords, ScoreWords, TrendWords, AnswerWords, FamilyWords):
     """Turns catalog keys and digest values into safe text for one target and language.
     `Speaker(None, tr, target)`: a Speaker of command answers (nothing of a week to link)."""

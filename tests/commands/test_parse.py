@@ -26,8 +26,20 @@ from service.errors import InputError
         ("risks last", Command(verb=Verb.RISKS, week="last")),
         ("pr 6091", Command(verb=Verb.PR, number=6091)),
         ("pr #6091 2026-W04", Command(verb=Verb.PR, number=6091, week="2026-W04")),
-        ("pr https://github.com/volcengine/verl/pull/4711", Command(verb=Verb.PR, number=4711)),
-        ("pr <https://github.com/volcengine/verl/pull/4711>", Command(verb=Verb.PR, number=4711)),
+        (
+            "pr https://github.com/volcengine/verl/pull/4711",
+            Command(verb=Verb.PR, number=4711, member="verl"),
+        ),
+        (
+            "pr <https://github.com/volcengine/verl/pull/4711>",
+            Command(verb=Verb.PR, number=4711, member="verl"),
+        ),
+        ("pr verl-omni#25", Command(verb=Verb.PR, number=25, member="verl-omni")),
+        (
+            "pr verl-project/verl-omni#25",
+            Command(verb=Verb.PR, number=25, member="verl-omni"),
+        ),
+        ("subscribe verl-project", Command(verb=Verb.SUBSCRIBE, repo="verl-project")),
         ("top", Command(verb=Verb.TOP)),
         ("top 5", Command(verb=Verb.TOP, limit=5)),
         ("summary", Command(verb=Verb.SUMMARY)),

@@ -147,6 +147,8 @@ class FakeGitHub:
         self.broken: dict[str, Reply] = {}  # path → the answer it always gets
         self.answers: list[tuple[str, str, int]] = []  # (method, path, status) sent back
         self.rate_remaining = 5000
+        # the other repositories this fake serves (add_repo), by name: one host, one budget
+        self.siblings: dict[str, FakeGitHub] = {}
         # who else may call: a GitHub App's installation tokens (tests/fakes/github_app.py)
         self.accept: Callable[[str, Recorded], bool] | None = None
         self.reset_epoch = int(time.time()) + 3600
@@ -185,6 +187,26 @@ class FakeGitHub:
         pr = FakePR(raw=copy.deepcopy(raw), **extras)
         self.prs[pr.number] = pr
         return pr
+
+    def add_repo(self, repo: str) -> FakeGitHub:
+        """Serve another repository from this fake (a family of them): its own PRs, id and
+        tree, on the same host, with the same tokens, rate budget and request log."""
+        sibling = FakeGitHub.__new__(FakeGitHub)
+        sibling.__dict__.update(self.__dict__)
+        sibling.repo, sibling.prs, sibling.tree, sibling.siblings = repo, {}, {}, {}
+        sibling.repo_id = self.repo_id + 1 + len(self.siblings)
+        sibling.old_names = set()
+        self.siblings[repo] = sibling
+        self.api.route("GET", f"/repos/{repo}", self._wrap(sibling._repository))
+        self.api.route_prefix("GET", f"/repos/{repo}/pulls/", self._wrap(sibling._pulls))
+        self.api.route("GET", f"/repos/{repo}/pulls", self._wrap(sibling._pull_list))
+        return sibling
+
+    def _serving(self, repo: str) -> FakeGitHub | None:
+        """The fake that serves `repo` (this one, or a sibling add_repo made)."""
+        if repo == self.repo or repo in self.old_names:
+            return self
+        return self.siblings.get(repo)
 
     def move_to(self, new: str) -> None:
         """The repository is transferred or renamed to `new`, as GitHub does it: REST under the
@@ -346,6 +368,9 @@ class FakeGitHub:
 
     def _search_issues(self, rec: Recorded) -> Reply:
         q = rec.query.get("q", [""])[0]
+        other = self._sibling_for_query(q)
+        if other is not None:
+            return other._search_issues(rec)
         per_page = min(int(rec.query.get("per_page", ["30"])[0]), MAX_PAGE)
         page = int(rec.query.get("page", ["1"])[0])
         found = self._merged_between(q)
@@ -362,6 +387,9 @@ class FakeGitHub:
 
     def _search_code(self, rec: Recorded) -> Reply:
         match = CODE_QUERY_RE.match(rec.query.get("q", [""])[0])
+        other = self.siblings.get(match.group("repo")) if match else None
+        if other is not None:
+            return other._search_code(rec)
         if match is None or match.group("repo") != self.repo:
             return 422, {}, {"message": "Validation Failed"}
         phrase = code_words(match.group("term"))
@@ -484,7 +512,14 @@ class FakeGitHub:
         first = int(variables.get("first", 1))
         return max(1, round((1 + first * 6 + first * 50) / 100))
 
+    def _sibling_for_query(self, q: str) -> FakeGitHub | None:
+        match = QUERY_RE.match(q)
+        return self.siblings.get(match.group(1)) if match else None
+
     def _gql_search(self, variables: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        other = self._sibling_for_query(str(variables.get("q", "")))
+        if other is not None:
+            return other._gql_search(variables)
         found = self._merged_between(str(variables.get("q", "")))
         first = int(variables.get("first", 0))
         if found is None or not 1 <= first <= MAX_PAGE:
@@ -515,6 +550,9 @@ class FakeGitHub:
         return pr, []
 
     def _gql_more_files(self, variables: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        other = self.siblings.get(f"{variables.get('owner')}/{variables.get('name')}")
+        if other is not None:
+            return other._gql_more_files(variables)
         pr, errors = self._pr_for(variables)
         if pr is None:
             return {"repository": None}, errors
@@ -522,6 +560,9 @@ class FakeGitHub:
         return {"repository": {"pullRequest": {"files": files}}}, []
 
     def _gql_pull_request(self, variables: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        other = self.siblings.get(f"{variables.get('owner')}/{variables.get('name')}")
+        if other is not None:
+            return other._gql_pull_request(variables)
         pr, errors = self._pr_for(variables)
         if pr is None:
             return {"repository": None}, errors

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from service.core.analyst.glossary import glossary
 
-# `#123`, `＃123`, `PR 123`, `PR#123`, `PR-123`, `pull/123`
-_PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,7})\b", re.IGNORECASE)
+# `#123`, `＃123`, `PR 123`, `PR#123`, `PR-123`, `pull/123`; 8 digits: a family key (core/scope)
+_PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,8})\b", re.IGNORECASE)
 # a number not glued to an identifier, path or version on its left (`fp16`, `Qwen3-30B`,
 # `patch_v012`), with an optional `v` and thousands separators; what follows it is its unit
 _NUMBER = re.compile(

@@ -47,6 +47,7 @@ from service.core.models import (
 )
 from service.core.models import Relation as DigestRelation
 from service.core.trends import authors
+from service.core.scope import pr_ref, split_key
 
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
@@ -158,6 +159,8 @@ class PRFacts:
     lines: tuple[str, ...] = ()  # its most telling changed lines, `+path: line` / `-path: line`
     # unresolved review threads beyond the notes told (the prompt says how many more)
     more_review_notes: int = 0
+    # in a family digest, how the PR is referred to (`verl-omni#25`); "" for one repository
+    ref: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -367,6 +370,7 @@ def pr_facts(
         failing_checks=tuple(scrub(c.name) for c in pr.failing_checks) if pr else (),
         lines=telling_lines(pr) if listed else (),
         more_review_notes=_more_review_notes(pr),
+        ref=pr_ref(scored.number, scored.repo) if split_key(scored.number)[0] else "",
     )
 
 
@@ -507,6 +511,7 @@ def _full(
     )
     out: dict[str, Any] = {
         "number": pr.number,
+        **({"ref": pr.ref} if pr.ref else {}),
         "title": pr.title,
         "category": pr.category,
         "type": pr.change_type,
@@ -573,9 +578,14 @@ def _line(pr: PRFacts) -> str:
     modules = ",".join(pr.modules) or "-"
     title = bounded(pr.title, LINE_TITLE_CHARS)
     return (
-        f"#{pr.number} | {title} | {pr.category} | {modules} | "
+        f"#{pr.number}{_ref_note(pr)} | {title} | {pr.category} | {modules} | "
         f"+{pr.additions}/-{pr.deletions} | {pr.files} files | score {pr.score}"
     )
+
+
+def _ref_note(pr: PRFacts) -> str:
+    """` (verl-omni#25)` beside a family's PR key; nothing for one repository's PR."""
+    return f" ({pr.ref})" if pr.ref else ""
 
 
 def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 from service.core.mentions import is_pr_param
 from service.core.models import Digest
 from service.render import escape
+from service.render.speaking.naming import pr_ref_text
 
 # A plain-text PR list as older digests wrote it: `#6200, #6162` or `#1, #2, …(+3)`.
 _PR_LIST_TEXT = re.compile(r"#\d+(?:\s*[,、]\s*#\d+)*(?:\s*[,、]\s*…\s*\(\+\d+\))?")
@@ -68,7 +69,7 @@ def plain_number(value: float) -> int | float:
 
 def plain_prs(numbers: list[int]) -> str:
     """PR numbers as a chat line writes them, unlinked: `#1, #2`."""
-    return PLAIN_LIST_SEP.join(f"#{n}" for n in numbers)
+    return PLAIN_LIST_SEP.join(pr_ref_text(n) for n in numbers)
 
 
 def plain_param(value: Any, escape_text: Callable[[str], str]) -> Any:
@@ -78,7 +79,7 @@ def plain_param(value: Any, escape_text: Callable[[str], str]) -> Any:
         return escape_text(value)
     if isinstance(value, list):
         return PLAIN_LIST_SEP.join(
-            f"#{item}" if isinstance(item, int) else escape_text(str(item)) for item in value
+            pr_ref_text(item) if isinstance(item, int) else escape_text(str(item)) for item in value
         )
     return value
 
@@ -93,7 +94,8 @@ def same_person(login: str, name: str | None) -> bool:
 def repo_web_url(digest: Digest) -> str:
     """The repository's web page on its own GitHub host (github.com or an Enterprise one), as
     the API's PR URLs give it: `https://HOST/<repo>`; '' when no PR URL says."""
-    suffix = re.compile(rf"^(https?://[^\s/]+(?:/[^\s]*)?/{re.escape(digest.repo)})/pull/\d+$")
+    repo = digest.repos[0].repo if digest.repos else digest.repo  # a family's: its primary's
+    suffix = re.compile(rf"^(https?://[^\s/]+(?:/[^\s]*)?/{re.escape(repo)})/pull/\d+$")
     for pr in digest.prs:
         match = suffix.match(escape.safe_url(pr.url))
         if match:

@@ -12,7 +12,9 @@ from service.core.analyst.sections import Written, written
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
+from service.core.scope import split_key
 from service.render import escape
+from service.render.speaking.naming import family_repos, pr_ref_text
 from service.render.speaking.params import (
     CODE_PARAMS,
     PEOPLE_PARAM,
@@ -35,6 +37,8 @@ from service.render.strings import Translator
 
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
+# the same in a family digest, whose PRs of other repositories have 8-digit keys (core/scope.py)
+_FAMILY_PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,8})\b")
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
@@ -56,6 +60,8 @@ class Voice:
         prs = digest.prs if digest else []
         self._urls = {p.number: p.url for p in prs}
         self._web = repo_web_url(digest) if digest else ""
+        # a family's repositories: a PR of another than the first is written `verl-omni#25`
+        self._repos = digest.repo_names if digest else []
         self._people = {c.login: c for c in digest.trends.contributors} if digest else {}
         self._risks: dict[int, list[Risk]] = {}
         for risk in leaf_risks(digest.risks) if digest else []:
@@ -76,12 +82,22 @@ class Voice:
     def pr_url(self, number: int) -> str:
         """The PR's own URL when it is a safe http(s) URL, else <repo web URL>/pull/<n> on the
         host the digest's PR URLs come from, else '' (no link)."""
-        fallback = f"{self._web}/pull/{number}" if self._web else ""
+        web, own = self._web, number
+        if self._repos:  # a family's PR: on its own repository's page
+            index, own = split_key(number)
+            if web and 0 < index < len(self._repos):
+                web = web.removesuffix(self._repos[0]) + self._repos[index]
+        fallback = f"{web}/pull/{own}" if web else ""
         return escape.safe_url(self._urls.get(number, ""), fallback)
+
+    def ref(self, number: int) -> str:
+        """How the PR is named: `#6200`, or `verl-omni#25` in a family digest."""
+        return pr_ref_text(number, self._repos)
 
     def pr_link(self, number: int) -> str:
         url = self.pr_url(number)
-        return self.target.link(url, f"#{number}") if url else f"#{number}"
+        label = self.ref(number)
+        return self.target.link(url, label) if url else label
 
     def pr_links(self, numbers: Sequence[int]) -> str:
         return self.sep.join(self.pr_link(n) for n in numbers)
@@ -97,7 +113,8 @@ class Voice:
 
     def text(self, value: str) -> str:
         """Untrusted text, escaped for the target; `#N` references become PR links."""
-        return _PR_REF.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
+        refs = _FAMILY_PR_REF if self._repos or family_repos() else _PR_REF
+        return refs.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
 
     def code(self, value: str) -> str:
         return self.target.code(value)
@@ -240,7 +257,24 @@ class Voice:
         kind = raw.get(TYPE_PARAM)
         if isinstance(kind, str) and self.tr.has(f"report.type.{kind}"):
             safe[TYPE_PARAM] = self.tr.t(f"report.type.{kind}")
+        family = {
+            name: value
+            for name, value in raw.items()
+            if isinstance(value, int) and is_pr_value(name, value) and split_key(value)[0]
+        }
+        if family:  # `PR #{pr}` of a family's other repository: `PR verl-omni#25`
+            return self._plain_refs(key, {**safe, **said}, family)
         return self.tr.t(key, **safe, **said)
+
+    def _plain_refs(self, key: str, safe: dict[str, Any], family: dict[str, int]) -> str:
+        key = self._resolve(key, safe)
+        template = self.tr.catalog.get(key)
+        if template is None:
+            return self.tr.t(key)
+        for name, value in family.items():
+            template = template.replace(f"#{{{name}}}", f"{{{name}}}")
+            safe[name] = self.ref(value)
+        return template.format_map(Strict(safe))
 
     def say(self, statement: Statement) -> str:
         """The statement's sentence; its PRs not already named in the sentence follow as links."""
