@@ -46,8 +46,8 @@ from service.core.models import (
     TrendBucket,
 )
 from service.core.models import Relation as DigestRelation
-from service.core.trends import authors
 from service.core.scope import pr_ref, split_key
+from service.core.trends import authors
 
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
