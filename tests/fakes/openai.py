@@ -235,7 +235,9 @@ def is_verify(rec: Recorded) -> bool:
     """Whether a request asks for verdicts on sentences (the verification pass)."""
     body = rec.json()
     messages = body.get("messages") if isinstance(body, dict) else None
-    return bool(messages) and VERIFY_OPEN in str(messages[-1].get("content", ""))
+    if not isinstance(messages, list) or not messages:
+        return False
+    return VERIFY_OPEN in str(messages[-1].get("content", ""))
 
 
 def verify_data(rec: Recorded) -> dict[str, Any]:

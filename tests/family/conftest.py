@@ -64,7 +64,8 @@ def family_env(fakes: Fakes, folder: Path, **extra: str) -> dict[str, str]:
 
 
 def settings_of(env: dict[str, str]) -> Settings:
-    return Settings(_env_file=None, **{k.lower(): v for k, v in env.items()})
+    values: dict[str, Any] = {k.lower(): v for k, v in env.items()}
+    return Settings(_env_file=None, **values)
 
 
 @contextmanager
