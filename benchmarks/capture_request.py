@@ -7,6 +7,9 @@ for a person or a model to answer). Not a test.
 
     .venv/bin/python benchmarks/capture_request.py tests/data/weeks/2026-W04.json \
         --previous tests/data/weeks/2026-W03.json --lang zh --out /tmp/requests
+
+A family digest: name each further repository's week file with `--member`; the request is the
+one `digest --repo A --repo B ...` sends, and the files are named `<week>.family.<lang>.*`.
 """
 
 from __future__ import annotations
@@ -36,11 +39,19 @@ def _digest(env: dict[str, str], week: str, lang: str, *extra: str) -> None:
     subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
 
 
-def capture(week_file: Path, previous: Path | None, lang: str) -> dict[str, Any]:
-    """The request body `verl-week digest` sends for the week of `week_file` in `lang`."""
+def capture(
+    week_file: Path, previous: Path | None, lang: str, members: tuple[Path, ...] = ()
+) -> dict[str, Any]:
+    """The request body `verl-week digest` sends for the week of `week_file` in `lang` (with
+    the repositories of `members` in the same digest, when given)."""
     data = json.loads(week_file.read_text("utf-8"))
     github = FakeGitHub(data["repo"], token=TOKEN)
     github.serve_week(data)
+    repos = [data["repo"]]
+    for member in members:
+        member_data = json.loads(member.read_text("utf-8"))
+        github.add_repo(member_data["repo"]).serve_week(member_data)
+        repos.append(member_data["repo"])
     earlier = json.loads(previous.read_text("utf-8")) if previous else None
     if earlier:
         github.serve_week(earlier)
@@ -53,7 +64,7 @@ def capture(week_file: Path, previous: Path | None, lang: str) -> dict[str, Any]
             "GITHUB_GRAPHQL_URL": github.graphql_url,
             "GITHUB_TOKEN": TOKEN,
             "DATABASE_URL": f"sqlite:///{folder}/capture.db",
-            "DIGEST_REPOS": data["repo"],
+            "DIGEST_REPOS": data["repo"] if not members else ",".join(repos),
             "DIGEST_TIMEZONE": data.get("timezone", "Asia/Shanghai"),
             "LLM_BASE_URL": model.url,
             "LLM_API_KEY": model.key,
@@ -62,7 +73,8 @@ def capture(week_file: Path, previous: Path | None, lang: str) -> dict[str, Any]
         }
         if earlier:
             _digest(env, earlier["week"], lang, "--no-llm")
-        _digest(env, data["week"], lang)
+        scope = [arg for repo in repos for arg in ("--repo", repo)] if members else []
+        _digest(env, data["week"], lang, *scope)
         return model.last_request()
 
 
@@ -70,13 +82,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("week_file", type=Path)
     parser.add_argument("--previous", type=Path, default=None)
+    parser.add_argument("--member", type=Path, action="append", default=[])
     parser.add_argument("--lang", choices=("zh", "en"), required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    body = capture(args.week_file, args.previous, args.lang)
+    body = capture(args.week_file, args.previous, args.lang, tuple(args.member))
     week = json.loads(args.week_file.read_text("utf-8"))["week"]
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = f"{args.out / week}.{args.lang}"
+    family = ".family" if args.member else ""
+    stem = f"{args.out / week}{family}.{args.lang}"
     text = json.dumps(body, ensure_ascii=False, indent=1)
     Path(f"{stem}.request.json").write_text(text + "\n", "utf-8")
     prompt = "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in body["messages"])
