@@ -61,10 +61,10 @@ def report(rows: list[Verdict], verbose: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("tune", "heldout"), action="append")
+    parser.add_argument("--part", choices=("tune", "seen", "heldout"), action="append")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    rows = [v for part in args.part or ("tune", "heldout") for v in verdicts(part)]
+    rows = [v for part in args.part or ("tune", "seen", "heldout") for v in verdicts(part)]
     report(rows, args.verbose)
 
 

@@ -12,8 +12,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("tune", "answers"): (0.88, 7),
     ("tune", "adversarial"): (0.60, 9),
-    ("heldout", "answers"): (0.75, 18),
-    ("heldout", "adversarial"): (0.60, 10),
+    ("seen", "answers"): (0.75, 18),
+    ("seen", "adversarial"): (0.60, 10),
 }
 
 
