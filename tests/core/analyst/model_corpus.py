@@ -98,6 +98,11 @@ def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tupl
     from service.core.analyst.schema import parse_answer
 
     analysis = check_answer(parse_answer(answer), facts, model="corpus", prompt_version="corpus")
+    return _analysis_outcomes(analysis)
+
+
+def _analysis_outcomes(analysis: Any) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
+    """Each sentence of `analysis` (kept or dropped) with whether it was kept and why not."""
     out: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
     for section in ("summary", "key_changes", "pr_points", "trends", "recommendations"):
         for item in getattr(analysis, section):
@@ -130,8 +135,9 @@ def within_limits(text: str) -> list[str]:
     return [json.dumps(chunk, ensure_ascii=False) for chunk in chunks] or [text]
 
 
-def verdicts(part: str) -> list[Verdict]:
-    """Every labelled sentence of one part, with the checker's verdict."""
+def verdicts(part: str, verified: bool = False) -> list[Verdict]:
+    """Every labelled sentence of one part, with the checker's verdict (after the recorded
+    verification pass when `verified`)."""
     out: list[Verdict] = []
     for labels_path in sorted((CORPUS / part).glob("*.labels.json")):
         labels = json.loads(labels_path.read_text("utf-8"))
@@ -143,8 +149,13 @@ def verdicts(part: str) -> list[Verdict]:
         batch = "adversarial" if ".adversarial." in labels_path.name else "answers"
         facts = facts_for(meta, labels["lang"])
         outcome: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
+        stem = answer_path.name.removesuffix(".answer.json")
+        recorded = recorded_verdicts(part, stem) if verified else {}
         for answer in within_limits(answer_path.read_text("utf-8")):
-            outcome |= _outcomes(answer, facts)
+            if verified:
+                outcome |= _verified_outcomes(answer, facts, recorded)
+            else:
+                outcome |= _outcomes(answer, facts)
         for s in labels["sentences"]:
             if s["section"] == "headline" and not s["text"].strip():
                 continue
@@ -164,3 +175,125 @@ def verdicts(part: str) -> list[Verdict]:
                 )
             )
     return out
+
+
+# --- the verification pass on the corpus -------------------------------------------------
+# Every drafted sentence of an answer (not only those today's rules keep, so the recording
+# outlives a change of the rules) was sent to a verifier model in the batches the service
+# builds (`verify_prompts`); a capable model answered each batch from its request alone
+# (`<stem>.verify.<n>.answer.json`). `verified_verdicts` replays those answers as the
+# verifier's: a sentence the rules keep stays only when the recorded verdict entails it.
+
+VERIFY_MAX_TOKENS = 2_000  # Settings.llm_verify_max_tokens' default
+
+
+def _stems(part: str) -> list[Path]:
+    return sorted(p for p in (CORPUS / part).glob("*.answer.json"))
+
+
+def _meta(part: str, week: str) -> dict[str, Any]:
+    weeks = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))
+    return {"week": week, **weeks[week]}
+
+
+def _all_sentences(answer: str) -> list[Any]:
+    """Every drafted sentence of `answer` as the verifier sees it (a key change with its
+    theme), numbered from 1."""
+    from service.core.analyst.schema import parse_answer
+    from service.core.analyst.verdicts import Sentence, quotes_of
+
+    drafts = [d for d in parse_answer(answer) if d.text.strip()]
+    return [
+        Sentence(
+            id=n,
+            section=d.section,
+            index=0,
+            text=f"{d.theme}: {d.text}" if d.theme else d.text,
+            prs=d.prs,
+            quotes=quotes_of(d),
+        )
+        for n, d in enumerate(drafts, 1)
+    ]
+
+
+def verify_prompts(part: str) -> dict[str, list[list[dict[str, str]]]]:
+    """The verifier's requests for every answer of `part`, by answer file stem."""
+    from service.core.analyst.verdicts import batch_data, batches
+    from service.render.verify_prompt import verify_messages
+
+    out: dict[str, list[list[dict[str, str]]]] = {}
+    for answer_path in _stems(part):
+        stem = answer_path.name.removesuffix(".answer.json")
+        week, lang = stem.split(".")[0], stem.split(".")[1]
+        facts = facts_for(_meta(part, week), lang)
+        requests = []
+        for chunk in within_limits(answer_path.read_text("utf-8")):
+            for batch in batches(_all_sentences(chunk), facts, VERIFY_MAX_TOKENS):
+                data = batch_data(batch, facts)
+                requests.append(verify_messages(facts.repo, facts.week, lang, data))
+        out[stem] = requests
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def recorded_verdicts(part: str, stem: str) -> dict[str, tuple[str, str]]:
+    """What the recorded verifier said of each sentence of `stem`, by its text as shown."""
+    from service.core.analyst.verdicts import CLOSE, OPEN
+
+    out: dict[str, tuple[str, str]] = {}
+    for answer in sorted((CORPUS / part).glob(f"{stem}.verify.*.answer.json")):
+        request = answer.with_name(answer.name.replace(".answer.json", ".request.json"))
+        messages = json.loads(request.read_text("utf-8"))["messages"]
+        user = messages[-1]["content"]
+        data = json.loads(user[user.index(OPEN) + len(OPEN) : user.rindex(CLOSE)])
+        texts = {s["id"]: _norm(s["text"]) for s in data["sentences"]}
+        for v in json.loads(answer.read_text("utf-8"))["verdicts"]:
+            if v.get("id") in texts:
+                out.setdefault(texts[v["id"]], (v["verdict"], v.get("reason", "")))
+    return out
+
+
+@dataclass
+class _Replayed:
+    """A verifier client answering each batch from the recorded verdicts by sentence text;
+    a sentence never recorded is left out of the answer (so it stays, unjudged)."""
+
+    recorded: dict[str, tuple[str, str]]
+    model: str = "corpus-verifier"
+
+    def complete(self, messages: list[dict[str, str]], response_format: dict[str, Any]) -> Any:
+        from service.core.analyst.verdicts import CLOSE, OPEN
+        from service.llm.completion import Completion
+
+        user = messages[-1]["content"]
+        data = json.loads(user[user.index(OPEN) + len(OPEN) : user.rindex(CLOSE)])
+        verdicts = [
+            {"id": s["id"], "verdict": found[0], "reason": found[1]}
+            for s in data["sentences"]
+            if (found := self.recorded.get(_norm(s["text"]))) is not None
+        ]
+        return Completion(json.dumps({"verdicts": verdicts}), 0, 0)
+
+
+class _NoCache:
+    def get_model_answer(self, *_: Any) -> None:
+        return None
+
+    def save_model_answer(self, *_: Any) -> None:
+        return None
+
+
+def _verified_outcomes(
+    answer: str, facts: Any, recorded: dict[str, tuple[str, str]]
+) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
+    from service.core.analyst.checker import check_answer
+    from service.core.analyst.schema import parse_answer
+    from service.verifier import Verifier
+
+    drafts = parse_answer(answer)
+    analysis = check_answer(drafts, facts, model="corpus", prompt_version="corpus")
+    verifier = Verifier(_Replayed(recorded), _NoCache(), 3600.0, VERIFY_MAX_TOKENS)
+    return _analysis_outcomes(verifier.verified(analysis, drafts, facts))
