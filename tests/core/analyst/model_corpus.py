@@ -188,7 +188,8 @@ VERIFY_MAX_TOKENS = 2_000  # Settings.llm_verify_max_tokens' default
 
 
 def _stems(part: str) -> list[Path]:
-    return sorted(p for p in (CORPUS / part).glob("*.answer.json"))
+    answers = (CORPUS / part).glob("*.answer.json")
+    return sorted(p for p in answers if ".verify." not in p.name)  # not a verifier's answer
 
 
 def _meta(part: str, week: str) -> dict[str, Any]:
