@@ -67,3 +67,10 @@ def test_ingress_example_has_tls_and_keeps_metrics_inside() -> None:
     assert "secretName: verl-week-tls" in text
     paths = re.findall(r"- path: (\S+)", text)
     assert paths == ["/slack/events", "/feishu/events", "/reports"]
+
+
+def test_systemd_does_not_restart_on_a_configuration_error() -> None:
+    """A bad setting exits 2 with one line; restarting every 5 s forever would bury it."""
+    unit = (ROOT / "deploy" / "systemd" / "verl-week.service").read_text(encoding="utf-8")
+    assert re.search(r"^Restart=on-failure$", unit, re.MULTILINE)
+    assert re.search(r"^RestartPreventExitStatus=2$", unit, re.MULTILINE)
