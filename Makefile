@@ -17,7 +17,7 @@ install:
 
 # after changing a dependency in pyproject.toml (tests/test_lock.py fails until the locks follow)
 lock:
-	$(LOCK) --extra postgres -o requirements/runtime.lock
+	$(LOCK) --extra postgres --extra fast --extra shellcheck -o requirements/runtime.lock
 	$(LOCK) --extra dev --extra postgres -o requirements/dev.lock
 
 sample:

@@ -159,3 +159,14 @@ def check_public_url(url: str, *, chat: bool) -> list[Finding]:
     if parts.scheme != "https":
         return [warning("url", say.URL_PLAIN_HTTP.format(url=url))]
     return [ok("url", say.URL_OK.format(url=url))]
+
+
+# --- the optional native helpers -------------------------------------------------------------
+
+
+def check_helpers() -> list[Finding]:
+    """Which path-glob engine and which shell-variable judge this install runs (both work; the
+    fallbacks are named with the extra that brings the native helper)."""
+    from service.optional_helpers import helpers
+
+    return [ok("helpers", helper.doctor_line()) for helper in helpers()]

@@ -237,6 +237,18 @@ WEBHOOK_UNSIGNED = (
     "verification and setting FEISHU_WEBHOOK_SECRET"
 )
 
+# the optional native helpers (service/optional_helpers.py)
+HELPER_GLOBS = "path globs"
+HELPER_SHELL = "shell-variable rule"
+HELPER_READER = "the built-in shell reader"
+HELPER_SHELLCHECK_AT = "shellcheck {path}"
+HELPER_NATIVE = "{purpose}: {in_use}"
+HELPER_FALLBACK = (
+    "{purpose}: {in_use} (the `{extra}` extra is not installed; install it where it has a wheel "
+    "for the native helper)"
+)
+LOG_HELPER_FALLBACK = "optional helper missing, using the fallback: %s"
+
 # the model endpoint
 MODEL_UNLISTED = "{error}: LLM_MODEL {model} can't be checked before the first run"
 MODEL_OK = "{host} answers and serves {model}"

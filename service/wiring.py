@@ -495,6 +495,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
     from service.doctor import (
         check_database,
         check_github,
+        check_helpers,
         check_public_url,
         check_repositories,
         guarded,
@@ -515,7 +516,8 @@ def run_doctor(settings: Settings) -> list[Finding]:
     if settings.llm_enabled:
         found += guarded("model", lambda: _doctor_model(settings))
     chat = bool(registry.configured(settings))
-    return found + check_public_url(settings.public_base_url, chat=chat)
+    found += check_public_url(settings.public_base_url, chat=chat)
+    return found + check_helpers()
 
 
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:

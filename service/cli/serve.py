@@ -25,7 +25,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from service import wiring
+    from service.optional_helpers import log_fallbacks
 
+    log_fallbacks()
     pipeline = wiring.progress_logged(settings)
     weekly = None if args.no_scheduler else wiring.build_weekly_scheduler(settings, pipeline)
     app = wiring.build_app(settings, pipeline, scheduler=weekly)
