@@ -74,3 +74,19 @@ def test_systemd_does_not_restart_on_a_configuration_error() -> None:
     unit = (ROOT / "deploy" / "systemd" / "verl-week.service").read_text(encoding="utf-8")
     assert re.search(r"^Restart=on-failure$", unit, re.MULTILINE)
     assert re.search(r"^RestartPreventExitStatus=2$", unit, re.MULTILINE)
+
+
+def test_k8s_uses_the_local_image_and_no_placeholder_registry() -> None:
+    """The default is the image `docker build -t verl-week:0.1.0` makes, as kind and minikube
+    load it; an operator's registry is set by them (README: Kubernetes), never guessed."""
+    kustomization = (K8S / "kustomization.yaml").read_text(encoding="utf-8")
+    images = kustomization.split("\nimages:\n", 1)[1]
+    assert re.search(r"^    newName: verl-week$", images, re.MULTILINE)
+    assert re.search(r'^    newTag: "0\.1\.0"$', images, re.MULTILINE)
+    for path in K8S.glob("*.yaml"):
+        for image in re.findall(r"^\s*(?:image|newName):\s*(\S+)", path.read_text(), re.MULTILINE):
+            assert "example" not in image, (path.name, image)
+            assert "/" not in image, (path.name, image)  # no registry host in the manifests
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "kind load docker-image verl-week:0.1.0" in readme
+    assert "docker build -f deploy/Dockerfile -t verl-week:0.1.0 ." in readme
