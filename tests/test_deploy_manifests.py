@@ -90,3 +90,18 @@ def test_k8s_uses_the_local_image_and_no_placeholder_registry() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "kind load docker-image verl-week:0.1.0" in readme
     assert "docker build -f deploy/Dockerfile -t verl-week:0.1.0 ." in readme
+
+
+def test_the_socket_mode_manifest_is_the_http_app_without_request_urls() -> None:
+    """Socket Mode needs no hand edit: its own manifest, the same app otherwise."""
+    deploy = ROOT / "deploy"
+    http = (deploy / "slack-app-manifest.yml").read_text(encoding="utf-8")
+    socket = (deploy / "slack-app-manifest.socket-mode.yml").read_text(encoding="utf-8")
+    assert "url:" not in socket
+    assert "example.com" not in socket
+    assert re.search(r"^  socket_mode_enabled: true$", socket, re.MULTILINE)
+    expected = re.sub(r"^ *(request_)?url: .*\n", "", http[http.index("_metadata:") :], flags=re.M)
+    expected = expected.replace("socket_mode_enabled: false", "socket_mode_enabled: true")
+    assert socket[socket.index("_metadata:") :] == expected
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(deploy/slack-app-manifest.socket-mode.yml)" in readme
