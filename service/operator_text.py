@@ -223,7 +223,12 @@ FEISHU_CALLBACK_UNREACHABLE = (
     "FEISHU_EVENT_MODE=http: Feishu can't reach {callback}; set PUBLIC_BASE_URL to the public "
     "address, or use FEISHU_EVENT_MODE=websocket"
 )
-FEISHU_EVENTS_OK = "events arrive at {callback}"
+FEISHU_EVENTS_OK = "{callback} answers Feishu's URL check (from this machine)"
+FEISHU_CALLBACK_UNCHECKED = (
+    "{callback} did not answer the URL check from this machine ({why}): Feishu must reach it; "
+    "check PUBLIC_BASE_URL, DNS and the proxy in front of verl-week (or use "
+    "FEISHU_EVENT_MODE=websocket)"
+)
 
 # Feishu: the custom-bot webhook
 WEBHOOK_UNKNOWN_HOOK = "{host} does not know this hook: copy FEISHU_WEBHOOK_URL again"
@@ -248,6 +253,12 @@ HELPER_FALLBACK = (
     "for the native helper)"
 )
 LOG_HELPER_FALLBACK = "optional helper missing, using the fallback: %s"
+
+# where the cards go
+NO_DESTINATION_DOCTOR = (
+    "no destination configured: the weekly cards go nowhere; set SLACK_CHANNELS, "
+    "FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL, or subscribe a channel (/verl-week subscribe)"
+)
 
 # the model endpoint
 MODEL_UNLISTED = "{error}: LLM_MODEL {model} can't be checked before the first run"

@@ -37,8 +37,8 @@ def register(sub: Subparsers) -> None:
     parser.add_argument("--port", type=int, default=8080, help="default 8080")
     parser.add_argument(  # a server listens on all interfaces unless told otherwise
         "--host",
-        default="0.0.0.0",
-        help="default 0.0.0.0 (all interfaces)",  # noqa: S104
+        default="0.0.0.0",  # noqa: S104
+        help="default 0.0.0.0 (all interfaces)",
     )
     parser.add_argument("--no-scheduler", action="store_true", help="web app only")
     parser.set_defaults(run=run)
