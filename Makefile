@@ -71,7 +71,8 @@ wheel-check:
 README_RUN := $(abspath build/readme)
 pipx-check:
 	rm -rf $(README_RUN) && mkdir -p $(README_RUN)/clone $(README_RUN)/home $(README_RUN)/tools
-	git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - | tar -xf - -C $(README_RUN)/clone
+	git ls-files -z --cached --others --exclude-standard \
+		| tar --null --ignore-failed-read -T - -cf - | tar -xf - -C $(README_RUN)/clone
 	ln -s $(abspath .venv/bin/pipx) $(README_RUN)/tools/pipx
 	for block in install-clone install-wheel; do \
 		lines="$$($(PY) .ci/readme_lines.py $$block)" || exit 1; \
