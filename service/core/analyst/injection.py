@@ -108,7 +108,8 @@ _SPELLED_DOT = re.compile(
 
 
 Rule = tuple[str, re.Pattern[str]]
-# what the first checker dropped: mentions, links with a scheme, markup, instructions
+# what the first checker dropped: mentions, links with a scheme, markup, instructions (a
+# version bound or comparison, `>=3.10,<3.13`, `size > 1`, is no markup)
 _SAFETY: tuple[Rule, ...] = (
     ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
     ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
@@ -132,7 +133,7 @@ _SAFETY: tuple[Rule, ...] = (
     (
         "markup",
         re.compile(
-            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
+            r"<(?!=?\s?v?\d)|(?<![-=])>(?!=)(?!\s?v?\d)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
             r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
             r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
         ),

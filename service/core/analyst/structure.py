@@ -45,7 +45,7 @@ _INTRO = re.compile(
 )
 _FILE = re.compile(r"\.(?:ya?ml|py|json|toml|sh|cfg|ini)$|/")
 # a literal a changed line of code gives a key: a number, a boolean, null or a quoted string
-_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|"[^"]*"|'[^']*')$""")
+_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|none|"[^"]*"|'[^']*')$""")
 _SETTING_LINE = re.compile(
     r"""^\s*["']?(?P<key>[A-Za-z_][\w.\-]*)["']?\s*(?::\s*[^=\n]+?\s*=|:|=)\s*(?P<value>[^#\n]*?)"""
     r"""\s*,?\s*(?:#.*)?$"""
