@@ -40,7 +40,7 @@ from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
 from service.core.analyst.glossary import glossary
 from service.core.analyst.injection import injection_reasons, masked, safety_reasons
-from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, quote_reasons
+from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -166,6 +166,12 @@ class Checker:
             ]
             self._week_text = "\n".join([self.week_words, *parts]).lower()
         return self._week_text
+
+    def cited_data(self, numbers: Sequence[int]) -> str:
+        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff),
+        as quotes are compared."""
+        found = (self.evidence.pr(n) for n in numbers)
+        return "\n".join(norm(e.everything) for e in found if e is not None)
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -372,8 +378,13 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     if found is not None:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
-        reasons += quoted.covering_reasons(claim.text, found, claim.facts, checker.week_words, week)
+        data = checker.cited_data(claim.prs)
+        reasons += quoted.covering_reasons(
+            claim.text, found, claim.facts, checker.week_words, week, data
+        )
         reasons += quoted.side_reasons(claim.text, found, values)
+        cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+        reasons += quoted.diff_side_reasons(claim.text, cited, found)
     return list(dict.fromkeys(reasons))
 
 
