@@ -375,6 +375,9 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.bucket_count_reasons(
+        claim.text, checker.facts.trends, checker.evidence.previous
+    )
     if found is not None:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
