@@ -167,11 +167,11 @@ class Checker:
             self._week_text = "\n".join([self.week_words, *parts]).lower()
         return self._week_text
 
-    def cited_data(self, numbers: Sequence[int]) -> str:
-        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff),
-        as quotes are compared."""
-        found = (self.evidence.pr(n) for n in numbers)
-        return "\n".join(norm(e.everything) for e in found if e is not None)
+    def cited_data(self, numbers: Sequence[int]) -> tuple[str, str]:
+        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff)
+        and what they say (title, body, reviews), as quotes are compared."""
+        found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
+        return "\n".join(norm(e.everything) for e in found), "\n".join(e.text for e in found)
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -381,9 +381,9 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     if found is not None:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
-        data = checker.cited_data(claim.prs)
+        data, said = checker.cited_data(claim.prs)
         reasons += quoted.covering_reasons(
-            claim.text, found, claim.facts, checker.week_words, week, data
+            claim.text, found, claim.facts, checker.week_words, week, data, said
         )
         reasons += quoted.side_reasons(claim.text, found, values)
         cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]

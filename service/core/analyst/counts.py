@@ -106,20 +106,22 @@ def bucket_count_reasons(
         end = cut.start() if cut else len(plain)
         clause = plain[start:end]
         start = cut.end() if cut else end
-        named = bucket_counts(clause, trends, previous)
-        if not named:
+        if not bucket_counts(clause, trends, previous):
             continue
-        allowed = {str(v) for counts in named.values() for v in counts}
         for figure in claims.figures(clause):
             counted = figure.kind == "prs" or (any_count and figure.kind == "plain")
             if not counted or not figure.text[:1].isdigit() or "." in figure.text:
                 continue
-            after = clause[clause.find(figure.text) + len(figure.text) :]
-            if _OTHER_UNIT.match(after) or figure.values & allowed:
+            at = clause.find(figure.text)
+            # the buckets named before the figure ("22 PRs across rollout": the week's count)
+            named = bucket_counts(clause[:at], trends, previous)
+            allowed = {str(v) for counts in named.values() for v in counts}
+            if not named or _OTHER_UNIT.match(clause[at + len(figure.text) :]):
+                continue
+            if figure.values & allowed:
                 continue
             shown = "; ".join(
-                f"{key} {'/'.join(str(v) for v in sorted(counts))}"
-                for key, counts in named.items()
+                f"{key} {'/'.join(str(v) for v in sorted(counts))}" for key, counts in named.items()
             )
             reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
     return reasons

@@ -178,14 +178,15 @@ def covering_reasons(
     week_words: str,
     week_ints: Sequence[int],
     data: str = "",
+    said: str = "",
 ) -> list[str]:
     """Each figure and name of the sentence is in its quotes, or one of the cited PRs' own
     figures or names (size, files, title, modules, paths, config keys), or in the rest of
-    their data (`data`: whole body, reviews and both sides of the diff, which the quotes need
-    not copy), or the week's."""
+    their data (names: `data`, whole body, reviews and both sides of the diff, which the
+    quotes need not copy; figures: `said`, what the PRs say), or the week's."""
     reasons = []
     allowed = set(q.numbers) | _own_numbers(prs) | {str(n) for n in week_ints}
-    allowed |= claims.numbers_in(data) if data else set()
+    allowed |= claims.numbers_in(said) if said else set()
     for figure in claims.figures(text):
         if _word_count(figure):
             continue  # "两个配置", "three settings": a count of what the sentence lists

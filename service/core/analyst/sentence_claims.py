@@ -167,8 +167,8 @@ def comparison_reasons(
     compares = words.word("comparative").search(text) or words.word("absence").search(text)
     if direction == "none" and not figures and not compares:
         return []  # "reverts the support from last week": no count is compared
-    failed = _compared(text, named_totals, words)
-    return [f"comparison: {failed} {week}"] if failed else []
+    failure = _compared(text, named_totals, words)
+    return [f"comparison: {failure} {week}"] if failure else []
 
 
 def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:

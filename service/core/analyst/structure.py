@@ -35,7 +35,8 @@ _DEFAULT_TO = re.compile(
     rf"|\bset\s+to|设为|设置为|改为|改成|调整为|调为|调到|提高到|降低到)\s*{_B}",
     re.IGNORECASE,
 )
-_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:\bto\b|\bat\b|=|为)\s*{_B}", re.IGNORECASE)
+# "`x` at 4096", "x = 2", "x 为 2", or the value right after the key ("num_global_batch 8")
+_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:(?:\bto\b|\bat\b|\bof\b|=|为)\s*)?{_B}", re.IGNORECASE)
 _UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
 _DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
 _STOP = re.compile(r"[。;；!！?？，,、]|\.(?:\s|$)|[#＃]\d")
@@ -231,11 +232,30 @@ def _direction_reason(verbs: str, old: str, new: str) -> str:
     return ""
 
 
+# a removal said before a key, with no addition between: its value is the one removed
+_REMOVAL = re.compile(
+    r"\b(?:remov|drop|delet|strip)\w*|删除|删去|移除|去掉|去除|不再", re.IGNORECASE
+)
+_ADDITION = re.compile(
+    r"\b(?:adds?|added|adding|introduc\w*|gains?|new|sets?)\b|新增|加入|引入|增加|设为",
+    re.IGNORECASE,
+)
+
+
+def _told_removed(text: str, start: int) -> bool:
+    removals = list(_REMOVAL.finditer(text, 0, start))
+    return bool(removals) and not _ADDITION.search(text, removals[-1].end(), start)
+
+
 def _judge(
-    name: str, old: str | None, new: str, found: list[Setting], verbs: str
+    name: str, old: str | None, new: str, found: list[Setting], verbs: str, removed: bool = False
 ) -> tuple[str, str]:
-    """(grounds, reason) of a claim on the settings its key names."""
+    """(grounds, reason) of a claim on the settings its key names (`removed`: the sentence
+    tells the key as removed, so its value is the old one)."""
     a, b = (value(old) if old is not None else None), value(new)
+    for s in found if removed and a is None else ():
+        if b in s.old and not s.new:
+            return f"#{s.pr} {s.said}", ""
     for s in found:
         if b in s.new and (a is None or a in s.old):
             if a is not None and (why := _direction_reason(verbs, a, b)):
@@ -266,6 +286,6 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> l
         if value(new) in keys:
             continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
         verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
-        grounds, reason = _judge(name, old, new, found, verbs)
+        grounds, reason = _judge(name, old, new, found, verbs, _told_removed(text, start))
         out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
     return out
