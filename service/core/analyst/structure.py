@@ -31,11 +31,13 @@ _FROM_TO = re.compile(rf"(?:\bfrom\b|由|从)\s*{_A}\s*(?:{_TO_WORDS})\s*{_B}", 
 _ARROW = re.compile(rf"^\W{{0,3}}{_A}\s*→\s*{_B}")
 # a value said plainly: "defaults to B", "（默认 B）", "默认值为 B", "sets … to B", "= B"
 _DEFAULT_TO = re.compile(
-    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:为|是|改为|设为|设置为)?"
+    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:均|都)?(?:为|是|改为|设为|设置为)?"
     rf"|\bset\s+to|设为|设置为|改为|改成|调整为|调为|调到|提高到|降低到)\s*{_B}",
     re.IGNORECASE,
 )
 # "`x` at 4096", "x = 2", "x 为 2", or the value right after the key ("num_global_batch 8")
+# the clause after a key's that gives its default: "`x`，默认值为 None", "`x`, defaulting to 3"
+_DEFAULT_NEXT = re.compile(r"\s*(?:默认|\bdefault(?:s|ing)?\b|\bwhich defaults\b)", re.IGNORECASE)
 _PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:(?:\bto\b|\bat\b|\bof\b|=|为)\s*)?{_B}", re.IGNORECASE)
 _UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
 _DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
@@ -184,7 +186,11 @@ def _window(text: str, end: int) -> str:
     next name that is not a file's ("`x` in rollout.yaml from 1 to 2", not "`x` and `y` to 2")."""
     window = text[end : end + WINDOW]
     stop = _STOP.search(window)
-    window = window[: stop.start()] if stop else window
+    if stop and _DEFAULT_NEXT.match(window, stop.end()):  # "新增 `x`，默认值为 None"
+        later = _STOP.search(window, stop.end())
+        window = window[: stop.start()] + " " + window[stop.end() : later.start() if later else None]
+    elif stop:
+        window = window[: stop.start()]
     said = _INTRO.search(window)
     before = window[: said.start()] if said else window
     for name in claims.identifiers(before):
