@@ -238,10 +238,24 @@ class Claim:
     quotes: tuple[Quote, ...] = ()  # the evidence the model gave, looked up
 
 
+def _earlier_related(claim: Claim, checker: Checker) -> set[int]:
+    """PRs of an earlier week the digest relates a cited PR of the week to ("#4259 reverts
+    #4233", #4233 merged the week before): a sentence may name them, and its relation words
+    are checked against those relations."""
+    week = checker.facts.by_number
+    cited = {n for n in claim.prs if n in week}
+    return {
+        r.earlier for r in checker.evidence.relations if r.later in cited and r.earlier not in week
+    }
+
+
 def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     week = checker.facts.by_number
-    reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week]
+    earlier = _earlier_related(claim, checker)
+    reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week and n not in earlier]
     for number in claims.pr_refs(claim.text):
+        if number in earlier:
+            continue
         if number not in week:
             reasons.append(f"pr_not_in_week: #{number}")
         elif number not in claim.prs:
@@ -290,8 +304,10 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
 
 def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     """Every claim of the sentence grounded in the evidence (see grounding.py)."""
-    named = claims.pr_refs(claim.text)
-    if any(n not in checker.facts.by_number for n in claim.prs) or set(named) - set(claim.prs):
+    earlier = _earlier_related(claim, checker)
+    named = set(claims.pr_refs(claim.text)) - earlier
+    outside = [n for n in claim.prs if n not in checker.facts.by_number and n not in earlier]
+    if outside or named - set(claim.prs):
         return []  # the PR rule drops it already
     words = glossary()
     evidence = checker.evidence

@@ -73,7 +73,16 @@ def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Se
     for i, (_start, end, number) in enumerate(spans):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
         own = evidence.pr(number)
-        parts.append(Segment(text[end:stop], (own,) if own else every))
+        # "#A reverts #B, removing …": what follows #B may be said of #A, which reverts it
+        reverting = [
+            e
+            for e in every
+            if any(
+                r.rule == "revert" and (r.later, r.earlier) == (e.number, number)
+                for r in evidence.relations
+            )
+        ]
+        parts.append(Segment(text[end:stop], (own, *reverting) if own else every))
     return parts
 
 

@@ -36,6 +36,14 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     words = glossary()
     spans = claims.pr_spans(text)
     reasons = []
+    paired = _respectively(text, spans, words)
+    if paired is not None:
+        kind, verb, pairs = paired
+        return [
+            f"relation: #{later} {verb} #{earlier}"
+            for later, earlier in pairs
+            if not _related(kind, later, earlier, evidence)
+        ]
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
         tail = text[e2 : e2 + RELATION_TAIL].lstrip()
         core = text[e1:s2][-RELATION_REACH:]
@@ -51,6 +59,24 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
     return reasons
+
+
+_RESPECTIVELY = re.compile(r"\brespectively\b|分别", re.IGNORECASE)
+
+
+def _respectively(
+    text: str, spans: list[tuple[int, int, int]], words: Glossary
+) -> tuple[str, str, list[tuple[int, int]]] | None:
+    """ "#A and #B revert #C and #D respectively": (relation, its word, the pairs A-C, B-D)."""
+    if not _RESPECTIVELY.search(text):
+        return None
+    for kind, pattern in words.relations.items():
+        for found in pattern.finditer(text):
+            before = [n for s, _e, n in spans if s < found.start()]
+            after = [n for s, _e, n in spans if s > found.start()]
+            if before and len(before) == len(after):
+                return kind, found.group(0), list(zip(before, after, strict=True))
+    return None
 
 
 def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:

@@ -188,7 +188,9 @@ def _window(text: str, end: int) -> str:
     stop = _STOP.search(window)
     if stop and _DEFAULT_NEXT.match(window, stop.end()):  # "新增 `x`，默认值为 None"
         later = _STOP.search(window, stop.end())
-        window = window[: stop.start()] + " " + window[stop.end() : later.start() if later else None]
+        window = (
+            window[: stop.start()] + " " + window[stop.end() : later.start() if later else None]
+        )
     elif stop:
         window = window[: stop.start()]
     said = _INTRO.search(window)
