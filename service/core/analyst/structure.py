@@ -277,9 +277,45 @@ def _judge(
     return "", f"value of {name}: the data says {data}, the sentence says {said}"
 
 
+# PRs joined as one subject: "#A and #B set …", "#A 与 #B 把 …"
+_JOINED = re.compile(r"^\s*(?:,|，|、|\band\b|与|和|及|以及)\s*$", re.IGNORECASE)
+
+
+_RELATIVE = re.compile(r"\s*[,，]?\s*(?:which|that|whose|它|其)\b", re.IGNORECASE)
+
+
+def _subjects(text: str, start: int, cited: Sequence[int]) -> list[int]:
+    """The PRs a claim at `start` is said of: the last PR named before it, with the PRs joined
+    to it as one subject ("#A and #B set x to 2": both); none named before it: every PR."""
+    spans = [s for s in claims.pr_spans(text) if s[2] in cited and s[1] <= start]
+    if not spans:
+        return list(cited)
+    group = [spans[-1]]
+    if _RELATIVE.match(text, spans[-1][1]):  # "#A and #B, which changes x": #B alone
+        return [spans[-1][2]]
+    for span in reversed(spans[:-1]):
+        if not _JOINED.match(text[span[1] : group[-1][0]]):
+            break
+        group.append(span)
+    return [n for _s, _e, n in group]
+
+
+def _not_of_each(name: str, subjects: list[int], found: list[Setting]) -> str:
+    """The reason a claim said of `subjects` is not true of each (empty: it may be)."""
+    changes = {s.pr for s in found}
+    missing = [n for n in subjects if n not in changes]
+    if not missing:
+        return ""
+    others = ", ".join(f"#{n}" for n in sorted(changes))
+    said = ", ".join(f"#{n}" for n in missing)
+    return f"value of {name}: said of {said}, which does not change it (the data: {others})"
+
+
 def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[ValueClaim]:
-    """Each value or default claim of `text` about a key the cited PRs change, judged."""
+    """Each value or default claim of `text` about a key the cited PRs change, judged; a claim
+    said of several PRs (or of one of several the sentence joins) must be true of each."""
     known = settings(prs, evidence)
+    cited = [p.number for p in prs]
     out: list[ValueClaim] = []
     for name, start, end in _keys(text):
         found = [s for s in known if s.matches(name)]
@@ -294,6 +330,20 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> l
         if value(new) in keys:
             continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
         verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
-        grounds, reason = _judge(name, old, new, found, verbs, _told_removed(text, start))
+        subjects = _subjects(text, start, cited)
+        if len(cited) > 1 and (why := _not_of_each(name, subjects, found)):
+            out.append(ValueClaim(name, old, new, start, end + WINDOW, "", why))
+            continue
+        removed = _told_removed(text, start)
+        judged = (
+            [
+                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed)
+                for n in subjects
+            ]
+            if len(subjects) > 1
+            else [_judge(name, old, new, found, verbs, removed)]
+        )
+        reason = next((r for _g, r in judged if r), "")
+        grounds = "" if reason else "; ".join(dict.fromkeys(g for g, _r in judged))
         out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
     return out

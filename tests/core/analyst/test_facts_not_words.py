@@ -132,3 +132,17 @@ def test_an_exception_propagated_is_no_failure_and_more_complete_is_no_universal
     assert check("seen", "2026-W21.zh", "#6324 把 `RayPPOTrainer` 的生成转储改为异步") == []
     assert check("seen", "2026-W21.zh", "建议为 #6324 的异步转储补充测试") == []
     assert check("seen", "2026-W34.zh", "#7408 新增 profiler 后置钩子") == []
+
+
+def test_a_value_claim_joining_two_prs_must_be_true_of_each() -> None:
+    checker = Checker(facts_for(_meta("tune", "2026-W04"), "en"))  # #5019 changes it, #5033 not
+    prs = (5033, 5019)
+    change = "veomni.yaml moe_implementation from eager to fused"
+    assert check_text(f"#5019 changes {change}.", prs, "summary", checker) == []
+    # the corpus' true sentence: "which changes" is said of #5019 alone
+    said = f"Medium breaking risks sit in #5033 and #5019, which changes {change}."
+    assert [r for r in check_text(said, prs, "summary", checker) if "value" in r] == []
+    both = check_text(f"#5033 and #5019 change {change}.", prs, "summary", checker)
+    assert "value of moe_implementation: said of #5033, which does not change it" in both[-1]
+    wrong = check_text(f"#5033 changes {change}, and #5019 adds tests.", prs, "summary", checker)
+    assert any(r.startswith("value of moe_implementation: said of #5033") for r in wrong)
