@@ -1,6 +1,7 @@
 """The checker on the model-written corpus (tests/data/llm/model_corpus), rules alone: floors
-at the figures measured when the corpus was made (issue 26's targets are not met yet; these
-floors keep them from sliding back). benchmarks/model_corpus.py prints the full figures."""
+at the figures measured after issue 26's checker work (rules that check facts, not trigger
+words); benchmarks/model_corpus.py prints the full figures. The held-out part is measured
+by the lead and has no floor here."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.88, 7),
-    ("tune", "adversarial"): (0.60, 9),
-    ("seen", "answers"): (0.75, 18),
-    ("seen", "adversarial"): (0.60, 10),
+    ("tune", "answers"): (0.96, 7),
+    ("tune", "adversarial"): (0.82, 6),
+    ("seen", "answers"): (0.94, 18),
+    ("seen", "adversarial"): (0.81, 6),
 }
 
 
