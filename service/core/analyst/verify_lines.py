@@ -31,6 +31,12 @@ _NAME = re.compile(
 )
 
 
+# a value: a version, a decimal, an exponent, a number of two digits or more; not `#123`
+_FIGURE = re.compile(
+    r"(?<![\w.#])(?:v?\d+(?:\.\d+)+(?:[a-z]+\d*)?|\d+(?:\.\d+)?e-?\d+|\d{2,})(?!\w|\.\d)"
+)
+
+
 def names_of(text: str) -> list[str]:
     """The code names a sentence uses, lower-cased, most telling first: each backticked span
     then its last part (YAML nests what a dotted key names), then identifier-like words."""
@@ -46,11 +52,27 @@ def names_of(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _named(pr: PREvidence, name: str) -> Iterable[str]:
-    """Up to ADDED_PER_NAME added and REMOVED_PER_NAME removed lines naming `name`."""
+def figures_of(text: str) -> list[str]:
+    """The values a sentence states (`3e-5`, `0.4`, `512`, `v0.18.0`, `1.3.0rc13`), not PR
+    numbers nor single digits: a value claim is checked on the line that sets the value."""
+    return list(dict.fromkeys(f.lower() for f in _FIGURE.findall(text)))
+
+
+def _figure(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.\d)")
+
+
+def _named(pr: PREvidence, name: str | re.Pattern[str]) -> Iterable[str]:
+    """Up to ADDED_PER_NAME added and REMOVED_PER_NAME removed lines naming `name` (a name as
+    a part of a line; a value as a whole token)."""
+
+    def names(line: str) -> bool:
+        low = line.lower()
+        return name in low if isinstance(name, str) else bool(name.search(low))
+
     removed, added = pr.changed
     for side, lines, most in (("+", added, ADDED_PER_NAME), ("-", removed, REMOVED_PER_NAME)):
-        found = (line.strip() for line in lines if name in line.lower())
+        found = (line.strip() for line in lines if names(line))
         for text in itertools.islice(filter(None, found), most):
             yield f"{side} {bounded(text, LINE_CHARS)}"
 
@@ -59,9 +81,10 @@ def changed_lines(
     text: str, prs: Sequence[int], evidence: WeekEvidence | None
 ) -> list[dict[str, object]]:
     """The cited PRs' changed lines naming what `text` names: the most specific name first
-    (a full key path before its last part), a few lines of each side for each, and
+    (a full key path before its last part), then the values it states, a few lines of each
+    side for each, and
     LINES_PER_SENTENCE in all, added lines before removed ones: `{"pr": n, "line": "+ …"}`."""
-    names = names_of(text)
+    names = [*names_of(text), *map(_figure, figures_of(text))]
     cited = [e for e in (evidence.pr(n) for n in prs) if e is not None] if evidence else []
     out: dict[tuple[int, str], None] = {}
     for name in names:

@@ -7,7 +7,12 @@ from __future__ import annotations
 import json
 
 from service.core.analyst.verdicts import Sentence, batch_data
-from service.core.analyst.verify_lines import LINES_PER_SENTENCE, changed_lines, names_of
+from service.core.analyst.verify_lines import (
+    LINES_PER_SENTENCE,
+    changed_lines,
+    figures_of,
+    names_of,
+)
 from tests.core.analyst.helpers import week_facts
 
 
@@ -50,3 +55,13 @@ def test_the_verifier_data_holds_each_sentence_diff_and_each_pr_author() -> None
     assert first["line"] == (
         "+ # - name: Running the E2E test with one_step_off_policy algorithm on ASCEND NPU (FSDP2)"
     )
+
+
+def test_the_values_a_sentence_states_are_looked_up_as_whole_tokens() -> None:
+    text = "#79 raises lr from 1e-5 to 3e-5 and resolution to 512 (vllm v0.18.0, 1.3.0rc13), #6350"
+    assert figures_of(text) == ["1e-5", "3e-5", "512", "v0.18.0", "1.3.0rc13"]
+    facts = week_facts(language="en")
+    # #4280's run scripts set trainer.total_epochs=15 on a removed line, nothing on 150
+    lines = changed_lines("#4280 trains for 15 epochs", (4280,), facts.evidence)
+    assert any("total_epochs=15" in str(e["line"]) for e in lines)
+    assert changed_lines("#4280 trains for 1500 epochs", (4280,), facts.evidence) == []
