@@ -84,7 +84,7 @@ def changed_lines(
     (a full key path before its last part), then the values it states, a few lines of each
     side for each, and
     LINES_PER_SENTENCE in all, added lines before removed ones: `{"pr": n, "line": "+ …"}`."""
-    names = [*names_of(text), *map(_figure, figures_of(text))]
+    names: list[str | re.Pattern[str]] = [*names_of(text), *map(_figure, figures_of(text))]
     cited = [e for e in (evidence.pr(n) for n in prs) if e is not None] if evidence else []
     out: dict[tuple[int, str], None] = {}
     for name in names:
