@@ -77,6 +77,23 @@ def ref_label(repos: Sequence[str], key: int) -> str:
     return f"{short_name(repos[index])}#{number}"
 
 
+def family_name(key: str, repos: Sequence[str]) -> str:
+    """What a family is called in titles: its `DIGEST_GROUPS` name; repositories listed by
+    hand (`a/b+c/d`), their common owner (`verl-project`), else their names joined by `+`."""
+    if ADHOC_JOIN not in key:
+        return key
+    owners = {repo.partition("/")[0] for repo in repos}
+    if len(owners) == 1:
+        return owners.pop()
+    return ADHOC_JOIN.join(short_name(repo) for repo in repos)
+
+
+def pr_anchor(key: int, repo: str = "") -> str:
+    """The HTML id of a PR's row: `pr-6200`, or `verl-omni-25` for another repository's."""
+    index, number = split_key(key)
+    return f"{short_name(repo)}-{number}" if index and repo else f"pr-{key}"
+
+
 def pr_ref(key: int, repo: str = "") -> str:
     """A PR named by itself (a ScoredPR's key and `repo`): `verl-omni#25` when it is of a
     family's other repository, else `#6200`."""
