@@ -12,7 +12,6 @@ PRs out says how many it holds (`<name>_total`)."""
 from __future__ import annotations
 
 import re
-
 from datetime import UTC, date, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
