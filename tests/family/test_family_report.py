@@ -180,3 +180,17 @@ def test_the_html_report_writes_no_markdown_marks(w34: Digest) -> None:
     html = render_format(w34, "html", "en", report_url=URL)
     assert "**" not in html
     assert "<b>verl-omni</b>" in html or "<strong>verl-omni</strong>" in html
+
+
+def test_a_breaking_pr_is_told_by_the_code_it_changes_not_its_tests(w34: Digest) -> None:
+    # verl-omni#373 "make pixel responses always uint8": most lines are tests; its code is
+    # under verl_omni/
+    pr = w34.pr(pr_key(1, 373))
+    assert pr is not None
+    where = [f for f in pr.facts if f.key == "narrative.point.files"]
+    assert where
+    assert str(where[0].params["folder"]).startswith("verl_omni/")
+    markdown = render_format(w34, "markdown", "zh", report_url=URL)
+    [line] = _lines_naming(markdown, "verl-omni#373")
+    assert "「make pixel responses always uint8」" in line
+    assert "`tests/" not in line
