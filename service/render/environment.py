@@ -178,6 +178,7 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         pr_anchor=_pr_anchor,
         family_name=_family_name,
         family_members=_family_members,
+        moves=_moves,
     )
     return env
 
@@ -201,6 +202,14 @@ def _family_name(digest: Any) -> str:
 def _family_members(digest: Any) -> list[str]:
     """A family digest's repositories by their short names (`verl`, `verl-omni`)."""
     return [short_name(repo) for repo in digest.repo_names]
+
+
+def _moves(digest: Any) -> list[tuple[list[str], str]]:
+    """(earlier names, name now) of each repository the digest tells moved: the digest's own,
+    or each repository's of a family."""
+    if digest.repos:
+        return [(part.moved_from, part.repo) for part in digest.repos if part.moved_from]
+    return [(digest.moved_from, digest.repo)] if digest.moved_from else []
 
 
 def week_label(week: str, lang: str) -> str:
