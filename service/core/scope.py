@@ -18,6 +18,8 @@ KEY_STRIDE = 10_000_000
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 FAMILY_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 ADHOC_JOIN = "+"
+# a PR as a model names it: `#72`, `72`, `verl-omni#72`, `verl-project/verl-omni#72`
+_ONE_REF = re.compile(r"^\s*(?:(?:(?:[\w.-]+/)?([\w.-]+))?#)?(\d{1,8})\s*$")
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,25 @@ def pr_ref(key: int, repo: str = "") -> str:
     family's other repository, else `#6200`."""
     index, number = split_key(key)
     return f"{short_name(repo)}#{number}" if index and repo else f"#{key}"
+
+
+def key_of_ref(value: object, repos: Sequence[str]) -> int | None:
+    """The key of a PR the model named (`#72`, `72`, `verl-omni#72`, or a key as an integer);
+    None when it names no repository of the family."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    found = _ONE_REF.match(value)
+    if found is None:
+        return None
+    name, number = found.group(1), int(found.group(2))
+    if name is None:
+        return number
+    index = {short_name(r).lower(): i for i, r in enumerate(repos)}.get(name.lower())
+    if index is None or number >= KEY_STRIDE:
+        return None
+    return pr_key(index, number)
 
 
 def parse_groups(text: str) -> dict[str, list[str]]:
