@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.core.analyst.facts import build_facts
+from service.core.analyst.facts import DATA_BUDGET, build_facts, facts_json
 from service.core.analyst.family_refs import keyed_text
 from service.core.analyst.schema import InvalidAnswerError, answer_schema, parse_answer
 from service.core.analyst.verdicts import Quote, Sentence, batch_data
@@ -153,3 +153,14 @@ def test_a_familys_answer_names_prs_by_reference() -> None:
     assert [d.prs for d in drafts if d.text.startswith("#7373")] == [(7373,)]
     with pytest.raises(InvalidAnswerError):
         parse_answer(json.dumps({**answer, "headline": {"text": "x", "prs": ["nope#1"]}}), FAMILY)
+
+
+@pytest.mark.parametrize("week", ["2026-W20", "2026-W21"])
+def test_four_repositories_stay_within_the_prompt_budget(week: str) -> None:
+    weeks = [recorded(repo, week) for repo in FAMILY]
+    digest = family_digest_of(weeks, lang="zh")
+    every = [p for i, w in enumerate(weeks) for p in keyed_prs(w.prs, i)]
+    data = facts_json(build_facts(digest, every, "zh"))
+    assert len(data) <= DATA_BUDGET
+    _no_family_key(data)
+    assert "verl-recipe#" in data
