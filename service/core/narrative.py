@@ -11,6 +11,7 @@ PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
@@ -61,6 +62,9 @@ STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
 NOTABLE_SCORE = 4.5
 GROUP_LEAD_SCORE = 3.0
+# modules whose changes alone are no key change when reverted (CI workflows, docs)
+MINOR_MODULES = frozenset({"ci", "doc", "docs"})
+_REVERT_WORD = re.compile(r"\brevert", re.I)
 # the summary: at most SUMMARY_SENTENCES sentences, telling up to SUMMARY_STORIES stories users
 # will notice (in NOTICE_ORDER, then by weight); a sentence names up to SUMMARY_LISTED PRs
 SUMMARY_SENTENCES = 5
@@ -221,7 +225,12 @@ def story_statements(
     """One key-change line: the story's lead PR (of its `prs`) with its point, then what ties
     the rest to it (reverts, re-lands, follow-ups, also of earlier weeks), then its PRs not yet
     named."""
-    lead = next((p for p in prs if ledger.take([p.number])), None)
+    # a PR standing in for the story's lead (told elsewhere already) must be worth a key
+    # change itself; a revert of CI or docs only never is
+    fit = [
+        p for i, p in enumerate(prs) if not _minor(p) and (i == 0 or p.score >= GROUP_LEAD_SCORE)
+    ]
+    lead = next((p for p in fit if ledger.take([p.number])), None)
     if lead is None:
         return []
     items = [pr_statement(lead, digest, ledger)]
@@ -240,6 +249,12 @@ def story_statements(
     if rest:
         items.append(Statement(key=key("relation", "also"), params={"prs": rest}))
     return items
+
+
+def _minor(pr: ScoredPR) -> bool:
+    """A revert (or a fix that reverts) touching only CI or docs: nothing changes for users."""
+    reverts = pr.change_type == "revert" or bool(_REVERT_WORD.search(pr.title))
+    return reverts and bool(pr.modules) and set(pr.modules) <= MINOR_MODULES
 
 
 def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:

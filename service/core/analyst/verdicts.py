@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounded, pr_payload
+from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
 from service.core.analyst.verify_lines import changed_lines
@@ -192,7 +193,10 @@ def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
     cited = dict.fromkeys(n for s in batch for n in s.prs)
     prs = [_pr_data(pr, facts) for pr in (facts.pr(n) for n in cited) if pr is not None]
     payload = {**_week_data(facts), "prs": prs}
-    return _encoded({**payload, "sentences": [_sentence_data(s, facts) for s in batch]})
+    payload = {**payload, "sentences": [_sentence_data(s, facts) for s in batch]}
+    if facts.repos:  # a family's: every PR named by its reference, not its key
+        payload = {"repos": list(facts.repos), **named_payload(payload, facts.repos)}
+    return _encoded(payload)
 
 
 def batches(
