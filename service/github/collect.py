@@ -114,10 +114,16 @@ def _run_each(
 class _Run:
     """State of one collection: where it goes, and what could not be fetched."""
 
-    def __init__(self, http: GitHubHttp, repo: str, stored: StoredPulls | None) -> None:
+    def __init__(
+        self, http: GitHubHttp, repo: str, stored: StoredPulls | None, profile: RepoProfile
+    ) -> None:
         self.http = http
         self.repo = repo
         self.stored = stored
+        self.profile = profile
+        # search nodes whose file list stops at its first page because REST lists the files
+        # anyway (their patches are wanted): the rest is asked of GraphQL only if REST fails
+        self.unpaged: dict[int, dict[str, Any]] = {}
         # with a store the files live in the PR snapshots, so the ETag cache would keep every
         # patch a second time
         self.cache_files = stored is None
@@ -146,14 +152,38 @@ class _Run:
 
     # --- with a token: GraphQL ---------------------------------------------------------
 
+    def wants_patches(self, paths: Iterable[str]) -> bool:
+        return any(self.profile.needs_patch(path) for path in paths)
+
     def graphql_pr(self, node: dict[str, Any]) -> PullRequest:
+        """The PR of a search node, its files paged to the end, unless its first page already
+        shows a file whose patch is wanted: then REST's `pulls/N/files` lists them all."""
+        number = node["number"]
+        first = graphql.first_files(node)
+        if graphql.has_more_files(node) and self.wants_patches(f.get("path", "") for f in first):
+            self.unpaged[int(number)] = node
+            return _converted(SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, first))
+        return _converted(
+            SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, self.paged(node))
+        )
+
+    def paged(self, node: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """Every file node of a search node (None, and the gap noted, when a page fails)."""
         try:
-            files = graphql.all_files(self.http, self.repo, node)
+            return graphql.all_files(self.http, self.repo, node)
         except UpstreamError as exc:
             self.miss(int(node["number"]), "files", exc)
-            files = None
-        number = node["number"]
-        return _converted(SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, files))
+            return None
+
+    def graphql_files(self, pr: PullRequest) -> PullRequest:
+        """`pr` with GraphQL's whole file list, for a PR whose list stopped at the first page."""
+        node = self.unpaged.get(pr.number)
+        if node is None:
+            return pr
+        files = self.paged(node)
+        if files is None:
+            return pr
+        return _converted(SEARCH_REQUEST, pr.number, lambda: convert.pr_from_graphql(node, files))
 
     def files_request(self, number: int) -> str:
         return f"GET /repos/{self.repo}/pulls/{number}/files"
@@ -165,7 +195,9 @@ class _Run:
             patched = _converted(request, pr.number, lambda: convert.with_patches(pr, files))
         except UpstreamError as exc:
             self.miss(pr.number, "patches", exc)
-            return pr
+            return self.graphql_files(pr)
+        if len(files) >= rest.FILES_LISTED_MAX and pr.number in self.unpaged:
+            pr = self.graphql_files(pr)
         if len(files) >= rest.FILES_LISTED_MAX and len(pr.files) > len(files):
             # GraphQL listed them all: keep the files REST's list stops short of, unpatched
             listed = {f.path for f in patched.files}
@@ -269,7 +301,7 @@ def _collect_graphql(
     )
     nodes = _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
     prs = [run.graphql_pr(node) for node in nodes]
-    wanted = [pr for pr in prs if any(profile.needs_patch(f.path) for f in pr.files)]
+    wanted = [pr for pr in prs if run.wants_patches(f.path for f in pr.files)]
     run.load_known([pr.number for pr in wanted])
     patched = {pr.number: r for pr in wanted if (r := run.reuse(pr)) is not None}
     ask = [pr for pr in wanted if pr.number not in patched]
@@ -308,7 +340,7 @@ def collect_week(
     """
     identity = _check_repo(http, repo)
     repo = identity.name  # a moved repository is searched and read under its new name
-    run = _Run(http, repo, stored)
+    run = _Run(http, repo, stored, profile)
     if http.has_token:
         prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
     else:

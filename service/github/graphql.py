@@ -16,7 +16,9 @@ from service.github.search import merged_query, needs_split, split
 if TYPE_CHECKING:
     from service.github.http import GitHubHttp
 
-PAGE_SIZE = 50  # ~28 points a page with the nested connections; well under the 10 s query limit
+# GitHub's largest page: ~56 points with the nested connections (~36,000 nodes, well under the
+# 500,000-node and 10 s limits); half the requests of pages of 50 for the same points
+PAGE_SIZE = 100
 FRAGMENT = "pull_request_fields.graphql"
 
 
@@ -94,6 +96,16 @@ def search_nodes(
         nodes.extend(page.get("nodes") or [])
     # nodes of other result types come back as {} through the `... on PullRequest` spread
     return [n for n in nodes if n and "number" in n]
+
+
+def first_files(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The file nodes of a PR node's first page (the search's)."""
+    return [f for f in (node.get("files") or {}).get("nodes") or [] if f]
+
+
+def has_more_files(node: dict[str, Any]) -> bool:
+    """Whether a PR node's files go on past its first page."""
+    return bool(((node.get("files") or {}).get("pageInfo") or {}).get("hasNextPage"))
 
 
 def all_files(http: GitHubHttp, repo: str, node: dict[str, Any]) -> list[dict[str, Any]]:

@@ -10,9 +10,10 @@ from itertools import pairwise
 # §1.1); a window with that many is split, never truncated. At exactly 1,000 we split too, in
 # case the count itself is capped.
 SEARCH_CAP = 1000
-# a capped window is cut into parts expected to hold this many results each: half the cap, so
-# a part rarely needs cutting again even when merges bunch up
-SPLIT_TARGET = SEARCH_CAP // 2
+# a capped window is cut into parts expected to hold this many results each: three quarters of
+# the cap, so few parts (each part's last page is part-empty: fewer parts, fewer pages) while
+# a part still has room for merges that bunch up before it needs cutting again
+SPLIT_TARGET = SEARCH_CAP * 3 // 4
 ONE_SECOND = timedelta(seconds=1)
 
 

@@ -137,16 +137,18 @@ def test_a_capped_window_is_cut_once_into_parts_searched_together(
     assert sorted(n["number"] for n in nodes) == sorted(github.prs)
     queries = [c.json()["variables"] for c in github.calls("POST", "/graphql")]
     firsts = [v["q"] for v in queries if v["cursor"] is None]
-    assert len(firsts) == 1 + 4  # the whole week, then its four parts: none capped again
+    assert len(firsts) == 1 + 3  # the whole week, then its three parts: none capped again
     counts = [len(merged_between(github, q)) for q in firsts[1:]]
     assert all(n < SEARCH_CAP for n in counts)
     assert len(queries) == 1 + sum(-(-n // PAGE) for n in counts)
+    assert {v["first"] for v in queries} == {100}  # GitHub's largest page: 1 + 21 requests
+    assert len(queries) == 22
 
 
-def test_split_cuts_on_whole_seconds_into_parts_of_about_half_the_cap() -> None:
+def test_split_cuts_on_whole_seconds_into_parts_of_three_quarters_of_the_cap() -> None:
     start, end = w04().start, w04().end
     parts = split(start, end, 2000)
-    assert len(parts) == 4
+    assert len(parts) == 3
     assert parts[0][0] == start
     assert parts[-1][1] == end
     assert all(a[1] == b[0] for a, b in pairwise(parts))
