@@ -38,10 +38,20 @@ MAX_OLDER = 10
 OLDER_MAX_AGE = timedelta(days=30)
 
 
+# a stored snapshot stands for its PR until the PR changes on GitHub: a rebuild asks for the PRs
+# updated since the oldest snapshot of the window was saved, less this margin (the time from a
+# search page to the save, and the difference between GitHub's clock and ours)
+UPDATE_MARGIN = timedelta(hours=1)
+
+
 class StoredPulls(Protocol):
-    """PRs kept from earlier runs (the store implements it): their files are not asked again."""
+    """PRs kept from earlier runs (the store implements it): their files are not asked again,
+    and a window's PRs that did not change since they were saved are not asked again at all."""
 
     def stored_prs(self, repo: str, numbers: Collection[int]) -> dict[int, PullRequest]: ...
+    def stored_period(
+        self, repo: str, start: datetime, end: datetime
+    ) -> tuple[dict[int, PullRequest], datetime | None]: ...
 
 
 def stored_files(known: PullRequest | None, merge_commit: str | None) -> PullRequest | None:
@@ -131,9 +141,21 @@ class _Run:
         self.missing: list[MissingItem] = []
 
     def load_known(self, numbers: Collection[int]) -> None:
-        """The stored snapshots of `numbers`, read in one go before the per-PR requests."""
-        if self.stored is not None and numbers:
-            self.known = self.stored.stored_prs(self.repo, numbers)
+        """The stored snapshots of `numbers` not known yet, read in one go before the per-PR
+        requests."""
+        unknown = [n for n in numbers if n not in self.known]
+        if self.stored is not None and unknown:
+            self.known.update(self.stored.stored_prs(self.repo, unknown))
+
+    def stored_window(self, window: WeekWindow) -> tuple[dict[int, PullRequest], datetime | None]:
+        """The stored PRs of `window` and the moment to ask GitHub for changes since (None
+        when nothing of the window is stored)."""
+        if self.stored is None:
+            return {}, None
+        prs, saved = self.stored.stored_period(self.repo, window.start, window.end)
+        if not prs or saved is None:
+            return {}, None
+        return prs, saved - UPDATE_MARGIN
 
     def reuse(self, pr: PullRequest) -> PullRequest | None:
         """`pr` with the files stored for its merge commit, if there are any."""
@@ -293,14 +315,42 @@ def _cap_reason(listed: int, total: int) -> str:
     )
 
 
-def _collect_graphql(
-    run: _Run, window: WeekWindow, profile: RepoProfile, concurrency: int, progress: Progress | None
-) -> list[PullRequest]:
+def _window_nodes(
+    run: _Run, window: WeekWindow, concurrency: int, since: datetime | None = None
+) -> list[dict[str, Any]]:
     nodes = graphql.search_nodes(
-        run.http, run.repo, window.start, window.end, concurrency=concurrency
+        run.http, run.repo, window.start, window.end, concurrency=concurrency, updated_since=since
     )
-    nodes = _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
+    return _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
+
+
+def _search(
+    run: _Run, window: WeekWindow, concurrency: int
+) -> tuple[list[dict[str, Any]], dict[int, PullRequest]]:
+    """The search nodes of the window's PRs to read afresh, and the stored PRs that stand.
+
+    When the store holds PRs of the window, GitHub is asked how many the window has and which
+    changed since they were saved: if the stored and the changed ones make up the window,
+    only the changed ones are read (a finished week rebuilt: a few requests, not a page per
+    100 PRs); else, or with nothing stored, every PR of the window is. A window of less than
+    a page is read whole: one request, as few as asking what changed."""
+    stored, since = run.stored_window(window)
+    if since is not None and len(stored) >= graphql.PAGE_SIZE:
+        total = graphql.merged_count(run.http, run.repo, window.start, window.end)
+        changed = _window_nodes(run, window, concurrency, since)
+        if len(stored.keys() | {int(n["number"]) for n in changed}) == total:
+            return changed, stored
+    return _window_nodes(run, window, concurrency), {}
+
+
+def _collect_graphql(
+    run: _Run, window: WeekWindow, concurrency: int, progress: Progress | None
+) -> list[PullRequest]:
+    nodes, standing = _search(run, window, concurrency)
     prs = [run.graphql_pr(node) for node in nodes]
+    fresh = {pr.number for pr in prs}
+    prs += [pr for number, pr in standing.items() if number not in fresh]
+    run.known.update(standing)
     wanted = [pr for pr in prs if run.wants_patches(f.path for f in pr.files)]
     run.load_known([pr.number for pr in wanted])
     patched = {pr.number: r for pr in wanted if (r := run.reuse(pr)) is not None}
@@ -342,7 +392,7 @@ def collect_week(
     repo = identity.name  # a moved repository is searched and read under its new name
     run = _Run(http, repo, stored, profile)
     if http.has_token:
-        prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
+        prs = _collect_graphql(run, window, patch_concurrency, progress)
     else:
         prs = _collect_rest(run, window, patch_concurrency, progress)
     prs.sort(key=lambda p: (p.merged_at, p.number))

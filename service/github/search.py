@@ -17,10 +17,16 @@ SPLIT_TARGET = SEARCH_CAP * 3 // 4
 ONE_SECOND = timedelta(seconds=1)
 
 
-def merged_query(repo: str, start: datetime, end: datetime) -> str:
-    """`repo:o/r is:pr is:merged merged:START..END` for [start, end): END is inclusive in search."""
+def merged_query(
+    repo: str, start: datetime, end: datetime, updated_since: datetime | None = None
+) -> str:
+    """`repo:o/r is:pr is:merged merged:START..END` for [start, end): END is inclusive in search;
+    with `updated_since`, only the PRs that changed since then (`updated:>=T`)."""
     last = end - ONE_SECOND
-    return f"repo:{repo} is:pr is:merged merged:{start.isoformat()}..{last.isoformat()}"
+    q = f"repo:{repo} is:pr is:merged merged:{start.isoformat()}..{last.isoformat()}"
+    if updated_since is not None:
+        q += f" updated:>={updated_since.replace(microsecond=0).isoformat()}"
+    return q
 
 
 def needs_split(count: int, start: datetime, end: datetime) -> bool:

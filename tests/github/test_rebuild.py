@@ -5,7 +5,7 @@ windows are cut once into parts; code-search answers are reused while fresh."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
@@ -177,3 +177,51 @@ def test_code_search_answers_are_reused_while_fresh(
     assert http.stats.fresh == 3 + older
     assert warm.remaining_references == cold.remaining_references
     assert warm.remaining_references["recipe/langgraph_agent"] == ["docs/start/agentic_rl.rst"]
+
+
+def test_a_big_finished_week_is_rebuilt_from_the_store_with_a_few_requests(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], store: Store
+) -> None:
+    github.prs.clear()
+    for raw in many_prs(2000, w04()):
+        github.add_pr(raw)
+    bare = RepoProfile(name="bare")
+    cold = collect_and_keep(make_http, store, bare)
+    assert len(github.calls("POST", "/graphql")) == 22
+    github.reset_log()
+    warm = collect_and_keep(make_http, store, bare)
+    # the repository, how many PRs the week has, and which of them changed since: none
+    assert len(github.calls()) == 3
+    assert warm == cold
+
+    # a PR labelled after the week was kept: only it is read again, the others stand
+    touched = cold.prs[700].number
+    github.prs[touched].labels = ["needs-backport"]
+    github.prs[touched].touch(datetime.now(UTC))
+    github.reset_log()
+    again = collect_and_keep(make_http, store, bare)
+    assert len(github.calls()) == 3
+    changed = [c.json()["variables"]["q"] for c in github.calls("POST", "/graphql")][-1]
+    assert "updated:>=" in changed
+    assert [p.labels for p in again.prs if p.number == touched] == [["needs-backport"]]
+    assert [p for p in again.prs if p.number != touched] == [
+        p for p in cold.prs if p.number != touched
+    ]
+
+
+def test_a_window_the_store_holds_only_part_of_is_searched_whole(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], store: Store
+) -> None:
+    github.prs.clear()
+    for raw in many_prs(1200, w04()):
+        github.add_pr(raw)
+    bare = RepoProfile(name="bare")
+    cold = collect_week(make_http(), REPO, w04(), bare, check_references=False)
+    store.save_prs(REPO, w04().label, cold.prs[:900])  # e.g. a month's edge, or a lost save
+    github.reset_log()
+    warm = collect_and_keep(make_http, store, bare)
+    assert warm == cold
+    plain = [
+        c for c in github.calls("POST", "/graphql") if "updated:" not in c.json()["variables"]["q"]
+    ]
+    assert len(plain) > 10  # the count, then every page of the window again
