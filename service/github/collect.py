@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from service.core.models import (
     CollectedWeek,
     Completeness,
+    FileStatus,
     MissingItem,
     PullRequest,
     WeekWindow,
@@ -105,11 +106,15 @@ def _run_each(
     work: Callable[[T], PullRequest],
     concurrency: int,
     progress: Progress | None,
+    lead: tuple[int, Callable[[list[PullRequest]], None]] | None = None,
 ) -> list[PullRequest]:
-    """`work` on every item with bounded concurrency, results in input order."""
+    """`work` on every item with bounded concurrency, results in input order; with `lead`
+    (n, then), `then` gets the first n results as soon as they are in, the rest still running."""
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures: list[Future[PullRequest]] = [pool.submit(work, item) for item in items]
-        results = []
+        results: list[PullRequest] = []
+        if lead is not None and lead[0] == 0:
+            lead[1]([])
         for done, future in enumerate(futures, start=1):
             try:
                 results.append(future.result())
@@ -118,7 +123,34 @@ def _run_each(
                 raise
             if progress is not None:
                 progress(done, len(items))
+            if lead is not None and done == lead[0]:
+                lead[1](results[:done])
         return results
+
+
+class _References:
+    """The code search of the week's large removals, run in a thread of its own beside the
+    file fetches once the PRs it may search for are final (their REST files in)."""
+
+    def __init__(self, http: GitHubHttp, repo: str) -> None:
+        self.http = http
+        self.repo = repo
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="code-search")
+        self.future: Future[tuple[bool, dict[str, list[str]]]] | None = None
+
+    def start(self, prs: list[PullRequest]) -> None:
+        if self.future is None:
+            search = references.remaining_references
+            self.future = self.pool.submit(search, self.http, self.repo, prs)
+
+    def result(self, prs: list[PullRequest]) -> dict[str, list[str]]:
+        """The answers ({removed path: files still naming it}); started on `prs` if not yet."""
+        self.start(prs)
+        assert self.future is not None  # noqa: S101 - start() sets it
+        try:
+            return self.future.result()[1]
+        finally:
+            self.pool.shutdown(wait=False)
 
 
 class _Run:
@@ -173,6 +205,12 @@ class _Run:
         self.missing.append(MissingItem(number=number, what=what, reason=str(exc)))
 
     # --- with a token: GraphQL ---------------------------------------------------------
+
+    def may_remove(self, pr: PullRequest) -> bool:
+        """Whether `pr` may be a large removal the code search asks about: it removes or moves
+        a file, or its list stops at GraphQL's first page."""
+        gone = (FileStatus.REMOVED, FileStatus.RENAMED)
+        return pr.number in self.unpaged or any(f.status in gone for f in pr.files)
 
     def wants_patches(self, paths: Iterable[str]) -> bool:
         return any(self.profile.needs_patch(path) for path in paths)
@@ -344,7 +382,11 @@ def _search(
 
 
 def _collect_graphql(
-    run: _Run, window: WeekWindow, concurrency: int, progress: Progress | None
+    run: _Run,
+    window: WeekWindow,
+    concurrency: int,
+    progress: Progress | None,
+    search: _References | None = None,
 ) -> list[PullRequest]:
     nodes, standing = _search(run, window, concurrency)
     prs = [run.graphql_pr(node) for node in nodes]
@@ -355,7 +397,20 @@ def _collect_graphql(
     run.load_known([pr.number for pr in wanted])
     patched = {pr.number: r for pr in wanted if (r := run.reuse(pr)) is not None}
     ask = [pr for pr in wanted if pr.number not in patched]
-    patched.update((pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress))
+    # the PRs the code search may ask about are fetched first; the search then runs beside
+    # the other fetches instead of after the last of them
+    first = [pr for pr in ask if run.may_remove(pr)]
+    ask = first + [pr for pr in ask if not run.may_remove(pr)]
+
+    def searching(done: list[PullRequest]) -> None:
+        if search is not None:
+            final = {**patched, **{pr.number: pr for pr in done}}
+            search.start([final.get(pr.number, pr) for pr in prs])
+
+    lead = (len(first), searching)
+    patched.update(
+        (pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress, lead)
+    )
     return [patched.get(pr.number, pr) for pr in prs]
 
 
@@ -391,17 +446,16 @@ def collect_week(
     identity = _check_repo(http, repo)
     repo = identity.name  # a moved repository is searched and read under its new name
     run = _Run(http, repo, stored, profile)
-    if http.has_token:
-        prs = _collect_graphql(run, window, patch_concurrency, progress)
-    else:
-        prs = _collect_rest(run, window, patch_concurrency, progress)
-    prs.sort(key=lambda p: (p.merged_at, p.number))
-    refs: dict[str, list[str]] = {}
     # `references_checked`: the code search ran (it needs a token); the removed paths it
     # answered for are the keys of `refs`, so a partial answer stays visible per path
     checked = check_references and http.has_token
-    if checked:
-        _, refs = references.remaining_references(http, repo, prs)
+    search = _References(http, repo) if checked else None
+    if http.has_token:
+        prs = _collect_graphql(run, window, patch_concurrency, progress, search)
+    else:
+        prs = _collect_rest(run, window, patch_concurrency, progress)
+    prs.sort(key=lambda p: (p.merged_at, p.number))
+    refs = search.result(prs) if search is not None else {}
     older = run.older(prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(

@@ -4,6 +4,7 @@ windows are cut once into parts; code-search answers are reused while fresh."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
@@ -19,6 +20,7 @@ from service.github.collect import MAX_OLDER, collect_week
 from service.github.http import GitHubHttp
 from service.github.search import SEARCH_CAP, split
 from service.store.repository import Store
+from tests.fakes._server import Recorded, Reply
 from tests.fakes.github import QUERY_RE, FakeGitHub
 from tests.github.conftest import REPO, TOKEN, many_prs, w04, week_data
 
@@ -225,3 +227,38 @@ def test_a_window_the_store_holds_only_part_of_is_searched_whole(
         c for c in github.calls("POST", "/graphql") if "updated:" not in c.json()["variables"]["q"]
     ]
     assert len(plain) > 10  # the count, then every page of the window again
+
+
+def test_code_searches_run_beside_the_file_fetches(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+) -> None:
+    github.prs.clear()
+    github.serve_week(week_data("2025-W48"))
+    github.tree = {"docs/start/agentic_rl.rst": "see recipe.langgraph_agent.react_agent_loop"}
+    window = window_for(2025, 48, "Asia/Shanghai")
+    plain = collect_week(make_http(), REPO, window, verl_profile, check_references=False)
+    # a PR that removes nothing: its files are held until a code search has arrived
+    held = next(
+        p.number
+        for p in reversed(plain.prs)
+        if p.patches_fetched and not any(f.status.value in ("removed", "renamed") for f in p.files)
+    )
+    searched = threading.Event()
+    released: list[bool] = []
+    files_route = next(h for m, p, h in github.api.prefix_routes if p == f"/repos/{REPO}/pulls/")
+    code_route = github.api.routes[("GET", "/search/code")]
+
+    def hold_files(rec: Recorded) -> Reply:
+        released.append(searched.wait(10))
+        return files_route(rec)
+
+    def note_search(rec: Recorded) -> Reply:
+        searched.set()
+        return code_route(rec)
+
+    github.api.route("GET", f"/repos/{REPO}/pulls/{held}/files", hold_files)
+    github.api.route("GET", "/search/code", note_search)
+    week = collect_week(make_http(), REPO, window, verl_profile)
+    assert released == [True]  # the search went out while that fetch was still waiting
+    assert week.remaining_references  # and its answers are the week's
+    assert week.prs == plain.prs
