@@ -36,6 +36,7 @@ SEARCH_REQUEST = "POST /graphql (SearchMerged)"
 PR_REQUEST = "POST /graphql (PullRequest)"
 # older PRs the week's bodies name, looked up per week (one `pulls/N` each, then cached)
 MAX_OLDER = 10
+OLDER_CONCURRENCY = 4
 OLDER_MAX_AGE = timedelta(days=30)
 
 
@@ -166,6 +167,7 @@ class _Run:
         # search nodes whose file list stops at its first page because REST lists the files
         # anyway (their patches are wanted): the rest is asked of GraphQL only if REST fails
         self.unpaged: dict[int, dict[str, Any]] = {}
+        self.older_future: Future[list[PullRequest]] | None = None
         # with a store the files live in the PR snapshots, so the ETag cache would keep every
         # patch a second time
         self.cache_files = stored is None
@@ -277,12 +279,28 @@ class _Run:
         if not numbers:
             return []
         stored = self.stored.stored_prs(self.repo, numbers) if self.stored is not None else {}
+        asked = [n for n in numbers if n not in stored]
+        with ThreadPoolExecutor(max_workers=max(1, min(OLDER_CONCURRENCY, len(asked)))) as pool:
+            fetched = dict(zip(asked, pool.map(self.fetch_older, asked), strict=True))
         found: list[PullRequest] = []
         for number in numbers:
-            pr = stored.get(number) or self.fetch_older(number)
+            pr = stored.get(number) or fetched.get(number)
             if pr is not None and pr.merged_at is not None:
                 found.append(pr.model_copy(update={"files": [], "patches_fetched": False}))
         return sorted(found, key=lambda p: (p.merged_at, p.number))
+
+    def start_older(self, prs: list[PullRequest]) -> None:
+        """Look the older PRs up in a thread of their own, beside the file fetches: they are
+        named in titles and bodies, which the search already gave."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="older")
+        self.older_future = pool.submit(self.older, prs)
+        pool.shutdown(wait=False)  # the thread ends with its one task
+
+    def older_result(self, prs: list[PullRequest]) -> list[PullRequest]:
+        """The older PRs looked up by `start_older`, or looked up now on `prs`."""
+        if self.older_future is None:
+            return self.older(prs)
+        return self.older_future.result()
 
     def fetch_older(self, number: int) -> PullRequest | None:
         try:
@@ -392,6 +410,7 @@ def _collect_graphql(
     prs = [run.graphql_pr(node) for node in nodes]
     fresh = {pr.number for pr in prs}
     prs += [pr for number, pr in standing.items() if number not in fresh]
+    run.start_older(prs)  # titles and bodies are all it reads
     run.known.update(standing)
     wanted = [pr for pr in prs if run.wants_patches(f.path for f in pr.files)]
     run.load_known([pr.number for pr in wanted])
@@ -456,7 +475,7 @@ def collect_week(
         prs = _collect_rest(run, window, patch_concurrency, progress)
     prs.sort(key=lambda p: (p.merged_at, p.number))
     refs = search.result(prs) if search is not None else {}
-    older = run.older(prs)
+    older = run.older_result(prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,
