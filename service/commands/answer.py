@@ -18,6 +18,7 @@ from service.commands.context import (
     RunResultLike,
     Subscriptions,
     bounded,
+    find_pr,
 )
 from service.commands.failures import NOT_CONFIGURED_REASON, reason
 from service.commands.filters import UNKNOWN_KEY, filter_keys
@@ -369,12 +370,12 @@ def _pr_answer(
     weeks = [week] if week else ctx.reader.list_weeks(repo, ctx.language)
     for label in weeks:
         stored = ctx.reader.get_digest(repo, label, ctx.language)
-        if stored is None or stored.pr(number) is None:
+        if stored is None or find_pr(ctx.reader, stored, number) is None:
             continue
         digest = apply_filter(command, ctx, repo, stored)
         if not isinstance(digest, Digest):
             return digest
-        found = digest.pr(number)
+        found = find_pr(ctx.reader, digest, number)
         if found is None:
             return _pr_outside_filter(command, repo, digest, number)
         # a roll-up's member about this PR, not the whole roll-up of many PRs

@@ -8,11 +8,12 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from service.core.models import Digest, PullRequest
+from service.core.models import Digest, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.errors import ServiceError
@@ -34,48 +35,142 @@ class DigestReader(Protocol):
     def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
 
 
-@dataclass
-class CachedReader:
-    """A DigestReader that keeps parsed digests for `ttl`: parsing a 2,000-PR digest costs
-    hundreds of ms, a command should answer in tens. Regenerate calls `invalidate`; a digest
-    rebuilt by another process is seen after at most `ttl`."""
+K = TypeVar("K")
+V = TypeVar("V")
 
-    reader: DigestReader
+
+def _in_background(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="digest-refresh", daemon=True).start()
+
+
+@dataclass
+class _Loads(Generic[K, V]):
+    """Values kept `ttl`, each loaded once however many callers want it at the same moment
+    (single-flight): the first caller of a missing key loads it and the others wait for that
+    load; a value past its `ttl` is still served while one refresh runs off the request path."""
+
     clock: Callable[[], datetime]
-    ttl: timedelta = DIGEST_CACHE_TTL
-    max_entries: int = DIGEST_CACHE_ENTRIES
-    _digests: dict[tuple[str, str, str], tuple[datetime, Digest | None]] = field(
-        default_factory=dict
-    )
-    _weeks: dict[tuple[str, str | None], tuple[datetime, list[str]]] = field(default_factory=dict)
+    ttl: timedelta
+    max_entries: int
+    spawn: Callable[[Callable[[], None]], None]
+    _values: dict[K, tuple[datetime, V]] = field(default_factory=dict)
+    _pending: dict[K, Future[V]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _fresh(self, stamp: datetime) -> bool:
-        return self.clock() - stamp < self.ttl
+    def get(self, key: K, load: Callable[[], V]) -> V:
+        with self._lock:
+            hit = self._values.get(key)
+            if hit is not None and self.clock() - hit[0] < self.ttl:
+                return hit[1]
+            pending, owner = self._claim(key)
+        if hit is not None:  # stale: served while the refresh runs in the background
+            if owner:
+                self.spawn(lambda: self._load(key, load, pending, quiet=True))
+            return hit[1]
+        if owner:
+            self._load(key, load, pending, quiet=False)
+        return pending.result()
+
+    def _claim(self, key: K) -> tuple[Future[V], bool]:
+        """The load of `key` in flight, and whether this caller is the one to run it."""
+        pending = self._pending.get(key)
+        if pending is not None:
+            return pending, False
+        pending = self._pending[key] = Future()
+        return pending, True
+
+    def _load(self, key: K, load: Callable[[], V], pending: Future[V], *, quiet: bool) -> None:
+        try:
+            value = load()
+        except BaseException as exc:  # handed to every waiter; a refresh keeps the stale value
+            with self._lock:
+                if self._pending.get(key) is pending:
+                    del self._pending[key]
+            pending.set_exception(exc)
+            if quiet:
+                pending.exception()  # retrieved: a failed refresh is retried by the next caller
+            return
+        with self._lock:
+            if self._pending.get(key) is pending:  # not forgotten meanwhile
+                del self._pending[key]
+                self._store(key, value)
+        pending.set_result(value)
+
+    def _store(self, key: K, value: V) -> None:
+        self._values.pop(key, None)
+        if len(self._values) >= self.max_entries:
+            self._values.pop(next(iter(self._values)))
+        self._values[key] = (self.clock(), value)
+
+    def values(self) -> list[V]:
+        with self._lock:
+            return [value for _, value in self._values.values()]
+
+    def forget(self, drop: Callable[[K], bool]) -> None:
+        """Forget the keys `drop` picks, loads in flight included (their answers are not kept)."""
+        with self._lock:
+            for key in [k for k in self._values if drop(k)]:
+                del self._values[key]
+            for key in [k for k in self._pending if drop(k)]:
+                del self._pending[key]
+
+
+DigestKey = tuple[str, str, str]
+WeeksKey = tuple[str, str | None]
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """A parsed digest and its PRs by number (a 2,000-PR digest is not searched line by line)."""
+
+    digest: Digest | None
+    by_number: dict[int, ScoredPR]
+
+    @classmethod
+    def of(cls, digest: Digest | None) -> _Indexed:
+        prs = digest.prs if digest is not None else []
+        return cls(digest, {p.number: p for p in reversed(prs)})
+
+
+class CachedReader:
+    """A DigestReader that keeps parsed digests for `ttl`: parsing a 2,000-PR digest costs
+    hundreds of ms, a command should answer in tens. Each digest is read once however many
+    commands ask for it at the same moment; once past `ttl` the kept one is still served while
+    one background read refreshes it, so no command waits on the store for a digest it has
+    seen. Regenerate calls `invalidate`; a digest rebuilt by another process is seen after at
+    most `ttl` (and one refresh)."""
+
+    def __init__(
+        self,
+        reader: DigestReader,
+        clock: Callable[[], datetime],
+        ttl: timedelta = DIGEST_CACHE_TTL,
+        max_entries: int = DIGEST_CACHE_ENTRIES,
+        spawn: Callable[[Callable[[], None]], None] = _in_background,
+    ) -> None:
+        self.reader = reader
+        self.clock = clock
+        self.ttl = ttl
+        self._digests: _Loads[DigestKey, _Indexed] = _Loads(clock, ttl, max_entries, spawn)
+        self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
+
+    def _indexed(self, repo: str, week: str, language: str) -> _Indexed:
+        load = lambda: _Indexed.of(self.reader.get_digest(repo, week, language))  # noqa: E731
+        return self._digests.get((repo, week, language), load)
 
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
-        key = (repo, week, language)
-        with self._lock:
-            hit = self._digests.get(key)
-        if hit is not None and self._fresh(hit[0]):
-            return hit[1]
-        digest = self.reader.get_digest(repo, week, language)
-        with self._lock:
-            if len(self._digests) >= self.max_entries:
-                self._digests.pop(next(iter(self._digests)))
-            self._digests[key] = (self.clock(), digest)
-        return digest
+        return self._indexed(repo, week, language).digest
+
+    def find_pr(self, digest: Digest, number: int) -> ScoredPR | None:
+        """`digest.pr(number)` by index when `digest` is one this cache holds."""
+        for indexed in self._digests.values():
+            if indexed.digest is digest:
+                return indexed.by_number.get(number)
+        return digest.pr(number)
 
     def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        key = (repo, language)
-        with self._lock:
-            hit = self._weeks.get(key)
-        if hit is not None and self._fresh(hit[0]):
-            return list(hit[1])
-        weeks = self.reader.list_weeks(repo, language)
-        with self._lock:
-            self._weeks[key] = (self.clock(), list(weeks))
-        return weeks
+        load = lambda: list(self.reader.list_weeks(repo, language))  # noqa: E731
+        return list(self._weeks.get((repo, language), load))
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         weeks = self.list_weeks(repo, language)
@@ -83,11 +178,15 @@ class CachedReader:
 
     def invalidate(self, repo: str, week: str | None = None) -> None:
         """Forget `repo` (one week, or all of it) so the next answer reads the store."""
-        with self._lock:
-            for key in [k for k in self._digests if k[0] == repo and week in (None, k[1])]:
-                del self._digests[key]
-            for wkey in [k for k in self._weeks if k[0] == repo]:
-                del self._weeks[wkey]
+        self._digests.forget(lambda k: k[0] == repo and week in (None, k[1]))
+        self._weeks.forget(lambda k: k[0] == repo)
+
+
+def find_pr(reader: DigestReader, digest: Digest, number: int) -> ScoredPR | None:
+    """The PR `number` of `digest`: from the cache's index when `reader` keeps one."""
+    if isinstance(reader, CachedReader):
+        return reader.find_pr(digest, number)
+    return digest.pr(number)
 
 
 class SubscriptionLike(Protocol):

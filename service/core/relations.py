@@ -75,7 +75,6 @@ class Pool:
     week: dict[int, PullRequest]
     earlier_week: dict[int, str]  # earlier PR → its week label
     by_number: dict[int, PullRequest] = field(default_factory=dict)
-    texts: dict[tuple[int, str], tuple[list[str], list[str]]] = field(default_factory=dict)
     removed: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)
     reverted_by: dict[int, PullRequest] = field(default_factory=dict)
     term_prs: dict[str, set[int]] = field(default_factory=dict)
@@ -85,6 +84,8 @@ class Pool:
     # (path, line of code) → the PRs that add it, for the lines this week's PRs remove
     line_owners: dict[tuple[str, str], set[int]] = field(default_factory=dict)
     added_totals: dict[int, int] = field(default_factory=dict)
+    # PR → its patches by path (the PRs' own strings, no copy), for the few PRs asked about
+    patches: dict[int, dict[str, str]] = field(default_factory=dict)
     # (PR, path) → the lines of code its patch adds there (asked by `_rewritten_lines`)
     added_codes: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
 
@@ -208,27 +209,38 @@ def build_pool(
     return pool
 
 
+def _patches(pr: PullRequest) -> dict[str, str]:
+    """The PR's patches by path (the last one listed for a path)."""
+    return {change.path: change.patch for change in pr.files if change.patch}
+
+
+def _added_lines(pool: Pool, pr: PullRequest, path: str) -> list[str]:
+    """The text of the lines the PR's patch of `path` adds, read from the patch when asked:
+    the pool keeps no copy of the changed lines of every patch of the weeks it reads."""
+    if pr.number not in pool.patches:
+        pool.patches[pr.number] = _patches(pr)
+    return changed_texts(pool.patches[pr.number].get(path))[1]
+
+
 def _read_lines(pool: Pool, prs: Sequence[PullRequest]) -> None:
-    """Each patch's changed lines; the lines of code the week's PRs remove (not from deleted
-    files: a deleted file is no rework of the lines in it) and which PRs added each."""
-    for pr in pool.by_number.values():
-        for change in pr.files:
-            if change.patch:
-                pool.texts[(pr.number, change.path)] = changed_texts(change.patch)
+    """The lines of code the week's PRs remove (not from deleted files: a deleted file is no
+    rework of the lines in it) and which PRs of the pool added each."""
     for pr in prs:
         pool.removed[pr.number] = {}
-        for change in pr.files:
-            if change.status == FileStatus.REMOVED:
+        status = {change.path: change.status for change in pr.files}
+        for path, patch in _patches(pr).items():
+            if status[path] == FileStatus.REMOVED:
                 continue
-            codes = _codes(pool.texts.get((pr.number, change.path), ([], []))[0])
+            codes = _codes(changed_texts(patch)[0])
             if codes:
-                pool.removed[pr.number][change.path] = codes
-                pool.line_owners.update({(change.path, c): set() for c in codes})
-    for (number, path), (_, added) in pool.texts.items():
-        for text in added:
-            owners = pool.line_owners.get((path, text.strip()))
-            if owners is not None:  # only the lines a PR of the week removes are asked for
-                owners.add(number)
+                pool.removed[pr.number][path] = codes
+                pool.line_owners.update({(path, c): set() for c in codes})
+    for pr in pool.by_number.values():
+        for path, patch in _patches(pr).items():
+            for text in changed_texts(patch)[1]:
+                owners = pool.line_owners.get((path, text.strip()))
+                if owners is not None:  # only the lines a PR of the week removes are asked for
+                    owners.add(pr.number)
 
 
 def _find_reverted(pool: Pool) -> None:
@@ -261,8 +273,7 @@ def _rewritten_lines(pool: Pool, pr: PullRequest, other: PullRequest) -> int:
     count = 0
     for path, codes in pool.removed.get(pr.number, {}).items():
         if (pr.number, path) not in pool.added_codes:
-            added = pool.texts.get((pr.number, path), ([], []))[1]
-            pool.added_codes[(pr.number, path)] = _codes(added)
+            pool.added_codes[(pr.number, path)] = _codes(_added_lines(pool, pr, path))
         put_back = pool.added_codes[(pr.number, path)]
         owned = (c for c in codes if other.number in pool.line_owners[(path, c)])
         count += sum(1 for c in owned if c not in put_back)
@@ -285,7 +296,8 @@ def _supersedes(pool: Pool, pr: PullRequest, other: PullRequest, removed: int) -
 def _added_total(pool: Pool, other: PullRequest) -> int:
     """Lines of code `other` added (asked only of the few PRs a rework may undo)."""
     if other.number not in pool.added_totals:
-        added = (pool.texts.get((other.number, f.path), ([], []))[1] for f in other.files)
+        patches = _patches(other)
+        added = (changed_texts(patches.get(f.path))[1] for f in other.files)
         pool.added_totals[other.number] = sum(len(_codes(lines)) for lines in added)
     return pool.added_totals[other.number]
 

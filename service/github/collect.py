@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from service.core.models import (
     CollectedWeek,
     Completeness,
+    FileStatus,
     MissingItem,
     PullRequest,
     WeekWindow,
@@ -35,13 +36,24 @@ SEARCH_REQUEST = "POST /graphql (SearchMerged)"
 PR_REQUEST = "POST /graphql (PullRequest)"
 # older PRs the week's bodies name, looked up per week (one `pulls/N` each, then cached)
 MAX_OLDER = 10
+OLDER_CONCURRENCY = 4
 OLDER_MAX_AGE = timedelta(days=30)
 
 
+# a stored snapshot stands for its PR until the PR changes on GitHub: a rebuild asks for the PRs
+# updated since the oldest snapshot of the window was saved, less this margin (the time from a
+# search page to the save, and the difference between GitHub's clock and ours)
+UPDATE_MARGIN = timedelta(hours=1)
+
+
 class StoredPulls(Protocol):
-    """PRs kept from earlier runs (the store implements it): their files are not asked again."""
+    """PRs kept from earlier runs (the store implements it): their files are not asked again,
+    and a window's PRs that did not change since they were saved are not asked again at all."""
 
     def stored_prs(self, repo: str, numbers: Collection[int]) -> dict[int, PullRequest]: ...
+    def stored_period(
+        self, repo: str, start: datetime, end: datetime
+    ) -> tuple[dict[int, PullRequest], datetime | None]: ...
 
 
 def stored_files(known: PullRequest | None, merge_commit: str | None) -> PullRequest | None:
@@ -95,11 +107,15 @@ def _run_each(
     work: Callable[[T], PullRequest],
     concurrency: int,
     progress: Progress | None,
+    lead: tuple[int, Callable[[list[PullRequest]], None]] | None = None,
 ) -> list[PullRequest]:
-    """`work` on every item with bounded concurrency, results in input order."""
+    """`work` on every item with bounded concurrency, results in input order; with `lead`
+    (n, then), `then` gets the first n results as soon as they are in, the rest still running."""
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures: list[Future[PullRequest]] = [pool.submit(work, item) for item in items]
-        results = []
+        results: list[PullRequest] = []
+        if lead is not None and lead[0] == 0:
+            lead[1]([])
         for done, future in enumerate(futures, start=1):
             try:
                 results.append(future.result())
@@ -108,16 +124,50 @@ def _run_each(
                 raise
             if progress is not None:
                 progress(done, len(items))
+            if lead is not None and done == lead[0]:
+                lead[1](results[:done])
         return results
+
+
+class _References:
+    """The code search of the week's large removals, run in a thread of its own beside the
+    file fetches once the PRs it may search for are final (their REST files in)."""
+
+    def __init__(self, http: GitHubHttp, repo: str) -> None:
+        self.http = http
+        self.repo = repo
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="code-search")
+        self.future: Future[tuple[bool, dict[str, list[str]]]] | None = None
+
+    def start(self, prs: list[PullRequest]) -> None:
+        if self.future is None:
+            search = references.remaining_references
+            self.future = self.pool.submit(search, self.http, self.repo, prs)
+
+    def result(self, prs: list[PullRequest]) -> dict[str, list[str]]:
+        """The answers ({removed path: files still naming it}); started on `prs` if not yet."""
+        self.start(prs)
+        assert self.future is not None  # noqa: S101 - start() sets it
+        try:
+            return self.future.result()[1]
+        finally:
+            self.pool.shutdown(wait=False)
 
 
 class _Run:
     """State of one collection: where it goes, and what could not be fetched."""
 
-    def __init__(self, http: GitHubHttp, repo: str, stored: StoredPulls | None) -> None:
+    def __init__(
+        self, http: GitHubHttp, repo: str, stored: StoredPulls | None, profile: RepoProfile
+    ) -> None:
         self.http = http
         self.repo = repo
         self.stored = stored
+        self.profile = profile
+        # search nodes whose file list stops at its first page because REST lists the files
+        # anyway (their patches are wanted): the rest is asked of GraphQL only if REST fails
+        self.unpaged: dict[int, dict[str, Any]] = {}
+        self.older_future: Future[list[PullRequest]] | None = None
         # with a store the files live in the PR snapshots, so the ETag cache would keep every
         # patch a second time
         self.cache_files = stored is None
@@ -125,9 +175,21 @@ class _Run:
         self.missing: list[MissingItem] = []
 
     def load_known(self, numbers: Collection[int]) -> None:
-        """The stored snapshots of `numbers`, read in one go before the per-PR requests."""
-        if self.stored is not None and numbers:
-            self.known = self.stored.stored_prs(self.repo, numbers)
+        """The stored snapshots of `numbers` not known yet, read in one go before the per-PR
+        requests."""
+        unknown = [n for n in numbers if n not in self.known]
+        if self.stored is not None and unknown:
+            self.known.update(self.stored.stored_prs(self.repo, unknown))
+
+    def stored_window(self, window: WeekWindow) -> tuple[dict[int, PullRequest], datetime | None]:
+        """The stored PRs of `window` and the moment to ask GitHub for changes since (None
+        when nothing of the window is stored)."""
+        if self.stored is None:
+            return {}, None
+        prs, saved = self.stored.stored_period(self.repo, window.start, window.end)
+        if not prs or saved is None:
+            return {}, None
+        return prs, saved - UPDATE_MARGIN
 
     def reuse(self, pr: PullRequest) -> PullRequest | None:
         """`pr` with the files stored for its merge commit, if there are any."""
@@ -146,14 +208,44 @@ class _Run:
 
     # --- with a token: GraphQL ---------------------------------------------------------
 
+    def may_remove(self, pr: PullRequest) -> bool:
+        """Whether `pr` may be a large removal the code search asks about: it removes or moves
+        a file, or its list stops at GraphQL's first page."""
+        gone = (FileStatus.REMOVED, FileStatus.RENAMED)
+        return pr.number in self.unpaged or any(f.status in gone for f in pr.files)
+
+    def wants_patches(self, paths: Iterable[str]) -> bool:
+        return any(self.profile.needs_patch(path) for path in paths)
+
     def graphql_pr(self, node: dict[str, Any]) -> PullRequest:
+        """The PR of a search node, its files paged to the end, unless its first page already
+        shows a file whose patch is wanted: then REST's `pulls/N/files` lists them all."""
+        number = node["number"]
+        first = graphql.first_files(node)
+        if graphql.has_more_files(node) and self.wants_patches(f.get("path", "") for f in first):
+            self.unpaged[int(number)] = node
+            return _converted(SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, first))
+        return _converted(
+            SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, self.paged(node))
+        )
+
+    def paged(self, node: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """Every file node of a search node (None, and the gap noted, when a page fails)."""
         try:
-            files = graphql.all_files(self.http, self.repo, node)
+            return graphql.all_files(self.http, self.repo, node)
         except UpstreamError as exc:
             self.miss(int(node["number"]), "files", exc)
-            files = None
-        number = node["number"]
-        return _converted(SEARCH_REQUEST, number, lambda: convert.pr_from_graphql(node, files))
+            return None
+
+    def graphql_files(self, pr: PullRequest) -> PullRequest:
+        """`pr` with GraphQL's whole file list, for a PR whose list stopped at the first page."""
+        node = self.unpaged.get(pr.number)
+        if node is None:
+            return pr
+        files = self.paged(node)
+        if files is None:
+            return pr
+        return _converted(SEARCH_REQUEST, pr.number, lambda: convert.pr_from_graphql(node, files))
 
     def files_request(self, number: int) -> str:
         return f"GET /repos/{self.repo}/pulls/{number}/files"
@@ -165,7 +257,9 @@ class _Run:
             patched = _converted(request, pr.number, lambda: convert.with_patches(pr, files))
         except UpstreamError as exc:
             self.miss(pr.number, "patches", exc)
-            return pr
+            return self.graphql_files(pr)
+        if len(files) >= rest.FILES_LISTED_MAX and pr.number in self.unpaged:
+            pr = self.graphql_files(pr)
         if len(files) >= rest.FILES_LISTED_MAX and len(pr.files) > len(files):
             # GraphQL listed them all: keep the files REST's list stops short of, unpatched
             listed = {f.path for f in patched.files}
@@ -185,12 +279,28 @@ class _Run:
         if not numbers:
             return []
         stored = self.stored.stored_prs(self.repo, numbers) if self.stored is not None else {}
+        asked = [n for n in numbers if n not in stored]
+        with ThreadPoolExecutor(max_workers=max(1, min(OLDER_CONCURRENCY, len(asked)))) as pool:
+            fetched = dict(zip(asked, pool.map(self.fetch_older, asked), strict=True))
         found: list[PullRequest] = []
         for number in numbers:
-            pr = stored.get(number) or self.fetch_older(number)
+            pr = stored.get(number) or fetched.get(number)
             if pr is not None and pr.merged_at is not None:
                 found.append(pr.model_copy(update={"files": [], "patches_fetched": False}))
         return sorted(found, key=lambda p: (p.merged_at, p.number))
+
+    def start_older(self, prs: list[PullRequest]) -> None:
+        """Look the older PRs up in a thread of their own, beside the file fetches: they are
+        named in titles and bodies, which the search already gave."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="older")
+        self.older_future = pool.submit(self.older, prs)
+        pool.shutdown(wait=False)  # the thread ends with its one task
+
+    def older_result(self, prs: list[PullRequest]) -> list[PullRequest]:
+        """The older PRs looked up by `start_older`, or looked up now on `prs`."""
+        if self.older_future is None:
+            return self.older(prs)
+        return self.older_future.result()
 
     def fetch_older(self, number: int) -> PullRequest | None:
         try:
@@ -261,19 +371,65 @@ def _cap_reason(listed: int, total: int) -> str:
     )
 
 
-def _collect_graphql(
-    run: _Run, window: WeekWindow, profile: RepoProfile, concurrency: int, progress: Progress | None
-) -> list[PullRequest]:
+def _window_nodes(
+    run: _Run, window: WeekWindow, concurrency: int, since: datetime | None = None
+) -> list[dict[str, Any]]:
     nodes = graphql.search_nodes(
-        run.http, run.repo, window.start, window.end, concurrency=concurrency
+        run.http, run.repo, window.start, window.end, concurrency=concurrency, updated_since=since
     )
-    nodes = _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
+    return _unique(n for n in nodes if _in_window(convert.merged_at_of_node(n), window))
+
+
+def _search(
+    run: _Run, window: WeekWindow, concurrency: int
+) -> tuple[list[dict[str, Any]], dict[int, PullRequest]]:
+    """The search nodes of the window's PRs to read afresh, and the stored PRs that stand.
+
+    When the store holds PRs of the window, GitHub is asked how many the window has and which
+    changed since they were saved: if the stored and the changed ones make up the window,
+    only the changed ones are read (a finished week rebuilt: a few requests, not a page per
+    100 PRs); else, or with nothing stored, every PR of the window is. A window of less than
+    a page is read whole: one request, as few as asking what changed."""
+    stored, since = run.stored_window(window)
+    if since is not None and len(stored) >= graphql.PAGE_SIZE:
+        total = graphql.merged_count(run.http, run.repo, window.start, window.end)
+        changed = _window_nodes(run, window, concurrency, since)
+        if len(stored.keys() | {int(n["number"]) for n in changed}) == total:
+            return changed, stored
+    return _window_nodes(run, window, concurrency), {}
+
+
+def _collect_graphql(
+    run: _Run,
+    window: WeekWindow,
+    concurrency: int,
+    progress: Progress | None,
+    search: _References | None = None,
+) -> list[PullRequest]:
+    nodes, standing = _search(run, window, concurrency)
     prs = [run.graphql_pr(node) for node in nodes]
-    wanted = [pr for pr in prs if any(profile.needs_patch(f.path) for f in pr.files)]
+    fresh = {pr.number for pr in prs}
+    prs += [pr for number, pr in standing.items() if number not in fresh]
+    run.start_older(prs)  # titles and bodies are all it reads
+    run.known.update(standing)
+    wanted = [pr for pr in prs if run.wants_patches(f.path for f in pr.files)]
     run.load_known([pr.number for pr in wanted])
     patched = {pr.number: r for pr in wanted if (r := run.reuse(pr)) is not None}
     ask = [pr for pr in wanted if pr.number not in patched]
-    patched.update((pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress))
+    # the PRs the code search may ask about are fetched first; the search then runs beside
+    # the other fetches instead of after the last of them
+    first = [pr for pr in ask if run.may_remove(pr)]
+    ask = first + [pr for pr in ask if not run.may_remove(pr)]
+
+    def searching(done: list[PullRequest]) -> None:
+        if search is not None:
+            final = {**patched, **{pr.number: pr for pr in done}}
+            search.start([final.get(pr.number, pr) for pr in prs])
+
+    lead = (len(first), searching)
+    patched.update(
+        (pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress, lead)
+    )
     return [patched.get(pr.number, pr) for pr in prs]
 
 
@@ -308,19 +464,18 @@ def collect_week(
     """
     identity = _check_repo(http, repo)
     repo = identity.name  # a moved repository is searched and read under its new name
-    run = _Run(http, repo, stored)
-    if http.has_token:
-        prs = _collect_graphql(run, window, profile, patch_concurrency, progress)
-    else:
-        prs = _collect_rest(run, window, patch_concurrency, progress)
-    prs.sort(key=lambda p: (p.merged_at, p.number))
-    refs: dict[str, list[str]] = {}
+    run = _Run(http, repo, stored, profile)
     # `references_checked`: the code search ran (it needs a token); the removed paths it
     # answered for are the keys of `refs`, so a partial answer stays visible per path
     checked = check_references and http.has_token
-    if checked:
-        _, refs = references.remaining_references(http, repo, prs)
-    older = run.older(prs)
+    search = _References(http, repo) if checked else None
+    if http.has_token:
+        prs = _collect_graphql(run, window, patch_concurrency, progress, search)
+    else:
+        prs = _collect_rest(run, window, patch_concurrency, progress)
+    prs.sort(key=lambda p: (p.merged_at, p.number))
+    refs = search.result(prs) if search is not None else {}
+    older = run.older_result(prs)
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,

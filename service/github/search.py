@@ -10,16 +10,23 @@ from itertools import pairwise
 # §1.1); a window with that many is split, never truncated. At exactly 1,000 we split too, in
 # case the count itself is capped.
 SEARCH_CAP = 1000
-# a capped window is cut into parts expected to hold this many results each: half the cap, so
-# a part rarely needs cutting again even when merges bunch up
-SPLIT_TARGET = SEARCH_CAP // 2
+# a capped window is cut into parts expected to hold this many results each: three quarters of
+# the cap, so few parts (each part's last page is part-empty: fewer parts, fewer pages) while
+# a part still has room for merges that bunch up before it needs cutting again
+SPLIT_TARGET = SEARCH_CAP * 3 // 4
 ONE_SECOND = timedelta(seconds=1)
 
 
-def merged_query(repo: str, start: datetime, end: datetime) -> str:
-    """`repo:o/r is:pr is:merged merged:START..END` for [start, end): END is inclusive in search."""
+def merged_query(
+    repo: str, start: datetime, end: datetime, updated_since: datetime | None = None
+) -> str:
+    """`repo:o/r is:pr is:merged merged:START..END` for [start, end): END is inclusive in search;
+    with `updated_since`, only the PRs that changed since then (`updated:>=T`)."""
     last = end - ONE_SECOND
-    return f"repo:{repo} is:pr is:merged merged:{start.isoformat()}..{last.isoformat()}"
+    q = f"repo:{repo} is:pr is:merged merged:{start.isoformat()}..{last.isoformat()}"
+    if updated_since is not None:
+        q += f" updated:>={updated_since.replace(microsecond=0).isoformat()}"
+    return q
 
 
 def needs_split(count: int, start: datetime, end: datetime) -> bool:

@@ -341,6 +341,27 @@ class Store:
             return [PullRequest.model_validate(row[0]) for row in conn.execute(query)]
 
     @translated
+    def stored_period(
+        self, repo: str, start: datetime, end: datetime
+    ) -> tuple[dict[int, PullRequest], datetime | None]:
+        """The stored PRs merged in [start, end) by number, and when the oldest of those
+        snapshots was saved (None when there is none): what a rebuild may keep as it is."""
+        c = t.pr_snapshots.c
+        # in UTC, as the times are stored: SQLite compares them as text, whatever their zone
+        low, high = start.astimezone(UTC), end.astimezone(UTC)
+        query = select(c.number, c.data, c.fetched_at).where(
+            c.repo == repo, c.merged_at >= low, c.merged_at < high
+        )
+        found: dict[int, PullRequest] = {}
+        oldest: datetime | None = None
+        with self.engine.connect() as conn:
+            for number, data, fetched in conn.execute(query):
+                found[number] = PullRequest.model_validate(data)
+                saved = _aware(fetched)
+                oldest = saved if oldest is None else min(oldest, saved)
+        return found, oldest
+
+    @translated
     def load_pr(self, repo: str, number: int) -> PullRequest | None:
         query = select(t.pr_snapshots.c.data).where(
             t.pr_snapshots.c.repo == repo, t.pr_snapshots.c.number == number

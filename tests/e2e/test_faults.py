@@ -79,7 +79,7 @@ def test_502s_and_dropped_connections_mid_pagination_then_complete(
     search = ScriptedSearch(fakes, [BAD_GATEWAY, DROP, BAD_GATEWAY])
     serve.start()
     assert run_outcome(serve) == "ok"
-    assert len(search.later_pages) == 3 + 2  # three faults, then pages 2 and 3
+    assert len(search.later_pages) == 3 + 1  # three faults, then page 2 (pages of 100)
     digest = report_json(serve)
     assert digest["stats"]["prs"] == count
     assert digest["completeness"] == {"complete": True, "missing": []}
@@ -95,7 +95,7 @@ def test_secondary_rate_limits_are_waited_out(fakes: Fakes, serve: ServiceProces
     fakes.github.secondary_limit(retry_after=1)  # the very first request too
     serve.start()
     assert run_outcome(serve) == "ok"
-    assert len(search.later_pages) == 2 + 2
+    assert len(search.later_pages) == 2 + 1  # two refusals, then page 2 (pages of 100)
     assert report_json(serve)["stats"]["prs"] == count
     assert len(fakes.slack.messages("C1")) == 1
 

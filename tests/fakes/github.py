@@ -27,7 +27,7 @@ DATA = Path(__file__).parents[1] / "data" / "github"
 SEARCH_CAP = 1000  # search answers at most 1,000 results (platform-facts §1.1)
 FILES_CAP = 3000  # pulls/N/files lists at most 3,000 files (§1.2)
 MAX_PAGE = 100
-QUERY_RE = re.compile(r"^repo:(\S+) is:pr is:merged merged:(\S+)\.\.(\S+)$")
+QUERY_RE = re.compile(r"^repo:(\S+) is:pr is:merged merged:(\S+)\.\.(\S+)(?: updated:>=(\S+))?$")
 CODE_QUERY_RE = re.compile(r'^"(?P<term>[^"]+)" repo:(?P<repo>\S+)$')
 # legacy code search (REST search/code) ignores these symbols: "You can't use the following
 # wildcard characters as part of your search query: . , : ; / \ ` ' " = * ! ? # $ & + ^ | ~ < >
@@ -120,6 +120,15 @@ class FakePR:
     @property
     def merged_at(self) -> datetime:
         return _time(self.raw["merged_at"])
+
+    @property
+    def updated_at(self) -> datetime:
+        """When anything about the PR last changed: its merge, unless `touch`ed since."""
+        return _time(self.raw.get("updated_at") or self.raw["merged_at"])
+
+    def touch(self, when: datetime) -> None:
+        """Something changed on the PR at `when` (a comment, a review, a label)."""
+        self.raw["updated_at"] = when.isoformat()
 
     @property
     def files(self) -> list[dict[str, Any]]:
@@ -343,6 +352,9 @@ class FakeGitHub:
         if repo != self.repo:
             return []
         found = [p for p in self.prs.values() if low <= p.merged_at <= high]
+        if match.group(4):  # `updated:>=T`: what changed since T (a merge, a review, a comment)
+            since = _time(match.group(4))
+            found = [p for p in found if p.updated_at >= since]
         return sorted(found, key=lambda p: -p.number)
 
     # --- REST -------------------------------------------------------------------------
@@ -439,7 +451,7 @@ class FakeGitHub:
             user={"login": (raw.get("author") or {}).get("login"), "type": "User"},
             labels=[{"name": name} for name in pr.labels],
             created_at=raw["created_at"],
-            updated_at=raw["merged_at"],
+            updated_at=raw.get("updated_at") or raw["merged_at"],
             closed_at=raw["merged_at"],
             merged_at=raw["merged_at"],
             merge_commit_sha=raw.get("merge_commit_sha"),

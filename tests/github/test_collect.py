@@ -158,9 +158,40 @@ def test_a_pr_with_250_files_gets_them_all(
     assert pr.patches_fetched
     assert sum(f.additions for f in pr.files) == pr.additions
     assert len(github.calls("GET", f"/repos/{REPO}/pulls/777/files")) == 3
-    if token:
-        more = [c for c in github.calls("POST", "/graphql") if "MoreFiles" in c.json()["query"]]
-        assert len(more) == 2
+    # REST lists its files with their patches: GraphQL is not asked for pages past the first
+    assert more_files_asked(github) == 0
+
+
+def more_files_asked(github: FakeGitHub) -> int:
+    return sum(1 for c in github.calls("POST", "/graphql") if "MoreFiles" in c.json()["query"])
+
+
+def test_a_wide_pr_whose_wanted_file_is_past_the_first_page_is_paged(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp]
+) -> None:
+    github.prs.clear()
+    github.add_pr(wide_pr(777, 250, w04()))
+    last = github.prs[777].raw["files"][-1]["filename"]
+    profile = RepoProfile(name="last", core_paths=[last])
+    (pr,) = collect_week(make_http(), REPO, w04(), profile, check_references=False).prs
+    assert more_files_asked(github) == 2  # only all 250 paths tell that a patch is wanted
+    assert pr.patches_fetched
+    assert len(pr.files) == 250
+
+
+def test_a_wide_pr_whose_rest_files_fail_gets_graphqls_whole_list(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp]
+) -> None:
+    github.prs.clear()
+    github.add_pr(wide_pr(777, 250, w04()))
+    github.break_path(f"/repos/{REPO}/pulls/777/files")
+    profile = RepoProfile(name="docs", patterns={"docs": ["docs/**"]})
+    week = collect_week(make_http(), REPO, w04(), profile, check_references=False)
+    (pr,) = week.prs
+    assert not pr.patches_fetched
+    assert len(pr.files) == 250  # as GraphQL lists them, asked only once REST had failed
+    assert more_files_asked(github) == 2
+    assert [(m.number, m.what) for m in week.completeness.missing] == [(777, "patches")]
 
 
 @pytest.mark.parametrize("token", [TOKEN, None])

@@ -8,6 +8,7 @@ asks GitHub for `pulls/4715` once (kept in the store's cache), the digest relate
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -23,6 +24,7 @@ from service.render import feishu, slack
 from service.render.report import render_html
 from service.render.text import render_answer_text
 from service.store.repository import Store
+from tests.fakes._server import Recorded, Reply
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import REPO, w04, week_data
 
@@ -114,3 +116,32 @@ def test_pr_answer_names_the_older_pr_on_every_surface_escaped(
     card = json.dumps(feishu.render_answer(reply, "en"), ensure_ascii=False)
     assert "fixes up #4715" in card
     assert "<!channel>" not in card
+
+
+def test_older_prs_are_looked_up_beside_the_file_fetches(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+) -> None:
+    _serve_older(github)
+    held = max(
+        n
+        for n, pr in github.prs.items()
+        if n != OLDER and any(verl_profile.needs_patch(f["filename"]) for f in pr.raw["files"])
+    )
+    asked = threading.Event()
+    released: list[bool] = []
+    pulls_route = next(h for m, p, h in github.api.prefix_routes if p == f"/repos/{REPO}/pulls/")
+
+    def hold_files(rec: Recorded) -> Reply:
+        released.append(asked.wait(10))
+        return pulls_route(rec)
+
+    def note_older(rec: Recorded) -> Reply:
+        asked.set()
+        return pulls_route(rec)
+
+    github.api.route("GET", f"/repos/{REPO}/pulls/{held}/files", hold_files)
+    github.api.route("GET", f"/repos/{REPO}/pulls/{OLDER}", note_older)
+    week = collect_week(make_http(), REPO, w04(), verl_profile, check_references=False)
+    assert released == [True]  # the older PR was asked while that fetch was still waiting
+    assert [p.number for p in week.older] == [OLDER]
+    assert held in [p.number for p in week.prs if p.patches_fetched]

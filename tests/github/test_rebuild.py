@@ -4,8 +4,9 @@ windows are cut once into parts; code-search answers are reused while fresh."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 
 import pytest
@@ -19,6 +20,7 @@ from service.github.collect import MAX_OLDER, collect_week
 from service.github.http import GitHubHttp
 from service.github.search import SEARCH_CAP, split
 from service.store.repository import Store
+from tests.fakes._server import Recorded, Reply
 from tests.fakes.github import QUERY_RE, FakeGitHub
 from tests.github.conftest import REPO, TOKEN, many_prs, w04, week_data
 
@@ -137,16 +139,18 @@ def test_a_capped_window_is_cut_once_into_parts_searched_together(
     assert sorted(n["number"] for n in nodes) == sorted(github.prs)
     queries = [c.json()["variables"] for c in github.calls("POST", "/graphql")]
     firsts = [v["q"] for v in queries if v["cursor"] is None]
-    assert len(firsts) == 1 + 4  # the whole week, then its four parts: none capped again
+    assert len(firsts) == 1 + 3  # the whole week, then its three parts: none capped again
     counts = [len(merged_between(github, q)) for q in firsts[1:]]
     assert all(n < SEARCH_CAP for n in counts)
     assert len(queries) == 1 + sum(-(-n // PAGE) for n in counts)
+    assert {v["first"] for v in queries} == {100}  # GitHub's largest page: 1 + 21 requests
+    assert len(queries) == 22
 
 
-def test_split_cuts_on_whole_seconds_into_parts_of_about_half_the_cap() -> None:
+def test_split_cuts_on_whole_seconds_into_parts_of_three_quarters_of_the_cap() -> None:
     start, end = w04().start, w04().end
     parts = split(start, end, 2000)
-    assert len(parts) == 4
+    assert len(parts) == 3
     assert parts[0][0] == start
     assert parts[-1][1] == end
     assert all(a[1] == b[0] for a, b in pairwise(parts))
@@ -175,3 +179,86 @@ def test_code_search_answers_are_reused_while_fresh(
     assert http.stats.fresh == 3 + older
     assert warm.remaining_references == cold.remaining_references
     assert warm.remaining_references["recipe/langgraph_agent"] == ["docs/start/agentic_rl.rst"]
+
+
+def test_a_big_finished_week_is_rebuilt_from_the_store_with_a_few_requests(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], store: Store
+) -> None:
+    github.prs.clear()
+    for raw in many_prs(2000, w04()):
+        github.add_pr(raw)
+    bare = RepoProfile(name="bare")
+    cold = collect_and_keep(make_http, store, bare)
+    assert len(github.calls("POST", "/graphql")) == 22
+    github.reset_log()
+    warm = collect_and_keep(make_http, store, bare)
+    # the repository, how many PRs the week has, and which of them changed since: none
+    assert len(github.calls()) == 3
+    assert warm == cold
+
+    # a PR labelled after the week was kept: only it is read again, the others stand
+    touched = cold.prs[700].number
+    github.prs[touched].labels = ["needs-backport"]
+    github.prs[touched].touch(datetime.now(UTC))
+    github.reset_log()
+    again = collect_and_keep(make_http, store, bare)
+    assert len(github.calls()) == 3
+    changed = [c.json()["variables"]["q"] for c in github.calls("POST", "/graphql")][-1]
+    assert "updated:>=" in changed
+    assert [p.labels for p in again.prs if p.number == touched] == [["needs-backport"]]
+    assert [p for p in again.prs if p.number != touched] == [
+        p for p in cold.prs if p.number != touched
+    ]
+
+
+def test_a_window_the_store_holds_only_part_of_is_searched_whole(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], store: Store
+) -> None:
+    github.prs.clear()
+    for raw in many_prs(1200, w04()):
+        github.add_pr(raw)
+    bare = RepoProfile(name="bare")
+    cold = collect_week(make_http(), REPO, w04(), bare, check_references=False)
+    store.save_prs(REPO, w04().label, cold.prs[:900])  # e.g. a month's edge, or a lost save
+    github.reset_log()
+    warm = collect_and_keep(make_http, store, bare)
+    assert warm == cold
+    plain = [
+        c for c in github.calls("POST", "/graphql") if "updated:" not in c.json()["variables"]["q"]
+    ]
+    assert len(plain) > 10  # the count, then every page of the window again
+
+
+def test_code_searches_run_beside_the_file_fetches(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
+) -> None:
+    github.prs.clear()
+    github.serve_week(week_data("2025-W48"))
+    github.tree = {"docs/start/agentic_rl.rst": "see recipe.langgraph_agent.react_agent_loop"}
+    window = window_for(2025, 48, "Asia/Shanghai")
+    plain = collect_week(make_http(), REPO, window, verl_profile, check_references=False)
+    # a PR that removes nothing: its files are held until a code search has arrived
+    held = next(
+        p.number
+        for p in reversed(plain.prs)
+        if p.patches_fetched and not any(f.status.value in ("removed", "renamed") for f in p.files)
+    )
+    searched = threading.Event()
+    released: list[bool] = []
+    files_route = next(h for m, p, h in github.api.prefix_routes if p == f"/repos/{REPO}/pulls/")
+    code_route = github.api.routes[("GET", "/search/code")]
+
+    def hold_files(rec: Recorded) -> Reply:
+        released.append(searched.wait(10))
+        return files_route(rec)
+
+    def note_search(rec: Recorded) -> Reply:
+        searched.set()
+        return code_route(rec)
+
+    github.api.route("GET", f"/repos/{REPO}/pulls/{held}/files", hold_files)
+    github.api.route("GET", "/search/code", note_search)
+    week = collect_week(make_http(), REPO, window, verl_profile)
+    assert released == [True]  # the search went out while that fetch was still waiting
+    assert week.remaining_references  # and its answers are the week's
+    assert week.prs == plain.prs
