@@ -332,9 +332,11 @@ class Store:
     def load_prs_between(self, repo: str, start: datetime, end: datetime) -> list[PullRequest]:
         """The stored PRs merged in [start, end) (a month's or a range's), by merge time."""
         c = t.pr_snapshots.c
+        # in UTC, as the times are stored: SQLite compares them as text, whatever their zone
+        low, high = start.astimezone(UTC), end.astimezone(UTC)
         query = (
             select(c.data)
-            .where(c.repo == repo, c.merged_at >= start, c.merged_at < end)
+            .where(c.repo == repo, c.merged_at >= low, c.merged_at < high)
             .order_by(c.merged_at, c.number)
         )
         with self.engine.connect() as conn:

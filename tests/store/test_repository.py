@@ -260,3 +260,23 @@ def test_a_digest_stored_by_schema_2_gets_its_stories_from_the_stored_weeks(
     assert (5033, 4916, "2026-W03") in {(r.pr, r.other, r.week) for r in loaded.relations}
     assert loaded.stories == built.stories
     assert loaded.narrative == built.narrative
+
+
+def test_a_period_reads_its_prs_by_the_instant_not_by_the_clock_digits(store: Store) -> None:
+    """A month's window is in the digest's time zone and the snapshots' merge times in UTC:
+    the window is compared as instants (SQLite compares the stored times as text)."""
+    from zoneinfo import ZoneInfo
+
+    week = load_week("2026-W04")
+    store.save_prs(week.repo, "2026-W04", week.prs)
+    latest = max(week.prs, key=lambda p: p.merged_at or NOW)
+    assert latest.merged_at is not None
+    shanghai = ZoneInfo("Asia/Shanghai")
+    merged = latest.merged_at.astimezone(shanghai)
+    # a window ending one minute after the merge in Shanghai time holds it; one ending one
+    # minute before does not (were the digits compared, eight hours would decide instead)
+    after = merged + timedelta(minutes=1)
+    before = merged - timedelta(minutes=1)
+    start = merged - timedelta(days=30)
+    assert latest.number in {p.number for p in store.load_prs_between(week.repo, start, after)}
+    assert latest.number not in {p.number for p in store.load_prs_between(week.repo, start, before)}
