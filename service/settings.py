@@ -158,6 +158,9 @@ class Settings(BaseSettings):
     llm_verify_max_tokens: int = Field(
         2000, ge=100, le=32768, description="most tokens of one verifier answer"
     )
+    connection_down_seconds: float = Field(
+        300, ge=1, le=86400, description="a chat connection down longer: /healthz not ready"
+    )
     run_retry_first_seconds: float = Field(
         30, gt=0, le=60, description="first retry of a failed weekly run"
     )
