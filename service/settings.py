@@ -141,7 +141,9 @@ class Settings(BaseSettings):
         None, description="report pages: public, or signed links; unset: signed if private"
     )
     reports_signing_key: SecretStr | None = Field(None, description="key of signed report links")
-    report_link_days: int = Field(30, ge=1, description="days a signed report link is valid")
+    report_link_days: int = Field(
+        30, ge=1, le=366, description="days a signed report link is valid (at most)"
+    )
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint …/v1")
     llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
     llm_model: str | None = Field(None, description="model name the endpoint serves")

@@ -151,10 +151,37 @@ class ReportEntry:
     complete: bool
 
 
+# the live database holds subscriptions and the report-link key: the owner alone reads it
+PRIVATE_FILE_MODE = 0o600
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
 def _prepare_sqlite(url: str) -> None:
+    """The folder made, the file created 0600 before SQLite opens it (its -wal and -shm then
+    take the same mode), and a file made earlier with a wider mode narrowed to 0600."""
     parsed = make_url(url)
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return
+    path = Path(parsed.database).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+    for each in (path, *(path.with_name(path.name + side) for side in SQLITE_SIDE_FILES)):
+        _narrow(each)
+
+
+def _narrow(path: Path) -> None:
+    try:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            path.chmod(PRIVATE_FILE_MODE)
+            logger.warning(
+                "database file was readable by others; now 0600",
+                extra={"file": path.name, "was": oct(mode)},
+            )
+    except FileNotFoundError:
+        return
+    except PermissionError:  # not ours to change: say so, the service still runs
+        logger.warning("database file is readable by others", extra={"file": path.name})
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
