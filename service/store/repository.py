@@ -61,6 +61,10 @@ DONE_OUTCOMES = ("ok", "partial")
 # ours to take back
 _CLAIMS: dict[tuple[str, str], int] = {}
 _CLAIMS_LOCK = threading.Lock()
+# the runs this process started and has not finished: a `running` row of ours that is not here
+# lost its worker (its finish could not be written: the database was down), so it is abandoned
+# at once, not when its lease runs out
+_LIVE_RUNS: set[int] = set()
 
 
 def period_kind(label: str) -> str:
@@ -127,6 +131,8 @@ class RunRecord:
         if self.outcome != RUNNING:
             return self.outcome
         if self.owner is not None and is_dead_owner(self.owner):
+            return ABANDONED
+        if self.owner == PROCESS_OWNER and self.id not in _LIVE_RUNS:
             return ABANDONED
         if self.lease_expires_at is not None and self.lease_expires_at < now:
             return ABANDONED
@@ -802,7 +808,10 @@ class Store:
                     lease_expires_at=now + lease if lease is not None else None,
                 )
             )
-            return int(result.inserted_primary_key[0])  # type: ignore[index]
+            run_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            if owner == PROCESS_OWNER:  # live before any other connection can see the row
+                _LIVE_RUNS.add(run_id)
+            return run_id
 
     @translated
     def renew_lease(
@@ -842,6 +851,7 @@ class Store:
                 row.id
                 for row in rows
                 if (row.owner is not None and is_dead_owner(row.owner))
+                or (row.owner == PROCESS_OWNER and row.id not in _LIVE_RUNS)
                 or (row.lease_expires_at is not None and _aware(row.lease_expires_at) < now)
             ]
             if gone:
@@ -856,6 +866,7 @@ class Store:
 
     @translated
     def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
+        _LIVE_RUNS.discard(run_id)  # its worker is done, whether this write lands or not
         with self._tx() as conn:
             conn.execute(
                 update(t.runs)
