@@ -20,6 +20,8 @@ from service import __version__, operator_text
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+    from service.connection_health import ConnectionHealth
+
 logger = logging.getLogger(__name__)
 PREFIX = "verl_week"
 # a slash command must be acknowledged within Slack's 3 s: the buckets bracket that
@@ -71,6 +73,8 @@ class Metrics:
     model_calls: Counter
     model_seconds: Histogram
     model_tokens: Counter
+    connection_up: Gauge
+    connection_last_event: Gauge
 
     def __init__(self, repo_label: Callable[[str], str] | None = None) -> None:
         # how a repository is named in labels (wiring: opaque for a private one)
@@ -181,6 +185,15 @@ class Metrics:
             f"{PREFIX}_model_tokens", "Tokens the language model's calls used, by kind.",
             ["kind"], registry=r,
         )  # fmt: skip
+        self.connection_up = Gauge(
+            f"{PREFIX}_connection_up", "1 while a chat connection this replica opened (Slack "
+            "Socket Mode, Feishu long connection) is up, 0 while it is down.", ["platform"],
+            registry=r,
+        )  # fmt: skip
+        self.connection_last_event = Gauge(
+            f"{PREFIX}_connection_last_event_timestamp_seconds", "When a chat connection last "
+            "brought something in (an event, a frame).", ["platform"], registry=r,
+        )  # fmt: skip
         self.registry = r  # last: its presence says every series is made
 
     def run_finished(
@@ -235,6 +248,13 @@ class Metrics:
         self.model_seconds.observe(seconds)
         self.model_tokens.labels("prompt").inc(prompt_tokens)
         self.model_tokens.labels("completion").inc(completion_tokens)
+
+    def connections_read(self, connections: list[ConnectionHealth]) -> None:
+        """Each chat connection's state, read before a scrape."""
+        for connection in connections:
+            self.connection_up.labels(connection.platform).set(1 if connection.up else 0)
+            if connection.last_event_at is not None:
+                self.connection_last_event.labels(connection.platform).set(connection.last_event_at)
 
     def exposition(self) -> bytes:
         for refresh in self.before_scrape:

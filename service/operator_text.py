@@ -148,6 +148,24 @@ LOG_GITHUB_RETRY = "github retry"
 LOG_GITHUB_TOKEN_REFUSED = "github app token refused; minting a new one"
 LOG_GITHUB_TOKEN_MINTED = "github app token minted"
 LOG_GITHUB_INSTALLATION_FOUND = "github app installation found"
+LOG_GITHUB_CLOCK_SKEW = "github clock differs from this host's; signing again with github's time"
+
+
+def github_app_clock_off(skew_seconds: int | None) -> str:
+    """GitHub refused the App's JWT for its times: the host clock is off (skew = GitHub - host,
+    from its Date header; None when there was none, 0 when the Date received agrees with us)."""
+    if skew_seconds is None:
+        by = "off (GitHub's answer had no Date header to correct it by)"
+    elif skew_seconds == 0:
+        by = "off (the Date header received agrees with it: a proxy's clock?)"
+    else:
+        way = "behind" if skew_seconds > 0 else "ahead of"
+        by = f"{abs(skew_seconds)} s {way} GitHub's"
+    return (
+        "GitHub refused the App's signed request (401) as issued at the wrong time: this host's "
+        f"clock is {by}; set it right (NTP, e.g. `timedatectl set-ntp true`)"
+    )
+
 
 # logs: the database and /metrics
 

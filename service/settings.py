@@ -141,7 +141,9 @@ class Settings(BaseSettings):
         None, description="report pages: public, or signed links; unset: signed if private"
     )
     reports_signing_key: SecretStr | None = Field(None, description="key of signed report links")
-    report_link_days: int = Field(30, ge=1, description="days a signed report link is valid")
+    report_link_days: int = Field(
+        30, ge=1, le=366, description="days a signed report link is valid (at most)"
+    )
     llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint …/v1")
     llm_api_key: SecretStr | None = Field(None, description="key of the model endpoint")
     llm_model: str | None = Field(None, description="model name the endpoint serves")
@@ -157,6 +159,9 @@ class Settings(BaseSettings):
     )
     llm_verify_max_tokens: int = Field(
         2000, ge=100, le=32768, description="most tokens of one verifier answer"
+    )
+    connection_down_seconds: float = Field(
+        300, ge=1, le=86400, description="a chat connection down longer: /healthz not ready"
     )
     run_retry_first_seconds: float = Field(
         30, gt=0, le=60, description="first retry of a failed weekly run"

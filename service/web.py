@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.connection_health import DEFAULT_DOWN_SECONDS, ConnectionHealth
 from service.core.models import Digest
 from service.core.period_labels import LABEL_PATTERN
 from service.errors import StoreUnavailableError
@@ -41,6 +42,8 @@ access_logger = logging.getLogger("service.web.access")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 HealthProbe = Callable[[], "HealthStatus"]
+# the connections this replica opened, each read at every probe
+ConnectionsProbe = Callable[[], list[ConnectionHealth]]
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 HTTP_OK = 200
 HTTP_NOT_FOUND = 404
@@ -88,12 +91,16 @@ class HealthStatus:
     last_run_week: str | None
     last_run_repo: str | None
     checked_at: datetime
-    # why the service is `degraded` (ready, but a week is owed or the last run failed)
+    # why the service is `degraded` (ready, but a week is owed, the last run failed or a
+    # connection is reconnecting)
     reasons: tuple[str, ...] = ()
+    connections: tuple[ConnectionHealth, ...] = ()
+    # a configured connection down past the bound: deaf, so not ready
+    connections_ready: bool = True
 
     @property
     def healthy(self) -> bool:
-        return self.database and self.scheduler is not False
+        return self.database and self.scheduler is not False and self.connections_ready
 
     @property
     def status(self) -> str:
@@ -113,15 +120,21 @@ class HealthStatus:
                 "at": self.last_run_at.isoformat() if self.last_run_at else None,
                 "outcome": self.last_run_outcome,
             },
+            "connections": [c.as_json() for c in self.connections],
             "time": self.checked_at.isoformat(),
         }
 
 
 def check_health(
-    store: Store, scheduler_alive: Callable[[], bool] | None, watch: RunWatch | None = None
+    store: Store,
+    scheduler_alive: Callable[[], bool] | None,
+    watch: RunWatch | None = None,
+    connections: ConnectionsProbe | None = None,
+    down_seconds: float = DEFAULT_DOWN_SECONDS,
 ) -> HealthStatus:
     """Ping the database, ask the scheduler, read the last run and, with `watch`, the weeks
-    owed and failed runs that make the service `degraded` (never raises)."""
+    owed and failed runs that make the service `degraded`; with `connections`, each chat
+    connection's state: one down past `down_seconds` makes it unready (never raises)."""
     database = True
     last = None
     reasons: list[str] = []
@@ -136,6 +149,8 @@ def check_health(
         database = False
     alive = None if scheduler_alive is None else bool(scheduler_alive())
     now = datetime.now(UTC)
+    links = tuple(connections()) if connections is not None else ()
+    reasons += [f"{c.platform} connection {c.state}" for c in links if not c.up]
     return HealthStatus(
         database=database,
         scheduler=alive,
@@ -145,6 +160,8 @@ def check_health(
         last_run_repo=last.repo if last else None,
         checked_at=now,
         reasons=tuple(reasons),
+        connections=links,
+        connections_ready=not any(c.too_long_down(now.timestamp(), down_seconds) for c in links),
     )
 
 
@@ -394,22 +411,29 @@ def build_web_app(
     metrics: Metrics | None = None,
     report_links: ReportLinks | None = None,
     run_watch: RunWatch | None = None,
+    connections: ConnectionsProbe | None = None,
+    connection_down_seconds: float = DEFAULT_DOWN_SECONDS,
 ) -> Starlette:
     """The ASGI app of `serve`; `on_shutdown` runs (in a thread) at uvicorn's lifespan end.
 
     `endpoints`: each chat platform's POST path → its endpoint (None: answered 503, the
     platform is not configured here); `health` replaces the default probe (store ping +
     `scheduler_alive` + last run);
-    `report_links` decides which report pages need a signed link (REPORTS_ACCESS).
+    `report_links` decides which report pages need a signed link (REPORTS_ACCESS);
+    `connections`: the chat connections opened, unready when one is down past
+    `connection_down_seconds`.
     """
     reports = _Reports(store, language, report_links)
+
+    def probe() -> HealthStatus:
+        return check_health(store, scheduler_alive, run_watch, connections, connection_down_seconds)
 
     async def not_found(request: Request) -> Response:
         return await anyio.to_thread.run_sync(reports.not_found, request)
 
     routes = [
         *(_platform_route(path, endpoint) for path, endpoint in (endpoints or {}).items()),
-        *_ops_routes(health or (lambda: check_health(store, scheduler_alive, run_watch)), metrics),
+        *_ops_routes(health or probe, metrics),
         Route("/reports", reports.index, methods=["GET"]),
         Route("/reports/", reports.index, methods=["GET"]),
         Route("/reports/{owner}/{repo}/{week}", reports.report, methods=["GET"]),

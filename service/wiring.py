@@ -454,6 +454,9 @@ def build_app(
         ),
     )
     stops = [scheduler.shutdown, *inbound.closes] if scheduler else inbound.closes
+    pipeline.metrics.before_scrape.append(
+        lambda: pipeline.metrics.connections_read(inbound.health())
+    )
     return build_web_app(
         store=pipeline.store,
         endpoints=inbound.endpoints,
@@ -463,6 +466,8 @@ def build_app(
         metrics=pipeline.metrics,
         report_links=pipeline_links(settings, pipeline),
         run_watch=run_watch(settings, pipeline),
+        connections=inbound.health,
+        connection_down_seconds=settings.connection_down_seconds,
     )
 
 

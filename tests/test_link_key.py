@@ -7,9 +7,11 @@ is still set. Checked through the real web app (uvicorn on 127.0.0.1) built by w
 from __future__ import annotations
 
 import logging
+import stat
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,3 +129,52 @@ def test_links_signed_with_the_token_derived_key_open_while_the_token_is_set(
     without_token = replicas()  # the token gone (GitHub App login): old links stop working
     assert without_token.get(old) == 404
     assert without_token.get(without_token.link(week)) == 200
+
+
+# --- a key that leaked (a copy of the database) cannot forge a link that outlives the lifetime --
+
+
+def forged(replica: Replica, key: bytes, week: str, days: float) -> str:
+    expires = int(time.time() + days * 86400)
+    link = f"{BASE}/reports/{SAMPLE_REPO}/{week}?t="
+    return link + report_token(key, SAMPLE_REPO, week, expires)
+
+
+def test_a_link_signed_for_longer_than_report_link_days_is_refused(
+    replicas: Callable[..., Replica], tmp_path: Path
+) -> None:
+    replica = replicas(report_link_days=30)
+    week = sample_week(replica)
+    key = signing_key(stored_key(replica.pipeline.store))  # as read from a stolen copy
+    assert replica.get(forged(replica, key, week, 29)) == 200  # within the lifetime: as made
+    assert replica.get(replica.link(week)) == 200  # the service's own links, 30 days
+    assert replica.get(forged(replica, key, week, 3650)) == 404  # a 10-year link
+    assert replica.get(forged(replica, key, week, 31)) == 404
+    shorter = replicas(report_link_days=7)  # shortening the lifetime closes longer links
+    assert shorter.get(replica.link(week)) == 404
+    assert shorter.get(shorter.link(week)) == 200
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+def test_the_live_sqlite_file_is_owner_only(
+    replicas: Callable[..., Replica], tmp_path: Path, suffix: str
+) -> None:
+    replica = replicas()
+    sample_week(replica)  # written: the -wal and -shm files exist while the store is open
+    path = tmp_path / f"verl-week.db{suffix}"
+    assert path.exists()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_database_file_made_world_readable_is_narrowed_at_start(
+    make_settings: Callable[..., Settings], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "verl-week.db"
+    path.touch(mode=0o644)
+    path.chmod(0o644)
+    store = wiring.build_store(make_settings())
+    try:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert any("now 0600" in r.getMessage() for r in caplog.records)
+    finally:
+        store.engine.dispose()

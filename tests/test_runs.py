@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from service import jobs
 from service.core.models import CollectedWeek, WeekWindow
-from service.errors import UnreachableError
+from service.errors import StoreUnavailableError, UnreachableError
 from service.metrics import Metrics
 from service.runs import HIDDEN_REPO, Heartbeat, RetryPolicy, RunWatch, observe_runs
 from service.scheduler import build_scheduler, cron_trigger
@@ -22,6 +22,7 @@ from service.store import tables
 from service.store.repository import PROCESS_OWNER, Store
 from service.web import check_health
 from tests.conftest import load_week
+from tests.e2e.test_database import write_locked
 from tests.test_scheduler import AFTER_W04_TICK, REPO, SCHEDULE, TZ, make_pipeline
 from tests.waiting import wait_for
 
@@ -62,6 +63,24 @@ def test_a_run_is_abandoned_when_its_lease_runs_out_not_before(store: Store) -> 
     assert last.state(datetime.now(UTC)) == "running"
     assert last.state(datetime.now(UTC) + timedelta(seconds=1)) == "abandoned"
     wait_for(lambda: store.abandon_runs() == 1, WAIT, "lease ran out")
+    assert store.last_run(REPO).outcome == "abandoned"  # type: ignore[union-attr]
+
+
+def test_a_run_whose_finish_the_database_refused_is_abandoned_at_once(
+    store: Store, tmp_path: Path
+) -> None:
+    # the worker ran, failed and could not record it (the database refused the write): the row
+    # still says running, with four minutes of lease left, and nobody works on it any more
+    run_id = store.start_run(REPO, "2026-W04", "schedule", lease=timedelta(minutes=5))
+    with write_locked(tmp_path / "verl-week.db"), pytest.raises(StoreUnavailableError):
+        store.finish_run(run_id, "failed", {"error": "the database went away"})
+    last = store.last_run(REPO)
+    assert last is not None
+    assert last.outcome == "running"
+    assert last.state(datetime.now(UTC)) == "abandoned"
+    health = check_health(store, None)
+    assert health.last_run_outcome == "abandoned"  # not "running" until the lease runs out
+    assert store.abandon_runs() == 1
     assert store.last_run(REPO).outcome == "abandoned"  # type: ignore[union-attr]
 
 

@@ -58,7 +58,13 @@ from service.core.mentions import leaf_risks
 from service.core.models import Digest, Risk, ScoredPR
 from service.core.ranking import sorted_risks, top_prs
 from service.core.scope import pr_key
-from service.core.weeks import WEEK_RE, has_not_begun, parse_week, window_for
+from service.core.weeks import (
+    WEEK_RE,
+    has_not_begun,
+    parse_week,
+    refuse_before_time,
+    window_for,
+)
 from service.errors import (
     InputError,
     NotFoundError,
@@ -221,6 +227,10 @@ def resolve_week(week: str | None, ctx: EngineContext, verb: Verb | None = None)
         window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)
         if has_not_begun(window, ctx.clock()):
             raise CommandError("cmd.error.future_week", verb, week=window.label)
+        try:
+            refuse_before_time(window)
+        except InputError as exc:
+            raise CommandError(exc.key, verb, **exc.params) from None
     return week
 
 

@@ -30,7 +30,7 @@ from service.commands.answer import (
     answer_text,
     regenerate_failed,
 )
-from service.commands.parse import Command
+from service.commands.parse import Command, Verb, strip_prefix
 from service.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,13 @@ class Conversation(Protocol):
         """An answer after the acknowledgement (a looked-up PR, a regenerate's outcome)."""
 
 
+def typed_verb(text: str) -> str:
+    """The verb a typed command starts with, or `other` (a log names no free text)."""
+    words = strip_prefix(text).split()
+    first = words[0].lower() if words else ""
+    return first if first in set(Verb) else "other"
+
+
 def new_incident() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -68,14 +75,36 @@ class CommandFlow:
         """A typed command: answered at once (a PR lookup is deferred to `later`)."""
         started = time.perf_counter()
         reply = answer_text(text, caller, self.engine, defer_lookup=True)
+        self.log(caller, typed_verb(text), "command", reply)
         self.reply(reply, caller, talk, started=started)
         return reply
 
     def on_command(self, command: Command, caller: Caller, talk: Conversation) -> Answer:
         """A command a card button stands for."""
         reply = answer(command, caller, self.engine)
+        self.log(caller, command.verb.value, "button", reply)
         self.reply(reply, caller, talk)
         return reply
+
+    def log(self, caller: Caller, verb: str, via: str, reply: Answer) -> None:
+        """One line per inbound command or button: who, what, the outcome (never the text,
+        which may hold anything a user pasted)."""
+        logger.info(
+            "chat %s %s: %s",
+            via,
+            verb,
+            reply.kind.value,
+            extra={
+                "platform": self.platform,
+                "user": caller.user_id,
+                "channel": caller.channel,
+                "command": verb,
+                "via": via,
+                "outcome": reply.kind.value,
+                "repo": reply.repo,
+                "week": reply.week,
+            },
+        )
 
     def reply(
         self, reply: Answer, caller: Caller, talk: Conversation, *, started: float | None = None
@@ -105,6 +134,14 @@ class CommandFlow:
             self.engine.forget(repo, week)
             self.engine.regenerations.finish(repo, week)
         done.language = started.language
+        logger.info(
+            "chat regenerate %s %s by %s: %s",
+            repo,
+            week,
+            requested_by,
+            done.kind.value,
+            extra={"platform": self.platform, "user": requested_by, "outcome": done.kind.value},
+        )
         talk.later(done)
 
     def failed(self, talk: Conversation, what: str, error: BaseException | None = None) -> str:

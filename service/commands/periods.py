@@ -9,6 +9,7 @@ from datetime import datetime
 from service.commands.parse import CommandError, Verb
 from service.core.models import PeriodKind
 from service.core.periods import RELATIVE, kind_of, parse_period, period_of_label
+from service.core.weeks import BEFORE_TIME_KEY
 from service.errors import InputError
 
 # the relative words of months (weeks' `last` / `this` stay parse.py's)
@@ -41,5 +42,7 @@ def resolve_period(week: str, timezone: str, now: datetime, verb: Verb | None) -
     """A month or range word of a Command → its label; one that lies ahead is a usage error."""
     try:
         return parse_period(week, timezone, now).label
-    except InputError:
+    except InputError as exc:
+        if exc.key == BEFORE_TIME_KEY:
+            raise CommandError(exc.key, verb, **exc.params) from None
         raise CommandError("cmd.error.future_period", verb, value=week) from None

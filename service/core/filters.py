@@ -5,7 +5,11 @@ engine's job (service/commands/filters.py); this module only matches and narrows
 
 from __future__ import annotations
 
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,6 +31,9 @@ from service.core.trends import authors, bucket_pairs
 
 # the filter keys in the order a filter is written back (`describe`)
 FILTER_KEYS = ("module", "label", "path", "author", "severity")
+# the path indexes kept (one per digest read lately: a burst of filtered reads shares them)
+PATH_INDEXES = 16
+GLOB_WILDCARDS = ("*", "?")
 
 
 class DigestFilter(BaseModel):
@@ -98,10 +105,80 @@ def _path_hit(path: str, globs: tuple[str, ...]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class PathIndex:
+    """A digest's distinct paths, sorted, and the PRs that touch each: a `path:` filter
+    matches each path once, and only the paths that start with its literal part."""
+
+    paths: tuple[str, ...]
+    prs: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, digest: Digest) -> PathIndex:
+        prs: dict[str, list[int]] = {}
+        for pr in digest.prs:
+            for path in pr.paths:
+                prs.setdefault(path, []).append(pr.number)
+        return cls(tuple(sorted(prs)), {path: tuple(n) for path, n in prs.items()})
+
+    def numbers(self, globs: tuple[str, ...]) -> set[int]:
+        """The PRs with a path any of `globs` matches (as `_path_hit` decides)."""
+        found: set[int] = set()
+        for glob in globs:
+            prefix = _literal_prefix(glob)
+            for path in self.paths[bisect_left(self.paths, prefix) :]:
+                if not path.startswith(prefix):
+                    break
+                if _path_hit(path, (glob,)):
+                    found.update(self.prs[path])
+        return found
+
+
+def _literal_prefix(glob: str) -> str:
+    """What every path `glob` matches starts with: the text before its first wildcard (a
+    plain folder `docs/` matches `docs` and `docs/…`, so the slash is not part of it)."""
+    cut = min((i for w in GLOB_WILDCARDS if (i := glob.find(w)) >= 0), default=len(glob))
+    return glob[:cut] if cut < len(glob) else glob.rstrip("/")
+
+
+class _PathIndexes:
+    """The path indexes of the digests read lately, keyed by what identifies a stored digest
+    (a rebuilt digest has a new `generated_at`, so its index is made again)."""
+
+    def __init__(self, size: int = PATH_INDEXES) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[object, ...], PathIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, digest: Digest) -> PathIndex:
+        key = (digest.repo, digest.week, digest.language, digest.generated_at, len(digest.prs))
+        with self._lock:
+            index = self._kept.get(key)
+            if index is not None:
+                self._kept.move_to_end(key)
+                return index
+        index = PathIndex.of(digest)
+        with self._lock:
+            self._kept[key] = index
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return index
+
+
+_INDEXES = _PathIndexes()
+
+
 def matching_numbers(digest: Digest, flt: DigestFilter) -> list[int]:
     """The PRs of `digest` the filter matches, most important first (the digest's order)."""
     labels = labels_by_pr(digest.trends)
-    numbers = [p.number for p in digest.prs if pr_matches(p, flt, labels.get(p.number, set()))]
+    on_paths = _INDEXES.of(digest).numbers(flt.paths) if flt.paths else None
+    by_path = flt.model_copy(update={"paths": ()})
+    numbers = [
+        p.number
+        for p in digest.prs
+        if (on_paths is None or p.number in on_paths)
+        and pr_matches(p, by_path, labels.get(p.number, set()))
+    ]
     if flt.severity is None:
         return numbers
     flagged = {n for r in digest.risks if flt.keeps_risk(r) for n in _risk_numbers(r)}

@@ -23,6 +23,7 @@ from service.core.weeks import (
     FIRST_YEAR,
     LAST_YEAR,
     WEEK_RE,
+    before_time,
     parse_week,
     previous_window,
     window_containing,
@@ -148,13 +149,23 @@ def parse_period(text: str, timezone: str, now: datetime) -> Period:
     if WEEK_RE.match(value):
         return parse_week(value, timezone, now)
     period = period_of_label(value, timezone)
-    return refuse_future(period, now)
+    return refuse_before_time(refuse_future(period, now))
 
 
 def parse_since_until(since: str, until: str, timezone: str, now: datetime) -> Period:
     """`--since DAY --until DAY` (both inclusive) as a range period."""
     first, last = _day(since, "--since"), _day(until, "--until")
-    return refuse_future(range_period(first, last, timezone), now)
+    return refuse_before_time(refuse_future(range_period(first, last, timezone), now))
+
+
+def refuse_before_time(period: Period) -> Period:
+    """`period`, unless the period before it (its trends' baseline) is out of range: the
+    first week, month or range of 1970 would read 1969. Refused before any work."""
+    try:
+        previous_period(period)
+    except InputError:
+        raise before_time(period.label) from None
+    return period
 
 
 def refuse_future(period: Period, now: datetime) -> Period:

@@ -69,7 +69,7 @@ def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
             key="cmd.error.bad_week",
             params={"value": value},
         )
-    window = window_for(int(match.group(1)), int(match.group(2)), timezone)
+    window = refuse_before_time(window_for(int(match.group(1)), int(match.group(2)), timezone))
     if has_not_begun(window, now):
         current = window_containing(now, timezone).label
         raise InputError(
@@ -77,6 +77,28 @@ def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
             key="cmd.error.future_week",
             params={"week": window.label},
         )
+    return window
+
+
+BEFORE_TIME_KEY = "cmd.error.before_time"
+
+
+def before_time(label: str) -> InputError:
+    """A period that reads its previous one (trends), which would fall before FIRST_YEAR."""
+    return InputError(
+        f"{label} is too early: its trends need the period before it, which would fall "
+        f"before {FIRST_YEAR} (nothing before {FIRST_YEAR} can be read); pick a later one",
+        key=BEFORE_TIME_KEY,
+        params={"value": label, "first": FIRST_YEAR},
+    )
+
+
+def refuse_before_time(window: WeekWindow) -> WeekWindow:
+    """`window`, unless the week before it (its trends' baseline) is out of range: 1970-W01."""
+    try:
+        previous_window(window)
+    except InputError:
+        raise before_time(window.label) from None
     return window
 
 

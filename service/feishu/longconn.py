@@ -36,11 +36,13 @@ import requests
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from service.connection_health import ConnectionHealth
 from service.errors import AuthRefusedError, UnreachableError
 from service.feishu.frames import Frame, FrameError, FrameMethod, HeaderKey, MessageType, ping_frame
 
 logger = logging.getLogger(__name__)
 
+PLATFORM = "feishu"
 ENDPOINT_PATH = "/callback/ws/endpoint"
 ENDPOINT_OK = 0
 # lark-oapi ws/const.py: these endpoint codes are the server's trouble, worth retrying;
@@ -146,6 +148,13 @@ class LongConnection:
         if conn is not None:
             conn.close()
         self._workers.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        self.stop()
+
+    def health(self) -> ConnectionHealth:
+        """The connection's state, its last frame and since when it is down (/healthz)."""
+        return ConnectionHealth(PLATFORM, self.state, self.last_event_at, self.down_since)
 
     @property
     def connected(self) -> bool:

@@ -6,6 +6,11 @@ minutes before it expires, and once more when GitHub refuses it (401) in the mid
 The installation, when not given, is the one that holds the first repository
 (`GET /repos/{owner}/{repo}/installation`). The JWT is built here with `cryptography` alone:
 three base64url parts and a PKCS#1 v1.5 SHA-256 signature are all RS256 is.
+
+A host clock that is off makes GitHub refuse every JWT (issued in the future, or expired). As
+octokit does, a refused App request is signed again once with the offset read from the
+response's `Date` header, and that offset is kept for later JWTs and token expiries; a refusal
+that still names the JWT's times says the clock is off rather than blaming the App id.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import requests
@@ -40,6 +46,11 @@ NOT_FOUND = 404
 SERVER_ERROR = 500
 API_VERSION = "2022-11-28"
 APP_HINT = "check the GitHub App's installation and its permissions"
+# a refusal with GitHub's clock this far from ours is a skew worth correcting (the JWT's 60 s
+# backdate and 9 minute lifetime absorb anything smaller)
+SKEW_NOTICE_SECONDS = 30.0
+# GitHub's words when a JWT's iat or exp does not fit its clock
+TIME_CLAIMS = ("'iat'", "'exp'", "issued at", "expiration time")
 
 
 def _b64(data: bytes) -> str:
@@ -117,6 +128,7 @@ class AppInstallationAuth:
         self._lock = threading.Lock()
         self._token: str | None = None
         self._expires_at = 0.0
+        self.skew = 0.0  # GitHub's clock minus ours, learnt from a refused request's Date
         self._session = requests.Session()
         self._session.headers.update(
             {
@@ -128,7 +140,7 @@ class AppInstallationAuth:
 
     def authorization(self) -> str:
         with self._lock:
-            if self._token is None or self._clock() >= self._expires_at - REFRESH_MARGIN_SECONDS:
+            if self._token is None or self._now() >= self._expires_at - REFRESH_MARGIN_SECONDS:
                 self._mint()
             return f"Bearer {self._token}"
 
@@ -141,6 +153,10 @@ class AppInstallationAuth:
 
     def close(self) -> None:
         self._session.close()
+
+    def _now(self) -> float:
+        """Now on GitHub's clock, as far as we know it."""
+        return self._clock() + self.skew
 
     # --- GitHub's App endpoints -----------------------------------------------------------
 
@@ -182,10 +198,27 @@ class AppInstallationAuth:
         return found
 
     def _call(self, method: str, path: str) -> requests.Response:
+        """One App request; refused for the JWT's times by a GitHub whose clock is not ours, it
+        is signed again once with GitHub's time (the response's Date)."""
+        resp = self._send(method, path)
+        if resp.status_code == UNAUTHORIZED and self._learn_skew(resp):
+            resp = self._send(method, path)
+        return resp
+
+    def _learn_skew(self, resp: requests.Response) -> bool:
+        """Keep GitHub's clock offset from a refusal's Date; True when it moved enough to retry."""
+        offset = _server_offset(resp, self._clock())
+        if offset is None or abs(offset - self.skew) < SKEW_NOTICE_SECONDS:
+            return False
+        self.skew = offset
+        logger.warning(operator_text.LOG_GITHUB_CLOCK_SKEW, extra={"skew_seconds": round(offset)})
+        return True
+
+    def _send(self, method: str, path: str) -> requests.Response:
         """One App request signed with a fresh JWT; connection failures and 5xx are retried."""
         url = f"{self.api_url}{path}"
         for attempt in range(1, MINT_ATTEMPTS + 1):
-            headers = {"Authorization": f"Bearer {app_jwt(self.app_id, self._key, self._clock())}"}
+            headers = {"Authorization": f"Bearer {app_jwt(self.app_id, self._key, self._now())}"}
             try:
                 resp = self._session.request(method, url, headers=headers, timeout=self._timeout)
             except requests.RequestException as exc:
@@ -202,10 +235,7 @@ class AppInstallationAuth:
 
     def _payload(self, resp: requests.Response, path: str, expected: int) -> dict[str, Any]:
         if resp.status_code == UNAUTHORIZED:
-            raise AuthRefusedError(
-                "GitHub refused the App's signed request (401): check GITHUB_APP_ID "
-                f"({self.app_id}) and that the private key is the App's current one"
-            )
+            raise AuthRefusedError(self._refusal(resp))
         if resp.status_code != expected:
             raise UpstreamError(f"GitHub answered {resp.status_code} for {path}")
         try:
@@ -215,3 +245,25 @@ class AppInstallationAuth:
         if not isinstance(payload, dict):
             raise UpstreamError(f"GitHub answered {path} with something that is not an object")
         return payload
+
+    def _refusal(self, resp: requests.Response) -> str:
+        """Why GitHub refused the JWT: the clock when GitHub names its times, else the App."""
+        said = resp.text.lower()
+        if any(words in said for words in TIME_CLAIMS):
+            offset = _server_offset(resp, self._clock())
+            if offset is None:
+                return operator_text.github_app_clock_off(None)
+            agrees = abs(offset) < SKEW_NOTICE_SECONDS
+            return operator_text.github_app_clock_off(0 if agrees else round(offset))
+        return (
+            "GitHub refused the App's signed request (401): check GITHUB_APP_ID "
+            f"({self.app_id}) and that the private key is the App's current one"
+        )
+
+
+def _server_offset(resp: requests.Response, now: float) -> float | None:
+    """GitHub's clock minus ours from the response's Date header (None without a usable one)."""
+    try:
+        return parsedate_to_datetime(resp.headers.get("Date", "")).timestamp() - now
+    except (TypeError, ValueError, IndexError):
+        return None

@@ -192,11 +192,25 @@ class _Run:
         return prs, saved - UPDATE_MARGIN
 
     def reuse(self, pr: PullRequest) -> PullRequest | None:
-        """`pr` with the files stored for its merge commit, if there are any."""
+        """`pr` with the files stored for its merge commit, if there are any and they are not
+        fewer than `pr` lists (a snapshot REST capped, now that GraphQL lists them all). A
+        snapshot GitHub's lists capped stays partial on every build: its gap is noted again."""
         known = stored_files(self.known.get(pr.number), pr.merge_commit)
-        if known is None:
+        if known is None or len(known.files) < len(pr.files):
             return None
+        self.note_stored_cap(pr, len(known.files))
         return pr.model_copy(update={"files": known.files, "patches_fetched": True})
+
+    def note_stored_cap(self, pr: PullRequest, stored: int) -> None:
+        """The gap of a stored snapshot of a PR with more files than REST lists: its files
+        (REST stopped at 3,000 of `changed_files`) or its patches (all files, 3,000 patched)."""
+        total = max(pr.changed_files, len(pr.files), stored)
+        if total <= rest.FILES_LISTED_MAX:
+            return
+        if stored < total:
+            self.missing.append(_capped(pr.number, "files", stored, total))
+        else:
+            self.missing.append(_capped(pr.number, "patches", rest.FILES_LISTED_MAX, total))
 
     def files(self, number: int) -> list[dict[str, Any]]:
         return rest.pull_files(self.http, self.repo, number, cache=self.cache_files)

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from service.connection_health import ConnectionHealth
+
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
@@ -32,8 +34,18 @@ if TYPE_CHECKING:
 
 Endpoint = Callable[["Request"], Awaitable["Response"]]
 Close = Callable[[], None]
-# opens a socket or long connection that brings events in; returns how to close it
-Connect = Callable[[], Close]
+
+
+class OpenConnection(Protocol):
+    """A socket or long connection a platform opened to bring its events in."""
+
+    def close(self) -> None: ...
+
+    def health(self) -> ConnectionHealth: ...
+
+
+# opens a socket or long connection that brings events in
+Connect = Callable[[], OpenConnection]
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,11 @@ from service.render.cards import FEISHU_CARD, CardFormat
 from service.settings import Settings, split_language
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from service.delivery import Sender
     from service.doctor import Finding
     from service.feishu.auth import TenantTokenCache
     from service.feishu.events import FeishuEvents
+    from service.feishu.longconn import LongConnection
     from service.render.links import ReportLinks
 
 EVENTS_PATH = "/feishu/events"
@@ -169,7 +168,7 @@ def _tokens(settings: Settings) -> TenantTokenCache:
     )
 
 
-def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable[[], None]:
+def _start_long_connection(settings: Settings, events: FeishuEvents) -> LongConnection:
     """FEISHU_EVENT_MODE=websocket: events over Feishu's long connection, through the same
     handling as POST /feishu/events; refused credentials stop start-up in one line."""
     from service.errors import AuthRefusedError
@@ -185,7 +184,7 @@ def _start_long_connection(settings: Settings, events: FeishuEvents) -> Callable
         connection.start()
     except AuthRefusedError as exc:
         raise ConfigError(f"invalid setting FEISHU_APP_SECRET: {exc.message}") from None
-    return connection.stop
+    return connection
 
 
 def _doctor_feishu(settings: Settings, subscribed: list[str]) -> list[Finding]:

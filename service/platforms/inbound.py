@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from service.connection_health import ConnectionHealth
 from service.errors import ServiceError
 from service.platforms import registry
-from service.platforms.base import Close, Endpoint, InboundDeps
+from service.platforms.base import Close, Endpoint, InboundDeps, OpenConnection
 
 if TYPE_CHECKING:
     from service.settings import Settings
@@ -18,11 +19,18 @@ if TYPE_CHECKING:
 
 @dataclass
 class StartedInbound:
-    """POST path → its endpoint (None: the platform owning it is not configured here), and how
-    to close the connections opened."""
+    """POST path → its endpoint (None: the platform owning it is not configured here), and the
+    connections opened (their health for /healthz and /metrics, and how to close them)."""
 
     endpoints: dict[str, Endpoint | None] = field(default_factory=dict)
-    closes: list[Close] = field(default_factory=list)
+    connections: list[OpenConnection] = field(default_factory=list)
+
+    @property
+    def closes(self) -> list[Close]:
+        return [connection.close for connection in self.connections]
+
+    def health(self) -> list[ConnectionHealth]:
+        return [connection.health() for connection in self.connections]
 
 
 def start_inbound(settings: Settings, deps: InboundDeps) -> StartedInbound:
@@ -39,7 +47,7 @@ def start_inbound(settings: Settings, deps: InboundDeps) -> StartedInbound:
                 continue
             started.endpoints.update(inbound.routes)
             for connect in inbound.connections:
-                started.closes.append(connect())
+                started.connections.append(connect())
     except ServiceError:
         in_turn(started.closes)()
         raise

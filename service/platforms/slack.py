@@ -12,13 +12,12 @@ from service.render.cards import SLACK_CARD, CardFormat
 from service.settings import Settings, split_language
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from slack_bolt import App
 
     from service.delivery import Sender
     from service.doctor import Finding
     from service.render.links import ReportLinks
+    from service.slack.socket_mode import SocketModeWatch
 
 EVENTS_PATH = "/slack/events"
 
@@ -107,16 +106,15 @@ def _slack_app(settings: Settings, deps: InboundDeps) -> App | None:
     )
 
 
-def _start_socket_mode(settings: Settings, app: App) -> Callable[[], None]:
+def _start_socket_mode(settings: Settings, app: App) -> SocketModeWatch:
     """Socket Mode on (SLACK_APP_TOKEN set): a refused token stops start-up in one line."""
     from service.errors import AuthRefusedError
     from service.slack.socket_mode import start_socket_mode
 
     try:
-        handler = start_socket_mode(app, secret(settings.slack_app_token) or "")
+        return start_socket_mode(app, secret(settings.slack_app_token) or "")
     except AuthRefusedError as exc:
         raise ConfigError(f"invalid setting SLACK_APP_TOKEN: {exc.message}") from None
-    return handler.close
 
 
 def _doctor_slack(settings: Settings, subscribed: list[str]) -> list[Finding]:

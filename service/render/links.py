@@ -46,14 +46,24 @@ def report_token(key: bytes, repo: str, week: str, expires: int) -> str:
     return f"{expires}.{_signature(key, repo, week, expires)}"
 
 
-def token_is_valid(token: str, key: bytes, repo: str, week: str, now: int) -> bool:
-    """Whether `token` was signed with `key` for (repo, week) and has not expired at `now`."""
+def token_is_valid(
+    token: str, key: bytes, repo: str, week: str, now: int, max_ahead: int | None = None
+) -> bool:
+    """Whether `token` was signed with `key` for (repo, week), has not expired at `now` and,
+    with `max_ahead`, expires no further than that many seconds after `now` (a link signed
+    with a leaked key still cannot outlive the configured lifetime)."""
     match = _TOKEN_RE.match(token)
     if match is None:
         return False
     expires = int(match.group(1))
+    if max_ahead is not None and expires > now + max_ahead:
+        return False
     expected = _signature(key, repo, week, expires)
     return hmac.compare_digest(expected, match.group(2)) and now < expires
+
+
+# replicas' clocks differ a little: a link signed by one is not refused by another for it
+CLOCK_SLACK_SECONDS = 300
 
 
 @dataclass(frozen=True)
@@ -94,4 +104,7 @@ class ReportLinks:
         if self.key is None or not token:
             return False
         now = int(self.clock().timestamp())
-        return any(token_is_valid(token, k, repo, week, now) for k in (self.key, *self.old_keys))
+        # no link lives longer than REPORT_LINK_DAYS, whatever expiry it was signed with
+        ahead = int(self.ttl.total_seconds()) + CLOCK_SLACK_SECONDS
+        keys = (self.key, *self.old_keys)
+        return any(token_is_valid(token, k, repo, week, now, ahead) for k in keys)

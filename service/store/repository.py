@@ -61,6 +61,10 @@ DONE_OUTCOMES = ("ok", "partial")
 # ours to take back
 _CLAIMS: dict[tuple[str, str], int] = {}
 _CLAIMS_LOCK = threading.Lock()
+# the runs this process started and has not finished: a `running` row of ours that is not here
+# lost its worker (its finish could not be written: the database was down), so it is abandoned
+# at once, not when its lease runs out
+_LIVE_RUNS: set[int] = set()
 
 
 def period_kind(label: str) -> str:
@@ -128,6 +132,8 @@ class RunRecord:
             return self.outcome
         if self.owner is not None and is_dead_owner(self.owner):
             return ABANDONED
+        if self.owner == PROCESS_OWNER and self.id not in _LIVE_RUNS:
+            return ABANDONED
         if self.lease_expires_at is not None and self.lease_expires_at < now:
             return ABANDONED
         return RUNNING
@@ -151,10 +157,37 @@ class ReportEntry:
     complete: bool
 
 
+# the live database holds subscriptions and the report-link key: the owner alone reads it
+PRIVATE_FILE_MODE = 0o600
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
 def _prepare_sqlite(url: str) -> None:
+    """The folder made, the file created 0600 before SQLite opens it (its -wal and -shm then
+    take the same mode), and a file made earlier with a wider mode narrowed to 0600."""
     parsed = make_url(url)
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return
+    path = Path(parsed.database).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+    for each in (path, *(path.with_name(path.name + side) for side in SQLITE_SIDE_FILES)):
+        _narrow(each)
+
+
+def _narrow(path: Path) -> None:
+    try:
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            path.chmod(PRIVATE_FILE_MODE)
+            logger.warning(
+                "database file was readable by others; now 0600",
+                extra={"file": path.name, "was": oct(mode)},
+            )
+    except FileNotFoundError:
+        return
+    except PermissionError:  # not ours to change: say so, the service still runs
+        logger.warning("database file is readable by others", extra={"file": path.name})
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -798,7 +831,10 @@ class Store:
                     lease_expires_at=now + lease if lease is not None else None,
                 )
             )
-            return int(result.inserted_primary_key[0])  # type: ignore[index]
+            run_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            if owner == PROCESS_OWNER:  # live before any other connection can see the row
+                _LIVE_RUNS.add(run_id)
+            return run_id
 
     @translated
     def renew_lease(
@@ -838,6 +874,7 @@ class Store:
                 row.id
                 for row in rows
                 if (row.owner is not None and is_dead_owner(row.owner))
+                or (row.owner == PROCESS_OWNER and row.id not in _LIVE_RUNS)
                 or (row.lease_expires_at is not None and _aware(row.lease_expires_at) < now)
             ]
             if gone:
@@ -852,6 +889,7 @@ class Store:
 
     @translated
     def finish_run(self, run_id: int, outcome: str, detail: dict[str, Any]) -> None:
+        _LIVE_RUNS.discard(run_id)  # its worker is done, whether this write lands or not
         with self._tx() as conn:
             conn.execute(
                 update(t.runs)

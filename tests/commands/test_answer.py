@@ -229,6 +229,20 @@ def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clo
     assert answer_text("regenerate", ADMIN_CALLER, ctx).kind is AnswerKind.REGENERATE_STARTED
 
 
+@pytest.mark.parametrize("period", ["1970-W01", "1970-01", "1970-01-01..1970-01-07"])
+def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
+    make_ctx: Ctx, period: str
+) -> None:
+    ctx = make_ctx()
+    reply = answer_text(f"regenerate {period}", ADMIN_CALLER, ctx)
+    assert reply.kind is AnswerKind.USAGE_ERROR
+    assert reply.key == "cmd.error.before_time"
+    assert reply.params["value"] == period
+    assert not ctx.regenerations.is_running(REPO, period)
+    read = answer_text(f"risks {period}", USER, ctx)
+    assert read.kind is AnswerKind.USAGE_ERROR
+
+
 @dataclass
 class Result:
     repo: str

@@ -110,6 +110,26 @@ def test_refusals_are_one_line(text: str, message: str) -> None:
     assert "\n" not in refused.value.message
 
 
+@pytest.mark.parametrize("text", ["1970-W01", "1970-01", "1970-01-01..1970-01-05"])
+def test_the_first_periods_of_1970_are_refused_before_any_work(text: str) -> None:
+    # their trends read the period before, in 1969, which nothing can hold
+    with pytest.raises(InputError) as refused:
+        parse_period(text, TZ, NOW)
+    assert refused.value.message.startswith(f"{text} is too early: its trends need the period")
+    assert refused.value.key == "cmd.error.before_time"
+    assert "\n" not in refused.value.message
+    with pytest.raises(InputError, match="too early"):
+        parse_since_until("1970-01-01", "1970-01-05", TZ, NOW)
+    with pytest.raises(InputError, match="too early"):
+        parse_week("1970-W01", "America/Los_Angeles", NOW)
+
+
+@pytest.mark.parametrize("text", ["1970-W02", "1970-02", "1970-01-06..1970-01-10"])
+def test_the_periods_after_them_have_a_period_before(text: str) -> None:
+    period = parse_period(text, TZ, NOW)
+    assert previous_period(period).label.startswith("1970-")
+
+
 def test_since_and_until_are_checked_as_dates() -> None:
     with pytest.raises(InputError, match="bad --since '2026/01/12'"):
         parse_since_until("2026/01/12", "2026-01-25", TZ, NOW)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ class FakeAPI:
     faults: list[Reply] = field(default_factory=list)
     latency: float = 0.0
     url: str = ""
+    # the time the `Date` header of every answer says (a fake with its own clock); None: no Date
+    date_clock: Callable[[], float] | None = time.time
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def route(self, method: str, path: str, handler: Route) -> None:
@@ -123,6 +126,13 @@ def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle  # noqa: N815 - stdlib names
+
+        def send_response(self, code: int, message: str | None = None) -> None:
+            self.log_request(code)
+            self.send_response_only(code, message)
+            self.send_header("Server", self.version_string())
+            if api.date_clock is not None:
+                self.send_header("Date", self.date_time_string(int(api.date_clock())))
 
         def log_message(self, format: str, *args: object) -> None:
             return

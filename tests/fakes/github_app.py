@@ -1,7 +1,8 @@
 """The GitHub App side of FakeGitHub: `POST /app/installations/{id}/access_tokens` and
 `GET /repos/{owner}/{repo}/installation`, both only for a JWT GitHub would accept (RS256
 signature checked with the App's public key, `iss` the App id, `iat` not in the future, `exp`
-after now and at most 10 minutes ahead), and installation tokens that expire.
+after now and at most 10 minutes ahead, all on the fake's clock, which every answer's `Date`
+header tells), and installation tokens that expire.
 
 Shaped after GitHub's REST docs ("Authenticating as a GitHub App installation", "Generating a
 JSON Web Token (JWT) for a GitHub App"): a minted token answers 201 with `token`, `expires_at`
@@ -30,6 +31,14 @@ from tests.fakes.github import FakeGitHub
 
 TOKEN_SECONDS = 3600  # an installation token lasts an hour
 JWT_MAX_AHEAD = 600  # exp at most 10 minutes into the future
+# GitHub's own words for a JWT whose times do not fit its clock (as octokit matches them)
+GITHUB_SAYS = {
+    "iat in the future": "'Issued at' claim ('iat') must be an Integer representing the time "
+    "that the assertion was issued",
+    "exp in the past": "'Expiration time' claim ('exp') must be a numeric value representing "
+    "the future time at which the assertion expires",
+    "exp too far in the future": "'Expiration time' claim ('exp') is too far in the future",
+}
 PERMISSIONS = {"contents": "read", "pull_requests": "read", "checks": "read", "metadata": "read"}
 
 
@@ -87,6 +96,7 @@ class FakeGitHubApp:
         api.route("POST", f"/app/installations/{installation_id}/access_tokens", self._mint)
         api.route("GET", f"/repos/{github.repo}/installation", self._installation)
         github.accept = self.accepts
+        api.date_clock = clock  # GitHub's answers carry its time in `Date`
 
     # --- scenarios --------------------------------------------------------------------------
 
@@ -121,7 +131,7 @@ class FakeGitHubApp:
         if problem is None:
             return None
         self.refusals.append(problem)
-        message = f"'{problem}' - A JSON web token could not be decoded"
+        message = GITHUB_SAYS.get(problem, f"'{problem}' - A JSON web token could not be decoded")
         return 401, {}, {"message": message, "documentation_url": "https://docs.github.com/rest"}
 
     def _jwt_problem(self, jwt: str) -> str | None:

@@ -8,6 +8,7 @@ replaced and the run completes, and GitHub Enterprise's paths are used."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,58 @@ def test_a_jwt_github_refuses_is_one_line_naming_the_setting(
     assert app.refusals[-1] == "bad signature"
 
 
+# --- a host clock that is not GitHub's ---------------------------------------------------------
+
+
+TIME_REFUSALS = {"iat in the future", "exp in the past"}
+
+
+@pytest.mark.parametrize("skew", [180, -720], ids=["3 min fast", "12 min slow"])
+def test_a_skewed_clock_is_corrected_from_githubs_date_header(
+    github: FakeGitHub,
+    app: FakeGitHubApp,
+    app_http: Callable[..., GitHubHttp],
+    store: Store,
+    clock: Clock,
+    skew: int,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    host = Clock(clock.now + skew)  # this host's clock; GitHub's Date says the fake's
+    http = app_http(clock=host)
+    assert collect(http, store) == W04_PRS
+    assert len(app.refusals) == 1
+    assert app.refusals[0] in TIME_REFUSALS  # refused once, then signed with GitHub's time
+    assert len(app.minted) == 1
+    assert any("github clock differs" in r.getMessage() for r in caplog.records)
+    for moving in (clock, host):  # an hour on: the next token, minted in time, unrefused
+        moving.advance(3600 - 120)
+    github.reset_log()
+    assert collect(http, store) == W04_PRS
+    assert len(app.minted) == 2
+    assert len(app.refusals) == 1  # the offset learnt is kept for later JWTs and expiries
+
+
+@pytest.mark.parametrize("date", ["absent", "wrong"])
+def test_a_clock_that_cannot_be_corrected_is_named_not_the_app_id(
+    github: FakeGitHub,
+    app: FakeGitHubApp,
+    app_http: Callable[..., GitHubHttp],
+    store: Store,
+    clock: Clock,
+    date: str,
+) -> None:
+    # a proxy strips GitHub's Date header, or rewrites it with its own (also slow) clock
+    github.api.date_clock = None if date == "absent" else Clock(clock.now - 720)
+    http = app_http(clock=Clock(clock.now - 720))
+    with pytest.raises(AuthRefusedError) as info:
+        collect(http, store)
+    message = str(info.value)
+    assert "clock is" in message
+    assert "set it right (NTP" in message
+    assert "GITHUB_APP_ID" not in message
+    assert set(app.refusals) <= TIME_REFUSALS
+
+
 # --- settings: the PEM as text or as a file, and GitHub Enterprise --------------------------
 
 
@@ -317,6 +370,28 @@ def test_verl_week_digest_runs_on_the_app_alone_and_says_what_is_wrong(
     lines = refused.stderr.strip().splitlines()
     assert lines[-1].startswith("verl-week: error: GitHub refused the App's signed request (401)")
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.process
+def test_verl_week_digest_logs_in_with_a_host_clock_12_minutes_slow(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    ahead = FakeGitHubApp(github, clock=lambda: time.time() + 720)  # GitHub 12 min ahead
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(ahead.pem, encoding="utf-8")
+    env = {
+        "GITHUB_API_URL": github.url,
+        "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_APP_ID": ahead.app_id,
+        "GITHUB_APP_PRIVATE_KEY_FILE": str(key_file),
+        "DIGEST_REPOS": REPO,
+        "DATABASE_URL": f"sqlite:///{tmp_path}/verl-week.db",
+    }
+    done = run_cli(["digest", "--week", "2026-W04", "--format", "json"], tmp_path, **env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(done.stdout)["prs"]) == W04_PRS
+    assert ahead.refusals == ["exp in the past"]
+    assert "github clock differs" in done.stderr
 
 
 def test_the_jwt_and_the_private_key_are_masked_in_logs(app: FakeGitHubApp) -> None:

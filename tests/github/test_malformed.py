@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 
 from service.core.digest import build_digest
+from service.core.models import CollectedWeek
 from service.core.profile import RepoProfile
 from service.errors import UpstreamError
 from service.github import rest
 from service.github.collect import collect_week, fetch_pr
 from service.github.http import GitHubHttp
 from service.render.formats import render_format
+from service.store.repository import Store
 from tests.fakes._server import Recorded, Reply
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import REPO, TOKEN, w04, wide_pr
@@ -208,3 +210,33 @@ def test_a_5000_file_pr_is_partial_on_the_digest_s_face(
         if fmt in ("markdown", "html", "json"):
             assert "3,000 of 5,000" in shown, fmt
             assert "888" in shown, fmt
+
+
+@pytest.mark.parametrize("token", [None, TOKEN])
+def test_a_5000_file_pr_stays_partial_on_every_build_until_its_data_is_whole(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], store: Store, token: str | None
+) -> None:
+    github.prs.clear()
+    github.add_pr(wide_pr(888, 5000, w04()))
+    profile = RepoProfile(name="docs", patterns={"docs": ["docs/**"]})
+
+    def build(with_token: str | None) -> CollectedWeek:
+        http = make_http(token=with_token)
+        week = collect_week(http, REPO, w04(), profile, stored=store, check_references=False)
+        store.save_prs(REPO, w04().label, week.prs)
+        return week
+
+    first = build(token)
+    for again in (build(token), build(token)):  # the stored snapshot is reused: still partial
+        assert not again.completeness.complete
+        assert [m.model_dump() for m in again.completeness.missing] == [
+            m.model_dump() for m in first.completeness.missing
+        ]
+        assert len(again.prs[0].files) == len(first.prs[0].files)
+        digest = build_digest(again, profile, language="en", now=w04().end)
+        assert "3,000 of 5,000" in render_format(digest, "markdown", "en", report_url="")
+    if token is None:  # a token arrives: GraphQL lists every file, the snapshot is not reused
+        whole = build(TOKEN)
+        assert len(whole.prs[0].files) == 5000
+        (missing,) = whole.completeness.missing
+        assert missing.key == "patches_capped"  # the files are whole; REST patches 3,000

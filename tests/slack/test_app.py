@@ -248,7 +248,7 @@ def test_socket_mode_handler_is_built(slack: FakeSlack, web: str) -> None:
         signing_secret=SECRET,
         token_verification_enabled=False,
     )
-    handler = start_socket_mode(app, "xapp-1-test", connect=False)
+    handler = start_socket_mode(app, "xapp-1-test", connect=False).handler
     assert handler.app is app
     assert handler.client.app_token == "xapp-1-test"
 

@@ -20,7 +20,7 @@ class Client:
 
 def test_an_envelope_sent_three_times_runs_once() -> None:
     app = App(token="xoxb-test", signing_secret="s", token_verification_enabled=False)
-    handler = start_socket_mode(app, "xapp-1-test", connect=False)
+    handler = start_socket_mode(app, "xapp-1-test", connect=False).handler
     ran: list[str] = []
     # the bolt listener stands in for one that records what it runs
     handler.client.socket_mode_request_listeners[:] = [lambda c, r: ran.append(r.envelope_id)]
