@@ -1,11 +1,11 @@
 """Filtered reads on a 2,000-PR week (the real 2026-W04 PRs repeated, tests/feishu/builders.py):
 a `path:` filter is matched through the digest's path index, only against the paths that start
 with its literal part, and gives the PRs that matching every path of every PR gives; a burst of
-filtered commands takes a small part of Slack's 3 s of CPU."""
+filtered commands answers from one index made once for the digest. The burst's CPU is a figure
+of benchmarks/filter_burst.py, not a timed test."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -13,7 +13,7 @@ import pytest
 from service.commands.answer import answer_text
 from service.commands.context import Caller, EngineContext
 from service.commands.kinds import AnswerKind
-from service.core.filters import DigestFilter, PathIndex, _path_hit, matching_numbers
+from service.core.filters import _INDEXES, DigestFilter, PathIndex, _path_hit, matching_numbers
 from service.core.models import Digest
 from tests.feishu.builders import big_digest
 
@@ -29,10 +29,6 @@ GLOBS = [
     ("?erl/**",),
 ]
 BURST = 30
-# the CPU a burst of 30 filtered reads may take: a sixth of Slack's 3 s, the rest left to the
-# rendering, the network and the other work of a shared machine (matching every path of every
-# PR, as before the index, took ~0.95 s here; the index ~0.15 s)
-BURST_CPU_SECONDS = 0.5
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +68,7 @@ class NoSubscriptions:
         return []
 
 
-def test_a_burst_of_filtered_reads_fits_well_within_slacks_3_seconds(digest: Digest) -> None:
+def test_a_burst_of_filtered_reads_answers_from_one_index_of_the_digest(digest: Digest) -> None:
     ctx = EngineContext(
         reader=Reader(digest),  # type: ignore[arg-type]
         repos=[digest.repo],
@@ -87,13 +83,13 @@ def test_a_burst_of_filtered_reads_fits_well_within_slacks_3_seconds(digest: Dig
     texts = [
         f"{verbs[i % 3]} {digest.week} path:{','.join(GLOBS[i % len(GLOBS)])}" for i in range(BURST)
     ]
-    started = time.process_time()
     answers = [answer_text(text, Caller("U1", "slack", "C1"), ctx) for text in texts]
-    spent = time.process_time() - started
+    index = _INDEXES.of(digest)
     assert {a.kind for a in answers} <= {
         AnswerKind.RISKS,
         AnswerKind.SUMMARY,
         AnswerKind.TOP,
         AnswerKind.NO_MATCH,
     }
-    assert spent < BURST_CPU_SECONDS, f"{BURST} filtered reads took {spent:.2f} s of CPU"
+    assert _INDEXES.of(digest) is index  # made once, kept for the digest's later reads
+    assert any(a.kind != AnswerKind.NO_MATCH for a in answers)
