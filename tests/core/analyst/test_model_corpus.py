@@ -19,14 +19,16 @@ FLOORS = {
     ("heldout", "answers"): (0.91, 11),
     ("heldout", "adversarial"): (0.63, 12),
 }
-# the same with the verification pass (recorded verifier answers, verify version 2)
+# the same with the verification pass (recorded verifier answers to the current verify prompt;
+# a verifier is a model: two runs on the same requests differed by six kept wrong sentences of
+# the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 5),
     ("tune", "adversarial"): (0.76, 0),
-    ("seen", "answers"): (0.92, 7),
-    ("seen", "adversarial"): (0.70, 0),
+    ("seen", "answers"): (0.93, 13),
+    ("seen", "adversarial"): (0.73, 1),
     ("heldout", "answers"): (0.91, 8),
-    ("heldout", "adversarial"): (0.55, 0),
+    ("heldout", "adversarial"): (0.55, 1),
 }
 
 
