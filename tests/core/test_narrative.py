@@ -13,14 +13,17 @@ from service.core.mentions import MENTION_LIMIT, MentionLedger, risk_groups
 from service.core.models import (
     Completeness,
     Digest,
+    KeyChangeGroup,
     MissingItem,
     Risk,
     RiskKind,
     Severity,
     Statement,
+    Story,
 )
 from service.core.narrative import (
     RECOMMEND_LISTED,
+    REVERT_THEMES,
     ROW_LISTED,
     STORY_CLAUSES,
     SUBSTANTIAL_CORE_LINES,
@@ -28,6 +31,7 @@ from service.core.narrative import (
     SUMMARY_STEPS,
     THEMES,
     build_narrative,
+    has_revert,
     pr_statement,
 )
 from service.core.profile import RepoProfile
@@ -216,7 +220,9 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
 ) -> None:
     digest = digests[label]
     groups = digest.narrative.key_changes
-    assert 1 <= len(groups) <= THEMES
+    assert 1 <= len(groups) <= THEMES + REVERT_THEMES
+    # beyond THEMES, only a story of reverts (told with its net result)
+    assert all(has_revert(s) for s in _stories_of(digest, groups[THEMES:]))
     leads = [g.items[0].params["number"] for g in groups]
     stories = [s for s in digest.stories if s.prs[0] in leads]
     assert [s.prs[0] for s in stories] == leads  # in the stories' order, weightiest first
@@ -225,10 +231,16 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
         lead = group.items[0]
         assert lead.key.startswith("narrative.change.pr")
         assert lead.params["point"] == lead.params["number"]
-        ties = [i for i in group.items[1:] if i.key != "narrative.relation.also"]
+        ties = [i for i in group.items[1:] if i.key.startswith("narrative.relation.")]
+        ties = [i for i in ties if i.key != "narrative.relation.also"]
         assert len(ties) <= STORY_CLAUSES
         for item in group.items[1:]:
-            assert item.key.startswith("narrative.relation.")
+            assert item.key.startswith(("narrative.relation.", "narrative.net."))
+
+
+def _stories_of(digest: Digest, groups: list[KeyChangeGroup]) -> list[Story]:
+    leads = {g.items[0].params["number"] for g in groups}
+    return [s for s in digest.stories if s.prs[0] in leads]
 
 
 def _line(digest: Digest, lead: int) -> list[tuple[str, Mapping[str, object]]]:
@@ -247,6 +259,12 @@ def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
             "narrative.relation.revert_earlier",
             {"other_prs": [4226], "week": "2025-W47", "prs": [4260]},
         ),
+        # what they come to: #4251 is in (as #4273 has it), #4226 stays out
+        (
+            "narrative.net.relanded",
+            {"reverted": 4251, "revert_pr": 4258, "week": "", "reland_pr": 4273},
+        ),
+        ("narrative.net.undone", {"reverted": 4226, "revert_pr": 4260, "week": "2025-W47"}),
     ]
     zh = translator("zh").t("narrative.relation.revert_earlier", prs="#4260", other_prs="#4226")
     assert zh == "#4260 回滚了上周的 #4226"
@@ -258,6 +276,10 @@ def test_w48_colocate_story_reaches_last_week(digests: dict[str, Digest]) -> Non
         (
             "narrative.relation.revert_earlier",
             {"other_prs": [4233], "week": "2025-W47", "prs": [4259]},
+        ),
+        (
+            "narrative.net.relanded",
+            {"reverted": 4233, "revert_pr": 4259, "week": "2025-W47", "reland_pr": 4282},
         ),
     ]
 

@@ -250,3 +250,57 @@ def test_a_range_with_a_silent_stretch_says_so(lang: str) -> None:
     said = "2025-11-24 至 2026-01-11 连续 49 天没有合入任何 PR" if lang == "zh" else "(49 days)"
     assert said in render_markdown(d, lang)
     assert silent_stretch(digest("2026-W04", lang)) is None  # a week is never "silent"
+
+
+# --- §3 a revert and what it comes to, as one story ---------------------------------------
+
+NET = {
+    # 2026-W03: #4937 reverts #4929 (CI broke), #4959 re-lands it with the CI fixed
+    "2026-W03": {
+        "zh": "#4929「Correct Attention FLOPS estimation in flops_counter.py」被 #4937 回滚，"
+        "又经 #4959 重新合入，改动仍在代码中。",
+        "en": "#4929, “Correct Attention FLOPS estimation in flops_counter.py”, was reverted by "
+        "#4937 and re-landed by #4959, so the change is in.",
+    },
+    # 2025-W47: #4234 reverts #4221 whole (+2/-0 then +0/-2 on one file) and nothing re-lands it
+    "2025-W47": {
+        "zh": "#4234 回滚了本周的 #4221「BF16 mode should use PAO as well」，两者相抵，"
+        "verl/utils/megatron/optimizer.py 本周没有变化。",
+        "en": "#4234 reverts this week's #4221, “BF16 mode should use PAO as well”, so "
+        "verl/utils/megatron/optimizer.py ends the week unchanged.",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("week", NET)
+def test_a_revert_is_one_story_told_with_its_net_result(week: str, lang: str) -> None:
+    markdown = render_markdown(digest(week, lang), lang)
+    summary = plain(section(markdown, "执行摘要" if lang == "zh" else "Executive summary"))
+    assert NET[week][lang] in summary
+    changes = plain(section(markdown, "本周重点变化" if lang == "zh" else "Key changes"))
+    reverted = "#4929" if week == "2026-W03" else "#4221"
+    line = next(li for li in changes.splitlines() if li.startswith(reverted))
+    assert ("净结果：" if lang == "zh" else "net result: ") in line
+    # the follow-up risk the story told is not the summary's headline risk again
+    assert ("回滚与紧随其后的修复" if lang == "zh" else "reverts and quick") not in summary
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("week", WEEKS)
+def test_key_changes_state_the_file_count_once_and_quote_no_body(week: str, lang: str) -> None:
+    d = digest(week, lang)
+    changes = plain(
+        section(render_markdown(d, lang), "本周重点变化" if lang == "zh" else "Key changes")
+    )
+    twice = (
+        r"改动 (\d+) 个文件[^（]*（\1 个文件"
+        if lang == "zh"
+        else r"changes (\d+) files[^(]*\(\1 files"
+    )
+    assert not re.search(twice, changes), re.search(twice, changes)
+    for line in changes.splitlines():
+        number = int(re.match(r"#(\d+)", line).group(1))  # type: ignore[union-attr]
+        pr = d.pr(number)
+        assert pr is not None
+        assert not (pr.gist and pr.gist.removesuffix("…")[:40] in line), (number, pr.gist)
