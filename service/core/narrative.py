@@ -197,17 +197,22 @@ def _clause_key(kind: RelationKind, week: str, previous: str, *, own: bool) -> s
 
 
 def _clauses(
-    story: Story, digest: Digest, ledger: MentionLedger, lead: int, said: set[tuple[int, int]]
+    story: Story,
+    digest: Digest,
+    ledger: MentionLedger,
+    lead: int,
+    said: set[tuple[int, int]],
+    most: int = STORY_CLAUSES,
 ) -> list[Statement]:
     """What ties the story's PRs together, one clause per kind of tie, week and whether the
     lead is the later PR (strong ties before weak ones — reworked lines, a shared subject — and
     the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming
     PRs while they have mentions left; a tie the lead's own sentence told (`said`) is not told
-    again."""
+    again. A line that tells net results (`most` below STORY_CLAUSES) tells no weak tie."""
     previous = label_before(digest.week)
     grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
     for r in story.relations:
-        if (r.pr, r.other) in said:
+        if (r.pr, r.other) in said or (most < STORY_CLAUSES and r.kind in WEAK_TIES):
             continue
         later, earlier = grouped.setdefault((r.kind, r.week, r.pr == lead), ([], []))
         later.append(r.pr)
@@ -217,7 +222,7 @@ def _clauses(
     for (kind, week, own), (later, earlier) in sorted(
         grouped.items(), key=lambda kv: (kv[0][0] in WEAK_TIES, not kv[0][2], rank[kv[0][0]])
     ):
-        if len(out) == STORY_CLAUSES:
+        if len(out) >= most:
             break
         prs = [] if own else ledger.take(later)
         others = ledger.take(earlier)
@@ -241,8 +246,13 @@ def story_statements(
         return []
     items = [pr_statement(lead, digest, ledger)]
     said = {(lead.number, n) for n in items[0].prs if n != lead.number}
-    items += _clauses(story, digest, ledger, lead.number, said)
-    items += net_results(story, digest)
+    # a revert's net result tells the revert, the re-land and the re-land's fix of the revert
+    nets = net_results(story, digest)
+    for net in nets:  # content: named past the limit, and counted so later repeats drop
+        ledger.add(net.prs)
+    said |= {(a, b) for net in nets for a in net.prs for b in net.prs if a != b}
+    items += _clauses(story, digest, ledger, lead.number, said, STORY_CLAUSES - len(nets))
+    items += nets
     named = {n for item in items for n in item.prs}
     named |= {
         n

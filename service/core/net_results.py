@@ -59,10 +59,6 @@ def net_results(story: Story, digest: Digest, *, summary: bool = False) -> list[
         if summary:  # the summary's sentence names what was reverted by its title
             shown = reverted.title if reverted else relation.other_title
             params["title"] = description(shown)
-        # the PRs the sentence names (a clause on a re-land leaves the revert to its own clause)
-        named = [relation.other, relation.pr, relands.get(relation.other)]
-        if kind == RELANDED and not summary:
-            named.remove(relation.pr)
-        prs = [n for n in named if n]
+        prs = [n for n in (relation.other, relation.pr, relands.get(relation.other)) if n]
         out.append(Statement(key=".".join((*base, kind)), params=params, prs=prs))
     return out
