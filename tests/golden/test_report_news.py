@@ -307,3 +307,28 @@ def test_key_changes_state_the_file_count_once_and_quote_no_body(week: str, lang
         pr = d.pr(number)
         assert pr is not None
         assert not (pr.gist and pr.gist.removesuffix("…")[:40] in line), (number, pr.gist)
+
+
+# --- §4 the alarms a reviewer raises, in the report, on the recorded weeks -------------------
+
+ALARMS = {
+    # a PR that edits a file another PR of the week deletes (#4211 edits what #4352 deletes)
+    ("2025-W48", "zh"): ["改动或引用了本周被删除的文件", "#4352、#4211"],
+    ("2025-W48", "en"): ["Work on a file the week deleted", "#4352, #4211"],
+    # a default changed in code, new required arguments (#4544)
+    ("2026-W03", "zh"): ["代码中的默认值变化", 'rollout_rs="token" → "token_k1"', "新增的必填参数"],
+    ("2026-W03", "en"): ["changed defaults in code", 'rollout_rs="token" → "token_k1"', "required"],
+    # a folder moved is told as moved (its import path), not as deleted (#5033)
+    ("2026-W04", "zh"): ["#5033 改了一个公开模块的导入路径"],
+    ("2026-W04", "en"): ["#5033 moves a public module"],
+}
+
+
+@pytest.mark.parametrize(("week", "lang"), ALARMS)
+def test_the_risk_watch_raises_the_reviewers_alarms(week: str, lang: str) -> None:
+    markdown = render_markdown(digest(week, lang), lang)
+    risks = plain(section(markdown, "风险观察" if lang == "zh" else "Risk watch"))
+    for said in ALARMS[(week, lang)]:
+        assert said in risks, said
+    if week == "2026-W04":
+        assert ("#5033 删除" if lang == "zh" else "#5033 deletes") not in risks
