@@ -240,10 +240,12 @@ def story_statements(
 ) -> list[Statement]:
     """One key-change line: the story's lead PR (of its `prs`) with its point, then what ties
     the rest to it (reverts, re-lands, follow-ups, also of earlier weeks), then its PRs not yet
-    named."""
-    lead = next((p for p in prs if ledger.take([p.number])), None)
-    if lead is None:
+    named. The line leads with the story's lead PR even past the mention limit (that is the
+    content; a lesser PR of the story leading instead told a CI tweak for a breaking change)."""
+    if not prs:
         return []
+    lead = prs[0]
+    ledger.add([lead.number])
     items = [pr_statement(lead, digest, ledger)]
     said = {(lead.number, n) for n in items[0].prs if n != lead.number}
     # a revert's net result tells the revert, the re-land and the re-land's fix of the revert
