@@ -427,9 +427,16 @@ def _step(risk: Risk) -> Statement:
     if url:  # the repository it moved to, by name (`owner/name`)
         params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
     rule = risk.rule if names or targets else "declared_removal_bare"
+    if rule == "declared_removal" and all(_removed_file(n) for n in names):
+        rule = "removed_module"  # what a declared break changes first are modules it deletes
     if rule == "moved_repository" and "place" not in params:
         rule = "moved_repository_nourl"
     return Statement(key=key("summary", "step", rule), params=params, prs=[number])
+
+
+def _removed_file(name: str) -> bool:
+    """A name a declared break lists that is a Python file, not moved (`old → new`)."""
+    return name.endswith(".py") and "→" not in name
 
 
 def _step_risks(digest: Digest) -> list[Risk]:

@@ -512,3 +512,20 @@ def test_the_sample_names_the_untested_core_changes_besides_the_breaking_ones(
     assert headline.key == "narrative.summary.risk_next.core_without_tests"
     text = translator("zh").t(headline.key, **{**headline.params, "prs": "#4936"})
     assert "除上述破坏性变更外" in text
+
+
+def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
+    """verl 2026-W19 #6302 ([BREAKING] remove curriculum sampler + dynamic dataset) deletes
+    `verl/experimental/dataset/sampler.py`…: the step says modules are deleted, not that they
+    'change' with an old → new to migrate."""
+    from pathlib import Path
+
+    from service.core.profile import load_profile
+    from service.recorded import load_recorded
+
+    path = Path(__file__).parents[1] / "data" / "weeks" / "verl-project" / "verl.2026-W19.json"
+    week = load_recorded(path, NOW)
+    digest = build_digest(week, load_profile(week.repo), language="en", now=NOW)
+    step = next(s for s in digest.narrative.summary if s.prs[:1] == [6302])
+    assert step.key == "narrative.summary.step.removed_module"
+    assert "verl/experimental/dataset/sampler.py" in step.params["names"]
