@@ -17,7 +17,7 @@ install:
 
 # after changing a dependency in pyproject.toml (tests/test_lock.py fails until the locks follow)
 lock:
-	$(LOCK) --extra postgres -o requirements/runtime.lock
+	$(LOCK) --extra postgres --extra fast --extra shellcheck -o requirements/runtime.lock
 	$(LOCK) --extra dev --extra postgres -o requirements/dev.lock
 
 sample:
@@ -44,29 +44,42 @@ test:
 test-all:
 	$(PY) -m pytest $(COV)
 
-# The wheel carries templates/ as service/templates: check that a wheel install renders.
-# It carries the schema revisions too: the digest migrates a fresh database, `migrate` finds it
-# up to date.
+# What the image does (deploy/Dockerfile; CI has no Docker daemon, tests/test_dockerfile.py checks
+# that its steps are these): the wheel, then a fresh venv of the image's Python (3.11) with the
+# locked dependencies (hashes checked) and the wheel alone, run from outside the tree. The wheel
+# carries templates/ as service/templates and the schema revisions: a sample digest renders, the
+# digest migrates a fresh database and `migrate` finds it up to date.
+IMAGE_PY := python3.11
+WHEEL := build/wheel-check
 wheel-check:
-	rm -rf dist build/wheel-check build/data
-	$(PY) -m pip wheel -q --no-deps -w dist .
-	$(PY) -m pip install -q --no-deps --target build/wheel-check dist/*.whl
-	cd build && PYTHONPATH=wheel-check ../$(PY) -m service digest --sample --format html --output wheel-check.html
-	grep -q '</html>' build/wheel-check.html
-	cd build && PYTHONPATH=wheel-check ../$(PY) -m service migrate | grep -q 'up to date'
+	rm -rf $(WHEEL) && mkdir -p $(WHEEL)
+	$(PY) -m pip wheel -q --no-deps --wheel-dir $(WHEEL)/wheels .
+	$(IMAGE_PY) -m venv $(WHEEL)/venv
+	$(WHEEL)/venv/bin/pip install -q --require-hashes -r requirements/runtime.lock
+	$(WHEEL)/venv/bin/pip install -q --no-deps $(WHEEL)/wheels/*.whl
+	cd $(WHEEL) && env -i PATH=/usr/bin:/bin HOME=$$PWD \
+		venv/bin/verl-week digest --sample --format html --output wheel-check.html
+	grep -q '</html>' $(WHEEL)/wheel-check.html
+	cd $(WHEEL) && env -i PATH=/usr/bin:/bin HOME=$$PWD venv/bin/verl-week migrate | grep -q 'up to date'
+	$(WHEEL)/venv/bin/python -c 'from service.optional_helpers import helpers as h; assert all(x.native for x in h()), h()'
 
-# What the README's first step does: `pipx install` of the built wheel into a pipx home of its
-# own (its wheel in build/pipx/dist, apart from wheel-check's: CI runs them side by side), its dependencies resolved from the package index as the wheel declares them (a module
-# imported but not declared fails here), then the console script from outside the tree.
-PIPX := build/pipx
+# The README's install lines as written (the blocks marked `<!-- ci: install-clone -->` and
+# `<!-- ci: install-wheel -->`): run by bash -e in a copy of this tree, with a home folder of
+# their own (pipx puts its venvs and the `verl-week` command there), pipx from the dev venv,
+# dependencies resolved from the package index as the wheel declares them (a module imported but
+# not declared fails here).
+README_RUN := $(abspath build/readme)
 pipx-check:
-	rm -rf $(PIPX) && mkdir -p $(PIPX)
-	$(PY) -m pip wheel -q --no-deps -w $(PIPX)/dist .
-	PIPX_HOME=$(PIPX)/home PIPX_BIN_DIR=$(PIPX)/bin PIPX_MAN_DIR=$(PIPX)/man \
-		$(PY) -m pipx install $(PIPX)/dist/verl_week-*.whl
-	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD bin/verl-week --version | grep -qx 'verl-week .*'
-	cd $(PIPX) && env -i PATH=/usr/bin:/bin HOME=$$PWD DATABASE_URL=sqlite:///$$PWD/week.db \
-		bin/verl-week digest --sample --no-llm --format json --output week.json
-	$(PY) -c "import json, sys; d = json.load(open(sys.argv[1])); assert (d['repo'], d['week'], d['stats']['prs']) == ('volcengine/verl', '2026-W04', 22), d['stats']" $(PIPX)/week.json
+	rm -rf $(README_RUN) && mkdir -p $(README_RUN)/clone $(README_RUN)/home $(README_RUN)/tools
+	git ls-files -z --cached --others --exclude-standard \
+		| tar --null --ignore-failed-read -T - -cf - | tar -xf - -C $(README_RUN)/clone
+	ln -s $(abspath .venv/bin/pipx) $(README_RUN)/tools/pipx
+	for block in install-clone install-wheel; do \
+		lines="$$($(PY) .ci/readme_lines.py $$block)" || exit 1; \
+		(cd $(README_RUN)/clone && HOME=$(README_RUN)/home \
+			PATH=$(README_RUN)/home/.local/bin:$(README_RUN)/tools:$$PATH \
+			bash -euo pipefail -c "$$lines" > $(README_RUN)/$$block.out) || exit 1; \
+		grep -q 'volcengine/verl' $(README_RUN)/$$block.out || exit 1; \
+	done
 
 ci: lint typecheck wheel-check pipx-check test-all

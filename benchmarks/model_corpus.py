@@ -4,10 +4,13 @@ benchmarks/capture_request.py), every sentence labelled true / false / misleadin
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle
 mistakes and true sentences). Prints, per part (tune / heldout), batch (answers /
 adversarial) and language, how many true sentences the checker keeps and how many false or
-misleading ones it lets through, and per mistake kind; `--verbose` lists each wrong verdict.
+misleading ones it lets through, its precision (the share of kept sentences that are true) and
+recall (the share of true sentences kept) per language, and per mistake kind how many were
+caught; `--verified` replays the recorded verifier answers through the real verification pass
+after the rules (`<stem>.verify.<n>.answer.json`); `--verbose` lists each wrong verdict.
 Not a test: tests/core/analyst/test_model_corpus.py holds the floors.
 
-    .venv/bin/python benchmarks/model_corpus.py [--part heldout] [--verbose]
+    .venv/bin/python benchmarks/model_corpus.py --part tune [--verified] [--verbose]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.core.analyst.model_corpus import Verdict, verdicts  # noqa: E402
+from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
 
 
 def _figures(rows: list[Verdict]) -> str:
@@ -35,20 +38,37 @@ def _figures(rows: list[Verdict]) -> str:
     )
 
 
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "-"
+
+
+def precision_recall(rows: list[Verdict]) -> str:
+    """Precision (kept sentences that are true) and recall (true sentences kept)."""
+    kept = [v for v in rows if v.kept]
+    true = [v for v in rows if v.label == "true"]
+    kept_true = sum(v.label == "true" for v in kept)
+    return f"{_share(kept_true, len(kept))} | {_share(kept_true, len(true))}"
+
+
 def report(rows: list[Verdict], verbose: bool) -> None:
     groups: dict[tuple[str, str, str], list[Verdict]] = defaultdict(list)
     for v in rows:
         groups[(v.part, v.batch, v.lang)].append(v)
         groups[(v.part, v.batch, "all")].append(v)
-    print("| part | batch | lang | sentences | figures |\n|---|---|---|---|---|")
+    print("| part | batch | lang | sentences | figures | precision | recall |")
+    print("|---|---|---|---|---|---|---|")
     for (part, batch, lang), group in sorted(groups.items()):
-        print(f"| {part} | {batch} | {lang} | {len(group)} | {_figures(group)} |")
+        print(
+            f"| {part} | {batch} | {lang} | {len(group)} | {_figures(group)} "
+            f"| {precision_recall(group)} |"
+        )
     kinds = Counter(v.kind for v in rows if v.label != "true" and v.kind)
     kept_kinds = Counter(v.kind for v in rows if v.label != "true" and v.kind and v.kept)
     if kinds:
-        print("\n| mistake kind | false | kept |\n|---|---|---|")
+        print("\n| mistake kind | false | kept | caught |\n|---|---|---|---|")
         for kind, count in kinds.most_common():
-            print(f"| {kind} | {count} | {kept_kinds[kind]} |")
+            caught = _share(count - kept_kinds[kind], count)
+            print(f"| {kind} | {count} | {kept_kinds[kind]} | {caught} |")
     if verbose:
         print()
         for v in rows:
@@ -62,9 +82,15 @@ def report(rows: list[Verdict], verbose: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("tune", "seen", "heldout"), action="append")
+    parser.add_argument("--verified", action="store_true", help="replay the recorded verifier")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    rows = [v for part in args.part or ("tune", "seen", "heldout") for v in verdicts(part)]
+    parts = args.part or ("tune", "seen", "heldout")
+    rows = [v for part in parts for v in verdicts(part, verified=args.verified)]
+    if args.verified:
+        for part in parts:
+            recorded = len(list((CORPUS / part).glob("*.verify.*.answer.json")))
+            print(f"{part}: {recorded} recorded verifier answers (a sentence never judged stays)")
     report(rows, args.verbose)
 
 

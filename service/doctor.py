@@ -110,11 +110,15 @@ def _repo(http: GitHubHttp, repo: str) -> list[Finding]:
 # --- the model endpoint ----------------------------------------------------------------------
 
 
-def check_model(models: Callable[[], list[str]], model: str, host: str) -> list[Finding]:
-    """GET /models answers and lists LLM_MODEL (an endpoint without the list is a warning)."""
+def check_model(
+    models: Callable[[], list[str]], model: str, host: str, key: Callable[[], None]
+) -> list[Finding]:
+    """GET /models answers and lists LLM_MODEL; an endpoint without the list is a warning once
+    `key` (a request that spends no token) shows that it accepts LLM_API_KEY."""
     try:
         served = models()
     except NotFoundError as exc:
+        key()  # a refused key: AuthRefusedError, a problem line
         return [warning("model", say.MODEL_UNLISTED.format(error=exc.message, model=model))]
     if model in served:
         return [ok("model", say.MODEL_OK.format(host=host, model=model))]
@@ -159,3 +163,14 @@ def check_public_url(url: str, *, chat: bool) -> list[Finding]:
     if parts.scheme != "https":
         return [warning("url", say.URL_PLAIN_HTTP.format(url=url))]
     return [ok("url", say.URL_OK.format(url=url))]
+
+
+# --- the optional native helpers -------------------------------------------------------------
+
+
+def check_helpers() -> list[Finding]:
+    """Which path-glob engine and which shell-variable judge this install runs (both work; the
+    fallbacks are named with the extra that brings the native helper)."""
+    from service.optional_helpers import helpers
+
+    return [ok("helpers", helper.doctor_line()) for helper in helpers()]

@@ -7,7 +7,7 @@ import functools
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -255,11 +255,12 @@ def build_family(
     reused = digest is not None
     if digest is None:
         p.stage("analysing")
-        parts, earlier = [], []
+        parts, earlier, previous_parts = [], [], []
         for week, profile in zip(weeks, profiles, strict=True):
             _save_snapshots(p, week.repo, window, week.prs)
             previous, prs_before = _previous(p, week.repo, window)
             earlier.append({before.label: prs_before})
+            previous_parts.append(previous)
             discussion = discussion_url(p.github_web_url, week.repo)
             parts.append(
                 build_digest(
@@ -279,7 +280,7 @@ def build_family(
             parts,
             [w.prs for w in weeks],
             now=p.clock(),
-            previous=p.store.get_digest(scope.key, before.label, p.language),
+            previous=_family_previous(p, scope.key, repos, before.label, previous_parts, earlier),
             crossings=crossings,
             cross_relations=ties,
         )
@@ -288,8 +289,31 @@ def build_family(
     narrated = _narrate(p, digest, every, [p.language, *languages])
     if not reused or narrated:
         p.store.save_digest(digest, inputs=key)
+    for week in weeks:
+        p.store.announce_moves(week.repo, window.label, week.moved_from)
     p.stage("done")
     return digest
+
+
+def _family_previous(
+    p: Pipeline,
+    key: str,
+    repos: Sequence[str],
+    label: str,
+    parts: Sequence[Digest | None],
+    earlier: Sequence[Mapping[str, Sequence[PullRequest]]],
+) -> Digest | None:
+    """The family's digest of the period before: the stored one, else one merged from each
+    repository's stored digest of that period (a family digested for the first time after
+    its repositories were digested one by one); None when one of them has none."""
+    from service.core.family import merge_family
+
+    stored = p.store.get_digest(key, label, p.language)
+    if stored is not None or any(part is None for part in parts):
+        return stored
+    found = [part for part in parts if part is not None]
+    prs = [list(week.get(label, [])) for week in earlier]
+    return merge_family(key, repos, found, prs, now=p.clock())
 
 
 def identified(p: Pipeline, asked: str, collected: CollectedWeek) -> CollectedWeek:

@@ -103,8 +103,14 @@ class RedactionFilter(logging.Filter):
         return True
 
 
-# Attributes every LogRecord has; anything else came in through `extra=`.
-_STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime", "request_id"}
+# Attributes every LogRecord has; anything else came in through `extra=`. uvicorn passes its
+# message again with ANSI colours as `color_message` (for its own console formatter): dropped.
+_STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {
+    "message",
+    "asctime",
+    "request_id",
+    "color_message",
+}
 
 
 def _extras(record: logging.LogRecord) -> dict[str, Any]:

@@ -62,7 +62,7 @@ class Metrics:
     last_run: Gauge
     last_attempt: Gauge
     last_success: Gauge
-    weeks_owed: Gauge
+    digests_owed: Gauge
     posts: Counter
     github_requests: Counter
     github_remaining: Gauge
@@ -96,8 +96,12 @@ class Metrics:
             Histogram,
             PlatformCollector,
             ProcessCollector,
+            disable_created_metrics,
         )
 
+        # no `<name>_created` series beside counters and histograms: a process start time per
+        # label set doubles the series and no dashboard reads it (process_start_time_seconds does)
+        disable_created_metrics()
         r = CollectorRegistry(auto_describe=True)
         # process_* (CPU, memory, open files) and python_info, as prometheus-client's own
         # default registry has them; process_* read /proc, so they exist on Linux only
@@ -138,8 +142,10 @@ class Metrics:
             "When the last successful (ok or partial) weekly run of a repo ended; read from the "
             "database at scrape.", ["repo"], registry=r,
         )  # fmt: skip
-        self.weeks_owed = Gauge(
-            f"{PREFIX}_weeks_owed", "Weeks whose run is due and not done yet, per repo.",
+        # a count, not a duration: named without a time unit (promtool reads `_weeks` as one)
+        self.digests_owed = Gauge(
+            f"{PREFIX}_digests_owed",
+            "Weekly digests whose run is due and not done yet, per repo (a count).",
             ["repo"], registry=r,
         )  # fmt: skip
         self.posts = Counter(
@@ -193,14 +199,14 @@ class Metrics:
         # a repository first seen as not-yet-public changes label once GitHub says it is
         # public: the series under its other label would stand stale forever
         stale = repo if label != repo else opaque_repo(repo)
-        for gauge in (self.last_attempt, self.last_success, self.weeks_owed):
+        for gauge in (self.last_attempt, self.last_success, self.digests_owed):
             with contextlib.suppress(KeyError):
                 gauge.remove(stale)
         if last_attempt is not None:
             self.last_attempt.labels(label).set(last_attempt)
         if last_success is not None:
             self.last_success.labels(label).set(last_success)
-        self.weeks_owed.labels(label).set(owed)
+        self.digests_owed.labels(label).set(owed)
 
     def http_answered(self, method: str, route: str, status: int, seconds: float) -> None:
         self.http_requests.labels(method, route, str(status)).inc()

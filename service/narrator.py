@@ -114,7 +114,7 @@ class Narrator:
         (logged once) when the model gave none."""
         started = time.monotonic()
         facts = build_facts(digest, prs, language)
-        asked = _Asked(facts, facts_json(facts), prompt_version(facts.language))
+        asked = _Asked(facts, facts_json(facts), prompt_version(facts.language, bool(facts.repos)))
         where = {"repo": digest.repo, "week": digest.week, "language": facts.language}
         try:
             answer, cached = self._answer(asked)
@@ -123,7 +123,9 @@ class Narrator:
             self._skipped(exc, where)
             return None
         try:
-            drafts = keyed_drafts(parse_answer(answer.content), digest.repo_names)
+            drafts = keyed_drafts(
+                parse_answer(answer.content, digest.repo_names), digest.repo_names
+            )
         except InvalidAnswerError as exc:
             self._observed("invalid", started, answer)  # never cached: it was a call
             self._skipped(exc, where)
@@ -173,7 +175,7 @@ class Narrator:
         if hit is not None:
             return hit, True
         messages = prompt_messages(asked.facts, asked.data)
-        return self.client.complete(messages, response_format()), False
+        return self.client.complete(messages, response_format(bool(asked.facts.repos))), False
 
     def _cached(self, data_hash: str, version: str, language: str) -> CachedAnswer | None:
         try:

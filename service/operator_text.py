@@ -223,7 +223,12 @@ FEISHU_CALLBACK_UNREACHABLE = (
     "FEISHU_EVENT_MODE=http: Feishu can't reach {callback}; set PUBLIC_BASE_URL to the public "
     "address, or use FEISHU_EVENT_MODE=websocket"
 )
-FEISHU_EVENTS_OK = "events arrive at {callback}"
+FEISHU_EVENTS_OK = "{callback} answers Feishu's URL check (from this machine)"
+FEISHU_CALLBACK_UNCHECKED = (
+    "{callback} did not answer the URL check from this machine ({why}): Feishu must reach it; "
+    "check PUBLIC_BASE_URL, DNS and the proxy in front of verl-week (or use "
+    "FEISHU_EVENT_MODE=websocket)"
+)
 
 # Feishu: the custom-bot webhook
 WEBHOOK_UNKNOWN_HOOK = "{host} does not know this hook: copy FEISHU_WEBHOOK_URL again"
@@ -235,6 +240,24 @@ WEBHOOK_SIGNED_OK = "{host} accepts our signature"
 WEBHOOK_UNSIGNED = (
     "{host} takes unsigned messages: anyone with the URL can post; consider ticking signature "
     "verification and setting FEISHU_WEBHOOK_SECRET"
+)
+
+# the optional native helpers (service/optional_helpers.py)
+HELPER_GLOBS = "path globs"
+HELPER_SHELL = "shell-variable rule"
+HELPER_READER = "the built-in shell reader"
+HELPER_SHELLCHECK_AT = "shellcheck {path}"
+HELPER_NATIVE = "{purpose}: {in_use}"
+HELPER_FALLBACK = (
+    "{purpose}: {in_use} (the `{extra}` extra is not installed; install it where it has a wheel "
+    "for the native helper)"
+)
+LOG_HELPER_FALLBACK = "optional helper missing, using the fallback: %s"
+
+# where the cards go
+NO_DESTINATION_DOCTOR = (
+    "no destination configured: the weekly cards go nowhere; set SLACK_CHANNELS, "
+    "FEISHU_CHAT_IDS or FEISHU_WEBHOOK_URL, or subscribe a channel (/verl-week subscribe)"
 )
 
 # the model endpoint

@@ -137,7 +137,7 @@ class Verifier:
         if hit is not None:
             out.cached += 1
             return parse_verdicts(hit.content, batch)
-        messages = verify_messages(facts.repo, facts.week, facts.language, data)
+        messages = verify_messages(facts.repo, facts.week, facts.language, data, facts.repos)
         out.asked += 1
         answer = self.client.complete(messages, response_format())
         out.tokens += answer.prompt_tokens + answer.completion_tokens

@@ -495,16 +495,19 @@ def run_doctor(settings: Settings) -> list[Finding]:
     from service.doctor import (
         check_database,
         check_github,
+        check_helpers,
         check_public_url,
         check_repositories,
         guarded,
+        warning,
     )
     from service.monthly import monthly_destinations
     from service.platforms import registry
 
     monthly_destinations(settings, {})  # a monthly destination no platform takes: exit 2
     found = guarded("database", lambda: check_database(settings.database_url))
-    subscribed = _subscribed_channels(settings) if all(f.ok for f in found) else {}
+    database_ok = all(f.ok for f in found)
+    subscribed = _subscribed_channels(settings) if database_ok else {}
     github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
     checked = guarded("github", lambda: check_github(github))
     found += checked
@@ -512,10 +515,15 @@ def run_doctor(settings: Settings) -> list[Finding]:
         found += check_repositories(github, settings.repositories)
     for platform in registry.platforms():
         found += platform.doctor(settings, subscribed.get(platform.name, []))
+    # nothing configured, subscribed by command or monthly: a warning (commands still work)
+    nowhere = not registry.configured_destinations(settings) and not any(subscribed.values())
+    if database_ok and nowhere:
+        found.append(warning("cards", operator_text.NO_DESTINATION_DOCTOR))
     if settings.llm_enabled:
         found += guarded("model", lambda: _doctor_model(settings))
     chat = bool(registry.configured(settings))
-    return found + check_public_url(settings.public_base_url, chat=chat)
+    found += check_public_url(settings.public_base_url, chat=chat)
+    return found + check_helpers()
 
 
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
@@ -539,11 +547,13 @@ def _doctor_model(settings: Settings) -> list[Finding]:
     from urllib.parse import urlsplit
 
     from service.doctor import check_model
-    from service.llm.probe import served_models
+    from service.llm.probe import check_key, served_models
 
     base_url = settings.llm_base_url or ""
+    key, model = secret(settings.llm_api_key), settings.llm_model or ""
     return check_model(
-        lambda: served_models(base_url, secret(settings.llm_api_key)),
-        settings.llm_model or "",
+        lambda: served_models(base_url, key),
+        model,
         urlsplit(base_url).netloc,
+        lambda: check_key(base_url, key, model),
     )

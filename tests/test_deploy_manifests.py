@@ -67,3 +67,41 @@ def test_ingress_example_has_tls_and_keeps_metrics_inside() -> None:
     assert "secretName: verl-week-tls" in text
     paths = re.findall(r"- path: (\S+)", text)
     assert paths == ["/slack/events", "/feishu/events", "/reports"]
+
+
+def test_systemd_does_not_restart_on_a_configuration_error() -> None:
+    """A bad setting exits 2 with one line; restarting every 5 s forever would bury it."""
+    unit = (ROOT / "deploy" / "systemd" / "verl-week.service").read_text(encoding="utf-8")
+    assert re.search(r"^Restart=on-failure$", unit, re.MULTILINE)
+    assert re.search(r"^RestartPreventExitStatus=2$", unit, re.MULTILINE)
+
+
+def test_k8s_uses_the_local_image_and_no_placeholder_registry() -> None:
+    """The default is the image `docker build -t verl-week:0.1.0` makes, as kind and minikube
+    load it; an operator's registry is set by them (README: Kubernetes), never guessed."""
+    kustomization = (K8S / "kustomization.yaml").read_text(encoding="utf-8")
+    images = kustomization.split("\nimages:\n", 1)[1]
+    assert re.search(r"^    newName: verl-week$", images, re.MULTILINE)
+    assert re.search(r'^    newTag: "0\.1\.0"$', images, re.MULTILINE)
+    for path in K8S.glob("*.yaml"):
+        for image in re.findall(r"^\s*(?:image|newName):\s*(\S+)", path.read_text(), re.MULTILINE):
+            assert "example" not in image, (path.name, image)
+            assert "/" not in image, (path.name, image)  # no registry host in the manifests
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "kind load docker-image verl-week:0.1.0" in readme
+    assert "docker build -f deploy/Dockerfile -t verl-week:0.1.0 ." in readme
+
+
+def test_the_socket_mode_manifest_is_the_http_app_without_request_urls() -> None:
+    """Socket Mode needs no hand edit: its own manifest, the same app otherwise."""
+    deploy = ROOT / "deploy"
+    http = (deploy / "slack-app-manifest.yml").read_text(encoding="utf-8")
+    socket = (deploy / "slack-app-manifest.socket-mode.yml").read_text(encoding="utf-8")
+    assert "url:" not in socket
+    assert "example.com" not in socket
+    assert re.search(r"^  socket_mode_enabled: true$", socket, re.MULTILINE)
+    expected = re.sub(r"^ *(request_)?url: .*\n", "", http[http.index("_metadata:") :], flags=re.M)
+    expected = expected.replace("socket_mode_enabled: false", "socket_mode_enabled: true")
+    assert socket[socket.index("_metadata:") :] == expected
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(deploy/slack-app-manifest.socket-mode.yml)" in readme

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)", re.MULTILINE)
 LOCKS = {
-    "runtime.lock": ("postgres",),
+    "runtime.lock": ("postgres", "fast", "shellcheck"),
     "dev.lock": ("dev", "postgres"),
 }
 
@@ -26,10 +26,21 @@ def pins(text: str) -> dict[str, str]:
 
 
 def wanted(extras: tuple[str, ...]) -> list[Requirement]:
+    """The requirements of the project with `extras`; an extra naming the project's own extras
+    (`verl-week[fast,shellcheck]` in dev) brings theirs."""
     project = PYPROJECT["project"]
     found = [Requirement(r) for r in project["dependencies"]]
-    for extra in extras:
-        found += [Requirement(r) for r in project["optional-dependencies"][extra]]
+    todo, seen = list(extras), set()
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for requirement in map(Requirement, project["optional-dependencies"][extra]):
+            if canonicalize_name(requirement.name) == canonicalize_name(project["name"]):
+                todo += sorted(requirement.extras)
+            else:
+                found.append(requirement)
     return found
 
 

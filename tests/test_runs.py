@@ -135,7 +135,7 @@ def test_a_failing_week_is_retried_with_backoff_until_it_is_done(db_url: str, st
             f"last run of {HIDDEN_REPO} 2026-W04 failed: cannot reach GitHub at "
             "api.github.test (ConnectionError)",
         )
-        assert b'verl_week_weeks_owed{repo="volcengine/verl"} 1.0' in metrics.exposition()
+        assert b'verl_week_digests_owed{repo="volcengine/verl"} 1.0' in metrics.exposition()
         wait_for(lambda: scheduler.owed() is None, WAIT, "the week is done")
         wait_for(lambda: scheduler.failures == 0, WAIT, "the failures are forgotten")
     finally:
@@ -147,7 +147,7 @@ def test_a_failing_week_is_retried_with_backoff_until_it_is_done(db_url: str, st
     health = check_health(store, None, view)
     assert (health.status, health.reasons) == ("ok", ())
     body = metrics.exposition().decode()
-    assert 'verl_week_weeks_owed{repo="volcengine/verl"} 0.0' in body
+    assert 'verl_week_digests_owed{repo="volcengine/verl"} 0.0' in body
     assert 'verl_week_last_success_timestamp_seconds{repo="volcengine/verl"}' in body
     assert 'verl_week_last_attempt_timestamp_seconds{repo="volcengine/verl"}' in body
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,11 @@ def register(sub: Subparsers) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
 
-    findings = wiring.run_doctor(settings)
+    logging.disable(logging.CRITICAL)  # the findings say it all: no log line amid them
+    try:
+        findings = wiring.run_doctor(settings)
+    finally:
+        logging.disable(logging.NOTSET)
     for finding in findings:
         sys.stdout.write(finding.line() + "\n")
     return EXIT_OK if all(f.ok for f in findings) else EXIT_FAILURE

@@ -23,7 +23,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from service import wiring
+    from service.optional_helpers import log_fallbacks
 
+    log_fallbacks()
     pipeline = wiring.progress_logged(settings)
     weekly = wiring.build_weekly_scheduler(settings, pipeline)
     app = wiring.build_ops_app(settings, pipeline, weekly)

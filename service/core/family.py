@@ -125,6 +125,7 @@ def _part(keyed: Digest, repos: Sequence[str], index: int) -> RepoPart:
         ],
         quiet=not keyed.prs,
         key_changes=keyed.narrative.key_changes,
+        moved_from=keyed.moved_from,
     )
 
 

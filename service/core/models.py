@@ -511,6 +511,8 @@ class RepoPart(Model):
     top: list[RepoPR] = Field(default_factory=list)
     quiet: bool = False
     key_changes: list[KeyChangeGroup] = Field(default_factory=list)
+    # the names GitHub knew it by before a move (transfer or rename), told once
+    moved_from: list[str] = Field(default_factory=list)
 
 
 class Crossing(Model):

@@ -11,6 +11,7 @@ PRs out says how many it holds (`<name>_total`)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
@@ -64,6 +65,9 @@ STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
 NOTABLE_SCORE = 4.5
 GROUP_LEAD_SCORE = 3.0
+# modules whose changes alone are no key change when reverted (CI workflows, docs)
+MINOR_MODULES = frozenset({"ci", "doc", "docs"})
+_REVERT_WORD = re.compile(r"\brevert", re.I)
 # the summary: at most SUMMARY_SENTENCES sentences, telling up to SUMMARY_STORIES stories users
 # will notice (in NOTICE_ORDER, then by weight); a sentence names up to SUMMARY_LISTED PRs
 SUMMARY_SENTENCES = 5
@@ -240,12 +244,18 @@ def story_statements(
 ) -> list[Statement]:
     """One key-change line: the story's lead PR (of its `prs`) with its point, then what ties
     the rest to it (reverts, re-lands, follow-ups, also of earlier weeks), then its PRs not yet
-    named. The line leads with the story's lead PR even past the mention limit (that is the
-    content; a lesser PR of the story leading instead told a CI tweak for a breaking change)."""
-    if not prs:
+    named. A PR standing in for the story's lead (told elsewhere already) must be worth a key
+    change itself (a revert of CI or docs only never is); when none has mentions left, the
+    lead itself leads past the limit (that is content: the story is not dropped)."""
+    fit = [
+        p for i, p in enumerate(prs) if not _minor(p) and (i == 0 or p.score >= GROUP_LEAD_SCORE)
+    ]
+    lead = next((p for p in fit if ledger.take([p.number])), None)
+    if lead is None and fit and fit[0] is prs[0]:
+        lead = prs[0]
+        ledger.add([lead.number])
+    if lead is None:
         return []
-    lead = prs[0]
-    ledger.add([lead.number])
     items = [pr_statement(lead, digest, ledger)]
     said = {(lead.number, n) for n in items[0].prs if n != lead.number}
     # a revert's net result tells the revert, the re-land and the re-land's fix of the revert
@@ -268,6 +278,12 @@ def story_statements(
     if rest:
         items.append(Statement(key=key("relation", "also"), params={"prs": rest}))
     return items
+
+
+def _minor(pr: ScoredPR) -> bool:
+    """A revert (or a fix that reverts) touching only CI or docs: nothing changes for users."""
+    reverts = pr.change_type == "revert" or bool(_REVERT_WORD.search(pr.title))
+    return reverts and bool(pr.modules) and set(pr.modules) <= MINOR_MODULES
 
 
 def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:

@@ -41,6 +41,8 @@ REASONS = (
     ("speed", re.compile(r"speed ?up|\bfaster\b|throughput|latency", re.IGNORECASE)),
     ("compat", re.compile(r"compatib|newer version|\bdeprecat", re.IGNORECASE)),
 )
+# modules of a title that say the PR is about tests, docs or CI, not the code beside them
+BESIDE_CODE_MODULES = frozenset({"tests", "test", "ci", "doc", "docs"})
 _REVERTS = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d{1,7})\b", re.IGNORECASE)
 _FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#(\d+)", re.IGNORECASE)
 # the template's own words hold no reason of the author's
@@ -101,14 +103,23 @@ def _settings(pr: PullRequest, profile: RepoProfile) -> list[Statement]:
     return out + ([_settings_statement("settings_removed", removed)] if removed else [])
 
 
-def _where(pr: PullRequest) -> Statement | None:
+def _beside_code(path: str, profile: RepoProfile) -> bool:
+    """Tests, docs and CI: what goes with a change of code, not the change itself."""
+    return profile.is_test(path) or profile.is_doc(path) or profile.is_ci(path)
+
+
+def _where(pr: PullRequest, profile: RepoProfile, *, code_first: bool) -> Statement | None:
+    """Where the PR changes: its one file, else the folder most of its lines changed in,
+    counting its own code before its tests, docs and CI when `code_first` (a PR changing code
+    and the tests of it is about the code, even when the tests hold more lines)."""
     files = pr.files
     if not files:
         return None
     if len(files) == 1:
         return Statement(key=f"{KEY}.file", params={"path": files[0].path})
     lines: Counter[str] = Counter()
-    for f in files:
+    code = [f for f in files if not _beside_code(f.path, profile)] if code_first else []
+    for f in code or files:
         folder = f.path.rpartition("/")[0]
         lines[f"{folder}/" if folder else f.path] += f.additions + f.deletions + 1
     folder = min(lines, key=lambda k: (-lines[k], k))
@@ -154,7 +165,9 @@ def pr_facts(
         facts.append(_names("added", new))
     if gone:
         facts.append(_names("removed", gone))
-    if len(facts) == 1 and (where := _where(pr)) is not None:
+    # a PR about tests, docs or CI by its title is told by where those change
+    code_first = kind != "test" and not set(modules) <= BESIDE_CODE_MODULES
+    if len(facts) == 1 and (where := _where(pr, profile, code_first=code_first)) is not None:
         facts.append(where)
     reason = _reason(pr, kind)
     if reason is not None:

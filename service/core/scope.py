@@ -18,6 +18,8 @@ KEY_STRIDE = 10_000_000
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 FAMILY_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 ADHOC_JOIN = "+"
+# a PR as a model names it: `#72`, `72`, `verl-omni#72`, `verl-project/verl-omni#72`
+_ONE_REF = re.compile(r"^\s*(?:(?:(?:[\w.-]+/)?([\w.-]+))?#)?(\d{1,8})\s*$")
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,47 @@ def ref_label(repos: Sequence[str], key: int) -> str:
     return f"{short_name(repos[index])}#{number}"
 
 
+def family_name(key: str, repos: Sequence[str]) -> str:
+    """What a family is called in titles: its `DIGEST_GROUPS` name; repositories listed by
+    hand (`a/b+c/d`), their common owner (`verl-project`), else their names joined by `+`."""
+    if ADHOC_JOIN not in key:
+        return key
+    owners = {repo.partition("/")[0] for repo in repos}
+    if len(owners) == 1:
+        return owners.pop()
+    return ADHOC_JOIN.join(short_name(repo) for repo in repos)
+
+
+def pr_anchor(key: int, repo: str = "") -> str:
+    """The HTML id of a PR's row: `pr-6200`, or `verl-omni-25` for another repository's."""
+    index, number = split_key(key)
+    return f"{short_name(repo)}-{number}" if index and repo else f"pr-{key}"
+
+
 def pr_ref(key: int, repo: str = "") -> str:
     """A PR named by itself (a ScoredPR's key and `repo`): `verl-omni#25` when it is of a
     family's other repository, else `#6200`."""
     index, number = split_key(key)
     return f"{short_name(repo)}#{number}" if index and repo else f"#{key}"
+
+
+def key_of_ref(value: object, repos: Sequence[str]) -> int | None:
+    """The key of a PR the model named (`#72`, `72`, `verl-omni#72`, or a key as an integer);
+    None when it names no repository of the family."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    found = _ONE_REF.match(value)
+    if found is None:
+        return None
+    name, number = found.group(1), int(found.group(2))
+    if name is None:
+        return number
+    index = {short_name(r).lower(): i for i, r in enumerate(repos)}.get(name.lower())
+    if index is None or number >= KEY_STRIDE:
+        return None
+    return pr_key(index, number)
 
 
 def parse_groups(text: str) -> dict[str, list[str]]:

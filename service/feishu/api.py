@@ -131,7 +131,7 @@ class FeishuApi:
         except requests.RequestException as exc:
             raise UnreachableError(f"Feishu is unreachable: {type(exc).__name__}") from exc
         payload = _json(response)
-        _raise_for(response, payload)
+        _raise_for(response, payload, reading=method == "GET")
         return payload
 
 
@@ -156,7 +156,8 @@ def _reset_at(response: requests.Response) -> datetime | None:
     return datetime.now(UTC) + timedelta(seconds=int(value)) if value.isdigit() else None
 
 
-def _raise_for(response: requests.Response, payload: dict[str, Any]) -> None:
+def _raise_for(response: requests.Response, payload: dict[str, Any], *, reading: bool) -> None:
+    """Raise for Feishu's refusal; `reading`: a read-only call (a GET), which has no message."""
     code = payload.get("code")
     if response.status_code == HTTP_TOO_MANY_REQUESTS or code == Code.RATE_LIMITED:
         raise RateLimitError("Feishu rate limit reached; try again shortly", _reset_at(response))
@@ -164,6 +165,5 @@ def _raise_for(response: requests.Response, payload: dict[str, Any]) -> None:
         return
     message = str(payload.get("msg") or f"HTTP {response.status_code}")
     logger.warning("feishu rejected a call", extra={"code": code, "feishu_msg": message})
-    raise PlatformRejectedError(
-        f"Feishu rejected the message: {message} (code {code})", code=str(code)
-    )
+    what = "Feishu refused the request" if reading else "Feishu rejected the message"
+    raise PlatformRejectedError(f"{what}: {message} (code {code})", code=str(code))

@@ -16,6 +16,26 @@ HTTP_NOT_FOUND = 404
 REFUSED = frozenset({401, 403})
 
 
+def check_key(
+    base_url: str, api_key: str | None, model: str, timeout: float = TIMEOUT_SECONDS
+) -> None:
+    """AuthRefusedError when the endpoint refuses `api_key`, asked without spending a token: a
+    chat completion with no messages, which an OpenAI-compatible server refuses (400) once the
+    key passes, or with 401/403 before."""
+    url = base_url.rstrip("/") + "/chat/completions"
+    host = urlsplit(base_url).netloc
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    body = {"model": model, "messages": [], "max_tokens": 1}
+    try:
+        response = requests.post(url, headers=headers, json=body, timeout=timeout)
+    except requests.RequestException as exc:
+        raise UnreachableError(
+            f"the model endpoint {host} is unreachable ({type(exc).__name__})"
+        ) from None
+    if response.status_code in REFUSED:
+        raise AuthRefusedError(f"{host} refused LLM_API_KEY (HTTP {response.status_code})")
+
+
 def served_models(
     base_url: str, api_key: str | None, timeout: float = TIMEOUT_SECONDS
 ) -> list[str]:

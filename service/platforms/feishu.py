@@ -229,6 +229,7 @@ def _doctor_feishu_events(settings: Settings) -> list[Finding]:
         verification_token=bool(settings.feishu_verification_token),
         encrypt_key=bool(settings.feishu_encrypt_key),
         public_base_url=settings.public_base_url,
+        token=secret(settings.feishu_verification_token),
     )
     return check_feishu_events(events, endpoint)
 

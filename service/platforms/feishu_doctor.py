@@ -4,9 +4,12 @@ never carry a secret."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+import requests
 
 from service import operator_text as say
 from service.doctor import LOCAL_HOSTS, Finding, ok, problem, warning
@@ -17,6 +20,8 @@ from service.feishu.webhook import WebhookSender
 WEBHOOK_SIGN_REFUSED = 19021
 WEBHOOK_BAD_REQUEST = 9499
 WEBHOOK_TOKEN_INVALID = 19001
+CHALLENGE_BYTES = 8
+CALLBACK_TIMEOUT_SECONDS = 5
 
 
 def check_feishu(api: FeishuApi, chats: list[str]) -> list[Finding]:
@@ -62,6 +67,7 @@ class FeishuEventSettings:
     verification_token: bool
     encrypt_key: bool
     public_base_url: str
+    token: str | None = None  # FEISHU_VERIFICATION_TOKEN, for the URL check of the callback
 
 
 def check_feishu_events(
@@ -83,5 +89,25 @@ def check_feishu_events(
     if (urlsplit(callback).hostname or "") in LOCAL_HOSTS:
         found.append(problem("feishu", say.FEISHU_CALLBACK_UNREACHABLE.format(callback=callback)))
     elif all(f.ok for f in found):
-        found.append(ok("feishu", say.FEISHU_EVENTS_OK.format(callback=callback)))
+        found.append(check_callback(callback, events.token))
     return found
+
+
+def check_callback(callback: str, token: str | None) -> Finding:
+    """The callback URL answers Feishu's URL check (a `url_verification` challenge, as the
+    console sends when the URL is saved) from this machine: said as checked only when it did."""
+    challenge = secrets.token_hex(CHALLENGE_BYTES)
+    body = {"type": "url_verification", "challenge": challenge, "token": token or ""}
+    try:
+        response = requests.post(callback, json=body, timeout=CALLBACK_TIMEOUT_SECONDS)
+    except requests.RequestException as exc:
+        why = type(exc).__name__
+        return warning("feishu", say.FEISHU_CALLBACK_UNCHECKED.format(callback=callback, why=why))
+    try:
+        answered = response.json().get("challenge") == challenge
+    except (ValueError, AttributeError):
+        answered = False
+    if answered:
+        return ok("feishu", say.FEISHU_EVENTS_OK.format(callback=callback))
+    why = f"HTTP {response.status_code}, not verl-week's answer"
+    return warning("feishu", say.FEISHU_CALLBACK_UNCHECKED.format(callback=callback, why=why))

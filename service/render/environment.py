@@ -18,7 +18,7 @@ from markupsafe import Markup
 from service import __version__
 from service.core.models import PeriodKind
 from service.core.periods import kind_of
-from service.core.scope import pr_ref
+from service.core.scope import family_name, pr_anchor, pr_ref, short_name
 from service.render import escape
 from service.render.period_wording import WEEK, current_kind, scaled_catalog
 from service.render.strings import Translator, load_catalog
@@ -175,6 +175,10 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         signed=signed,
         number=format_number,
         pr_ref=_pr_ref,
+        pr_anchor=_pr_anchor,
+        family_name=_family_name,
+        family_members=_family_members,
+        moves=_moves,
     )
     return env
 
@@ -183,6 +187,29 @@ def _pr_ref(pr: object) -> str:
     """`#6200`, or `verl-omni#25` for a PR of a family's other repository (a ScoredPR, or a
     live PR, which is named by its number)."""
     return pr_ref(int(getattr(pr, "number", 0)), str(getattr(pr, "repo", "") or ""))
+
+
+def _pr_anchor(pr: object) -> str:
+    """The HTML id of a PR's row (`pr-6200`, `verl-omni-25`)."""
+    return pr_anchor(int(getattr(pr, "number", 0)), str(getattr(pr, "repo", "") or ""))
+
+
+def _family_name(digest: Any) -> str:
+    """A family digest's name for its title (`verl-project`)."""
+    return family_name(str(digest.repo), list(digest.repo_names))
+
+
+def _family_members(digest: Any) -> list[str]:
+    """A family digest's repositories by their short names (`verl`, `verl-omni`)."""
+    return [short_name(repo) for repo in digest.repo_names]
+
+
+def _moves(digest: Any) -> list[tuple[list[str], str]]:
+    """(earlier names, name now) of each repository the digest tells moved: the digest's own,
+    or each repository's of a family."""
+    if digest.repos:
+        return [(part.moved_from, part.repo) for part in digest.repos if part.moved_from]
+    return [(digest.moved_from, digest.repo)] if digest.moved_from else []
 
 
 def week_label(week: str, lang: str) -> str:

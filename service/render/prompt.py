@@ -13,6 +13,7 @@ import json
 
 from service.core.analyst.facts import WeekFacts, facts_json
 from service.core.analyst.schema import LIMITS, PROMPT_VERSION, answer_schema
+from service.core.scope import short_name
 from service.render.environment import environment
 
 OPEN = "<<<WEEK_DATA"
@@ -23,11 +24,12 @@ VERSION_HASH_CHARS = 8
 Message = dict[str, str]
 
 
-@functools.lru_cache(maxsize=4)
-def prompt_version(lang: str) -> str:
-    """`PROMPT_VERSION.<hash of the schema and of this language's templates>`."""
+@functools.lru_cache(maxsize=8)
+def prompt_version(lang: str, family: bool = False) -> str:
+    """`PROMPT_VERSION.<hash of the schema and of this language's templates>` (a family's
+    schema names PRs by reference: its answers are another version's)."""
     env = environment()
-    digest = hashlib.sha256(json.dumps(answer_schema(), sort_keys=True).encode())
+    digest = hashlib.sha256(json.dumps(answer_schema(family), sort_keys=True).encode())
     for name in TEMPLATES:
         assert env.loader is not None  # noqa: S101 - environment() always sets a loader
         source, _, _ = env.loader.get_source(env, name.format(lang=lang))
@@ -40,13 +42,17 @@ def prompt_messages(facts: WeekFacts, data: str | None = None) -> list[Message]:
     JSON when the caller has it already)."""
     env = environment()
     lang = facts.language
+    family = bool(facts.repos)
     context = {
         "repo": facts.repo,
+        # a family's repositories by their full and short names, the first the primary
+        "repos": list(facts.repos),
+        "short_names": [short_name(r) for r in facts.repos],
         "week": facts.week,
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "limits": LIMITS,
-        "schema": json.dumps(answer_schema(), ensure_ascii=False),
+        "schema": json.dumps(answer_schema(family), ensure_ascii=False),
         "data": data if data is not None else facts_json(facts),
         "open": OPEN,
         "close": CLOSE,

@@ -8,8 +8,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Sequence
 
 from service.core.analyst.verdicts import CLOSE, OPEN, VERIFY_VERSION, verdict_schema
+from service.core.scope import short_name
 from service.render.environment import environment
 
 TEMPLATES = ("prompts/{lang}/verify_system.txt.j2", "prompts/{lang}/verify_user.txt.j2")
@@ -30,11 +32,16 @@ def verify_version(lang: str) -> str:
     return f"verify.{VERIFY_VERSION}.{digest.hexdigest()[:VERSION_HASH_CHARS]}"
 
 
-def verify_messages(repo: str, week: str, lang: str, data: str) -> list[Message]:
-    """The system and user messages asking for the verdicts on one batch (`data`)."""
+def verify_messages(
+    repo: str, week: str, lang: str, data: str, repos: Sequence[str] = ()
+) -> list[Message]:
+    """The system and user messages asking for the verdicts on one batch (`data`); `repos`:
+    a family's repositories, the first the primary (its PRs are named by reference)."""
     env = environment()
     context = {
         "repo": repo,
+        "repos": list(repos),
+        "short_names": [short_name(r) for r in repos],
         "week": week,
         "schema": json.dumps(verdict_schema(), ensure_ascii=False),
         "data": data,

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.internals import build_context
 from slack_sdk import WebClient
 from starlette.concurrency import run_in_threadpool
@@ -164,6 +166,29 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
         return None
 
 
+class _DropMessage(logging.Filter):
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != self.message
+
+
+@contextmanager
+def _client_over_environment_token(bolt_logger: logging.Logger) -> Iterator[None]:
+    """bolt reads SLACK_BOT_TOKEN from the environment even when given a client, and then warns
+    "`token` will be unused" on every start (Docker, k8s and systemd all set it). The client
+    carries that same token (service.platforms.slack builds it from the settings): the warning
+    says nothing, so it is dropped while the App is built, and only that one."""
+    quiet = _DropMessage(warning_client_prioritized_and_token_skipped())
+    bolt_logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        bolt_logger.removeFilter(quiet)
+
+
 def build_slack_app(
     *,
     client: WebClient,
@@ -175,12 +200,14 @@ def build_slack_app(
     observe: ObserveCommand | None = None,
 ) -> App:
     """A bolt App on `client` (SLACK_API_URL), with the command and button listeners."""
-    app = App(
-        client=client,
-        signing_secret=signing_secret,
-        token_verification_enabled=False,  # auth.test on the first request, not at start-up
-        logger=logging.getLogger("service.slack.bolt"),
-    )
+    bolt_logger = logging.getLogger("service.slack.bolt")
+    with _client_over_environment_token(bolt_logger):
+        app = App(
+            client=client,
+            signing_secret=signing_secret,
+            token_verification_enabled=False,  # auth.test on the first request, not at start-up
+            logger=bolt_logger,
+        )
     flow = CommandFlow(engine=engine, platform=PLATFORM, regenerate=regenerate, observe=observe)
     commands = SlackCommands(flow=flow, language=language)
     _register(app, commands, command)

@@ -51,7 +51,7 @@ def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
         assert code == 200
         assert any(week in r for r in reasons), reasons
         assert not any(REPO in r for r in reasons)  # not known to be public: not named
-        assert serve.metric("verl_week_weeks_owed", REPO) == 1.0
+        assert serve.metric("verl_week_digests_owed", REPO) == 1.0
         assert serve.metric("verl_week_last_success_timestamp_seconds", REPO) is None
         assert fakes.slack.messages("C1") == []
 
@@ -60,7 +60,7 @@ def test_writes_refused_mid_run_make_healthz_degraded_until_the_week_is_posted(
     )
     wait_for(lambda: serve.status() == (200, "ok", []), what="healthy again")
     settle(serve)  # the run's row is finished too (a week being posted is still owed)
-    assert serve.metric("verl_week_weeks_owed", REPO) == 0.0
+    assert serve.metric("verl_week_digests_owed", REPO) == 0.0
     success = serve.metric("verl_week_last_success_timestamp_seconds", REPO)
     attempt = serve.metric("verl_week_last_attempt_timestamp_seconds", REPO)
     assert success is not None

@@ -54,7 +54,7 @@ def test_a_malformed_answer_fails_the_run_and_a_retry_posts_the_week_once(
     assert REPO not in reason
     assert "GitHub answered POST /graphql (SearchMerged) with a body that is not JSON" in reason
     assert broken.calls >= 5  # the client's own retries came first
-    assert serve.metric("verl_week_weeks_owed", REPO) == 1.0
+    assert serve.metric("verl_week_digests_owed", REPO) == 1.0
 
     broken.heal()
     wait_for(lambda: posted_once(fakes), what=lambda: f"posted; {serve.log()[-3000:]}")

@@ -40,7 +40,7 @@ from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
 from service.core.analyst.glossary import glossary
 from service.core.analyst.injection import injection_reasons, masked, safety_reasons
-from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, quote_reasons
+from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
 
@@ -167,6 +167,12 @@ class Checker:
             self._week_text = "\n".join([self.week_words, *parts]).lower()
         return self._week_text
 
+    def cited_data(self, numbers: Sequence[int]) -> tuple[str, str]:
+        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff)
+        and what they say (title, body, reviews), as quotes are compared."""
+        found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
+        return "\n".join(norm(e.everything) for e in found), "\n".join(e.text for e in found)
+
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
         return "\n".join([pr.title, pr.excerpt, *pr.review_notes, *evidence])
@@ -232,10 +238,24 @@ class Claim:
     quotes: tuple[Quote, ...] = ()  # the evidence the model gave, looked up
 
 
+def _earlier_related(claim: Claim, checker: Checker) -> set[int]:
+    """PRs of an earlier week the digest relates a cited PR of the week to ("#4259 reverts
+    #4233", #4233 merged the week before): a sentence may name them, and its relation words
+    are checked against those relations."""
+    week = checker.facts.by_number
+    cited = {n for n in claim.prs if n in week}
+    return {
+        r.earlier for r in checker.evidence.relations if r.later in cited and r.earlier not in week
+    }
+
+
 def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     week = checker.facts.by_number
-    reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week]
+    earlier = _earlier_related(claim, checker)
+    reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week and n not in earlier]
     for number in claims.pr_refs(claim.text):
+        if number in earlier:
+            continue
         if number not in week:
             reasons.append(f"pr_not_in_week: #{number}")
         elif number not in claim.prs:
@@ -284,8 +304,10 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
 
 def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     """Every claim of the sentence grounded in the evidence (see grounding.py)."""
-    named = claims.pr_refs(claim.text)
-    if any(n not in checker.facts.by_number for n in claim.prs) or set(named) - set(claim.prs):
+    earlier = _earlier_related(claim, checker)
+    named = set(claims.pr_refs(claim.text)) - earlier
+    outside = [n for n in claim.prs if n not in checker.facts.by_number and n not in earlier]
+    if outside or named - set(claim.prs):
         return []  # the PR rule drops it already
     words = glossary()
     evidence = checker.evidence
@@ -369,11 +391,19 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.bucket_count_reasons(
+        claim.text, checker.facts.trends, checker.evidence.previous
+    )
     if found is not None:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
-        reasons += quoted.covering_reasons(claim.text, found, claim.facts, checker.week_words, week)
+        data, said = checker.cited_data(claim.prs)
+        reasons += quoted.covering_reasons(
+            claim.text, found, claim.facts, checker.week_words, week, data, said
+        )
         reasons += quoted.side_reasons(claim.text, found, values)
+        cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+        reasons += quoted.diff_side_reasons(claim.text, cited, found)
     return list(dict.fromkeys(reasons))
 
 

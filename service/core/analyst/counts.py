@@ -1,15 +1,19 @@
-"""Counts per author: "alice merged 3 PRs this week" must be the number of the week's PRs
-that author wrote (or of the cited PRs they wrote), whatever other count of the week the
-figure happens to equal."""
+"""Counts per author and per module: "alice merged 3 PRs this week" must be the number of the
+week's PRs that author wrote (or, said without "this week", of the cited PRs they wrote);
+"the tool module had 6 PRs" the module's count in the digest (this week's, or the earlier
+week's when the figure is said of it), whatever other count of the week the figure happens to
+equal."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from service.core.analyst import claims
 from service.core.analyst.evidence import WeekEvidence
+from service.core.analyst.glossary import glossary
 
 MIN_NAME = 3
 
@@ -42,9 +46,9 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence
         return []
     week = Counter((s.author or "").lower() for s in evidence.scored.values())
     own = Counter((evidence.scored[n].author or "").lower() for n in cited if n in evidence.scored)
-    allowed = {str(week[login]) for login in named} | {
-        str(own[login]) for login in named if own[login]
-    }
+    allowed = {str(week[login]) for login in named}
+    if not glossary().word("week_scope").search(text):  # "merged 3 PRs this week": the week's
+        allowed |= {str(own[login]) for login in named if own[login]}
     who = ", ".join(sorted(named))
     wrote = ", ".join(sorted({str(week[a]) for a in named}))
     return [
@@ -52,3 +56,72 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence
         for f in figures
         if not f.values & allowed
     ]
+
+
+# a clause of a sentence: a count said in it is said of the buckets it names
+_CLAUSE = re.compile(r"[，,;；。:：、]|\band\b|\bwhile\b|\bbut\b|而|但|，而")
+_BUCKET_WORDS = re.compile(
+    r"模块|类别|类型|\bmodules?\b|\bcategor(?:y|ies)\b|\btypes?\b|-type\b", re.IGNORECASE
+)
+# a figure followed by one of these counts something else than PRs (lines, files, risks …)
+_OTHER_UNIT = re.compile(
+    r"^\s*(?:个|位|项)?\s*(?:行|lines?|files?|文件|风险|risks?|findings?|贡献者|contributors?|%|％|-W)",
+    re.IGNORECASE,
+)
+
+
+def bucket_counts(
+    text: str, trends: Mapping[str, Sequence[Any]], previous: Mapping[str, Mapping[str, Any]]
+) -> dict[str, set[int]]:
+    """The digest's counts (this week's and the week before's) of each trend bucket `text`
+    names, by bucket key."""
+    words = glossary()
+    out: dict[str, set[int]] = {}
+    for kind, buckets in trends.items():
+        for b in buckets:
+            if words.names_bucket(kind, b.key, text):
+                found = out.setdefault(b.key, set())
+                found |= {b.count} | ({b.previous} if b.previous is not None else set())
+    for kind, known in previous.items():
+        for key, pair in known.items():
+            if words.names_bucket(kind, key, text):
+                out.setdefault(key, set()).update(pair)
+    return out
+
+
+def bucket_count_reasons(
+    text: str, trends: Mapping[str, Sequence[Any]], previous: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """A count said in a clause that names a module, category or type ("tool 模块本周有 6 个
+    PR", "megatron rose to 4 PRs") is that bucket's count this week or the week before."""
+    reasons = []
+    plain = claims.without_code(text)
+    # a sentence about PRs counts PRs ("5 个 PR"); one about the week's trends counts them when
+    # it speaks of buckets or of the week before
+    any_count = not claims.pr_refs(text) and bool(
+        _BUCKET_WORDS.search(plain) or glossary().word("previous_week").search(plain)
+    )
+    start = 0
+    for cut in [*_CLAUSE.finditer(plain), None]:
+        end = cut.start() if cut else len(plain)
+        clause = plain[start:end]
+        start = cut.end() if cut else end
+        if not bucket_counts(clause, trends, previous):
+            continue
+        for figure in claims.figures(clause):
+            counted = figure.kind == "prs" or (any_count and figure.kind == "plain")
+            if not counted or not figure.text[:1].isdigit() or "." in figure.text:
+                continue
+            at = clause.find(figure.text)
+            # the buckets named before the figure ("22 PRs across rollout": the week's count)
+            named = bucket_counts(clause[:at], trends, previous)
+            allowed = {str(v) for counts in named.values() for v in counts}
+            if not named or _OTHER_UNIT.match(clause[at + len(figure.text) :]):
+                continue
+            if figure.values & allowed:
+                continue
+            shown = "; ".join(
+                f"{key} {'/'.join(str(v) for v in sorted(counts))}" for key, counts in named.items()
+            )
+            reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
+    return reasons

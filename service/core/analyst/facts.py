@@ -16,6 +16,7 @@ listed (`trimmed_payload`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -33,6 +34,7 @@ from service.core.analyst.body import (
 )
 from service.core.analyst.config_changes import ConfigChange, config_changes
 from service.core.analyst.evidence import WeekEvidence, build_evidence
+from service.core.analyst.family_refs import named_payload, qualified
 from service.core.analyst.telling_lines import LINES_KEPT, telling_lines
 from service.core.mentions import leaf_risks, risk_groups
 from service.core.models import (
@@ -205,6 +207,8 @@ class WeekFacts:
     risk_findings: tuple[int, ...] = ()
     # trend buckets beyond the first TREND_BUCKETS, by trend
     more_buckets: dict[str, int] = field(default_factory=dict)
+    # a family's repositories, the first the primary (core/scope.py); empty for one repository
+    repos: tuple[str, ...] = ()
 
     def pr(self, number: int) -> PRFacts | None:
         return self.by_number.get(number)
@@ -374,6 +378,20 @@ def pr_facts(
     )
 
 
+def _of_repo(facts: PRFacts, repo: str) -> PRFacts:
+    """A family's PR of another repository than the primary: a bare `#N` in its own text is
+    its repository's PR N (`verl-omni#N`), as GitHub reads it there."""
+    if not facts.ref:
+        return facts
+    return dataclasses.replace(
+        facts,
+        title=qualified(facts.title, repo),
+        excerpt=qualified(facts.excerpt, repo),
+        summary=tuple(qualified(line, repo) for line in facts.summary),
+        review_notes=tuple(qualified(note, repo) for note in facts.review_notes),
+    )
+
+
 def _breaking_first(risks: Sequence[Risk]) -> list[Risk]:
     """The PR's risks, a breaking one first (the prompt shows the first RISKS_SHOWN: never
     without the breaking risk that its `breaking` flag stands for), else in the given order."""
@@ -457,13 +475,16 @@ def build_facts(
         relations[number] = list(dict.fromkeys([*relations.get(number, []), *found]))
     repos = own_names(digest)
     facts = tuple(
-        pr_facts(
-            p,
-            collected.get(p.number),
-            own_risks.get(p.number, []),
-            relations.get(p.number, []),
-            repos,
-            listed=i < FULL_PRS,
+        _of_repo(
+            pr_facts(
+                p,
+                collected.get(p.number),
+                own_risks.get(p.number, []),
+                relations.get(p.number, []),
+                (p.repo,) if split_key(p.number)[0] else repos,
+                listed=i < FULL_PRS,
+            ),
+            p.repo,
         )
         for i, p in enumerate(digest.prs)
     )
@@ -494,6 +515,7 @@ def build_facts(
         by_number={f.number: f for f in facts},
         evidence=build_evidence(digest, prs),
         earlier=_earlier(digest),
+        repos=tuple(digest.repo_names),
     )
 
 
@@ -657,6 +679,9 @@ def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) 
     unlisted = len(facts.prs) - len(full) - len(lines)
     if unlisted > 0:
         payload["prs_not_listed"] = unlisted
+    if facts.repos:  # a family's: every PR named by its reference, not its key
+        named: dict[str, Any] = named_payload(payload, facts.repos)
+        return {"repo": facts.repo, "repos": list(facts.repos), **named}
     return payload
 
 

@@ -79,11 +79,16 @@ class Glossary:
         return self.words[name]
 
     def names_bucket(self, kind: str, key: str, text: str) -> bool:
-        """Whether `text` names the trend bucket `key` of `kind` (by its key or a name)."""
+        """Whether `text` names the trend bucket `key` of `kind` (by its key or a name;
+        "chore-type", "refactor-category" and "doc-module" name it too)."""
+        text = _BUCKET_SUFFIX.sub(r" \1", text)
         if re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", text, re.IGNORECASE):
             return True
         named = self.buckets.get(kind, {}).get(key)
         return named is not None and named.search(text) is not None
+
+
+_BUCKET_SUFFIX = re.compile(r"-(categor(?:y|ies)|types?|modules?)\b", re.IGNORECASE)
 
 
 def _action(name: str, raw: dict[str, Any]) -> Action:

@@ -52,6 +52,7 @@ _NEW_VALUE = re.compile(
 _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _NAME_TAIL = re.compile(r"[\w./`-]*")
+_FILE_LIKE = re.compile(r"/|\.(?:py|ya?ml|json|toml|sh|md|txt)\b")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
 
 
@@ -72,7 +73,16 @@ def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Se
     for i, (_start, end, number) in enumerate(spans):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
         own = evidence.pr(number)
-        parts.append(Segment(text[end:stop], (own,) if own else every))
+        # "#A reverts #B, removing …": what follows #B may be said of #A, which reverts it
+        reverting = [
+            e
+            for e in every
+            if any(
+                r.rule == "revert" and (r.later, r.earlier) == (e.number, number)
+                for r in evidence.relations
+            )
+        ]
+        parts.append(Segment(text[end:stop], (own, *reverting) if own else every))
     return parts
 
 
@@ -149,20 +159,42 @@ def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -
     return False
 
 
+def _renamed(objects: list[str | re.Pattern[str]], e: PREvidence) -> bool:
+    """ "renames `inference` to `rollout`": one name only on removed lines, another only on
+    added ones."""
+    names = [o for o in objects if isinstance(o, str)]
+    return any(_side_ok("remove", n, e) for n in names) and any(
+        _side_ok("add", n, e) for n in names
+    )
+
+
 def _action_ok(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool:
     if action in ("enable", "disable"):
         flipped = _flipped(action, objects, e)
         if flipped is not None:
             return flipped
         return action in e.said_actions
+    if action == "rename" and _renamed(objects, e):
+        return True
+    if action == "move" and not any(isinstance(o, str) and _FILE_LIKE.search(o) for o in objects):
+        return True  # "moves replica acquisition to 1 RPC": no file or module is said to move
     if action in ("add", "remove") and objects:
         sides = [_side_ok(action, term, e) for term in objects]
+        if True in sides:  # "adds uv support for vllm and megatron": a concept (vLLM) may
+            # stand on either side of a diff beside a thing that is added; a name may not
+            sides = [
+                None if side is False and not isinstance(term, str) else side
+                for side, term in zip(sides, objects, strict=True)
+            ]
         if False in sides:
             return False
         if True in sides:
             return True
-        # named, but on neither side of the diff: the PR's own words must say so
-        return action in e.said_actions
+        # named, but on neither side of the diff: the PR's own words must say so (a revert
+        # removes what the reverted PR added, and puts back what it removed)
+        return action in e.said_actions or "revert" in e.actions
+    if action in ("add", "remove") and "revert" in e.actions:
+        return True
     return action in e.actions
 
 

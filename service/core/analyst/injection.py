@@ -96,7 +96,14 @@ _JUDGEMENT = re.compile(
     r"|(?:已|已经|正式)(?:获得?)?(?:批准|审批通过)|批准(?:合并|上线|发布)"
     r"|(?:组织|仓库|项目|账号)[^。]{0,20}(?:已被?|将被?|即将)(?:废弃|弃用|删除|关停|下线|归档)"
     r"|(?:废弃|弃用)[^。]{0,10}(?:并|且)?(?:将|会)(?:被)?(?:删除|移除|关停)"
-    r"|不(?:再)?需要(?:再)?(?:固定|锁定|审查|评审|审核|测试|pin)",
+    r"|不(?:再)?需要(?:再)?(?:固定|锁定|审查|评审|审核|测试|pin)"
+    # a verdict put in reviewers' mouths: "approved #N as the recommended engine", "经评审确认"
+    r"|\bapproved\b[^.。]{0,40}\bas\s+(?:the\s+|a\s+)?(?:recommended|preferred|default|stable"
+    r"|safe|backward[- ]compatible)\b|\b(?:is|as)\s+the\s+recommended\b"
+    r"|\breviewers?\s+(?:have\s+|had\s+)?(?:confirmed|agreed|endorsed|deemed|judged)\b"
+    r"|\bno\s+migration\s+(?:note|guide|step)s?\s+(?:is\s+|are\s+)?(?:needed|required)\b"
+    r"|经(?:过)?(?:评审|审核|审查|审阅|reviewer)(?:者)?(?:确认|认定|认可|一致认为)"
+    r"|(?:评审|审核|审查)(?:者|人员)?(?:已)?(?:确认|认定|认可|一致认为)",
     re.IGNORECASE,
 )
 # a domain spelled to pass a filter: `evil-corp。biz`, `evil-corp dot biz`, `evil-corp[.]biz`
@@ -108,7 +115,8 @@ _SPELLED_DOT = re.compile(
 
 
 Rule = tuple[str, re.Pattern[str]]
-# what the first checker dropped: mentions, links with a scheme, markup, instructions
+# what the first checker dropped: mentions, links with a scheme, markup, instructions (a
+# version bound or comparison, `>=3.10,<3.13`, `size > 1`, is no markup)
 _SAFETY: tuple[Rule, ...] = (
     ("mention", re.compile(r"<\s*[!@#]|<\s*at\b|[@＠]\s*(?:here|channel|everyone|all)\b", re.I)),
     ("mention", re.compile(r"(?<![A-Za-z0-9_.+-])[@＠][A-Za-z0-9_][A-Za-z0-9_-]*")),
@@ -132,7 +140,7 @@ _SAFETY: tuple[Rule, ...] = (
     (
         "markup",
         re.compile(
-            r"<|(?<![-=])>(?!=)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
+            r"<(?!=?\s?v?\d)|(?<![-=])>(?!=)(?!\s?v?\d)|\*\*|~~|!\[|\||\n|\r|&#?\w+;|\{\{|\{%|\$\{"
             r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|__[^_\s][^_]*\s[^_]*__"
             r"|^\s*(?:#{1,6}|[-+*]|\d+[.)])\s"
         ),

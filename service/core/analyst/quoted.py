@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.core.analyst import claims
+from service.core.analyst.evidence import PREvidence
 from service.core.analyst.facts import PRFacts
 from service.core.analyst.glossary import glossary
 from service.core.analyst.grounding import found_in
@@ -29,8 +30,14 @@ _OLD_PLACE = re.compile(
     r"|→\s*$",
     re.IGNORECASE,
 )
+# "`a` to `b`" tells `a` as the old name; "`a` to avoid …" is a purpose, not a change
+_PURPOSE = (
+    r"(?:avoid|prevent|make|keep|ensure|support|allow|enable|fix|be|get|run|use|reduce|improve"
+    r"|save|handle|match|stop|work|let|speed|cut|free|guard|protect|overlap|hide)\b"
+)
 _ARROW_AFTER = re.compile(
-    r"^\W{0,2}(?:\w{1,12}\W{0,2}){0,2}?\s*(?:→|->|to\b|改为|改成|变为|换成)", re.IGNORECASE
+    rf"^\W{{0,2}}(?:\w{{1,12}}\W{{0,2}}){{0,2}}?\s*(?:→|->|to\b(?!\s+{_PURPOSE})|改为|改成|变为|换成)",
+    re.IGNORECASE,
 )
 # a removal said earlier in the sentence, with no addition after it: what follows was removed
 _REMOVAL = re.compile(
@@ -142,19 +149,50 @@ def side_reasons(text: str, q: Quoted, value_claims: Sequence[ValueClaim]) -> li
     return reasons
 
 
+def diff_side_reasons(text: str, cited: Sequence[PREvidence], quotes: Quoted) -> list[str]:
+    """A name the sentence gives that the cited PRs' diffs hold on removed lines only (not on
+    an added line, nor in what they say or the quotes) must be told as the old one: a name
+    the PR deletes is not what it now does."""
+    reasons = []
+    for token in dict.fromkeys(claims.identifiers(text)):
+        lowered = token.lower().strip("`")
+        if len(lowered) < 2 or found_in(norm(token), quotes.everything):  # noqa: PLR2004
+            continue
+        removed = [e for e in cited if found_in(lowered, e.removed)]
+        if not removed or any(found_in(lowered, f"{e.added}\n{e.text}") for e in cited):
+            continue
+        places = list(re.finditer(re.escape(token), text, re.IGNORECASE))
+        if places and not any(_told_old(text, m.start(), m.end()) for m in places):
+            numbers = ", ".join(f"#{e.number}" for e in removed)
+            reasons.append(
+                f"old name {token}: {numbers} removes it (on removed lines only), "
+                "and the sentence tells it as new"
+            )
+    return reasons
+
+
 def covering_reasons(
-    text: str, q: Quoted, prs: Sequence[PRFacts], week_words: str, week_ints: Sequence[int]
+    text: str,
+    q: Quoted,
+    prs: Sequence[PRFacts],
+    week_words: str,
+    week_ints: Sequence[int],
+    data: str = "",
+    said: str = "",
 ) -> list[str]:
     """Each figure and name of the sentence is in its quotes, or one of the cited PRs' own
-    figures or names (size, files, title, modules, paths, config keys), or the week's."""
+    figures or names (size, files, title, modules, paths, config keys), or in the rest of
+    their data (names: `data`, whole body, reviews and both sides of the diff, which the
+    quotes need not copy; figures: `said`, what the PRs say), or the week's."""
     reasons = []
     allowed = set(q.numbers) | _own_numbers(prs) | {str(n) for n in week_ints}
+    allowed |= claims.numbers_in(said) if said else set()
     for figure in claims.figures(text):
         if _word_count(figure):
             continue  # "两个配置", "three settings": a count of what the sentence lists
         if figure.kind in ("plain", "multiplier", "percent") and not figure.values & allowed:
             reasons.append(f"figure {figure.text}: not in the quotes nor the PRs' own figures")
-    names = "\n".join([q.everything, _names_of(prs), week_words])
+    names = "\n".join([q.everything, _names_of(prs), week_words, data])
     for name in claims.identifiers(text):
         if not _known_name(name, names):
             reasons.append(f"identifier {name}: not in the quotes nor the PRs' names and paths")

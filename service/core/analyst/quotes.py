@@ -28,6 +28,12 @@ _MARKUP = re.compile(r"[`*_\"'“”‘’「」]+")
 _ARROW = re.compile(r"\s*(?:->|=>|⟶|→)\s*")
 _SPACE = re.compile(r"\s+")
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*")
+# a PR reference in any of the forms the data had or has (`#6350`, `owner/name#6350`, a link
+# to the PR): the prompt told links as `#N` and, before that, stripped them
+_REF = re.compile(
+    r"(?:https?://github\.com/)?(?:[\w.\-]+/[\w.\-]+)?(?:#|/pull/|/issues/)\d+", re.IGNORECASE
+)
+_NOT_WORD = re.compile(r"[\W_]+")
 # `+path: line`: a path has a slash or a file extension
 _DIFF = re.compile(
     r"^(?P<side>[+-])\s*(?:(?P<path>[\w.\-/]*(?:/|\.\w{1,8})[\w.\-/]*):\s)?(?P<line>.*)$"
@@ -68,6 +74,13 @@ def norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip(" .。;；,，:：")
 
 
+def loose(text: str) -> str:
+    """Text as a quote is compared when it differs from the data only in how PR references,
+    spaces and punctuation are written (`#4775 , in` / `#4775, in`; `Reverts owner/name#6350`
+    / `Reverts #6350`; `Previous PR is reverted` where the link was stripped)."""
+    return _NOT_WORD.sub("", _REF.sub(" ", text))
+
+
 def _contains(haystack: str, quote: str) -> bool:
     """Every part of `quote` (cut at an ellipsis) is in `haystack`, in order."""
     at = 0
@@ -86,6 +99,13 @@ class _PRData:
     said: str
     lines: dict[str, tuple[list[str], list[str]]]  # path → (removed, added)
     config: tuple[ConfigChange, ...]
+    _loose: str | None = None
+
+    @property
+    def loose_said(self) -> str:
+        if self._loose is None:
+            self._loose = "\n".join(loose(line) for line in self.said.splitlines())
+        return self._loose
 
 
 def _said(pr: PRFacts, evidence: WeekEvidence) -> str:
@@ -143,9 +163,18 @@ class QuoteFinder:
         change = _config_quote(quote, data.config)
         if change is not None:
             return Quote(number, text, "config", "config_changes", change=change)
-        if _contains(data.said, quote):
+        if _contains(data.said, quote) or _loosely(data, quote):
             return Quote(number, text, "text", "what the PR says")
         return Quote(number, text, reason=f"not in #{number}'s data")
+
+
+def _loosely(data: _PRData, quote: str) -> bool:
+    """The quote is in what the PR says but for how references and punctuation are written."""
+    parts = [loose(p) for p in _ELLIPSIS.split(quote) if p]
+    parts = [p for p in parts if p]
+    if sum(len(p) for p in parts) < MIN_QUOTE_CHARS:
+        return False
+    return any(_contains(line, "…".join(parts)) for line in data.loose_said.splitlines())
 
 
 def _diff_quote(number: int, text: str, diff: re.Match[str], data: _PRData) -> Quote:

@@ -36,6 +36,14 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     words = glossary()
     spans = claims.pr_spans(text)
     reasons = []
+    paired = _respectively(text, spans, words)
+    if paired is not None:
+        kind, verb, pairs = paired
+        return [
+            f"relation: #{later} {verb} #{earlier}"
+            for later, earlier in pairs
+            if not _related(kind, later, earlier, evidence)
+        ]
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
         tail = text[e2 : e2 + RELATION_TAIL].lstrip()
         core = text[e1:s2][-RELATION_REACH:]
@@ -51,6 +59,24 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
     return reasons
+
+
+_RESPECTIVELY = re.compile(r"\brespectively\b|分别", re.IGNORECASE)
+
+
+def _respectively(
+    text: str, spans: list[tuple[int, int, int]], words: Glossary
+) -> tuple[str, str, list[tuple[int, int]]] | None:
+    """ "#A and #B revert #C and #D respectively": (relation, its word, the pairs A-C, B-D)."""
+    if not _RESPECTIVELY.search(text):
+        return None
+    for kind, pattern in words.relations.items():
+        for found in pattern.finditer(text):
+            before = [n for s, _e, n in spans if s < found.start()]
+            after = [n for s, _e, n in spans if s > found.start()]
+            if before and len(before) == len(after):
+                return kind, found.group(0), list(zip(before, after, strict=True))
+    return None
 
 
 def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:
@@ -87,14 +113,54 @@ _TOTALS = (
 )
 
 
-def _total_named(
-    text: str, totals: dict[str, int], earlier: dict[str, int]
-) -> dict[str, tuple[int, int]]:
-    """The first week total `text` names, with this week's and the earlier week's figure."""
-    for key, words in _TOTALS:
-        if words.search(text) and key in totals and key in earlier:
-            return {key: (totals[key], earlier[key])}
-    return {}
+# a comparison's clauses: each says one bucket's figures (a clause naming none belongs to the
+# one before: "hardware 类别有 8 个 PR，上一周为 6 个")
+_COMPARISON_CUT = re.compile(r"[，,；;。]|\band\b|\bwhile\b|而|但")
+
+
+def _named_buckets(text: str, evidence: WeekEvidence) -> dict[tuple[str, str], tuple[int, int]]:
+    words = glossary()
+    return {
+        (kind, key): counts
+        for kind in _WEEK_BUCKETS
+        for key, counts in evidence.previous.get(kind, {}).items()
+        if words.names_bucket(kind, key, text)
+    }
+
+
+def _comparison_clauses(text: str, evidence: WeekEvidence) -> list[str]:
+    """The sentence cut where a new clause names a bucket of its own."""
+    clauses: list[str] = []
+    start = 0
+    for cut in [*_COMPARISON_CUT.finditer(text), None]:
+        end = cut.start() if cut else len(text)
+        part = text[start:end]
+        if clauses and not _named_buckets(part, evidence):
+            clauses[-1] += text[start - 1 : end] if start else part
+        else:
+            clauses.append(part)
+        start = cut.end() if cut else end
+    return clauses
+
+
+def _compared(
+    text: str, named: dict[tuple[str, str], tuple[int, int]], words: Glossary
+) -> str | None:
+    """None when one of the buckets `text` names compares as it says (a name may stand for
+    a module and a category); else the first that does not, as a reason's detail."""
+    direction = _direction(text, words)
+    figures = claims.figures(text)
+    compares = words.word("comparative").search(text) or words.word("absence").search(text)
+    said = words.word("previous_week").search(text)
+    if direction == "none" and not compares and not (said and figures):
+        return None  # "megatron 与 trainer 模块各有 4 个 PR": no comparison in this clause
+    nothing = words.word("absence").search(text) is not None
+    failed = [
+        f"{key} {count} vs {previous}"
+        for (_kind, key), (count, previous) in named.items()
+        if not _compares(direction, count, previous, figures, nothing)
+    ]
+    return failed[0] if len(failed) == len(named) else None
 
 
 def comparison_reasons(
@@ -103,32 +169,32 @@ def comparison_reasons(
     totals: dict[str, int] | None = None,
     earlier: dict[str, int] | None = None,
 ) -> list[str]:
-    """A comparison with an earlier week: the earlier count of a named module, category, type
-    or label, in the direction said, with the figures and ratio said."""
+    """A comparison with an earlier week: in each clause, the earlier count of a named module,
+    category, type or label (else of a week's total), in the direction said, with the figures
+    and ratio said."""
     words = glossary()
     found = words.word("previous_week").search(text)
     if found is None:
         return []
-    named = {
-        (kind, key): counts
-        for kind in _WEEK_BUCKETS
-        for key, counts in evidence.previous.get(kind, {}).items()
-        if words.names_bucket(kind, key, text)
+    week = found.group(0)
+    clauses = [(c, _named_buckets(c, evidence)) for c in _comparison_clauses(text, evidence)]
+    if any(named for _c, named in clauses):
+        failed = [_compared(c, named, words) for c, named in clauses if named]
+        return [f"comparison: {f} {week}" for f in failed if f]
+    named_totals = {
+        ("totals", key): (totals[key], earlier[key])
+        for key, said in _TOTALS
+        if totals and earlier and said.search(text) and key in totals and key in earlier
     }
-    if not named and totals and earlier:  # "fewer PRs than last week": the week's totals
-        named = {("totals", k): v for k, v in _total_named(text, totals, earlier).items()}
-    if not named:
-        return [f"comparison: no earlier figure for {found.group(0)}"]
+    if not named_totals:
+        return [f"comparison: no earlier figure for {week}"]
     direction = _direction(text, words)
     figures = claims.figures(text)
     compares = words.word("comparative").search(text) or words.word("absence").search(text)
     if direction == "none" and not figures and not compares:
         return []  # "reverts the support from last week": no count is compared
-    nothing = words.word("absence").search(text) is not None
-    for (_kind, key), (count, previous) in named.items():
-        if not _compares(direction, count, previous, figures, nothing):
-            return [f"comparison: {key} {count} vs {previous} {found.group(0)}"]
-    return []
+    failure = _compared(text, named_totals, words)
+    return [f"comparison: {failure} {week}"] if failure else []
 
 
 def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:

@@ -31,11 +31,14 @@ _FROM_TO = re.compile(rf"(?:\bfrom\b|由|从)\s*{_A}\s*(?:{_TO_WORDS})\s*{_B}", 
 _ARROW = re.compile(rf"^\W{{0,3}}{_A}\s*→\s*{_B}")
 # a value said plainly: "defaults to B", "（默认 B）", "默认值为 B", "sets … to B", "= B"
 _DEFAULT_TO = re.compile(
-    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:为|是|改为|设为|设置为)?"
+    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:均|都)?(?:为|是|改为|设为|设置为)?"
     rf"|\bset\s+to|设为|设置为|改为|改成|调整为|调为|调到|提高到|降低到)\s*{_B}",
     re.IGNORECASE,
 )
-_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:\bto\b|\bat\b|=|为)\s*{_B}", re.IGNORECASE)
+# "`x` at 4096", "x = 2", "x 为 2", or the value right after the key ("num_global_batch 8")
+# the clause after a key's that gives its default: "`x`，默认值为 None", "`x`, defaulting to 3"
+_DEFAULT_NEXT = re.compile(r"\s*(?:默认|\bdefault(?:s|ing)?\b|\bwhich defaults\b)", re.IGNORECASE)
+_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:(?:\bto\b|\bat\b|\bof\b|=|为)\s*)?{_B}", re.IGNORECASE)
 _UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
 _DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
 _STOP = re.compile(r"[。;；!！?？，,、]|\.(?:\s|$)|[#＃]\d")
@@ -45,7 +48,7 @@ _INTRO = re.compile(
 )
 _FILE = re.compile(r"\.(?:ya?ml|py|json|toml|sh|cfg|ini)$|/")
 # a literal a changed line of code gives a key: a number, a boolean, null or a quoted string
-_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|"[^"]*"|'[^']*')$""")
+_LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|none|"[^"]*"|'[^']*')$""")
 _SETTING_LINE = re.compile(
     r"""^\s*["']?(?P<key>[A-Za-z_][\w.\-]*)["']?\s*(?::\s*[^=\n]+?\s*=|:|=)\s*(?P<value>[^#\n]*?)"""
     r"""\s*,?\s*(?:#.*)?$"""
@@ -183,7 +186,13 @@ def _window(text: str, end: int) -> str:
     next name that is not a file's ("`x` in rollout.yaml from 1 to 2", not "`x` and `y` to 2")."""
     window = text[end : end + WINDOW]
     stop = _STOP.search(window)
-    window = window[: stop.start()] if stop else window
+    if stop and _DEFAULT_NEXT.match(window, stop.end()):  # "新增 `x`，默认值为 None"
+        later = _STOP.search(window, stop.end())
+        window = (
+            window[: stop.start()] + " " + window[stop.end() : later.start() if later else None]
+        )
+    elif stop:
+        window = window[: stop.start()]
     said = _INTRO.search(window)
     before = window[: said.start()] if said else window
     for name in claims.identifiers(before):
@@ -231,11 +240,30 @@ def _direction_reason(verbs: str, old: str, new: str) -> str:
     return ""
 
 
+# a removal said before a key, with no addition between: its value is the one removed
+_REMOVAL = re.compile(
+    r"\b(?:remov|drop|delet|strip)\w*|删除|删去|移除|去掉|去除|不再", re.IGNORECASE
+)
+_ADDITION = re.compile(
+    r"\b(?:adds?|added|adding|introduc\w*|gains?|new|sets?)\b|新增|加入|引入|增加|设为",
+    re.IGNORECASE,
+)
+
+
+def _told_removed(text: str, start: int) -> bool:
+    removals = list(_REMOVAL.finditer(text, 0, start))
+    return bool(removals) and not _ADDITION.search(text, removals[-1].end(), start)
+
+
 def _judge(
-    name: str, old: str | None, new: str, found: list[Setting], verbs: str
+    name: str, old: str | None, new: str, found: list[Setting], verbs: str, removed: bool = False
 ) -> tuple[str, str]:
-    """(grounds, reason) of a claim on the settings its key names."""
+    """(grounds, reason) of a claim on the settings its key names (`removed`: the sentence
+    tells the key as removed, so its value is the old one)."""
     a, b = (value(old) if old is not None else None), value(new)
+    for s in found if removed and a is None else ():
+        if b in s.old and not s.new:
+            return f"#{s.pr} {s.said}", ""
     for s in found:
         if b in s.new and (a is None or a in s.old):
             if a is not None and (why := _direction_reason(verbs, a, b)):
@@ -249,9 +277,45 @@ def _judge(
     return "", f"value of {name}: the data says {data}, the sentence says {said}"
 
 
+# PRs joined as one subject: "#A and #B set …", "#A 与 #B 把 …"
+_JOINED = re.compile(r"^\s*(?:,|，|、|\band\b|与|和|及|以及)\s*$", re.IGNORECASE)
+
+
+_RELATIVE = re.compile(r"\s*[,，]?\s*(?:which|that|whose|它|其)\b", re.IGNORECASE)
+
+
+def _subjects(text: str, start: int, cited: Sequence[int]) -> list[int]:
+    """The PRs a claim at `start` is said of: the last PR named before it, with the PRs joined
+    to it as one subject ("#A and #B set x to 2": both); none named before it: every PR."""
+    spans = [s for s in claims.pr_spans(text) if s[2] in cited and s[1] <= start]
+    if not spans:
+        return list(cited)
+    group = [spans[-1]]
+    if _RELATIVE.match(text, spans[-1][1]):  # "#A and #B, which changes x": #B alone
+        return [spans[-1][2]]
+    for span in reversed(spans[:-1]):
+        if not _JOINED.match(text[span[1] : group[-1][0]]):
+            break
+        group.append(span)
+    return [n for _s, _e, n in group]
+
+
+def _not_of_each(name: str, subjects: list[int], found: list[Setting]) -> str:
+    """The reason a claim said of `subjects` is not true of each (empty: it may be)."""
+    changes = {s.pr for s in found}
+    missing = [n for n in subjects if n not in changes]
+    if not missing:
+        return ""
+    others = ", ".join(f"#{n}" for n in sorted(changes))
+    said = ", ".join(f"#{n}" for n in missing)
+    return f"value of {name}: said of {said}, which does not change it (the data: {others})"
+
+
 def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[ValueClaim]:
-    """Each value or default claim of `text` about a key the cited PRs change, judged."""
+    """Each value or default claim of `text` about a key the cited PRs change, judged; a claim
+    said of several PRs (or of one of several the sentence joins) must be true of each."""
     known = settings(prs, evidence)
+    cited = [p.number for p in prs]
     out: list[ValueClaim] = []
     for name, start, end in _keys(text):
         found = [s for s in known if s.matches(name)]
@@ -266,6 +330,20 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> l
         if value(new) in keys:
             continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
         verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
-        grounds, reason = _judge(name, old, new, found, verbs)
+        subjects = _subjects(text, start, cited)
+        if len(cited) > 1 and (why := _not_of_each(name, subjects, found)):
+            out.append(ValueClaim(name, old, new, start, end + WINDOW, "", why))
+            continue
+        removed = _told_removed(text, start)
+        judged = (
+            [
+                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed)
+                for n in subjects
+            ]
+            if len(subjects) > 1
+            else [_judge(name, old, new, found, verbs, removed)]
+        )
+        reason = next((r for _g, r in judged if r), "")
+        grounds = "" if reason else "; ".join(dict.fromkeys(g for g, _r in judged))
         out.append(ValueClaim(name, old, new, start, end + WINDOW, grounds, reason))
     return out

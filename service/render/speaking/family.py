@@ -5,6 +5,8 @@ from __future__ import annotations
 from service.core.mentions import leaf_risks
 from service.core.models import Crossing, RepoPart, Severity
 from service.core.scope import short_name, split_key
+from service.core.titles import parse_title
+from service.render.speaking.params import Strict
 from service.render.speaking.voice import Voice
 
 PERCENT = 100
@@ -17,13 +19,29 @@ class FamilyWords(Voice):
     def repo_name(self, repo: str) -> str:
         return self.target.text(short_name(repo))
 
+    def _sentence(self, key: str, **params: object) -> str:
+        """A catalog sentence (its Markdown marks written for the target) with `params`
+        already made safe."""
+        return self.target.catalog(self.tr.catalog[key]).format_map(Strict(params))
+
+    def titled(self, key: int) -> str:
+        """The PR's link and what its title says it does (a PR of an earlier week, which the
+        digest does not hold: its link alone)."""
+        pr = self.digest.pr(key)
+        if pr is None:
+            return self.pr_link(key)
+        said = parse_title(pr.title).description or pr.title
+        return self._sentence(
+            "report.family.titled", pr=self.pr_link(key), title=self.text(said, of=key)
+        )
+
     def repo_line(self, part: RepoPart) -> str:
         """`verl-omni: 13 PRs, +6,254 / -736 lines …`, or that it was quiet."""
         name = self.repo_name(part.repo)
         if part.quiet:
-            return self.tr.t("report.family.quiet", repo=name)
+            return self._sentence("report.family.quiet", repo=name)
         t = part.totals
-        return self.tr.t(
+        return self._sentence(
             "report.family.repo_line",
             repo=name,
             prs=t.prs,
@@ -63,9 +81,9 @@ class FamilyWords(Voice):
             kind = "names_none"
         return self.tr.t(
             f"report.family.{kind}",
-            pr=self.pr_link(c.pr),
+            pr=self.titled(c.pr),
             repo=self.repo_name(c.repo),
-            prs=self.pr_links(c.prs),
+            prs=self.sep.join(self.titled(n) for n in c.prs),
             week=c.week,
         )
 

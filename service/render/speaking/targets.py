@@ -12,6 +12,7 @@ from service.render import escape
 
 _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _CATALOG_CODE = re.compile(r"`([^`]+)`")
+_CATALOG_BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
 def _as_written(sentence: str) -> str:
@@ -76,11 +77,12 @@ def _md_part(text: str) -> str:
 
 
 def _html_catalog(sentence: str) -> str:
-    """A catalog sentence's `code` spans as <code> (catalog text is trusted; the placeholders
-    inside are filled with escaped values afterwards)."""
-    return _CATALOG_CODE.sub(
+    """A catalog sentence's `code` spans as <code> and `**bold**` as <b> (catalog text is
+    trusted; the placeholders inside are filled with escaped values afterwards)."""
+    coded = _CATALOG_CODE.sub(
         lambda m: "<code>" + html.escape(m.group(1), quote=False) + "</code>", sentence
     )
+    return _CATALOG_BOLD.sub(r"<b>\1</b>", coded)
 
 
 MARKDOWN = Target(text=_md_inline, link=_md_link, code=escape.md_code, plain=escape.md_text)

@@ -12,7 +12,7 @@ from service.core.analyst.sections import Written, written
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
-from service.core.scope import split_key
+from service.core.scope import KEY_STRIDE, pr_key, split_key
 from service.render import escape
 from service.render.speaking.naming import family_repos, pr_ref_text
 from service.render.speaking.params import (
@@ -116,10 +116,18 @@ class Voice:
         more = total - len(numbers)
         return self.tr.t("report.prs_more", prs=self.pr_links(numbers), count=total, more=more)
 
-    def text(self, value: str) -> str:
-        """Untrusted text, escaped for the target; `#N` references become PR links."""
+    def text(self, value: str, of: int = 0) -> str:
+        """Untrusted text, escaped for the target; `#N` references become PR links. `of`: the
+        PR whose own text this is (its title, body or diff): a bare `#N` in a PR of a family's
+        other repository is that repository's PR N, as GitHub reads it there."""
         refs = _FAMILY_PR_REF if self._repos or family_repos() else _PR_REF
-        return refs.sub(lambda m: self.pr_link(int(m.group(1))), self.target.text(value))
+        index = split_key(of)[0]
+
+        def link(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            return self.pr_link(pr_key(index, number) if number < KEY_STRIDE else number)
+
+        return refs.sub(link, self.target.text(value))
 
     def code(self, value: str) -> str:
         return self.target.code(value)
@@ -178,16 +186,18 @@ class Voice:
             facts = [sized_fact(f) for f in pr.facts] if sized else pr.facts
             if beside:  # the title stands beside: the facts alone
                 return self.facts(facts, titled=True)
-            return self.facts(facts, title=title_point(pr.title))
+            return self.facts(facts, title=title_point(pr.title), of=number)
         said = pr.gist or ("" if beside else title_point(pr.title))
         if said:
-            text = self.text(shorten(said, limit) if limit else said)
+            text = self.text(shorten(said, limit) if limit else said, of=number)
             return self.tr.t("report.quote", text=text) if quoted else text
         if pr.files_gist is not None and (beside != BESIDE_TABLE or adds_to_title(pr)):
             return self.fill(pr.files_gist.key, pr.files_gist.params)
         return self.tr.t("report.no_point")
 
-    def facts(self, facts: Sequence[Statement], title: str = "", *, titled: bool = False) -> str:
+    def facts(
+        self, facts: Sequence[Statement], title: str = "", *, titled: bool = False, of: int = 0
+    ) -> str:
         """A PR's point told from its facts, in the language (no body text), after its
         title's own words when it stands without the title (`titled`: the title stands
         beside it, and says the kind of change and its modules)."""
@@ -201,7 +211,7 @@ class Voice:
         if title:  # the facts go on the title's sentence ("“title”, new feature in …")
             if head:
                 told = told[:1].lower() + told[1:]
-            return self.tr.t("report.point_titled", title=self.text(title), facts=told)
+            return self.tr.t("report.point_titled", title=self.text(title, of=of), facts=told)
         told = told[:1].upper() + told[1:]  # a fact after the dropped kind starts the sentence
         return told + self.tr.t("report.facts_end")
 

@@ -112,8 +112,11 @@ def _analysis_outcomes(analysis: Any) -> dict[tuple[str, str], tuple[bool, tuple
     if analysis.headline is not None:
         out[("headline", " ".join(analysis.headline.text.split()))] = (True, ())
     for dropped in analysis.dropped:
-        key = (dropped.section, " ".join(dropped.text.split()))
-        out.setdefault(key, (False, tuple(dropped.reasons)))
+        text = " ".join(dropped.text.split())
+        verdict = (False, tuple(dropped.reasons))
+        out.setdefault((dropped.section, text), verdict)
+        if dropped.section == "key_changes" and ": " in text:  # dropped as `theme: text`
+            out.setdefault((dropped.section, text.split(": ", 1)[1]), verdict)
     return out
 
 

