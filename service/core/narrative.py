@@ -34,6 +34,7 @@ from service.core.models import (
     Story,
     TrendBucket,
 )
+from service.core.net_results import net_results
 from service.core.relations import description
 from service.core.titles import parse_title
 from service.core.weeks import label_before
@@ -57,6 +58,8 @@ CATEGORY_ORDER = (
 # key changes: at most this many stories, each with up to STORY_CLAUSES ties and naming up to
 # STORY_ALSO more of its PRs
 THEMES = 4
+# and a story of reverts beyond them: a change taken out (and perhaps re-landed) is news
+REVERT_THEMES = 1
 STORY_CLAUSES = 3
 STORY_ALSO = 3
 # a PR is stated in key changes from this score on; a theme's best PR from GROUP_LEAD_SCORE
@@ -70,6 +73,8 @@ _REVERT_WORD = re.compile(r"\brevert", re.I)
 SUMMARY_SENTENCES = 5
 SUMMARY_STORIES = 3
 STORIES_PER_KIND = 2
+# reverts: at most this many sentences of net results
+SUMMARY_NETS = 2
 NOTICE_ORDER = ("breaking", "migration", "reverts", "features")
 # ties that only say the PRs touch the same code or subject: told after the others
 WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
@@ -166,16 +171,26 @@ def pr_statement(pr: ScoredPR, digest: Digest, ledger: MentionLedger) -> Stateme
 
 
 def _key_stories(digest: Digest) -> list[tuple[Story, list[ScoredPR]]]:
-    """The weightiest stories (at most THEMES) whose best PR is worth a key change."""
+    """The weightiest stories (at most THEMES) whose best PR is worth a key change, and the
+    weightiest story of reverts they leave out (at most REVERT_THEMES)."""
     by_number = {p.number: p for p in digest.prs}
-    out = []
+    out: list[tuple[Story, list[ScoredPR]]] = []
+    reverts = 0
     for story in digest.stories:
         prs = [by_number[n] for n in story.prs if n in by_number]
-        if prs and prs[0].score >= GROUP_LEAD_SCORE:
+        if not prs or prs[0].score < GROUP_LEAD_SCORE:
+            continue
+        if len(out) < THEMES:
             out.append((story, prs))
-        if len(out) == THEMES:
-            break
+        elif reverts < REVERT_THEMES and has_revert(story):
+            out.append((story, prs))
+            reverts += 1
     return out
+
+
+def has_revert(story: Story) -> bool:
+    """Whether the story holds a revert: told even when its PRs weigh little."""
+    return any(r.kind == RelationKind.REVERT for r in story.relations)
 
 
 def _clause_key(kind: RelationKind, week: str, previous: str, *, own: bool) -> str:
@@ -186,17 +201,22 @@ def _clause_key(kind: RelationKind, week: str, previous: str, *, own: bool) -> s
 
 
 def _clauses(
-    story: Story, digest: Digest, ledger: MentionLedger, lead: int, said: set[tuple[int, int]]
+    story: Story,
+    digest: Digest,
+    ledger: MentionLedger,
+    lead: int,
+    said: set[tuple[int, int]],
+    most: int = STORY_CLAUSES,
 ) -> list[Statement]:
     """What ties the story's PRs together, one clause per kind of tie, week and whether the
     lead is the later PR (strong ties before weak ones — reworked lines, a shared subject — and
     the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming
     PRs while they have mentions left; a tie the lead's own sentence told (`said`) is not told
-    again."""
+    again. A line that tells net results (`most` below STORY_CLAUSES) tells no weak tie."""
     previous = label_before(digest.week)
     grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
     for r in story.relations:
-        if (r.pr, r.other) in said:
+        if (r.pr, r.other) in said or (most < STORY_CLAUSES and r.kind in WEAK_TIES):
             continue
         later, earlier = grouped.setdefault((r.kind, r.week, r.pr == lead), ([], []))
         later.append(r.pr)
@@ -206,7 +226,7 @@ def _clauses(
     for (kind, week, own), (later, earlier) in sorted(
         grouped.items(), key=lambda kv: (kv[0][0] in WEAK_TIES, not kv[0][2], rank[kv[0][0]])
     ):
-        if len(out) == STORY_CLAUSES:
+        if len(out) >= most:
             break
         prs = [] if own else ledger.take(later)
         others = ledger.take(earlier)
@@ -224,18 +244,27 @@ def story_statements(
 ) -> list[Statement]:
     """One key-change line: the story's lead PR (of its `prs`) with its point, then what ties
     the rest to it (reverts, re-lands, follow-ups, also of earlier weeks), then its PRs not yet
-    named."""
-    # a PR standing in for the story's lead (told elsewhere already) must be worth a key
-    # change itself; a revert of CI or docs only never is
+    named. A PR standing in for the story's lead (told elsewhere already) must be worth a key
+    change itself (a revert of CI or docs only never is); when none has mentions left, the
+    lead itself leads past the limit (that is content: the story is not dropped)."""
     fit = [
         p for i, p in enumerate(prs) if not _minor(p) and (i == 0 or p.score >= GROUP_LEAD_SCORE)
     ]
     lead = next((p for p in fit if ledger.take([p.number])), None)
+    if lead is None and fit and fit[0] is prs[0]:
+        lead = prs[0]
+        ledger.add([lead.number])
     if lead is None:
         return []
     items = [pr_statement(lead, digest, ledger)]
     said = {(lead.number, n) for n in items[0].prs if n != lead.number}
-    items += _clauses(story, digest, ledger, lead.number, said)
+    # a revert's net result tells the revert, the re-land and the re-land's fix of the revert
+    nets = net_results(story, digest)
+    for net in nets:  # content: named past the limit, and counted so later repeats drop
+        ledger.add(net.prs)
+    said |= {(a, b) for net in nets for a in net.prs for b in net.prs if a != b}
+    items += _clauses(story, digest, ledger, lead.number, said, STORY_CLAUSES - len(nets))
+    items += nets
     named = {n for item in items for n in item.prs}
     named |= {
         n
@@ -301,7 +330,8 @@ def _noticed(digest: Digest, stepped: set[int]) -> list[tuple[Story, ScoredPR]]:
         # there (its group may hold PRs that are no break: a same-week rewrite, a follow-up)
         if story.kind in ("breaking", "migration") and story.prs[0] in stepped:
             continue
-        if lead is not None and lead.score >= NOTABLE_SCORE:
+        notable = NOTABLE_SCORE if not has_revert(story) else GROUP_LEAD_SCORE
+        if lead is not None and lead.score >= notable:
             ranked.append((story, lead))
     ranked.sort(key=lambda sl: (_notice_rank(sl[0]), -sl[0].weight))
     out: list[tuple[Story, ScoredPR]] = []
@@ -346,10 +376,25 @@ def _stories(
         by_kind.setdefault(_summary_kind(story), []).append((story, lead))
     out = []
     for kind, told in list(by_kind.items())[: max(most, 0)]:
-        sentence = _story_sentence(kind, told, ledger)
-        if sentence is not None:
-            out.append(sentence)
+        nets = _summary_nets(kind, told, digest, ledger)
+        sentence = None if nets else _story_sentence(kind, told, ledger)
+        out += nets or ([sentence] if sentence is not None else [])
     return out
+
+
+def _summary_nets(
+    kind: str, told: list[tuple[Story, ScoredPR]], digest: Digest, ledger: MentionLedger
+) -> list[Statement]:
+    """Reverts told by what they come to, one sentence per reverted PR (at most SUMMARY_NETS):
+    the change, its revert and its re-land as one story with its net result. That is content,
+    so it names its PRs even past the mention limit."""
+    if kind != "reverts":
+        return []
+    nets = [n for story, _ in told for n in net_results(story, digest, summary=True)]
+    nets = nets[:SUMMARY_NETS]
+    for net in nets:
+        ledger.add(net.prs)
+    return nets
 
 
 def _breaking_prs(digest: Digest) -> list[int]:
@@ -398,9 +443,16 @@ def _step(risk: Risk) -> Statement:
     if url:  # the repository it moved to, by name (`owner/name`)
         params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
     rule = risk.rule if names or targets else "declared_removal_bare"
+    if rule == "declared_removal" and all(_removed_file(n) for n in names):
+        rule = "removed_module"  # what a declared break changes first are modules it deletes
     if rule == "moved_repository" and "place" not in params:
         rule = "moved_repository_nourl"
     return Statement(key=key("summary", "step", rule), params=params, prs=[number])
+
+
+def _removed_file(name: str) -> bool:
+    """A name a declared break lists that is a Python file, not moved (`old → new`)."""
+    return name.endswith(".py") and "→" not in name
 
 
 def _step_risks(digest: Digest) -> list[Risk]:
@@ -426,7 +478,9 @@ def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
     return [_step(r) for r in risks]
 
 
-def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int]) -> Statement:
+def _risk_headline(
+    digest: Digest, ledger: MentionLedger, told_breaking: set[int], told_reverts: set[int]
+) -> Statement:
     """The risk counts and the worst risk item the summary has not told yet (high first; a
     breaking change or migration is told when its PRs were told as breaking), naming its PRs."""
     if not digest.risks:
@@ -440,7 +494,11 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int
         "medium": stats.risks_medium,
         "low": stats.risks_low,
     }
-    told = [g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking for g in groups]
+    told = [
+        (g.kind in BREAKING_KINDS and set(g.prs) <= told_breaking)
+        or (g.kind == RiskKind.FOLLOWUP and set(g.prs) <= told_reverts)
+        for g in groups
+    ]
     index = next((i for i, was_told in enumerate(told) if not was_told), None)
     if index is None:
         return Statement(key=key("summary", "risk_counts"), params=counts)
@@ -448,7 +506,9 @@ def _risk_headline(digest: Digest, ledger: MentionLedger, told_breaking: set[int
     named = _name_some(ledger, group.prs, SUMMARY_LISTED)
     params = {**counts, **_listed("prs", named, len(group.prs))}
     # a worse item the stories already told as breaking comes first: say "besides those"
-    sentence = "risk_next" if any(told[:index]) else "risk_top"
+    before = zip(groups[:index], told[:index], strict=True)
+    worse = [g.kind in BREAKING_KINDS for g, was_told in before if was_told]
+    sentence = "risk_next" if any(worse) else "risk_top"
     return Statement(key=key("summary", sentence, group.kind.value), params=params, prs=named)
 
 
@@ -507,6 +567,12 @@ def _incomplete(digest: Digest) -> list[Statement]:
     return [Statement(key=key("summary", "incomplete"), params=params)]
 
 
+def _told_reverts(stories: list[Statement]) -> set[int]:
+    """The PRs the summary's net results of reverts name (their follow-up risk is told)."""
+    net = key("summary", "net") + "."
+    return {n for st in stories if st.key.startswith(net) for n in st.prs}
+
+
 def build_summary(
     digest: Digest, ledger: MentionLedger, stories: list[Statement], steps: list[Statement]
 ) -> list[Statement]:
@@ -535,7 +601,7 @@ def build_summary(
         *steps,
         *breaking,
         *[st for st in stories if not st.key.startswith(breaking_keys)],
-        _risk_headline(digest, ledger, told_breaking),
+        _risk_headline(digest, ledger, told_breaking, _told_reverts(stories)),
         *_silent(digest),
         *incomplete,
     ]

@@ -9,18 +9,21 @@ from pathlib import Path
 import pytest
 
 from service.core.digest import build_digest
-from service.core.mentions import MENTION_LIMIT, MentionLedger, risk_groups
+from service.core.mentions import MENTION_LIMIT, MentionLedger, risk_groups, top_table
 from service.core.models import (
     Completeness,
     Digest,
+    KeyChangeGroup,
     MissingItem,
     Risk,
     RiskKind,
     Severity,
     Statement,
+    Story,
 )
 from service.core.narrative import (
     RECOMMEND_LISTED,
+    REVERT_THEMES,
     ROW_LISTED,
     STORY_CLAUSES,
     SUBSTANTIAL_CORE_LINES,
@@ -28,6 +31,7 @@ from service.core.narrative import (
     SUMMARY_STEPS,
     THEMES,
     build_narrative,
+    has_revert,
     pr_statement,
 )
 from service.core.profile import RepoProfile
@@ -216,7 +220,9 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
 ) -> None:
     digest = digests[label]
     groups = digest.narrative.key_changes
-    assert 1 <= len(groups) <= THEMES
+    assert 1 <= len(groups) <= THEMES + REVERT_THEMES
+    # beyond THEMES, only a story of reverts (told with its net result)
+    assert all(has_revert(s) for s in _stories_of(digest, groups[THEMES:]))
     leads = [g.items[0].params["number"] for g in groups]
     stories = [s for s in digest.stories if s.prs[0] in leads]
     assert [s.prs[0] for s in stories] == leads  # in the stories' order, weightiest first
@@ -225,10 +231,16 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
         lead = group.items[0]
         assert lead.key.startswith("narrative.change.pr")
         assert lead.params["point"] == lead.params["number"]
-        ties = [i for i in group.items[1:] if i.key != "narrative.relation.also"]
+        ties = [i for i in group.items[1:] if i.key.startswith("narrative.relation.")]
+        ties = [i for i in ties if i.key != "narrative.relation.also"]
         assert len(ties) <= STORY_CLAUSES
         for item in group.items[1:]:
-            assert item.key.startswith("narrative.relation.")
+            assert item.key.startswith(("narrative.relation.", "narrative.net."))
+
+
+def _stories_of(digest: Digest, groups: list[KeyChangeGroup]) -> list[Story]:
+    leads = {g.items[0].params["number"] for g in groups}
+    return [s for s in digest.stories if s.prs[0] in leads]
 
 
 def _line(digest: Digest, lead: int) -> list[tuple[str, Mapping[str, object]]]:
@@ -240,13 +252,14 @@ def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
     digests: dict[str, Digest],
 ) -> None:
     """#4251 (this week) and #4226 (last week) were reverted; #4273 brings #4251 back."""
+    # the reverts and the re-land told by what they come to: #4251 is in (as #4273 has it),
+    # #4226 stays out; no weak tie beside them
     assert _line(digests["2025-W48"], 4273) == [
-        ("narrative.relation.self.reland", {"other_prs": [4251], "week": ""}),
-        ("narrative.relation.revert", {"other_prs": [4251], "week": "", "prs": [4258]}),
         (
-            "narrative.relation.revert_earlier",
-            {"other_prs": [4226], "week": "2025-W47", "prs": [4260]},
+            "narrative.net.relanded",
+            {"reverted": 4251, "revert_pr": 4258, "week": "", "reland_pr": 4273},
         ),
+        ("narrative.net.undone", {"reverted": 4226, "revert_pr": 4260, "week": "2025-W47"}),
     ]
     zh = translator("zh").t("narrative.relation.revert_earlier", prs="#4260", other_prs="#4226")
     assert zh == "#4260 回滚了上周的 #4226"
@@ -254,10 +267,9 @@ def test_w48_resource_pool_story_tells_the_reverts_and_the_reland(
 
 def test_w48_colocate_story_reaches_last_week(digests: dict[str, Digest]) -> None:
     assert _line(digests["2025-W48"], 4282) == [
-        ("narrative.relation.self.reland_earlier", {"other_prs": [4233], "week": "2025-W47"}),
         (
-            "narrative.relation.revert_earlier",
-            {"other_prs": [4233], "week": "2025-W47", "prs": [4259]},
+            "narrative.net.relanded",
+            {"reverted": 4233, "revert_pr": 4259, "week": "2025-W47", "reland_pr": 4282},
         ),
     ]
 
@@ -397,7 +409,7 @@ def test_core_changes_get_a_regression_recommendation(digests: dict[str, Digest]
 def test_no_pr_is_named_more_than_the_limit(digests: dict[str, Digest], label: str) -> None:
     digest = digests[label]
     counts: dict[int, int] = {}
-    fixed = [p.number for p in digest.prs[:10]] + [
+    fixed = top_table(digest) + [  # the rows the top-PR table shows
         n for g in risk_groups(digest.risks) for n in g.prs
     ]
     flexible = [n for s in _all_statements(digest) for n in s.prs]
@@ -500,3 +512,20 @@ def test_the_sample_names_the_untested_core_changes_besides_the_breaking_ones(
     assert headline.key == "narrative.summary.risk_next.core_without_tests"
     text = translator("zh").t(headline.key, **{**headline.params, "prs": "#4936"})
     assert "除上述破坏性变更外" in text
+
+
+def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
+    """verl 2026-W19 #6302 ([BREAKING] remove curriculum sampler + dynamic dataset) deletes
+    `verl/experimental/dataset/sampler.py`…: the step says modules are deleted, not that they
+    'change' with an old → new to migrate."""
+    from pathlib import Path
+
+    from service.core.profile import load_profile
+    from service.recorded import load_recorded
+
+    path = Path(__file__).parents[1] / "data" / "weeks" / "verl-project" / "verl.2026-W19.json"
+    week = load_recorded(path, NOW)
+    digest = build_digest(week, load_profile(week.repo), language="en", now=NOW)
+    step = next(s for s in digest.narrative.summary if s.prs[:1] == [6302])
+    assert step.key == "narrative.summary.step.removed_module"
+    assert "verl/experimental/dataset/sampler.py" in step.params["names"]

@@ -44,3 +44,37 @@ def test_a_list_matches_where_one_of_its_globs_does(
             assert matches_any(path, patterns) is expected, (path, patterns)
             hits += expected
     assert hits > len(paths)
+
+
+# real paths of the recorded weeks (2025-W47 #4263, verl 2026-W20, 2026-W03)
+@pytest.mark.parametrize(
+    ("path", "module"),
+    [
+        ("verl/experimental/reward_loop/reward_manager/naive.py", "reward"),
+        ("verl/experimental/reward/reward_loop/naive.py", "reward"),
+        ("verl/experimental/rewardless/x.py", "recipe"),  # `reward*` took it for `reward`
+        ("verl/utils/megatron/optimizer.py", "megatron"),  # `megatron*` left it to utils
+        ("verl/utils/megatron_peft_utils.py", "megatron"),
+        ("verl/utils/megatronx/a.py", "training_utils"),
+    ],
+)
+def test_the_verl_profile_maps_paths_by_whole_components(path: str, module: str) -> None:
+    from service.core.profile import load_profile
+
+    assert load_profile("volcengine/verl").module_for_path(path) == module
+
+
+def test_no_shipped_rule_matches_a_folder_by_a_prefix_of_its_name() -> None:
+    """A folder segment of a rule is a whole name or `*`/`**`: `reward*/` matches `reward_loop/`
+    and every other folder whose name starts so."""
+    from service.core.profile import builtin_profiles
+
+    for profile in builtin_profiles():
+        patterns = [
+            *profile.core_paths,
+            *(r.pattern for r in profile.module_paths),
+            *(p for ps in profile.patterns.model_dump().values() for p in ps),
+        ]
+        for pattern in patterns:
+            folders = pattern.split("/")[:-1]
+            assert all("*" not in s or s in ("*", "**") for s in folders), (profile.name, pattern)

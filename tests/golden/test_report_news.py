@@ -195,11 +195,14 @@ def test_reverts_are_named_and_told_with_what_they_undo(lang: str) -> None:
     summary = plain(section(markdown, "执行摘要" if lang == "zh" else "Executive summary"))
     assert ("回滚" if lang == "zh" else "Revert") in summary
     changes = plain(section(markdown, "本周重点变化" if lang == "zh" else "Key changes"))
-    undone = "#4258 回滚了 #4251" if lang == "zh" else "#4258 reverts #4251"
-    relanded = "重新合入了被回滚的 #4251" if lang == "zh" else "#4251"
+    # the change, its revert and its re-land: one net result
+    net = (
+        "净结果：#4251 被 #4258 回滚后，经 #4273 重新合入，仍在代码中"
+        if lang == "zh"
+        else "net result: #4251, reverted by #4258, is back in as #4273"
+    )
     line = next(li for li in changes.splitlines() if li.startswith("#4273"))
-    assert undone in line
-    assert relanded in line
+    assert net in line
 
 
 def test_a_comment_only_pr_is_no_top_pr_and_ranks_last() -> None:
@@ -250,3 +253,82 @@ def test_a_range_with_a_silent_stretch_says_so(lang: str) -> None:
     said = "2025-11-24 至 2026-01-11 连续 49 天没有合入任何 PR" if lang == "zh" else "(49 days)"
     assert said in render_markdown(d, lang)
     assert silent_stretch(digest("2026-W04", lang)) is None  # a week is never "silent"
+
+
+# --- §3 a revert and what it comes to, as one story ---------------------------------------
+
+NET = {
+    # 2026-W03: #4937 reverts #4929 (CI broke), #4959 re-lands it with the CI fixed
+    "2026-W03": {
+        "zh": "#4929「Correct Attention FLOPS estimation in flops_counter.py」被 #4937 回滚，"
+        "又经 #4959 重新合入，改动仍在代码中。",
+        "en": "#4929, “Correct Attention FLOPS estimation in flops_counter.py”, was reverted by "
+        "#4937 and re-landed by #4959, so the change is in.",
+    },
+    # 2025-W47: #4234 reverts #4221 whole (+2/-0 then +0/-2 on one file) and nothing re-lands it
+    "2025-W47": {
+        "zh": "#4234 回滚了本周的 #4221「BF16 mode should use PAO as well」，两者相抵，"
+        "verl/utils/megatron/optimizer.py 本周没有变化。",
+        "en": "#4234 reverts this week's #4221, “BF16 mode should use PAO as well”, so "
+        "verl/utils/megatron/optimizer.py ends the week unchanged.",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("week", NET)
+def test_a_revert_is_one_story_told_with_its_net_result(week: str, lang: str) -> None:
+    markdown = render_markdown(digest(week, lang), lang)
+    summary = plain(section(markdown, "执行摘要" if lang == "zh" else "Executive summary"))
+    assert NET[week][lang] in summary
+    changes = plain(section(markdown, "本周重点变化" if lang == "zh" else "Key changes"))
+    reverted = "#4929" if week == "2026-W03" else "#4221"
+    line = next(li for li in changes.splitlines() if li.startswith(reverted))
+    assert ("净结果：" if lang == "zh" else "net result: ") in line
+    # the follow-up risk the story told is not the summary's headline risk again
+    assert ("回滚与紧随其后的修复" if lang == "zh" else "reverts and quick") not in summary
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("week", WEEKS)
+def test_key_changes_state_the_file_count_once_and_quote_no_body(week: str, lang: str) -> None:
+    d = digest(week, lang)
+    changes = plain(
+        section(render_markdown(d, lang), "本周重点变化" if lang == "zh" else "Key changes")
+    )
+    twice = (
+        r"改动 (\d+) 个文件[^（]*（\1 个文件"
+        if lang == "zh"
+        else r"changes (\d+) files[^(]*\(\1 files"
+    )
+    assert not re.search(twice, changes), re.search(twice, changes)
+    for line in changes.splitlines():
+        number = int(re.match(r"#(\d+)", line).group(1))  # type: ignore[union-attr]
+        pr = d.pr(number)
+        assert pr is not None
+        assert not (pr.gist and pr.gist.removesuffix("…")[:40] in line), (number, pr.gist)
+
+
+# --- §4 the alarms a reviewer raises, in the report, on the recorded weeks -------------------
+
+ALARMS = {
+    # a PR that edits a file another PR of the week deletes (#4211 edits what #4352 deletes)
+    ("2025-W48", "zh"): ["改动或引用了本周被删除的文件", "#4352、#4211"],
+    ("2025-W48", "en"): ["Work on a file the week deleted", "#4352, #4211"],
+    # a default changed in code, new required arguments (#4544)
+    ("2026-W03", "zh"): ["代码中的默认值变化", 'rollout_rs="token" → "token_k1"', "新增的必填参数"],
+    ("2026-W03", "en"): ["changed defaults in code", 'rollout_rs="token" → "token_k1"', "required"],
+    # a folder moved is told as moved (its import path), not as deleted (#5033)
+    ("2026-W04", "zh"): ["#5033 改了一个公开模块的导入路径"],
+    ("2026-W04", "en"): ["#5033 moves a public module"],
+}
+
+
+@pytest.mark.parametrize(("week", "lang"), ALARMS)
+def test_the_risk_watch_raises_the_reviewers_alarms(week: str, lang: str) -> None:
+    markdown = render_markdown(digest(week, lang), lang)
+    risks = plain(section(markdown, "风险观察" if lang == "zh" else "Risk watch"))
+    for said in ALARMS[(week, lang)]:
+        assert said in risks, said
+    if week == "2026-W04":
+        assert ("#5033 删除" if lang == "zh" else "#5033 deletes") not in risks

@@ -222,7 +222,7 @@ def test_the_key_point_is_never_the_title() -> None:
     # #4936's point is told from its facts, never a fragment of its body
     mtp = next(line for line in text.splitlines() if line.startswith("| [#4936]("))
     assert mtp.endswith(
-        "| Adds `patch_postprocess`, `unpatch_postprocess` (5 classes or functions in all). |"
+        "| Adds 5 classes or functions, among them `patch_postprocess`, `unpatch_postprocess`. |"
     )
     assert "Currently, RL training" not in text.split("## Top PRs", 1)[1]
 

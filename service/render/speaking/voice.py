@@ -43,6 +43,11 @@ _BACKTICK_SPAN = re.compile(r"`([^`\n]+)`")
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 # `Speaker.point(beside=…)`: a table row, where the title stands in the next column.
 BESIDE_TABLE = "table"
+# a statement parameter holding the PR's file count: its sentence states the size
+SIZE_PARAM = "files"
+# the "changes N files, mostly in F" fact, and its form beside a stated file count
+FILES_FACT = "narrative.point.files"
+FILES_SIZED = "narrative.point.files_sized"
 # a fact that tells why (core/points.py)
 REASON_KEYS = ("narrative.point.reason.", "narrative.point.reason_issue.")
 
@@ -161,6 +166,7 @@ class Voice:
         limit: int | None = None,
         model: bool = True,
         beside: str = "",
+        sized: bool = False,
     ) -> str:
         """What the PR does: the model's checked 要点 when it wrote one (unless `model` is
         False; a checked sentence is shown whole), else its gist (PR text, quoted in the
@@ -168,17 +174,19 @@ class Voice:
         description (what it says it does), and only then what its files show. Shown beside
         its title, the title is not said again: `beside="title"` (a card line) says what the
         files show; `beside="table"` (a table row) only when that adds to the title; else a
-        dash."""
+        dash. In every language the point is told from the PR's facts when it has them (never
+        body text); `sized`: the sentence states the PR's file count, so the point does not."""
         checked = self.written.point(number) if model and self.written else None
         if checked is not None:
             return self.item(checked, skip=(number,))
         pr = self.digest.pr(number)
         if pr is None:
             return self.tr.t("report.no_point")
-        if pr.facts and (beside or self.tr.lang != "en"):
+        if pr.facts:
+            facts = [sized_fact(f) for f in pr.facts] if sized else pr.facts
             if beside:  # the title stands beside: the facts alone
-                return self.facts(pr.facts, titled=True)
-            return self.facts(pr.facts, title=title_point(pr.title), of=number)
+                return self.facts(facts, titled=True)
+            return self.facts(facts, title=title_point(pr.title), of=number)
         said = pr.gist or ("" if beside else title_point(pr.title))
         if said:
             text = self.text(shorten(said, limit) if limit else said, of=number)
@@ -200,9 +208,11 @@ class Voice:
         whats = [f for f in facts[1:] if not f.key.startswith(REASON_KEYS)][:1]
         shown = [*head, *whats, *(f for f in facts[1:] if f.key.startswith(REASON_KEYS))]
         told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
-        told = told[:1].upper() + told[1:]  # a fact after the dropped kind starts the sentence
-        if title:
+        if title:  # the facts go on the title's sentence ("“title”, new feature in …")
+            if head:
+                told = told[:1].lower() + told[1:]
             return self.tr.t("report.point_titled", title=self.text(title, of=of), facts=told)
+        told = told[:1].upper() + told[1:]  # a fact after the dropped kind starts the sentence
         return told + self.tr.t("report.facts_end")
 
     # --- filling a sentence ----------------------------------------------------------------
@@ -214,7 +224,8 @@ class Voice:
 
     def _param(self, name: str, value: ParamValue, raw: dict[str, Any]) -> Any:
         if name == POINT_PARAM and isinstance(value, int):  # a rule's sentence: the rule's point
-            return self.point(value, model=False)
+            # a key-change line states the file count (`files`): its point need not
+            return self.point(value, model=False, sized=SIZE_PARAM in raw)
         if name == PEOPLE_PARAM and isinstance(value, list):
             return self.sep.join(self.person(str(v), prs=True) for v in value)
         if is_pr_value(name, value):
@@ -328,3 +339,11 @@ class Voice:
         `skip` is kept for callers that stand it beside a PR."""
         del skip
         return self.prose(item.text)
+
+
+def sized_fact(fact: Statement) -> Statement:
+    """A point's fact beside a sentence that states the file count: "mostly in F", not
+    "changes 3 files, mostly in F (3 files, …)"."""
+    if fact.key != FILES_FACT:
+        return fact
+    return fact.model_copy(update={"key": FILES_SIZED})
