@@ -164,7 +164,7 @@ def pr_statement(pr: ScoredPR, digest: Digest, ledger: MentionLedger) -> Stateme
         params.update(extra)
         named += [v for k, v in extra.items() if k == "reverted" and isinstance(v, int)]
     elif pr.files_removed >= REMOVED_FILES_NOTABLE:
-        variant = "pr_removal"
+        variant = "pr_breaking_removal" if pr.breaking else "pr_removal"
     elif pr.breaking:
         variant = "pr_breaking"
     return Statement(key=key("change", variant), params=params, prs=named)

@@ -293,6 +293,24 @@ def test_a_large_removal_says_how_many_files_went(digests: dict[str, Digest]) ->
     assert "+8/-2475" in en
 
 
+def test_a_breaking_removal_says_it_is_breaking_and_how_many_files_went(
+    digests: dict[str, Digest],
+) -> None:
+    """A declared breaking PR that deletes modules (verl 2026-W19 #6302 is one) keeps both
+    marks: the key change says breaking and the files removed."""
+    digest = digests["2025-W48"]
+    pr = digest.pr(4283)
+    assert pr is not None
+    statement = pr_statement(pr.model_copy(update={"breaking": True}), digest, MentionLedger())
+    assert statement.key == "narrative.change.pr_breaking_removal"
+    en = translator("en").t(statement.key, **statement.params)
+    assert "(breaking)" in en
+    assert "21 files removed of 22" in en
+    zh = translator("zh").t(statement.key, **statement.params)
+    assert "破坏性变更" in zh
+    assert "删除 21 个文件" in zh
+
+
 # --- trends -----------------------------------------------------------------------------
 
 
