@@ -70,7 +70,7 @@ class NoSubscriptions:
 
 def test_a_burst_of_filtered_reads_answers_from_one_index_of_the_digest(digest: Digest) -> None:
     ctx = EngineContext(
-        reader=Reader(digest),  # type: ignore[arg-type]
+        reader=Reader(digest),
         repos=[digest.repo],
         language="en",
         timezone="Asia/Shanghai",

@@ -546,4 +546,6 @@ def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
     digest = build_digest(week, load_profile(week.repo), language="en", now=NOW)
     step = next(s for s in digest.narrative.summary if s.prs[:1] == [6302])
     assert step.key == "narrative.summary.step.removed_module"
-    assert "verl/experimental/dataset/sampler.py" in step.params["names"]
+    names = step.params["names"]
+    assert isinstance(names, list)
+    assert "verl/experimental/dataset/sampler.py" in names

@@ -32,7 +32,7 @@ def test_a_sentence_gets_the_lines_that_name_its_setting_on_their_side() -> None
     lines = changed_lines(
         "#4280 disables the `one_step_off_policy` NPU test", (4280,), facts.evidence
     )
-    sides = {entry["line"][0] for entry in lines}
+    sides = {str(entry["line"])[0] for entry in lines}
     assert sides == {"+", "-"}
     assert all("one_step_off_policy" in str(e["line"]).lower() for e in lines)
     assert all(e["pr"] == 4280 for e in lines)
