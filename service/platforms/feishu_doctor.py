@@ -99,7 +99,9 @@ def check_callback(callback: str, token: str | None) -> Finding:
     challenge = secrets.token_hex(CHALLENGE_BYTES)
     body = {"type": "url_verification", "challenge": challenge, "token": token or ""}
     try:
-        response = requests.post(callback, json=body, timeout=CALLBACK_TIMEOUT_SECONDS)
+        response = requests.post(  # a redirect would carry the token to another host
+            callback, json=body, timeout=CALLBACK_TIMEOUT_SECONDS, allow_redirects=False
+        )
     except requests.RequestException as exc:
         why = type(exc).__name__
         return warning("feishu", say.FEISHU_CALLBACK_UNCHECKED.format(callback=callback, why=why))

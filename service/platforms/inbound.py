@@ -4,11 +4,12 @@ Feishu's long connection), closed in turn at shutdown."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from service.connection_health import ConnectionHealth
+from service.connection_health import RECONNECTING, ConnectionHealth
 from service.errors import ServiceError
 from service.platforms import registry
 from service.platforms.base import Close, Endpoint, InboundDeps, OpenConnection
@@ -24,13 +25,26 @@ class StartedInbound:
 
     endpoints: dict[str, Endpoint | None] = field(default_factory=dict)
     connections: list[OpenConnection] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)  # each connection's platform, in order
 
     @property
     def closes(self) -> list[Close]:
         return [connection.close for connection in self.connections]
 
     def health(self) -> list[ConnectionHealth]:
-        return [connection.health() for connection in self.connections]
+        return [
+            _probed(connection, platform)
+            for connection, platform in zip(self.connections, self.platforms, strict=True)
+        ]
+
+
+def _probed(connection: OpenConnection, platform: str) -> ConnectionHealth:
+    """A connection's health; a probe that fails (a client torn down half-way) reads as
+    reconnecting from now: /healthz reports it, never fails on it."""
+    try:
+        return connection.health()
+    except Exception:  # noqa: BLE001 - a health probe reports, it never crashes the endpoint
+        return ConnectionHealth(platform, RECONNECTING, down_since=time.time())
 
 
 def start_inbound(settings: Settings, deps: InboundDeps) -> StartedInbound:
@@ -48,6 +62,7 @@ def start_inbound(settings: Settings, deps: InboundDeps) -> StartedInbound:
             started.endpoints.update(inbound.routes)
             for connect in inbound.connections:
                 started.connections.append(connect())
+                started.platforms.append(platform.name)
     except ServiceError:
         in_turn(started.closes)()
         raise

@@ -169,8 +169,15 @@ def _prepare_sqlite(url: str) -> None:
     if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
         return
     path = Path(parsed.database).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # created only when missing: an existing file (perhaps read-only to this user) is
+        # opened by SQLite alone, as before
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot create the database file: {exc.strerror}") from None
     for each in (path, *(path.with_name(path.name + side) for side in SQLITE_SIDE_FILES)):
         _narrow(each)
 

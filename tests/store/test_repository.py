@@ -280,3 +280,21 @@ def test_a_period_reads_its_prs_by_the_instant_not_by_the_clock_digits(store: St
     start = merged - timedelta(days=30)
     assert latest.number in {p.number for p in store.load_prs_between(week.repo, start, after)}
     assert latest.number not in {p.number for p in store.load_prs_between(week.repo, start, before)}
+
+
+def test_a_database_path_that_cannot_be_made_is_a_store_error_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the database's folder should be", encoding="utf-8")
+    with pytest.raises(StoreUnavailableError):
+        Store.open(f"sqlite:///{blocker}/verl-week.db")
+
+
+def test_an_existing_database_file_is_opened_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "verl-week.db"
+    Store.open(f"sqlite:///{path}").ping()
+    path.chmod(0o600)
+    before = path.stat().st_ino
+    assert Store.open(f"sqlite:///{path}").ping()
+    assert path.stat().st_ino == before
