@@ -43,7 +43,7 @@ def _probed(connection: OpenConnection, platform: str) -> ConnectionHealth:
     reconnecting from now: /healthz reports it, never fails on it."""
     try:
         return connection.health()
-    except Exception:  # noqa: BLE001 - a health probe reports, it never crashes the endpoint
+    except Exception:  # a health probe reports, it never crashes the endpoint
         return ConnectionHealth(platform, RECONNECTING, down_since=time.time())
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from service.platforms.feishu_doctor import check_callback
 from tests.fakes._server import FakeAPI, Recorded, Reply, serve
 
-TOKEN = "feishu-verification-token-0123"  # noqa: S105 - a test value
+TOKEN = "feishu-verification-token-0123"
 
 
 def test_a_redirecting_callback_keeps_the_token_here() -> None:
@@ -27,5 +27,6 @@ def test_a_redirecting_callback_keeps_the_token_here() -> None:
         with serve(proxy):
             finding = check_callback(f"{proxy.url}/feishu/events", TOKEN)
     assert elsewhere.requests == []  # the token stayed with the host it was meant for
-    assert finding.ok and finding.warning
+    assert finding.ok
+    assert finding.warning
     assert "HTTP 307" in finding.message
