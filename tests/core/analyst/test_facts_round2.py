@@ -1,0 +1,40 @@
+"""Round 2 of checking facts, not trigger words: each case is a real sentence of the
+model-written corpus (tune and seen parts) with the evidence the model gave, checked on the
+facts the service built for that week from the recorded PRs."""
+
+from __future__ import annotations
+
+from tests.core.analyst.test_facts_not_words import check
+
+# --- a default said of an argument is the default on the added signature -----------------
+
+
+def test_an_arguments_default_is_read_from_the_added_signature() -> None:
+    # `+ ... pre_process: bool = True, use_fp8_padding=False` (a parameter line of a def)
+    assert check("tune", "2025-W47.zh.adversarial", "为 preprocess_packed_seqs 新增") == []
+
+
+def test_a_value_passed_in_a_call_is_no_default() -> None:
+    # the diff defines `is_torch_npu_available(check_device=True)` and calls it with False
+    reasons = check("tune", "2026-W03.zh.adversarial", "is_torch_npu_available 新增 check_device")
+    assert any(r.startswith("default") for r in reasons)
+
+
+def test_a_default_named_without_a_value_needs_a_default_in_the_definition() -> None:
+    # `+def pop(tensordict: TensorDict, key: str, default=None)`; "to take" is a verb, no value
+    assert check("tune", "2025-W48.en.adversarial", "#4322 adds get, get_keys and pop_keys") == []
+
+
+def test_a_possessive_is_no_new_value() -> None:
+    # "改为 verl 的默认依赖": verl is whose dependency it is, not the value; the PR says so
+    assert check("seen", "2026-W21.zh.adversarial", "#6354 把 TransferQueue 改为 verl") == []
+
+
+def test_a_boolean_inside_quoted_code_is_no_on_off_claim() -> None:
+    # "`model_dump(exclude_unset=True)` 会漏掉默认的 `extra_fields`": True is code, not a flip
+    assert check("seen", "2026-W34.zh", "`AgentLoopOutput.as_dict` 使用") == []
+
+
+def test_a_default_used_names_its_value_after_the_verb() -> None:
+    # "`transfer_backend` 默认使用 nixl": the value is nixl (`+ transfer_backend: nixl`), not 使用
+    assert check("seen", "2026-W19.zh", "#6117 支持 1 个 prefill 对 N 个 decode") == []
