@@ -324,7 +324,8 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons += sentence_claims.comparison_reasons(
         claim.text, evidence, checker.facts.totals, before.totals if before else None
     )
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited)
+    said = "\n".join(e.text for e in prs).lower()
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said)
     reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 

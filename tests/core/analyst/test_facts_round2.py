@@ -38,3 +38,22 @@ def test_a_boolean_inside_quoted_code_is_no_on_off_claim() -> None:
 def test_a_default_used_names_its_value_after_the_verb() -> None:
     # "`transfer_backend` 默认使用 nixl": the value is nixl (`+ transfer_backend: nixl`), not 使用
     assert check("seen", "2026-W19.zh", "#6117 支持 1 个 prefill 对 N 个 decode") == []
+
+
+# --- a universal said of the cited PRs, or in the PR's own words, is kept -----------------
+
+
+def test_a_trailing_all_is_said_of_the_listed_prs() -> None:
+    assert check("tune", "2025-W48.en.adversarial", "#4258, #4259 and #4260 revert") == []
+
+
+def test_a_universal_the_pr_says_itself_is_kept() -> None:
+    # #7491's body: "… a pending review of every changed line"
+    assert check("seen", "2026-W34.en", "Give #7491 the human review") == []
+
+
+def test_a_universal_of_ones_own_is_still_dropped() -> None:
+    from service.core.analyst.sentence_claims import absence_reasons
+
+    text = "#4258 and #4259 revert every earlier feature."
+    assert absence_reasons(text, "", [4258, 4259], "reverts #4251") == ["universal: every"]
