@@ -107,7 +107,10 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:
-            ok = any(found_in(concept, e.about) for e in segment.prs)
+            ok = any(
+                found_in(concept, e.about) or _in_code(concept, e.added + "\n" + e.removed)
+                for e in segment.prs
+            )
         else:
             ok = found_in(concept, week_text)
         if not ok:
@@ -115,6 +118,14 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
         elif segment.prs and _swapped(name, set(named), segment.prs, words):
             reasons.append(f"entity: {said} (the PR is about another of its kind)")
     return reasons
+
+
+def _in_code(concept: str | re.Pattern[str], lines: str) -> bool:
+    """The concept in its code spelling on a changed line (`update_weights`, `sync_weights`):
+    a code name shows what the PR works on; a plain word in a comment or a string may not."""
+    if isinstance(concept, str):
+        return found_in(concept, lines) and "_" in concept
+    return any("_" in match.group(0) for match in concept.finditer(lines))
 
 
 def _swapped(name: str, named: set[str], prs: tuple[PREvidence, ...], words: Glossary) -> bool:

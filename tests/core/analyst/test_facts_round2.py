@@ -57,3 +57,21 @@ def test_a_universal_of_ones_own_is_still_dropped() -> None:
 
     text = "#4258 and #4259 revert every earlier feature."
     assert absence_reasons(text, "", [4258, 4259], "reverts #4251") == ["universal: every"]
+
+
+# --- a concept the diff names in code, and words of two senses ----------------------------
+
+
+def test_a_concept_in_its_code_spelling_on_a_changed_line_is_found() -> None:
+    # "weight sync": the PR's words don't say it; its changed lines name `update_weights`
+    assert check("tune", "2026-W04.en", "Weight sync buckets use MIN_BUCKET_SIZE_MB 512") == []
+
+
+def test_a_concept_as_a_plain_word_in_the_diff_is_not_enough() -> None:
+    # "视觉" stands in #6056's script only as a word ("vision-language"), not as code
+    reasons = check("seen", "2026-W19.zh.adversarial", "#6056 的 OPD 测试以 Qwen3-VL-2B-Instruct")
+    assert reasons
+
+
+def test_the_tokens_of_a_token_bucket_are_no_credential() -> None:
+    assert check("tune", "2025-W47.zh.adversarial", "AsyncTokenBucket 的 acquire") == []
