@@ -48,7 +48,7 @@ _NEW_VALUE = re.compile(
     r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
-    r"(?!\s*的|[\w.\-]|\s+(?:a|an|the)\b)",
+    r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",
     re.IGNORECASE,
 )
 _ARG_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w])")
@@ -318,7 +318,8 @@ def _in_signature(pattern: str, added: str) -> bool:
 def _value_set(value: str, keys: list[str], e: PREvidence) -> bool:
     """`value` is a new value of a named setting, or stands near "default" in the PR's words or
     on an added line."""
-    if any(value in (v.strip() for v in e.settings[k][1]) for k in keys):
+    # a pin "==0.1.7" parses as the value "=0.1.7": its version is the value
+    if any(value in (v.strip().lstrip("=<>~!") for v in e.settings[k][1]) for k in keys):
         return True
     token = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
     near = (

@@ -75,3 +75,17 @@ def test_a_concept_as_a_plain_word_in_the_diff_is_not_enough() -> None:
 
 def test_the_tokens_of_a_token_bucket_are_no_credential() -> None:
     assert check("tune", "2025-W47.zh.adversarial", "AsyncTokenBucket 的 acquire") == []
+
+
+# --- a quoted line's file is where it stands, a pin's version is its value ----------------
+
+
+def test_the_file_of_a_removed_line_quote_is_on_neither_side() -> None:
+    # "-.github/workflows/docker-build-ascend-a3.yml: compress: true": the file is not removed
+    assert check("tune", "2025-W47.zh.adversarial", "从 docker-build-ascend-a2.yml 与") == []
+    assert check("seen", "2026-W21.zh", "`setup.py` 原先要求 TransferQueue==0.1.6") == []
+
+
+def test_a_pinned_version_is_the_new_value_of_a_dependency() -> None:
+    # `TransferQueue==0.1.7` on the added lines; "设为 verl 默认依赖": verl is no value
+    assert check("seen", "2026-W21.zh", "#6354 修复 TransferQueue 路径上") == []
