@@ -238,7 +238,10 @@ def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) ->
             if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
                 continue
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
-                if name == "revert" and not any(_reverted(e.number, evidence) for e in segment.prs):
+                # "re-applies the fix that was reverted": a revert found, or the PR's own words
+                if name == "revert" and not any(
+                    _reverted(e.number, evidence) or "revert" in e.said_actions for e in segment.prs
+                ):
                     reasons.append(f"action: {match.group(0)} (no revert of it was found)")
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
             end = _CLAUSE_END.search(after)

@@ -89,3 +89,16 @@ def test_the_file_of_a_removed_line_quote_is_on_neither_side() -> None:
 def test_a_pinned_version_is_the_new_value_of_a_dependency() -> None:
     # `TransferQueue==0.1.7` on the added lines; "设为 verl 默认依赖": verl is no value
     assert check("seen", "2026-W21.zh", "#6354 修复 TransferQueue 路径上") == []
+
+
+# --- a hyphenated name of the data, a revert the PR tells itself --------------------------
+
+
+def test_a_hyphenated_name_of_the_data_is_no_foreign_word() -> None:
+    # theme "TRT-LLM 异步": the data says `trtllm`
+    assert check("seen", "2026-W19.zh.adversarial", "#5631 为 trtllm rollout 启用 Async RL") == []
+
+
+def test_a_revert_the_pr_tells_itself_backs_a_was_reverted() -> None:
+    # #6386: "#6350 (closed by #6360 revert) … this PR re-applies the production fix"
+    assert check("seen", "2026-W21.zh.adversarial", "#6386 重新应用了此前被撤销的") == []
