@@ -102,3 +102,8 @@ def test_a_hyphenated_name_of_the_data_is_no_foreign_word() -> None:
 def test_a_revert_the_pr_tells_itself_backs_a_was_reverted() -> None:
     # #6386: "#6350 (closed by #6360 revert) … this PR re-applies the production fix"
     assert check("seen", "2026-W21.zh.adversarial", "#6386 重新应用了此前被撤销的") == []
+
+
+def test_update_weights_in_the_prs_title_is_weight_sync() -> None:
+    # #7488: "[ckpt] fix: hccl error when update weights for npu"
+    assert check("seen", "2026-W34.zh", "Ascend NPU 适配持续推进") == []

@@ -12,10 +12,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.96, 7),
-    ("tune", "adversarial"): (0.82, 6),
-    ("seen", "answers"): (0.94, 18),
-    ("seen", "adversarial"): (0.80, 8),
+    ("tune", "answers"): (0.97, 7),
+    ("tune", "adversarial"): (0.95, 6),
+    ("seen", "answers"): (0.98, 18),
+    ("seen", "adversarial"): (0.86, 8),
     ("heldout", "answers"): (0.91, 11),
     ("heldout", "adversarial"): (0.63, 12),
 }
