@@ -16,8 +16,8 @@ FLOORS = {
     ("tune", "adversarial"): (0.95, 6),
     ("seen", "answers"): (0.98, 18),
     ("seen", "adversarial"): (0.86, 8),
-    ("heldout", "answers"): (0.91, 11),
-    ("heldout", "adversarial"): (0.63, 12),
+    ("heldout", "answers"): (0.92, 12),
+    ("heldout", "adversarial"): (0.63, 13),
 }
 # the same with the verification pass (recorded verifier answers, verify version 2)
 VERIFIED_FLOORS = {
@@ -25,7 +25,7 @@ VERIFIED_FLOORS = {
     ("tune", "adversarial"): (0.76, 0),
     ("seen", "answers"): (0.92, 7),
     ("seen", "adversarial"): (0.70, 0),
-    ("heldout", "answers"): (0.91, 8),
+    ("heldout", "answers"): (0.91, 9),
     ("heldout", "adversarial"): (0.55, 0),
 }
 
