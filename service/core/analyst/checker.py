@@ -206,6 +206,9 @@ class Checker:
         return self._words[pr.number]
 
 
+_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
+
+
 def _facts_evidence(facts: WeekFacts) -> WeekEvidence:
     """Evidence from the facts alone, for facts built without a digest (no diff, no
     relations, no earlier week)."""
@@ -324,7 +327,8 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons += sentence_claims.comparison_reasons(
         claim.text, evidence, checker.facts.totals, before.totals if before else None
     )
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited)
+    said = "\n".join(e.text for e in prs).lower()
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said)
     reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 
@@ -338,6 +342,10 @@ def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
 
 def _unknown_latin(text: str, blob: str) -> int:
     text = claims.without_code(text)
+    # "TRT-LLM" is the data's `trtllm`: a hyphenated name is known when its parts joined are
+    text = _HYPHENATED.sub(
+        lambda m: " " if m.group(0).replace("-", "").lower() in blob else m.group(0), text
+    )
     return sum(
         len(word)
         for word in _LATIN_WORD.findall(text)

@@ -46,9 +46,13 @@ _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
 # the new value of a default: "改为 spmd", "back to spmd", "to `async`"
 _NEW_VALUE = re.compile(
     r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
-    r"([A-Za-z_][A-Za-z0-9_.\-]*)",
+    r"([A-Za-z_][A-Za-z0-9_.\-]*)"
+    # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
+    r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",
     re.IGNORECASE,
 )
+_ARG_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w])")
+_CALL_CODE = re.compile(r"`[^`\n]*[=(][^`\n]*`")  # `f(x=True)`: code, not a value said
 _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _NAME_TAIL = re.compile(r"[\w./`-]*")
@@ -103,7 +107,10 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:
-            ok = any(found_in(concept, e.about) for e in segment.prs)
+            ok = any(
+                found_in(concept, e.about) or _in_code(concept, e.added + "\n" + e.removed)
+                for e in segment.prs
+            )
         else:
             ok = found_in(concept, week_text)
         if not ok:
@@ -111,6 +118,14 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
         elif segment.prs and _swapped(name, set(named), segment.prs, words):
             reasons.append(f"entity: {said} (the PR is about another of its kind)")
     return reasons
+
+
+def _in_code(concept: str | re.Pattern[str], lines: str) -> bool:
+    """The concept in its code spelling on a changed line (`update_weights`, `sync_weights`):
+    a code name shows what the PR works on; a plain word in a comment or a string may not."""
+    if isinstance(concept, str):
+        return found_in(concept, lines) and "_" in concept
+    return any("_" in match.group(0) for match in concept.finditer(lines))
 
 
 def _swapped(name: str, named: set[str], prs: tuple[PREvidence, ...], words: Glossary) -> bool:
@@ -223,7 +238,10 @@ def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) ->
             if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
                 continue
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
-                if name == "revert" and not any(_reverted(e.number, evidence) for e in segment.prs):
+                # "re-applies the fix that was reverted": a revert found, or the PR's own words
+                if name == "revert" and not any(
+                    _reverted(e.number, evidence) or "revert" in e.said_actions for e in segment.prs
+                ):
                     reasons.append(f"action: {match.group(0)} (no revert of it was found)")
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
             end = _CLAUSE_END.search(after)
@@ -244,8 +262,15 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     window = _clause(lowered, found.start(), found.end())
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
-    flips = [m.group(0) for m in _BOOL_WORDS.finditer(window)]
+    # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
+    blanked = _CALL_CODE.sub(lambda m: " " * len(m.group(0)), lowered)
+    flips = [m.group(0) for m in _BOOL_WORDS.finditer(_clause(blanked, found.start(), found.end()))]
+    # the argument may be named in the clause before: "新增 x 参数，默认值为 False"
+    reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
+    args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     for e in segment.prs:
+        if _argument_defaults(args, values, flips, e):
+            return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
         if not keys and "default" not in e.said_actions:
             continue
@@ -255,10 +280,49 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     return [f"default: {found.group(0)}"]
 
 
+def _argument_defaults(
+    args: list[str], values: list[frozenset[str]], flips: list[str], e: PREvidence
+) -> bool:
+    """ "acquire 默认消耗 num_tokens=1.0", "新增 use_fp8_padding 参数，默认值为 False": each value
+    the clause names is the default of an argument it names, on an added line of the diff
+    (`num_tokens: float = 1.0`); a clause naming no value needs a named argument that has a
+    default there ("pop takes a key with a default": `def pop(self, key, default=None)`)."""
+    said = [*values, *(frozenset({f}) for f in flips)]
+    signatures = [
+        rf"(?<![\w.]){re.escape(arg)}\s*(?::[^=,()\n]{{1,40}})?=\s*['\"]?" for arg in args
+    ]
+    if said:
+        return all(
+            any(
+                _in_signature(sig + rf"{re.escape(v)}(?![\w.])", e.added)
+                for sig in signatures
+                for v in value
+            )
+            for value in said
+        )
+    named = {i.lower() for i in claims.identifiers(" ".join(args))}
+    return any(
+        re.search(rf"\bdef {re.escape(arg)}\([^\n]*\bdefault\b", e.added, re.IGNORECASE)
+        or (arg in named and _in_signature(sig, e.added))
+        for arg, sig in zip(args, signatures, strict=True)
+    )
+
+
+def _in_signature(pattern: str, added: str) -> bool:
+    """`pattern` on an added line of a definition (`def f(x=1)`, or a parameter line of one),
+    not in a call (`f(check_device=False)` passes a value; it sets no default)."""
+    for match in re.finditer(pattern, added, re.IGNORECASE):
+        line = added[added.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if re.search(r"\bdef\s", line) or not re.search(r"\w\(", line):
+            return True
+    return False
+
+
 def _value_set(value: str, keys: list[str], e: PREvidence) -> bool:
     """`value` is a new value of a named setting, or stands near "default" in the PR's words or
     on an added line."""
-    if any(value in (v.strip() for v in e.settings[k][1]) for k in keys):
+    # a pin "==0.1.7" parses as the value "=0.1.7": its version is the value
+    if any(value in (v.strip().lstrip("=<>~!") for v in e.settings[k][1]) for k in keys):
         return True
     token = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
     near = (

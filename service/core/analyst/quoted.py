@@ -46,6 +46,7 @@ _REMOVAL = re.compile(
 _ADDITION = re.compile(
     r"\b(?:adds?|added|adding|introduc\w*|gains?|new)\b|新增|加入|引入|增加", re.IGNORECASE
 )
+_PATH_LIKE = re.compile(r"/|\.(?:py|ya?ml|json|toml|sh|md|txt|cfg|ini)$")
 _SMALL_WORDS = frozenset({"两", "二", "三", "四", "two", "three", "four", "both"})
 WORD_NUMBER_MAX = 4
 # what each of the week's totals counts, in the words of a sentence
@@ -82,11 +83,14 @@ def quoted(quotes: Sequence[Quote]) -> Quoted:
             new.append(norm(q.change.new or ""))
             old.append(norm(q.change.old or ""))
             old_values.append(value(q.change.old or ""))
-        elif q.side == "+":
-            new.append(line)
-        elif q.side == "-":
-            old.append(line)
-            setting = line_setting(q.text.split(": ", 1)[-1])
+        elif q.side in ("+", "-"):
+            # "-docker-build-ascend-a3.yml: compress: true": the file is where the line
+            # stands, on neither side; the line is on its side
+            path, _, code = q.text.partition(": ")
+            if code and _PATH_LIKE.search(path) and " " not in path.strip():
+                said.append(norm(path))
+            (new if q.side == "+" else old).append(line)
+            setting = line_setting(q.text.split(": ", 1)[-1]) if q.side == "-" else None
             old_values += [setting[1]] if setting else []
         else:
             said.append(line)

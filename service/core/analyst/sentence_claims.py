@@ -30,6 +30,11 @@ _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
 
+_APPOSITIVE_BEFORE = re.compile(r"[,，]\s*$")
+_APPOSITIVE_AFTER = re.compile(r"\s+(?:on|in|at|merged|landed)\b", re.IGNORECASE)
+_WORDS_AFTER = re.compile(r"(?:\s+[\w-]+){1,3}")
+
+
 def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
     """`#A <relation> #B` (or `#B <passive relation> by #A`) must be a relation the digest
     found; a relation word on one PR needs that PR to be a revert or follow-up."""
@@ -232,10 +237,13 @@ def _direction(text: str, words: Glossary) -> str:
     return "up" if words.word("comparison_up").search(text) else "none"
 
 
-def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str]:
+def absence_reasons(
+    text: str, week_text: str, cited: Sequence[int], prs_text: str = ""
+) -> list[str]:
     """ "No X this week" must be true of every PR of the week; other universal claims ("all",
     "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
-    the sentence rests on."""
+    the sentence rests on, a trailing "…, all on 2025-11-24" after two or more cited PRs, or
+    words the cited PRs say themselves ("every changed line"; `prs_text`, lower case)."""
     words = glossary()
     plain = claims.without_code(text)
     reasons = []
@@ -255,9 +263,31 @@ def absence_reasons(text: str, week_text: str, cited: Sequence[int]) -> list[str
         if present or not (named or buckets):
             reasons.append(f"absence: {absent.group(0)} {', '.join(present)}".rstrip())
     universal = words.word("universal").search(plain)
-    if universal and not _cited_universal(plain, universal, len(cited), words):
+    if (
+        universal
+        and not _cited_universal(plain, universal, len(cited), words)
+        and not _trailing_universal(plain, universal, len(cited))
+        and not _quoted_universal(plain, universal, prs_text)
+    ):
         reasons.append(f"universal: {universal.group(0)}")
     return reasons
+
+
+def _trailing_universal(text: str, universal: re.Match[str], cited: int) -> bool:
+    """ "#4258, #4259 and #4260 revert …, all on 2025-11-24": an appositive after a comma,
+    said of the two or more PRs the sentence lists."""
+    return (
+        cited >= 2  # noqa: PLR2004
+        and _APPOSITIVE_BEFORE.search(text[: universal.start()]) is not None
+        and _APPOSITIVE_AFTER.match(text, universal.end()) is not None
+    )
+
+
+def _quoted_universal(text: str, universal: re.Match[str], prs_text: str) -> bool:
+    """The universal with the words after it is the cited PRs' own ("every changed line")."""
+    tail = _WORDS_AFTER.match(text, universal.end())
+    phrase = " ".join((universal.group(0) + (tail.group(0) if tail else "")).lower().split())
+    return len(phrase.split()) >= 3 and phrase in " ".join(prs_text.split())  # noqa: PLR2004
 
 
 def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:

@@ -31,7 +31,7 @@ _FROM_TO = re.compile(rf"(?:\bfrom\b|由|从)\s*{_A}\s*(?:{_TO_WORDS})\s*{_B}", 
 _ARROW = re.compile(rf"^\W{{0,3}}{_A}\s*→\s*{_B}")
 # a value said plainly: "defaults to B", "（默认 B）", "默认值为 B", "sets … to B", "= B"
 _DEFAULT_TO = re.compile(
-    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:均|都)?(?:为|是|改为|设为|设置为)?"
+    rf"(?:\bdefault(?:s|ing|ed)?\b(?:\s+value)?(?:\s+(?:is|of|to|=|:|at))?|默认(?:值)?(?:均|都)?(?:为|是|改为|设为|设置为|使用|采用)?"
     rf"|\bset\s+to|设为|设置为|改为|改成|调整为|调为|调到|提高到|降低到)\s*{_B}",
     re.IGNORECASE,
 )

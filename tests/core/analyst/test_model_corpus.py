@@ -12,22 +12,22 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.96, 7),
-    ("tune", "adversarial"): (0.82, 6),
-    ("seen", "answers"): (0.94, 18),
-    ("seen", "adversarial"): (0.80, 8),
-    ("heldout", "answers"): (0.91, 11),
-    ("heldout", "adversarial"): (0.63, 12),
+    ("tune", "answers"): (0.97, 7),
+    ("tune", "adversarial"): (0.95, 6),
+    ("seen", "answers"): (0.98, 18),
+    ("seen", "adversarial"): (0.86, 8),
+    ("heldout", "answers"): (0.92, 12),
+    ("heldout", "adversarial"): (0.63, 13),
 }
 # the same with the verification pass (recorded verifier answers to the current verify prompt;
 # a verifier is a model: two runs on the same requests differed by six kept wrong sentences of
 # the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 5),
-    ("tune", "adversarial"): (0.76, 0),
-    ("seen", "answers"): (0.93, 13),
-    ("seen", "adversarial"): (0.73, 1),
-    ("heldout", "answers"): (0.91, 8),
+    ("tune", "adversarial"): (0.85, 0),
+    ("seen", "answers"): (0.97, 13),
+    ("seen", "adversarial"): (0.80, 1),
+    ("heldout", "answers"): (0.92, 9),
     ("heldout", "adversarial"): (0.55, 1),
 }
 
