@@ -198,6 +198,8 @@ class _Run:
         known = stored_files(self.known.get(pr.number), pr.merge_commit)
         if known is None or len(known.files) < len(pr.files):
             return None
+        if self.http.has_token and len(known.files) < pr.changed_files:
+            return None  # GraphQL lists every file: a snapshot REST capped is not whole
         self.note_stored_cap(pr, len(known.files))
         return pr.model_copy(update={"files": known.files, "patches_fetched": True})
 
@@ -281,6 +283,20 @@ class _Run:
             patched = patched.model_copy(update={"files": [*patched.files, *unlisted]})
             self.missing.append(_capped(pr.number, "patches", len(files), len(pr.files)))
         return patched
+
+    def nodes(self, numbers: list[int]) -> dict[int, dict[str, Any]]:
+        """The nodes of `numbers`, asked one by one; one GitHub does not give now is left out,
+        its gap noted."""
+        found: dict[int, dict[str, Any]] = {}
+        for number in numbers:
+            try:
+                node = graphql.pull_request_node(self.http, self.repo, number)
+            except UpstreamError as exc:
+                self.miss(number, "pull", exc)
+                continue
+            if node is not None:
+                found[number] = node
+        return found
 
     # --- older PRs the week names ------------------------------------------------------
 
@@ -408,9 +424,23 @@ def _search(
     if since is not None and len(stored) >= graphql.PAGE_SIZE:
         total = graphql.merged_count(run.http, run.repo, window.start, window.end)
         changed = _window_nodes(run, window, concurrency, since)
-        if len(stored.keys() | {int(n["number"]) for n in changed}) == total:
-            return changed, stored
+        fresh = {int(n["number"]) for n in changed}
+        if len(stored.keys() | fresh) == total:
+            # a snapshot that is not whole (a file page missed, or read without a token) is
+            # read again by number, unless there are so many that the window's pages cost less
+            partial = sorted(n for n, pr in stored.items() if n not in fresh and not whole(pr))
+            if len(partial) < -(-total // graphql.PAGE_SIZE):
+                again = run.nodes(partial)
+                standing = {n: pr for n, pr in stored.items() if n not in again}
+                return changed + list(again.values()), standing
     return _window_nodes(run, window, concurrency), {}
+
+
+def whole(pr: PullRequest) -> bool:
+    """Whether a stored snapshot may stand for its PR in a run with a token: every file GitHub
+    counts is in it, and it holds what only GraphQL gives (a REST snapshot's reviews are None;
+    its checks and decision are unknown with them)."""
+    return len(pr.files) >= pr.changed_files and pr.reviews is not None
 
 
 def _collect_graphql(
