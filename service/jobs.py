@@ -249,7 +249,11 @@ def build_family(
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = hashlib.sha256(scope.key.encode())
     for week, profile in zip(weeks, profiles, strict=True):
-        inputs.update(inputs_key(week, profile, p.language, "", stamp, narration).encode())
+        # each member's previous digest is its part's `previous`, and the family's previous
+        # one may be merged from them: a member's previous week built later changes the key
+        member = p.store.week_stamp(week.repo, before.label, p.language)
+        before_key = f"{stamp}|{member}"
+        inputs.update(inputs_key(week, profile, p.language, "", before_key, narration).encode())
     key = inputs.hexdigest()
     digest = p.store.digest_built_from(scope.key, window.label, p.language, key)
     reused = digest is not None
