@@ -135,6 +135,15 @@ def analysis_version() -> str:
     return key.hexdigest()
 
 
+@functools.cache
+def helpers_key() -> str:
+    """Which optional helpers judge (doctor's list: the glob engine, the shell-variable reader):
+    a digest built with another one is built again, not reused."""
+    from service.optional_helpers import helpers
+
+    return ";".join(f"{h.extra}={'native' if h.native else 'fallback'}" for h in helpers())
+
+
 def inputs_key(
     collected: CollectedWeek,
     profile: RepoProfile,
@@ -145,9 +154,10 @@ def inputs_key(
 ) -> str:
     """sha256 of everything a digest is built from: the collected week, the profile, the
     language, the code, `before` (what the store holds for the previous week) and `narration`
-    (the language model and its prompts; empty without one, or with `--no-llm`)."""
+    (the language model and its prompts; empty without one, or with `--no-llm`), and which
+    optional helpers run."""
     key = hashlib.sha256()
-    parts = (analysis_version(), language, discussion, before, narration)
+    parts = (analysis_version(), helpers_key(), language, discussion, before, narration)
     for part in (*parts, profile.model_dump_json()):
         key.update(part.encode() + b"\0")
     key.update(collected.model_dump_json(exclude={"prs"}).encode())
