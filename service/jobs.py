@@ -135,6 +135,15 @@ def analysis_version() -> str:
     return key.hexdigest()
 
 
+@functools.cache
+def helpers_key() -> str:
+    """Which optional helpers judge (doctor's list: the glob engine, the shell-variable reader):
+    a digest built with another one is built again, not reused."""
+    from service.optional_helpers import helpers
+
+    return ";".join(f"{h.extra}={'native' if h.native else 'fallback'}" for h in helpers())
+
+
 def inputs_key(
     collected: CollectedWeek,
     profile: RepoProfile,
@@ -145,9 +154,10 @@ def inputs_key(
 ) -> str:
     """sha256 of everything a digest is built from: the collected week, the profile, the
     language, the code, `before` (what the store holds for the previous week) and `narration`
-    (the language model and its prompts; empty without one, or with `--no-llm`)."""
+    (the language model and its prompts; empty without one, or with `--no-llm`), and which
+    optional helpers run."""
     key = hashlib.sha256()
-    parts = (analysis_version(), language, discussion, before, narration)
+    parts = (analysis_version(), helpers_key(), language, discussion, before, narration)
     for part in (*parts, profile.model_dump_json()):
         key.update(part.encode() + b"\0")
     key.update(collected.model_dump_json(exclude={"prs"}).encode())
@@ -249,7 +259,11 @@ def build_family(
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = hashlib.sha256(scope.key.encode())
     for week, profile in zip(weeks, profiles, strict=True):
-        inputs.update(inputs_key(week, profile, p.language, "", stamp, narration).encode())
+        # each member's previous digest is its part's `previous`, and the family's previous
+        # one may be merged from them: a member's previous week built later changes the key
+        member = p.store.week_stamp(week.repo, before.label, p.language)
+        before_key = f"{stamp}|{member}"
+        inputs.update(inputs_key(week, profile, p.language, "", before_key, narration).encode())
     key = inputs.hexdigest()
     digest = p.store.digest_built_from(scope.key, window.label, p.language, key)
     reused = digest is not None

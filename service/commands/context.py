@@ -65,11 +65,23 @@ class _Loads(Generic[K, V]):
             pending, owner = self._claim(key)
         if hit is not None:  # stale: served while the refresh runs in the background
             if owner:
-                self.spawn(lambda: self._load(key, load, pending, quiet=True))
+                self._spawn_refresh(key, load, pending)
             return hit[1]
         if owner:
             self._load(key, load, pending, quiet=False)
         return pending.result()
+
+    def _spawn_refresh(self, key: K, load: Callable[[], V], pending: Future[V]) -> None:
+        """The refresh of `key` started off the request path; when no thread can be started,
+        the claim is given up (the next caller tries again) and the stale value still served."""
+        try:
+            self.spawn(lambda: self._load(key, load, pending, quiet=True))
+        except BaseException as exc:
+            with self._lock:
+                if self._pending.get(key) is pending:
+                    del self._pending[key]
+            pending.set_exception(exc)
+            pending.exception()  # retrieved: nobody waits on a refresh
 
     def _claim(self, key: K) -> tuple[Future[V], bool]:
         """The load of `key` in flight, and whether this caller is the one to run it."""

@@ -4,6 +4,7 @@ without; per-PR failures are recorded in Completeness, never silently dropped.""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -138,11 +139,18 @@ class _References:
         self.repo = repo
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="code-search")
         self.future: Future[tuple[bool, dict[str, list[str]]]] | None = None
+        self.stopped = threading.Event()
 
     def start(self, prs: list[PullRequest]) -> None:
         if self.future is None:
             search = references.remaining_references
-            self.future = self.pool.submit(search, self.http, self.repo, prs)
+            limit = references.MAX_QUERIES
+            self.future = self.pool.submit(search, self.http, self.repo, prs, limit, self.stopped)
+
+    def stop(self) -> None:
+        """No further query: the collection ended (a raise, or its answers are in)."""
+        self.stopped.set()
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
     def result(self, prs: list[PullRequest]) -> dict[str, list[str]]:
         """The answers ({removed path: files still naming it}); started on `prs` if not yet."""
@@ -168,6 +176,8 @@ class _Run:
         # anyway (their patches are wanted): the rest is asked of GraphQL only if REST fails
         self.unpaged: dict[int, dict[str, Any]] = {}
         self.older_future: Future[list[PullRequest]] | None = None
+        self.older_pool: ThreadPoolExecutor | None = None
+        self.stopped = threading.Event()
         # with a store the files live in the PR snapshots, so the ETag cache would keep every
         # patch a second time
         self.cache_files = stored is None
@@ -198,6 +208,8 @@ class _Run:
         known = stored_files(self.known.get(pr.number), pr.merge_commit)
         if known is None or len(known.files) < len(pr.files):
             return None
+        if self.http.has_token and len(known.files) < pr.changed_files:
+            return None  # GraphQL lists every file: a snapshot REST capped is not whole
         self.note_stored_cap(pr, len(known.files))
         return pr.model_copy(update={"files": known.files, "patches_fetched": True})
 
@@ -282,6 +294,20 @@ class _Run:
             self.missing.append(_capped(pr.number, "patches", len(files), len(pr.files)))
         return patched
 
+    def nodes(self, numbers: list[int]) -> dict[int, dict[str, Any]]:
+        """The nodes of `numbers`, asked one by one; one GitHub does not give now is left out,
+        its gap noted."""
+        found: dict[int, dict[str, Any]] = {}
+        for number in numbers:
+            try:
+                node = graphql.pull_request_node(self.http, self.repo, number)
+            except UpstreamError as exc:
+                self.miss(number, "pull", exc)
+                continue
+            if node is not None:
+                found[number] = node
+        return found
+
     # --- older PRs the week names ------------------------------------------------------
 
     def older(self, prs: list[PullRequest]) -> list[PullRequest]:
@@ -306,9 +332,16 @@ class _Run:
     def start_older(self, prs: list[PullRequest]) -> None:
         """Look the older PRs up in a thread of their own, beside the file fetches: they are
         named in titles and bodies, which the search already gave."""
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="older")
-        self.older_future = pool.submit(self.older, prs)
-        pool.shutdown(wait=False)  # the thread ends with its one task
+        self.older_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="older")
+        self.older_future = self.older_pool.submit(self.older, prs)
+        self.older_pool.shutdown(wait=False)  # the thread ends with its one task
+
+    def stop(self) -> None:
+        """No further request of the older-PR lookup: the collection ended (a raise, or its
+        answers are in). Waits for the one request under way, if any."""
+        self.stopped.set()
+        if self.older_pool is not None:
+            self.older_pool.shutdown(wait=True, cancel_futures=True)
 
     def older_result(self, prs: list[PullRequest]) -> list[PullRequest]:
         """The older PRs looked up by `start_older`, or looked up now on `prs`."""
@@ -317,6 +350,8 @@ class _Run:
         return self.older_future.result()
 
     def fetch_older(self, number: int) -> PullRequest | None:
+        if self.stopped.is_set():
+            return None
         try:
             pull = rest.pull(self.http, self.repo, number, max_age=OLDER_MAX_AGE)
         except FATAL:
@@ -408,9 +443,23 @@ def _search(
     if since is not None and len(stored) >= graphql.PAGE_SIZE:
         total = graphql.merged_count(run.http, run.repo, window.start, window.end)
         changed = _window_nodes(run, window, concurrency, since)
-        if len(stored.keys() | {int(n["number"]) for n in changed}) == total:
-            return changed, stored
+        fresh = {int(n["number"]) for n in changed}
+        if len(stored.keys() | fresh) == total:
+            # a snapshot that is not whole (a file page missed, or read without a token) is
+            # read again by number, unless there are so many that the window's pages cost less
+            partial = sorted(n for n, pr in stored.items() if n not in fresh and not whole(pr))
+            if len(partial) < -(-total // graphql.PAGE_SIZE):
+                again = run.nodes(partial)
+                standing = {n: pr for n, pr in stored.items() if n not in again}
+                return changed + list(again.values()), standing
     return _window_nodes(run, window, concurrency), {}
+
+
+def whole(pr: PullRequest) -> bool:
+    """Whether a stored snapshot may stand for its PR in a run with a token: every file GitHub
+    counts is in it, and it holds what only GraphQL gives (a REST snapshot's reviews are None;
+    its checks and decision are unknown with them)."""
+    return len(pr.files) >= pr.changed_files and pr.reviews is not None
 
 
 def _collect_graphql(
@@ -483,13 +532,18 @@ def collect_week(
     # answered for are the keys of `refs`, so a partial answer stays visible per path
     checked = check_references and http.has_token
     search = _References(http, repo) if checked else None
-    if http.has_token:
-        prs = _collect_graphql(run, window, patch_concurrency, progress, search)
-    else:
-        prs = _collect_rest(run, window, patch_concurrency, progress)
-    prs.sort(key=lambda p: (p.merged_at, p.number))
-    refs = search.result(prs) if search is not None else {}
-    older = run.older_result(prs)
+    try:
+        if http.has_token:
+            prs = _collect_graphql(run, window, patch_concurrency, progress, search)
+        else:
+            prs = _collect_rest(run, window, patch_concurrency, progress)
+        prs.sort(key=lambda p: (p.merged_at, p.number))
+        refs = search.result(prs) if search is not None else {}
+        older = run.older_result(prs)
+    finally:  # a collection that raised leaves no thread asking GitHub
+        run.stop()
+        if search is not None:
+            search.stop()
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
     return CollectedWeek(
         repo=repo,

@@ -8,6 +8,7 @@ digest says that search is incomplete rather than that nothing refers to it.
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -32,10 +33,14 @@ class _SearchStoppedError(Exception):
     """Code search refused or rate-limited: further queries would fail too."""
 
 
-def _files_naming(http: GitHubHttp, repo: str, term: SearchTerm) -> list[str] | None:
+def _files_naming(
+    http: GitHubHttp, repo: str, term: SearchTerm, stop: threading.Event
+) -> list[str] | None:
     """Default-branch files that name the removed path (outside it); None if a query failed."""
     paths: set[str] = set()
     for phrase in term.phrases:
+        if stop.is_set():  # the collection ended without it: ask nothing more
+            raise _SearchStoppedError
         try:
             payload = rest.code_search(http, repo, phrase, max_age=ANSWER_MAX_AGE)
         except (RateLimitError, AuthRefusedError):
@@ -47,19 +52,23 @@ def _files_naming(http: GitHubHttp, repo: str, term: SearchTerm) -> list[str] | 
 
 
 def remaining_references(
-    http: GitHubHttp, repo: str, prs: list[PullRequest], limit: int = MAX_QUERIES
+    http: GitHubHttp,
+    repo: str,
+    prs: list[PullRequest],
+    limit: int = MAX_QUERIES,
+    stop: threading.Event | None = None,
 ) -> tuple[bool, dict[str, list[str]]]:
     """(every path answered, {removed path: default-branch files that still name it}).
 
     The check is optional: a refused or rate-limited code search ends it early, any other
     failure skips that path; either way the first value says the answer is partial and the
-    paths without an answer are not keys of the result.
+    paths without an answer are not keys of the result. Once `stop` is set no query is sent.
     """
     found: dict[str, list[str]] = {}
     terms = search_terms(prs, limit)
     for term in terms:
         try:
-            paths = _files_naming(http, repo, term)
+            paths = _files_naming(http, repo, term, stop or threading.Event())
         except _SearchStoppedError:
             return False, found
         if paths is not None:

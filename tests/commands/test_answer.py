@@ -322,6 +322,30 @@ def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
     assert cached.list_weeks(REPO, "en") == sorted(digests, reverse=True)
 
 
+def test_a_refresh_that_cannot_start_leaves_no_stale_claim(
+    store: Store, clock: Clock, digests: dict[str, Digest]
+) -> None:
+    from service.commands.context import DIGEST_CACHE_TTL, CachedReader
+
+    can_start = [False]
+
+    def spawn(refresh: Callable[[], None]) -> None:
+        if not can_start[0]:
+            raise RuntimeError("can't start new thread")
+        refresh()
+
+    cached = CachedReader(store, clock, spawn=spawn)
+    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    rebuilt = digests["2026-W04"].model_copy(update={"discussion_url": "https://x.test/d"})
+    store.save_digest(rebuilt)
+    clock.now += DIGEST_CACHE_TTL
+    # no thread for the refresh: the kept digest answers, and the claim is given up
+    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    can_start[0] = True
+    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]  # refreshes now
+    assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
+
+
 def test_engine_answers_the_same_through_the_cache(
     make_ctx: Ctx, store: Store, clock: Clock
 ) -> None:

@@ -116,3 +116,23 @@ def test_a_moved_repository_of_the_family_is_told_once_by_its_new_home(
     assert "项目已迁至 verl-project/verl" in render_format(w20, "markdown", "zh", report_url=URL)
     assert site.family("2026-W20").repos[0].moved_from == [OLD]  # rebuilt: still said
     assert site.family("2026-W21").repos[0].moved_from == []  # any other week: said once only
+
+
+def test_a_members_previous_week_built_again_is_seen_on_regenerate(site: Site) -> None:
+    window = parse_week("2026-W19", site.pipeline.timezone, datetime.now(UTC))
+    members = [
+        run_week(site.pipeline, r, window, trigger="t", post=False).digest for r in (OLD, OMNI)
+    ]
+    site.family("2026-W20")  # the family's week before is merged from its members' (move told)
+    first = site.family("2026-W20")
+    assert site.family("2026-W20").generated_at == first.generated_at  # kept while unchanged
+    omni = members[1]
+    assert omni is not None
+    fewer = omni.stats.model_copy(update={"prs": omni.stats.prs - 1})
+    # the member's week before is built again (here: stored again with other inputs)
+    site.pipeline.store.save_digest(omni.model_copy(update={"stats": fewer}), inputs="again")
+    again = site.family("2026-W20")
+    assert again.generated_at > first.generated_at  # analysed again, not the stale digest
+    assert again.trends.previous_stats is not None
+    both = len(_week("verl", "2026-W19")["pulls"]) + len(_week("verl-omni", "2026-W19")["pulls"])
+    assert again.trends.previous_stats.prs == both - 1
