@@ -63,11 +63,10 @@ def _defined(
     files: list[FileChange], patches: dict[str, ParsedPatch]
 ) -> tuple[list[str], list[str]]:
     """Public top-level names added and removed (a name both removed and added moved or was
-    edited: neither), those of the files the PR changes most first: a PR is told by its main
-    code, not by a helper of an example it also touches."""
+    edited: neither)."""
     added: list[str] = []
     removed: list[str] = []
-    for f in sorted(files, key=lambda f: -(f.additions + f.deletions)):
+    for f in files:
         parsed = patches[f.path]
         added += _definitions(parsed.added)
         removed += _definitions(parsed.removed)
