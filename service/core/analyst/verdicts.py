@@ -10,6 +10,7 @@ skipped it) stays: a failing verifier drops nothing, and the audit list says so.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from service.core.analyst.verify_lines import changed_lines
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
-VERIFY_VERSION = "2"  # 2: each sentence's changed lines (`diff`), each PR's author
+VERIFY_VERSION = "3"  # 2: `diff` lines, authors; 3: merge times, PRs per author
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -156,7 +157,21 @@ def _pr_data(pr: PRFacts, facts: WeekFacts) -> dict[str, Any]:
     found = facts.evidence.pr(pr.number) if facts.evidence is not None else None
     if found is not None and found.author:
         data["author"] = found.author  # for "X wrote three of them": the login and name
+    scored = facts.evidence.scored.get(pr.number) if facts.evidence is not None else None
+    if scored is not None:
+        data["merged_at"] = scored.merged_at.isoformat()
     return data
+
+
+def _author_counts(cited: Iterable[int], facts: WeekFacts) -> dict[str, int]:
+    """How many of the week's PRs each author of the cited PRs wrote (by login): a sentence
+    saying "X merged four PRs" is judged on the week, not on the PRs it happens to cite."""
+    if facts.evidence is None:
+        return {}
+    scored = facts.evidence.scored
+    week = Counter(s.author for s in scored.values() if s.author)
+    logins = dict.fromkeys(a for n in cited if (a := getattr(scored.get(n), "author", None)))
+    return {login: week[login] for login in logins}
 
 
 def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
@@ -193,6 +208,8 @@ def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
     cited = dict.fromkeys(n for s in batch for n in s.prs)
     prs = [_pr_data(pr, facts) for pr in (facts.pr(n) for n in cited) if pr is not None]
     payload = {**_week_data(facts), "prs": prs}
+    if authors := _author_counts(cited, facts):
+        payload["week_prs_by_author"] = authors
     payload = {**payload, "sentences": [_sentence_data(s, facts) for s in batch]}
     if facts.repos:  # a family's: every PR named by its reference, not its key
         payload = {"repos": list(facts.repos), **named_payload(payload, facts.repos)}

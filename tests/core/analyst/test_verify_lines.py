@@ -65,3 +65,12 @@ def test_the_values_a_sentence_states_are_looked_up_as_whole_tokens() -> None:
     lines = changed_lines("#4280 trains for 15 epochs", (4280,), facts.evidence)
     assert any("total_epochs=15" in str(e["line"]) for e in lines)
     assert changed_lines("#4280 trains for 1500 epochs", (4280,), facts.evidence) == []
+
+
+def test_the_verifier_data_holds_merge_times_and_the_weeks_count_per_author() -> None:
+    facts = week_facts(language="en")
+    sentence = Sentence(1, "trends", 0, "jianjunzhong merged one PR this week, #4280", (4280,))
+    data = json.loads(batch_data([sentence], facts))
+    (pr,) = data["prs"]
+    assert pr["merged_at"].startswith("2026-01-")
+    assert data["week_prs_by_author"] == {"jianjunzhong": 1}
