@@ -20,15 +20,15 @@ FLOORS = {
     ("heldout", "adversarial"): (0.63, 13),
 }
 # the same with the verification pass (recorded verifier answers to the current verify prompt;
-# a verifier is a model: two runs on the same requests differed by six kept wrong sentences of
-# the seen answers, so these floors hold one run, not the verifier's best)
+# a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
+# sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 5),
-    ("tune", "adversarial"): (0.85, 0),
-    ("seen", "answers"): (0.97, 13),
+    ("tune", "adversarial"): (0.89, 0),
+    ("seen", "answers"): (0.97, 14),
     ("seen", "adversarial"): (0.80, 1),
     ("heldout", "answers"): (0.92, 9),
-    ("heldout", "adversarial"): (0.55, 1),
+    ("heldout", "adversarial"): (0.53, 1),
 }
 
 
