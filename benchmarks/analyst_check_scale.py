@@ -25,7 +25,7 @@ from service.core.analyst.facts import build_facts  # noqa: E402
 from service.core.analyst.schema import SECTIONS, Draft, parse_answer  # noqa: E402
 from service.core.digest import build_digest  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
-from service.recorded import load_recorded  # noqa: E402
+from service.pipeline.recorded import load_recorded  # noqa: E402
 
 ANSWER = ROOT / "tests" / "data" / "llm" / "2026-W04.good.zh.json"
 

@@ -27,7 +27,7 @@ from service.core.profile import load_profile  # noqa: E402
 from service.core.risks import breaking, detect_risks  # noqa: E402
 from service.core.risks.base import Context  # noqa: E402
 from service.core.titles import parse_title  # noqa: E402
-from service.recorded import load_recorded  # noqa: E402
+from service.pipeline.recorded import load_recorded  # noqa: E402
 
 WEEKS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

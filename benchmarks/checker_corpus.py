@@ -64,7 +64,7 @@ def _facts(week: str, previous: str | None, lang: str) -> Any:
     from service.core.analyst.facts import build_facts
     from service.core.digest import build_digest
     from service.core.profile import load_profile
-    from service.recorded import load_recorded
+    from service.pipeline.recorded import load_recorded
 
     collected = load_recorded(WEEKS / f"{week}.json", NOW)
     profile = load_profile(collected.repo)

@@ -43,10 +43,10 @@ def serve(ttl: float) -> None:
 
     from service.commands.answer import EngineContext
     from service.commands.context import CachedReader
+    from service.runtime.web import build_web_app
     from service.slack.app import build_slack_app, build_slack_endpoint
     from service.slack.sender import build_web_client
     from service.store.repository import Store
-    from service.web import build_web_app
     from tests.commands.builders import huge_digest
     from tests.fakes.asgi import run_app
     from tests.fakes.slack import BOT_TOKEN, running_fake_slack

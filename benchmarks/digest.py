@@ -24,7 +24,7 @@ from service.core.digest import build_digest  # noqa: E402
 from service.core.models import CollectedWeek  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.core.weeks import previous_window  # noqa: E402
-from service.recorded import load_recorded  # noqa: E402
+from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render import feishu, report, slack  # noqa: E402
 
 WEEKS = ROOT / "tests" / "data" / "weeks"

@@ -28,7 +28,7 @@ from service.core.analyst.facts import (  # noqa: E402
 from service.core.digest import build_digest  # noqa: E402
 from service.core.models import CollectedWeek  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
-from service.recorded import load_recorded  # noqa: E402
+from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render.prompt import prompt_chars, prompt_messages  # noqa: E402
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)

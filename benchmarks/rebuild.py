@@ -141,13 +141,13 @@ def cli_run(week: str, output: str) -> None:
     from service import wiring
     from service.cli.common import configure_logging
     from service.core.weeks import parse_week
-    from service.jobs import build_week
+    from service.pipeline.jobs import build_week
     from service.render.formats import render_format
     from service.settings import load_settings
 
     settings = load_settings()
     configure_logging(settings)
-    logging.getLogger("service.jobs").setLevel(logging.DEBUG)  # its "week built" line
+    logging.getLogger("service.pipeline.jobs").setLevel(logging.DEBUG)  # its "week built" line
     imported = time.perf_counter()
     pipeline = wiring.build_pipeline(settings, with_senders=False)
     window = parse_week(week, settings.digest_timezone, wiring.utc_now())

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from service.core.models import Risk  # noqa: E402
 from service.core.profile import RepoProfile, load_profile  # noqa: E402
 from service.core.risks import detect_risks  # noqa: E402
-from service.recorded import load_recorded, load_sample  # noqa: E402
+from service.pipeline.recorded import load_recorded, load_sample  # noqa: E402
 from tests.core.risks.generated import (  # noqa: E402
     START,
     WEEK,

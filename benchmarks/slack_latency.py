@@ -25,10 +25,10 @@ sys.path.insert(0, str(ROOT))
 
 from service.commands.answer import CachedReader, DigestReader, EngineContext  # noqa: E402
 from service.render.links import report_url  # noqa: E402
+from service.runtime.web import build_web_app  # noqa: E402
 from service.slack.app import build_slack_app, build_slack_endpoint  # noqa: E402
 from service.slack.sender import build_web_client  # noqa: E402
 from service.store.repository import Store  # noqa: E402
-from service.web import build_web_app  # noqa: E402
 from tests.commands.builders import WEEK_LABELS, real_digest, replicate_digest  # noqa: E402
 from tests.conftest import NOW  # noqa: E402
 from tests.fakes.asgi import run_app  # noqa: E402

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from service.core.digest import build_digest  # noqa: E402
 from service.core.models import Digest  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
-from service.recorded import load_recorded  # noqa: E402
+from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render.report import render_markdown  # noqa: E402
 
 WEEKS = ROOT / "tests" / "data" / "weeks"

@@ -122,7 +122,7 @@ LOG_INTERNAL_ERROR = "internal error"  # with the incident id the CLI printed
 
 
 def log_progress(done: int, total: int | None, stage: str) -> str:
-    """A long build's heartbeat when no terminal shows a bar (service/progress.py)."""
+    """A long build's heartbeat when no terminal shows a bar (service/observe/progress.py)."""
     shown = "?" if total is None else str(total)
     return f"PRs fetched {done} of {shown}, stage {stage}"
 
@@ -260,7 +260,7 @@ WEBHOOK_UNSIGNED = (
     "verification and setting FEISHU_WEBHOOK_SECRET"
 )
 
-# the optional native helpers (service/optional_helpers.py)
+# the optional native helpers (service/observe/optional_helpers.py)
 HELPER_GLOBS = "path globs"
 HELPER_SHELL = "shell-variable rule"
 HELPER_READER = "the built-in shell reader"

@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     digest_timezone: str = Field("Asia/Shanghai", description="timezone of the week windows")
     digest_language: Language = Field("zh", description="language of the digest")
     digest_schedule: str = Field("0 10 * * MON", description="cron of the weekly run")
-    # per-destination cadence (service/cadence.py)
+    # per-destination cadence (service/delivery/cadence.py)
     digest_monthly_destinations: CommaList = Field(
         [], description="destinations that get the monthly digest: slack:C0123,feishu:oc_a:en"
     )
@@ -198,7 +198,7 @@ class Settings(BaseSettings):
     @field_validator("digest_monthly_destinations")
     @classmethod
     def _monthly_destinations(cls, value: list[str]) -> list[str]:
-        from service.cadence import split_destination
+        from service.delivery.cadence import split_destination
 
         for item in value:
             split_destination(item)
@@ -346,7 +346,7 @@ class Settings(BaseSettings):
     @property
     def monthly_schedule(self) -> str:
         """DIGEST_MONTHLY_SCHEDULE, else DIGEST_SCHEDULE's minute and hour on the 1st."""
-        from service.cadence import monthly_cron
+        from service.delivery.cadence import monthly_cron
 
         return self.digest_monthly_schedule or monthly_cron(self.digest_schedule)
 

@@ -14,14 +14,14 @@ from service import operator_text
 from service.core.models import CollectedWeek, PullRequest, WeekWindow
 from service.core.profile import RepoProfile, load_profile
 from service.core.scope import scope_of_key
-from service.delivery import Sender
+from service.delivery.outbox import Sender
+from service.delivery.routing import Routes
 from service.errors import ConfigError, InputError, ServiceError
-from service.jobs import Pipeline, Retention, RunResult
-from service.metrics import Metrics
+from service.observe.metrics import Metrics
+from service.pipeline.jobs import Pipeline, Retention, RunResult
+from service.pipeline.recorded import SAMPLE_REPO, load_sample, within
 from service.platforms.base import InboundDeps
 from service.platforms.base import secret as secret
-from service.recorded import SAMPLE_REPO, load_sample, within
-from service.routing import Routes
 from service.settings import Settings
 from service.store.repository import Store, create_store_engine
 
@@ -29,14 +29,14 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
-    from service.doctor import Finding
     from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
-    from service.narrator import Narrator
+    from service.ops.doctor import Finding
+    from service.pipeline.narrator import Narrator
+    from service.pipeline.runs import RunWatch
+    from service.pipeline.verifier import Verifier
     from service.render.links import ReportLinks
-    from service.runs import RunWatch
-    from service.scheduler import WeeklyScheduler
-    from service.verifier import Verifier
+    from service.runtime.scheduler import WeeklyScheduler
 
 Progress = Callable[[int, int], None]
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
@@ -65,7 +65,7 @@ def build_pipeline(
 ) -> Pipeline:
     """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
     deterministic narrative only, whatever the LLM_* settings say)."""
-    from service.monthly import monthly_destinations
+    from service.runtime.monthly import monthly_destinations
 
     store = store or build_store(settings)
     metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
@@ -118,7 +118,7 @@ def build_store(settings: Settings) -> Store:
 def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]:
     """/metrics names a private repository by an opaque id unless METRICS_REPO_NAMES=true
     (a repository whose privacy can't be read counts as private)."""
-    from service.metrics import opaque_repo
+    from service.observe.metrics import opaque_repo
 
     def label(repo: str) -> str:
         if settings.metrics_repo_names:
@@ -301,7 +301,7 @@ def build_narrator(
     if not settings.llm_enabled:
         return None
     from service.llm.client import ModelClient
-    from service.narrator import Narrator
+    from service.pipeline.narrator import Narrator
 
     client = ModelClient(
         base_url=settings.llm_base_url or "",
@@ -317,7 +317,7 @@ def build_narrator(
 def build_verifier(settings: Settings, store: Store) -> Verifier:
     """The verification pass's model: the LLM_VERIFY_* settings, each defaulting to LLM_*'s."""
     from service.llm.client import ModelClient
-    from service.verifier import Verifier
+    from service.pipeline.verifier import Verifier
 
     client = ModelClient(
         base_url=settings.llm_verify_base_url or settings.llm_base_url or "",
@@ -381,7 +381,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
 
 
 def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
-    from service.jobs import regenerate
+    from service.pipeline.jobs import regenerate
 
     def run(repo: str, week: str, requested_by: str) -> RunResult:
         return regenerate(pipeline, repo, week, requested_by=requested_by)
@@ -390,10 +390,10 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
-    from service.jobs import run_scheduled
-    from service.monthly import add_monthly_job
-    from service.runs import RetryPolicy
-    from service.scheduler import build_scheduler
+    from service.pipeline.jobs import run_scheduled
+    from service.pipeline.runs import RetryPolicy
+    from service.runtime.monthly import add_monthly_job
+    from service.runtime.scheduler import build_scheduler
 
     weekly = build_scheduler(
         run_job=lambda: run_scheduled(pipeline),
@@ -418,8 +418,8 @@ def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySche
 def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
     """Weeks owed and failed runs for /healthz and /metrics (any process: read from the
     database), the gauges of /metrics refreshed from it before each scrape."""
-    from service.runs import RunWatch, observe_runs
-    from service.scheduler import cron_trigger
+    from service.pipeline.runs import RunWatch, observe_runs
+    from service.runtime.scheduler import cron_trigger
 
     watch = RunWatch(
         pipeline.store,
@@ -439,7 +439,7 @@ def build_app(
     the connections it opens now and closes at shutdown)."""
     from service.commands.answer import CachedReader
     from service.platforms.inbound import in_turn, start_inbound
-    from service.web import build_web_app
+    from service.runtime.web import build_web_app
 
     ctx = engine_context(settings, pipeline)
     ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
@@ -474,7 +474,7 @@ def build_app(
 def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: WeeklyScheduler) -> Starlette:
     """The web app of `scheduler`: /healthz, /livez and /metrics only (the image's healthcheck
     and Prometheus see it as they see `serve`)."""
-    from service.web import build_ops_app as ops_app
+    from service.runtime.web import build_ops_app as ops_app
 
     return ops_app(
         store=pipeline.store,
@@ -487,7 +487,7 @@ def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: WeeklySchedule
 
 def progress_logged(settings: Settings) -> Pipeline:
     """The pipeline of a long-running process: its builds log progress lines (no terminal)."""
-    from service.progress import ProgressLog
+    from service.observe.progress import ProgressLog
 
     log = ProgressLog(settings.progress_log_seconds)
     pipeline = build_pipeline(settings, progress=log)
@@ -497,7 +497,7 @@ def progress_logged(settings: Settings) -> Pipeline:
 
 def run_doctor(settings: Settings) -> list[Finding]:
     """`verl-week doctor`: every configured piece checked against the real service."""
-    from service.doctor import (
+    from service.ops.doctor import (
         check_database,
         check_github,
         check_helpers,
@@ -506,8 +506,8 @@ def run_doctor(settings: Settings) -> list[Finding]:
         guarded,
         warning,
     )
-    from service.monthly import monthly_destinations
     from service.platforms import registry
+    from service.runtime.monthly import monthly_destinations
 
     monthly_destinations(settings, {})  # a monthly destination no platform takes: exit 2
     found = guarded("database", lambda: check_database(settings.database_url))
@@ -534,7 +534,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
 def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
     """Channels subscribed by command, and those of the monthly cadence, per platform (the
     store is only read)."""
-    from service.monthly import monthly_channels
+    from service.runtime.monthly import monthly_channels
 
     store = Store(create_store_engine(settings.database_url))
     try:
@@ -551,8 +551,8 @@ def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
 def _doctor_model(settings: Settings) -> list[Finding]:
     from urllib.parse import urlsplit
 
-    from service.doctor import check_model
     from service.llm.probe import check_key, served_models
+    from service.ops.doctor import check_model
 
     base_url = settings.llm_base_url or ""
     key, model = secret(settings.llm_api_key), settings.llm_model or ""

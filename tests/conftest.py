@@ -14,7 +14,7 @@ import pytest
 
 from service.core.models import CollectedWeek
 from service.core.profile import RepoProfile, load_profile
-from service.recorded import load_recorded
+from service.pipeline.recorded import load_recorded
 from service.settings import Settings
 
 DATA = Path(__file__).parent / "data"

@@ -18,7 +18,7 @@ from typing import Any
 
 import requests
 
-from service.metrics import opaque_repo
+from service.observe.metrics import opaque_repo
 from tests.fakes.asgi import free_port
 from tests.waiting import wait_for
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from service.backup import backup, restore
 from service.errors import InputError
+from service.ops.backup import backup, restore
 from service.store.tables import metadata
 
 

@@ -169,9 +169,11 @@ def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> Non
 def _failure(result: subprocess.CompletedProcess[str]) -> str:
     assert result.returncode == 1, result.stderr
     # one error line; progress log lines of a long retry may precede it (not after it)
-    lines = [ln for ln in result.stderr.strip().splitlines() if " service.progress " not in ln]
+    lines = [
+        ln for ln in result.stderr.strip().splitlines() if " service.observe.progress " not in ln
+    ]
     assert len(lines) == 1, result.stderr
-    assert "service.progress" not in result.stderr.strip().splitlines()[-1]
+    assert "service.observe.progress" not in result.stderr.strip().splitlines()[-1]
     assert "Traceback" not in result.stderr
     return lines[0]
 

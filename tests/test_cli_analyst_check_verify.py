@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from service.analyst_check import MAX_FILE_BYTES, MAX_SENTENCES
+from service.ops.analyst_check import MAX_FILE_BYTES, MAX_SENTENCES
 from tests.fakes.openai import ANSWERS, API_KEY, MODEL, FakeModel, serve_model
 from tests.processes import run_cli as run
 from tests.test_cli_analyst_check import verdicts

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from service.core.profile import load_profile
-from service.jobs import inputs_key
-from service.optional_helpers import helpers
+from service.observe.optional_helpers import helpers
+from service.pipeline.jobs import inputs_key
 from tests.conftest import load_week
 from tests.processes import ROOT
 
@@ -22,7 +22,7 @@ PROBE = """
 import sys
 {block}
 from service.core.profile import load_profile
-from service.jobs import inputs_key
+from service.pipeline.jobs import inputs_key
 from tests.conftest import load_week
 print(inputs_key(load_week("2026-W04"), load_profile("volcengine/verl"), "en", "", "-"))
 """

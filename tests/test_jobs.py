@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from service import jobs, wiring
+from service import wiring
 from service.core.weeks import window_for
-from service.jobs import Pipeline, regenerate, run_week
+from service.pipeline import jobs
+from service.pipeline.jobs import Pipeline, regenerate, run_week
 from service.settings import Settings
 from tests.fakes.feishu import FakeFeishu, serve_feishu
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, running_fake_slack

@@ -13,7 +13,7 @@ from service import wiring
 from service.core.models import Digest
 from service.core.profile import RepoProfile
 from service.core.weeks import window_for
-from service.jobs import Pipeline, build_week
+from service.pipeline.jobs import Pipeline, build_week
 from service.settings import Settings
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import REPO, TOKEN, week_data

@@ -19,8 +19,8 @@ import requests
 from sqlalchemy import select
 
 from service import wiring
-from service.jobs import build_week
-from service.recorded import SAMPLE_REPO, load_sample
+from service.pipeline.jobs import build_week
+from service.pipeline.recorded import SAMPLE_REPO, load_sample
 from service.render.links import report_token, signing_key
 from service.settings import Settings
 from service.store import tables

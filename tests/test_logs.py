@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.logs import (
+from service.observe.logs import (
     MASK,
     bound_request_id,
     build_handler,

@@ -15,9 +15,9 @@ from prometheus_client.samples import Sample
 from service import __version__
 from service.core.digest import build_digest
 from service.core.profile import load_profile
-from service.metrics import Metrics
+from service.observe.metrics import Metrics
+from service.runtime.web import build_web_app
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.conftest import NOW, load_week
 from tests.fakes.asgi import run_app
 

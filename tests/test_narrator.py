@@ -17,8 +17,8 @@ from service.commands.answer import Caller, answer, answer_text
 from service.commands.kinds import PrAnswer
 from service.core.models import CollectedWeek, Digest
 from service.core.weeks import window_for
-from service.jobs import Pipeline, build_week, regenerate, run_week
-from service.logs import JsonFormatter, RequestIdFilter, TextFormatter
+from service.observe.logs import JsonFormatter, RequestIdFilter, TextFormatter
+from service.pipeline.jobs import Pipeline, build_week, regenerate, run_week
 from service.render.report import render_markdown
 from service.settings import Settings
 from tests.conftest import load_week
@@ -59,14 +59,14 @@ def pipeline(llm_settings: Callable[..., Settings]) -> Pipeline:
 
 
 def _model_log(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "service.narrator"]
+    return [r for r in caplog.records if r.name == "service.pipeline.narrator"]
 
 
 def test_checked_sentences_reach_the_stored_digest_and_tokens_the_log(
     pipeline: Pipeline, model: FakeModel, caplog: pytest.LogCaptureFixture
 ) -> None:
     model.answer(GOOD["zh"])
-    with caplog.at_level(logging.INFO, logger="service.narrator"):
+    with caplog.at_level(logging.INFO, logger="service.pipeline.narrator"):
         digest = build_week(pipeline, REPO, WEEK)
     assert digest.analysis is not None
     assert digest.analysis.model == MODEL
@@ -115,7 +115,7 @@ def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
 ) -> None:
     model.always(GOOD["zh"])
     first = build_week(pipeline, REPO, WEEK)
-    with caplog.at_level(logging.INFO, logger="service.narrator"):
+    with caplog.at_level(logging.INFO, logger="service.pipeline.narrator"):
         second = build_week(pipeline, REPO, WEEK)
     assert len(model.calls) == 1
     # nothing the digest is built from changed: the stored digest stands, its narrative too
@@ -155,7 +155,7 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
     assert stored is not None
     assert stored.analysis is None
     # the model back on: built again, and the cached answer writes the narrative (no call)
-    with caplog.at_level(logging.INFO, logger="service.narrator"):
+    with caplog.at_level(logging.INFO, logger="service.pipeline.narrator"):
         back = build_week(on, REPO, WEEK)
     assert back.analysis == narrated.analysis
     assert [r.__dict__["cached"] for r in _model_log(caplog)] == [True]
@@ -309,7 +309,7 @@ def _fallback(
     pipeline: Pipeline, caplog: pytest.LogCaptureFixture
 ) -> tuple[Digest, list[logging.LogRecord], float]:
     started = time.monotonic()
-    with caplog.at_level(logging.INFO, logger="service.narrator"):
+    with caplog.at_level(logging.INFO, logger="service.pipeline.narrator"):
         digest = build_week(pipeline, REPO, WEEK)
     return digest, _model_log(caplog), time.monotonic() - started
 

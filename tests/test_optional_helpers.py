@@ -27,8 +27,8 @@ from service.core.globs import ENGINE, glob_matches
 from service.core.profile import load_profile
 from service.core.risks import shell_vars
 from service.core.risks.base import Context
-from service.logs import build_handler
-from service.optional_helpers import helpers, log_fallbacks
+from service.observe.logs import build_handler
+from service.observe.optional_helpers import helpers, log_fallbacks
 from tests.core.risks.helpers import make_pr, new_file
 
 stream = io.StringIO()

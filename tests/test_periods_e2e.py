@@ -16,10 +16,10 @@ import requests
 
 from service import wiring
 from service.core.periods import parse_period, period_of_label
-from service.jobs import build_week
-from service.monthly import MONTHLY_JOB_ID
+from service.pipeline.jobs import build_week
 from service.render.slack import ACTION_RISKS
-from service.scheduler import _run_registered
+from service.runtime.monthly import MONTHLY_JOB_ID
+from service.runtime.scheduler import _run_registered
 from tests.channels.conftest import (
     SLACK_ADMIN,
     SLACK_SECRET,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.progress import ProgressLog
+from service.observe.progress import ProgressLog
 
 
 class Lines(logging.Handler):
@@ -30,7 +30,7 @@ class Lines(logging.Handler):
 @pytest.fixture
 def lines() -> Iterator[Lines]:
     handler = Lines()
-    logger = logging.getLogger("service.progress")
+    logger = logging.getLogger("service.observe.progress")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     yield handler

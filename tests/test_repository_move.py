@@ -23,8 +23,8 @@ from service.commands.answer import AnswerKind, Caller, answer_text
 from service.commands.kinds import UsageErrorAnswer
 from service.core.models import Digest
 from service.core.weeks import parse_week
-from service.delivery import as_targets
-from service.jobs import Pipeline, run_week
+from service.delivery.outbox import as_targets
+from service.pipeline.jobs import Pipeline, run_week
 from service.render.environment import translator
 from service.render.formats import render_format
 from service.settings import Settings

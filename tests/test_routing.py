@@ -1,4 +1,5 @@
-"""Delivery routing (service/routing.py): `post --to` text, and where a repo's weekly cards go
+"""Delivery routing (service/delivery/routing.py): `post --to` text, and where a repo's weekly
+cards go
 and in which language, from the configured chats and the subscriptions of a real SQLite store.
 wiring.chat_routes builds the Routes from Settings exactly as `serve` and `post` do."""
 
@@ -10,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from service import wiring
-from service.delivery import Target
+from service.delivery.outbox import Target
+from service.delivery.routing import Routes
 from service.errors import InputError
 from service.platforms.feishu import WEBHOOK_DESTINATION
-from service.routing import Routes
 from service.settings import Settings
 from service.store.repository import Store
 from service.wiring import parse_destinations

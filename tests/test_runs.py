@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from service import jobs
 from service.core.models import CollectedWeek, WeekWindow
 from service.errors import StoreUnavailableError, UnreachableError
-from service.metrics import Metrics
-from service.runs import HIDDEN_REPO, Heartbeat, RetryPolicy, RunWatch, observe_runs
-from service.scheduler import build_scheduler, cron_trigger
+from service.observe.metrics import Metrics
+from service.pipeline import jobs
+from service.pipeline.runs import HIDDEN_REPO, Heartbeat, RetryPolicy, RunWatch, observe_runs
+from service.runtime.scheduler import build_scheduler, cron_trigger
+from service.runtime.web import check_health
 from service.store import tables
 from service.store.repository import PROCESS_OWNER, Store
-from service.web import check_health
 from tests.conftest import load_week
 from tests.e2e.test_database import write_locked
 from tests.test_scheduler import AFTER_W04_TICK, REPO, SCHEDULE, TZ, make_pipeline

@@ -1,6 +1,7 @@
 """The scheduler glue on a real APScheduler and a real SQLite database.
 
-The weekly job is the real pipeline (service.jobs.run_scheduled) over real recorded verl weeks;
+The weekly job is the real pipeline (service.pipeline.jobs.run_scheduled) over real recorded verl
+weeks;
 triggers seconds away stand in for the Monday cron, whose fire times are checked separately.
 """
 
@@ -23,21 +24,21 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import text
 
-from service import jobs
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.errors import InputError
-from service.logs import build_handler
-from service.runs import catch_up_due
-from service.scheduler import (
+from service.observe.logs import build_handler
+from service.pipeline import jobs
+from service.pipeline.runs import catch_up_due
+from service.runtime.scheduler import (
     JOBS_TABLE,
     WeeklyScheduler,
     _run_registered,
     build_scheduler,
     cron_trigger,
 )
+from service.runtime.web import build_web_app
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.conftest import WEEKS, load_week
 from tests.fakes.asgi import run_app
 from tests.waiting import wait_for
@@ -250,7 +251,7 @@ def test_the_job_lives_in_the_database_as_a_module_level_reference(
     restored.start(catch_up=False)
     running.append(restored)
     stored = restored.scheduler.get_job("weekly-digest")
-    assert stored.func_ref == "service.scheduler:_run_registered"
+    assert stored.func_ref == "service.runtime.scheduler:_run_registered"
     assert stored.next_run_time.weekday() == 0
     assert (stored.next_run_time.hour, stored.next_run_time.minute) == (10, 0)
     assert restored.next_run_time == stored.next_run_time
@@ -392,7 +393,7 @@ def test_each_run_logs_one_line_with_counts_and_duration(
 ) -> None:
     stream = io.StringIO()
     handler = build_handler("json", stream)
-    scheduler_logger = logging.getLogger("service.scheduler")
+    scheduler_logger = logging.getLogger("service.runtime.scheduler")
     scheduler_logger.addHandler(handler)
     scheduler_logger.setLevel(logging.INFO)
     try:

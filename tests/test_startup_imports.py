@@ -89,5 +89,10 @@ def test_a_stored_sample_digest_loads_no_migration_metrics_or_analysis(tmp_path:
     assert "alembic" in first  # a fresh database is migrated
     assert "service.core.risks.breaking" in first  # and the week analysed
     again = _loaded(run, tmp_path)
-    unneeded = ("alembic", "prometheus_client", "service.core.risks.breaking", "service.narrator")
+    unneeded = (
+        "alembic",
+        "prometheus_client",
+        "service.core.risks.breaking",
+        "service.pipeline.narrator",
+    )
     assert [name for name in unneeded if name in again] == []

@@ -17,7 +17,7 @@ from service import wiring
 from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis
 from service.core.weeks import window_for
-from service.jobs import Pipeline, build_week, run_week
+from service.pipeline.jobs import Pipeline, build_week, run_week
 from service.render.report import render_markdown
 from service.settings import Settings
 from tests.fakes.openai import (
@@ -174,7 +174,7 @@ def test_a_failing_verifier_drops_nothing_and_says_so(
     pipeline = wiring.build_pipeline(llm_settings(llm_verify_timeout_seconds=1), sample=True)
     model.answer(GOOD["zh"])
     script(model)
-    with caplog.at_level(logging.INFO, logger="service.verifier"):
+    with caplog.at_level(logging.INFO, logger="service.pipeline.verifier"):
         digest = build_week(pipeline, REPO, WEEK)
     analysis = digest.analysis
     assert analysis is not None

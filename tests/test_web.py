@@ -19,9 +19,9 @@ from starlette.responses import JSONResponse, Response
 from service.core.digest import build_digest
 from service.core.models import Digest
 from service.core.profile import load_profile
-from service.logs import build_handler
+from service.observe.logs import build_handler
+from service.runtime.web import HealthStatus, build_web_app, check_health
 from service.store.repository import Store
-from service.web import HealthStatus, build_web_app, check_health
 from tests.conftest import NOW, load_week
 from tests.fakes.asgi import run_app
 from tests.waiting import wait_for
@@ -290,7 +290,7 @@ def test_oversized_bodies_get_413_before_the_handler(store: Store) -> None:
 def test_request_id_is_echoed_or_generated_and_logged(base_url: str) -> None:
     stream = io.StringIO()
     handler = build_handler("json", stream)
-    access = logging.getLogger("service.web.access")
+    access = logging.getLogger("service.runtime.web.access")
     access.addHandler(handler)
     access.setLevel(logging.INFO)
     try:

@@ -30,7 +30,7 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
-    from service.analyst_check import check_file
+    from service.ops.analyst_check import check_file
 
     pipeline = wiring.build_pipeline(settings, sample=args.sample, with_senders=False, llm=False)
     lang = args.lang or settings.digest_language

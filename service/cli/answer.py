@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from service.core.filters import DigestFilter
     from service.core.models import Digest, WeekWindow
     from service.core.scope import Scope
-    from service.jobs import Pipeline
+    from service.pipeline.jobs import Pipeline
     from service.settings import Settings
 
 
@@ -63,7 +63,7 @@ def answer_text(
     """The chat command's answer for the week, built first if not stored."""
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
-    from service.jobs import build_scope
+    from service.pipeline.jobs import build_scope
     from service.render.text import render_answer_text
 
     repo = scope.key

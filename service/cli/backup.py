@@ -57,7 +57,7 @@ def register(sub: Subparsers) -> None:
 
 
 def run_backup(args: argparse.Namespace, settings: Settings) -> int:
-    from service.backup import backup
+    from service.ops.backup import backup
 
     size = backup(settings.database_url, args.file)
     sys.stdout.write(operator_text.backed_up(args.file, size) + "\n")
@@ -65,7 +65,7 @@ def run_backup(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_restore(args: argparse.Namespace, settings: Settings) -> int:
-    from service.backup import restore
+    from service.ops.backup import restore
 
     tables = restore(settings.database_url, args.file)
     sys.stdout.write(operator_text.restored(args.file, tables) + "\n")

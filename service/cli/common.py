@@ -21,7 +21,7 @@ from service.errors import InputError
 if TYPE_CHECKING:
     from service.core.models import WeekWindow
     from service.core.scope import Scope
-    from service.jobs import Pipeline
+    from service.pipeline.jobs import Pipeline
     from service.settings import Settings
 
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -71,7 +71,7 @@ def add_no_llm(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_logging(settings: Settings) -> None:
-    from service.logs import setup_logging
+    from service.observe.logs import setup_logging
 
     setup_logging(settings.log_format, settings.log_level)
 
@@ -79,7 +79,7 @@ def configure_logging(settings: Settings) -> None:
 def scope_of(args: argparse.Namespace, settings: Settings) -> Scope:
     """`--repo` (repeatable, a family's name too) and `--repos a,b`, else the sample's with
     `--sample`, else the first of DIGEST_REPOS."""
-    from service.recorded import SAMPLE_REPO
+    from service.pipeline.recorded import SAMPLE_REPO
     from service.settings import REPO_RE
 
     names = [*(args.repo or []), *(r.strip() for r in (args.repos or "").split(",") if r.strip())]
@@ -101,7 +101,7 @@ def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
     from service import wiring
     from service.cli.periods import chosen_period
     from service.core.weeks import parse_week
-    from service.recorded import sample_window
+    from service.pipeline.recorded import sample_window
 
     now = wiring.utc_now()
     chosen = chosen_period(args, settings.digest_timezone, now)
@@ -113,7 +113,7 @@ def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
 def progress_display(settings: Settings) -> Callable[[int, int], None]:
     """A bar on a terminal; elsewhere (a container, systemd, CI) a log line every
     PROGRESS_LOG_SECONDS while the collection and the build go on."""
-    from service.progress import ProgressLog
+    from service.observe.progress import ProgressLog
 
     if not sys.stderr.isatty():
         log = ProgressLog(settings.progress_log_seconds)
@@ -132,7 +132,7 @@ def progress_display(settings: Settings) -> Callable[[int, int], None]:
 def week_pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool) -> Pipeline:
     """The pipeline of a verb that builds a week, showing its progress."""
     from service import wiring
-    from service.progress import ProgressLog
+    from service.observe.progress import ProgressLog
 
     progress = progress_display(settings)
     pipeline = wiring.build_pipeline(

@@ -41,7 +41,7 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
-    from service.jobs import build_scope
+    from service.pipeline.jobs import build_scope
     from service.render.formats import render_format
 
     pipeline = week_pipeline(args, settings, senders=False)

@@ -14,8 +14,8 @@ from service.errors import EXIT_FAILURE, EXIT_OK, ServiceError
 if TYPE_CHECKING:
     from service.cli.common import Subparsers
     from service.core.models import Digest
-    from service.delivery import Target
-    from service.jobs import Pipeline
+    from service.delivery.outbox import Target
+    from service.pipeline.jobs import Pipeline
     from service.settings import Settings
 
 
@@ -33,8 +33,8 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
-    from service.delivery import Target
-    from service.jobs import build_scope, card_languages, run_week
+    from service.delivery.outbox import Target
+    from service.pipeline.jobs import build_scope, card_languages, run_week
 
     pipeline = week_pipeline(args, settings, senders=not args.dry_run)
     scope, window = scope_of(args, settings), window_of(args, settings)
@@ -66,7 +66,7 @@ def dry_run_lines(
     from service import wiring
     from service.commands.filters import parse_filter
     from service.core.filters import narrow_digest
-    from service.delivery import as_targets, recorded_name
+    from service.delivery.outbox import as_targets, recorded_name
     from service.platforms import registry
     from service.render.formats import render_format
 

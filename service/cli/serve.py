@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from service import wiring
-    from service.optional_helpers import log_fallbacks
+    from service.observe.optional_helpers import log_fallbacks
 
     log_fallbacks()
     pipeline = wiring.progress_logged(settings)

@@ -232,7 +232,8 @@ class Subscriptions(Protocol):
 
 
 class RunResultLike(Protocol):
-    """What service.jobs.RunResult offers the engine (outcome: ok | partial | locked | failed)."""
+    """What service.pipeline.jobs.RunResult offers the engine (outcome: ok | partial | locked |
+    failed)."""
 
     repo: str
     week: str

@@ -36,9 +36,9 @@ import requests
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from service.connection_health import ConnectionHealth
 from service.errors import AuthRefusedError, UnreachableError
 from service.feishu.frames import Frame, FrameError, FrameMethod, HeaderKey, MessageType, ping_frame
+from service.observe.connection_health import ConnectionHealth
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from service.connection_health import ConnectionHealth
+from service.observe.connection_health import ConnectionHealth
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from service.commands.answer import EngineContext
     from service.commands.flow import ObserveCommand, Regenerate
-    from service.delivery import Sender
-    from service.doctor import Finding
+    from service.delivery.outbox import Sender
+    from service.ops.doctor import Finding
     from service.render.cards import CardFormat
     from service.render.links import ReportLinks
     from service.settings import Settings

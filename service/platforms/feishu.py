@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.delivery import RECORDED_AS
+from service.delivery.outbox import RECORDED_AS
 from service.errors import ConfigError, InputError
 from service.platforms.base import Inbound, InboundDeps, secret
 from service.render.cards import FEISHU_CARD, CardFormat
 from service.settings import Settings, split_language
 
 if TYPE_CHECKING:
-    from service.delivery import Sender
-    from service.doctor import Finding
+    from service.delivery.outbox import Sender
     from service.feishu.auth import TenantTokenCache
     from service.feishu.events import FeishuEvents
     from service.feishu.longconn import LongConnection
+    from service.ops.doctor import Finding
     from service.render.links import ReportLinks
 
 EVENTS_PATH = "/feishu/events"
@@ -79,7 +79,7 @@ class FeishuAppPlatform:
         return Inbound(routes={EVENTS_PATH: events.respond}, connections=connections)
 
     def doctor(self, settings: Settings, subscribed: list[str]) -> list[Finding]:
-        from service.doctor import guarded
+        from service.ops.doctor import guarded
 
         found: list[Finding] = []
         if settings.feishu_app_id and settings.feishu_app_secret:
@@ -131,8 +131,8 @@ class FeishuWebhookPlatform:
         return None
 
     def doctor(self, settings: Settings, subscribed: list[str]) -> list[Finding]:
-        from service.doctor import guarded, ok
         from service.operator_text import DESTINATION_RENAMED
+        from service.ops.doctor import guarded, ok
 
         if not settings.feishu_webhook_url:
             return []

@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 import requests
 
 from service import operator_text as say
-from service.doctor import LOCAL_HOSTS, Finding, ok, problem, warning
 from service.errors import ServiceError
 from service.feishu.api import FeishuApi
 from service.feishu.webhook import WebhookSender
+from service.ops.doctor import LOCAL_HOSTS, Finding, ok, problem, warning
 
 WEBHOOK_SIGN_REFUSED = 19021
 WEBHOOK_BAD_REQUEST = 9499

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from service.connection_health import RECONNECTING, ConnectionHealth
 from service.errors import ServiceError
+from service.observe.connection_health import RECONNECTING, ConnectionHealth
 from service.platforms import registry
 from service.platforms.base import Close, Endpoint, InboundDeps, OpenConnection
 

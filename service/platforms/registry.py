@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from service.delivery import current_name
+from service.delivery.outbox import current_name
 from service.errors import InputError
 from service.platforms.base import Platform
 from service.render.cards import FEISHU_CARD, CardFormat, register_card_format

@@ -14,8 +14,8 @@ from service.settings import Settings, split_language
 if TYPE_CHECKING:
     from slack_bolt import App
 
-    from service.delivery import Sender
-    from service.doctor import Finding
+    from service.delivery.outbox import Sender
+    from service.ops.doctor import Finding
     from service.render.links import ReportLinks
     from service.slack.socket_mode import SocketModeWatch
 
@@ -75,8 +75,8 @@ class SlackPlatform:
         return Inbound(routes=routes, connections=connections)
 
     def doctor(self, settings: Settings, subscribed: list[str]) -> list[Finding]:
-        from service.doctor import guarded, problem
         from service.operator_text import SOCKET_MODE_WITHOUT_BOT
+        from service.ops.doctor import guarded, problem
 
         if settings.slack_bot_token:
             return guarded("slack", lambda: _doctor_slack(settings, subscribed))

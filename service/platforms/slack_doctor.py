@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service import operator_text as say
-from service.doctor import Finding, ok, problem
 from service.errors import ServiceError
+from service.ops.doctor import Finding, ok, problem
 from service.slack.probe import Access
 
 _ACCESS = {

@@ -25,7 +25,7 @@ class ReportsAccess(StrEnum):
 
 
 def report_url(public_base_url: str, repo: str, week: str) -> str:
-    """`PUBLIC_BASE_URL/reports/<owner>/<repo>/<week>`, as service/web.py routes it."""
+    """`PUBLIC_BASE_URL/reports/<owner>/<repo>/<week>`, as service/runtime/web.py routes it."""
     return f"{public_base_url.rstrip('/')}/reports/{repo}/{week}"
 
 

@@ -21,7 +21,7 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
-from service.connection_health import CONNECTED, RECONNECTING, STOPPED, ConnectionHealth
+from service.observe.connection_health import CONNECTED, RECONNECTING, STOPPED, ConnectionHealth
 from service.slack.probe import socket_url
 
 logger = logging.getLogger(__name__)

@@ -19,19 +19,19 @@ from typing import Any
 import pytest
 import requests
 
-from service import jobs
 from service.commands.answer import EngineContext
 from service.core.digest import build_digest
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
-from service.logs import build_handler
+from service.observe.logs import build_handler
+from service.pipeline import jobs
 from service.render import links
+from service.runtime.web import build_web_app
 from service.slack.app import build_slack_app, build_slack_endpoint
 from service.slack.sender import SlackSender, build_web_client
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.conftest import NOW, WEEKS, load_week
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from service import jobs
 from service.core.weeks import parse_week
+from service.pipeline import jobs
 from service.render.slack import ACTION_REGENERATE
 from tests.abuse.conftest import (
     FEISHU_ADMIN,

@@ -15,13 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from service import jobs, wiring
+from service import wiring
 from service.commands.filters import parse_filter
 from service.core.filters import DigestFilter, matching_numbers, narrow_digest
 from service.core.globs import MAX_GLOB_WILDCARDS, glob_matches, wildcard_count
 from service.core.models import Digest
 from service.core.profile import path_matches
 from service.core.weeks import parse_week
+from service.pipeline import jobs
 from service.settings import Settings
 from tests.abuse.conftest import REPO, SEEDED, SLACK_ADMIN, Service, said, seeded_digest, snapshot
 from tests.conftest import NOW

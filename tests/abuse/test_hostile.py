@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from service import jobs
 from service.core.models import CollectedWeek
 from service.core.weeks import parse_week
+from service.pipeline import jobs
 from tests.abuse.conftest import REPO, SEEDED, USER, Service, feishu_message, said, snapshot
 from tests.conftest import load_week
 from tests.fuzz import inert

@@ -11,9 +11,9 @@ from datetime import timedelta
 
 import requests
 
-from service import jobs
 from service.core.models import CollectedWeek
 from service.core.weeks import parse_week
+from service.pipeline import jobs
 from tests.abuse.conftest import REPO, Service, feishu_message, said
 from tests.conftest import load_week
 

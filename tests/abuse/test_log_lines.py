@@ -16,13 +16,13 @@ import pytest
 import requests
 
 from service.feishu.webhook import WebhookSender
-from service.logs import build_handler
+from service.observe.logs import build_handler
 from tests.abuse.conftest import SLACK_ADMIN, Service, seeded_digest
 from tests.fakes.feishu import serve_feishu
 from tests.waiting import wait_for
 
 RECORD_START = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} [A-Z]+ ")
-FORGED = "2026-12-02 18:00:00,000 ERROR service.jobs [-] run failed: pay me"
+FORGED = "2026-12-02 18:00:00,000 ERROR service.pipeline.jobs [-] run failed: pay me"
 
 
 @pytest.fixture
@@ -49,7 +49,9 @@ def test_a_request_path_cannot_forge_a_log_line(
 
     def access_lines() -> list[str]:
         lines = text_log.getvalue().splitlines()
-        return [line for line in lines if "service.web.access" in line and "/reports/x" in line]
+        return [
+            line for line in lines if "service.runtime.web.access" in line and "/reports/x" in line
+        ]
 
     # The access line is written once the response has gone out, so it may trail the reply.
     wait_for(lambda: len(access_lines()) > 0)

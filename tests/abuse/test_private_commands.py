@@ -18,8 +18,8 @@ import pytest
 import requests
 
 from service.core.weeks import parse_week
-from service.jobs import run_week
-from service.metrics import opaque_repo
+from service.observe.metrics import opaque_repo
+from service.pipeline.jobs import run_week
 from tests.channels.conftest import (
     FEISHU_ADMIN,
     REPO,

@@ -21,7 +21,7 @@ import requests
 
 from service import wiring
 from service.core.weeks import parse_week
-from service.jobs import Pipeline, run_week
+from service.pipeline.jobs import Pipeline, run_week
 from service.render.links import report_token, signing_key
 from service.settings import Settings
 from tests.conftest import WEEKS

@@ -20,7 +20,7 @@ import requests
 
 from service import wiring
 from service.core.weeks import parse_week
-from service.jobs import Pipeline, build_week
+from service.pipeline.jobs import Pipeline, build_week
 from service.settings import Settings
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app

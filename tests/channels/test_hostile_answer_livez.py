@@ -13,7 +13,7 @@ from pathlib import Path
 import requests
 
 from service.core.weeks import parse_week
-from service.jobs import RunResult, run_week
+from service.pipeline.jobs import RunResult, run_week
 from tests.channels.conftest import REPO, TZ, WEEK, wired_service
 from tests.fakes.openai import API_KEY, MODEL, serve_model
 

@@ -12,7 +12,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.core.weeks import parse_week
-from service.jobs import regenerate, run_week
+from service.pipeline.jobs import regenerate, run_week
 from tests.channels.conftest import (
     REPO,
     SLACK_ADMIN,

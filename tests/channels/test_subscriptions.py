@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from service.core.models import CollectedWeek, WeekWindow
-from service.jobs import run_scheduled
+from service.pipeline.jobs import run_scheduled
 from service.render.slack import ACTION_RISKS
 from tests.channels.conftest import (
     FEISHU_ADMIN,

@@ -28,7 +28,7 @@ from service.core.weeks import parse_week
 from service.errors import InputError, ServiceError, UnreachableError
 from service.github.collect import fetch_pr
 from service.github.http import GitHubHttp
-from service.jobs import RunResult
+from service.pipeline.jobs import RunResult
 from service.render import feishu, slack
 from service.render.environment import translator
 from service.render.text import render_answer_text

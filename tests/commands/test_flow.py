@@ -13,7 +13,7 @@ from service.commands.answer import Answer, AnswerKind, Caller, EngineContext
 from service.commands.flow import CommandFlow
 from service.commands.kinds import ErrorAnswer, TopAnswer
 from service.errors import ServiceError
-from service.jobs import RunResult
+from service.pipeline.jobs import RunResult
 from service.store.repository import Store
 from tests.answers import as_kind
 from tests.conftest import NOW

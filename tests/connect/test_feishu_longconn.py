@@ -16,7 +16,7 @@ import pytest
 
 from service import wiring
 from service.core.weeks import parse_week
-from service.jobs import Pipeline, build_week
+from service.pipeline.jobs import Pipeline, build_week
 from tests.channels.conftest import labelled_github, settings_of
 from tests.connect.conftest import Launch
 from tests.fakes import feishu_events

@@ -539,7 +539,7 @@ def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
     from pathlib import Path
 
     from service.core.profile import load_profile
-    from service.recorded import load_recorded
+    from service.pipeline.recorded import load_recorded
 
     path = Path(__file__).parents[1] / "data" / "weeks" / "verl-project" / "verl.2026-W19.json"
     week = load_recorded(path, NOW)

@@ -1,4 +1,5 @@
-"""GitHub timeouts in the middle of the search pagination, at the level of service.jobs.run_week:
+"""GitHub timeouts in the middle of the search pagination, at the level of
+service.pipeline.jobs.run_week:
 the pipeline is the one service.wiring.build_pipeline makes from Settings pointing at the fakes,
 its collector rebuilt on a GitHubHttp with a 1 s timeout (serve's is 30 s, too slow to wait out
 in a test). A stalled page is retried and the digest completes; a page that never answers fails
@@ -13,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from service import jobs, wiring
+from service import wiring
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
+from service.pipeline import jobs
 from service.settings import Settings
 from tests.e2e.conftest import GITHUB_TOKEN, REPO, Fakes, last_window, serve_env, shifted_pulls
 from tests.e2e.test_faults import ALL_WEEKS, ScriptedSearch

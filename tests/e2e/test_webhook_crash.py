@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from service import wiring
-from service.delivery import UNCONFIRMED_REASON
+from service.delivery.outbox import UNCONFIRMED_REASON
 from service.feishu.webhook import WebhookSender
-from service.jobs import run_week
-from service.recorded import load_sample
+from service.pipeline.jobs import run_week
+from service.pipeline.recorded import load_sample
 from service.settings import Settings
 from service.store.repository import Store
 from tests.fakes.feishu import FakeFeishu, serve_feishu

@@ -13,7 +13,7 @@ from typing import Any
 from service import wiring
 from service.core.models import WeekWindow
 from service.core.weeks import window_for
-from service.jobs import Pipeline
+from service.pipeline.jobs import Pipeline
 from service.settings import Settings
 from tests.fakes.github import FakeGitHub
 from tests.harness import GITHUB_TOKEN, TZ, Fakes, fake_settings, running_fakes

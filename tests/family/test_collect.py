@@ -9,7 +9,7 @@ from pathlib import Path
 
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.scope import Scope
-from service.jobs import build_week, collect_scope
+from service.pipeline.jobs import build_week, collect_scope
 from tests.family.conftest import FAMILY, GROUPS, family_service, family_week, w34
 
 

@@ -23,7 +23,7 @@ from service.core.models import (
 )
 from service.core.profile import load_profile
 from service.core.scope import pr_key
-from service.recorded import week_from_recorded
+from service.pipeline.recorded import week_from_recorded
 from service.render import feishu, slack
 from service.render.feishu_limits import feishu_violations
 from service.render.formats import render_format

@@ -16,7 +16,7 @@ import requests
 
 from service import wiring
 from service.cli import build_parser
-from service.jobs import run_scheduled
+from service.pipeline.jobs import run_scheduled
 from service.settings import Settings
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app

@@ -17,7 +17,7 @@ import pytest
 from service import wiring
 from service.core.models import Digest
 from service.core.weeks import parse_week
-from service.jobs import Pipeline, build_scope, run_week
+from service.pipeline.jobs import Pipeline, build_scope, run_week
 from service.render.environment import translator
 from service.render.formats import render_format
 from service.settings import Settings

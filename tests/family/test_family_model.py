@@ -16,7 +16,7 @@ from service.core.analyst.schema import InvalidAnswerError, answer_schema, parse
 from service.core.analyst.verdicts import Quote, Sentence, batch_data
 from service.core.family import keyed_prs
 from service.core.scope import pr_key
-from service.jobs import build_scope
+from service.pipeline.jobs import build_scope
 from service.render.environment import translator
 from service.render.prompt import CLOSE, OPEN, prompt_messages, prompt_version
 from service.render.speaker import MARKDOWN, Speaker

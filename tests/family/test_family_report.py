@@ -18,7 +18,7 @@ from service.core.models import CollectedWeek, Digest
 from service.core.profile import load_profile
 from service.core.scope import pr_key
 from service.core.weeks import window_for
-from service.recorded import week_from_recorded
+from service.pipeline.recorded import week_from_recorded
 from service.render.environment import translator
 from service.render.formats import render_format
 from service.render.speaker import MARKDOWN, Speaker

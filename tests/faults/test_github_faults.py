@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from service.runs import HIDDEN_REPO
+from service.pipeline.runs import HIDDEN_REPO
 from tests.e2e.conftest import REPO, Fakes, last_window
 from tests.fakes._server import Recorded, Reply
 from tests.faults.conftest import Gate, add_week, posted_once, run_rows, settle

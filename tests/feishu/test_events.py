@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 import requests
 
-from service import jobs
 from service.commands.answer import EngineContext
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
+from service.pipeline import jobs
 from service.render import links
+from service.runtime.web import build_web_app
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.conftest import NOW, load_week
 from tests.fakes import feishu_events
 from tests.fakes.asgi import run_app

@@ -13,7 +13,7 @@ from typing import cast
 import pytest
 
 from service.core.models import Digest
-from service.delivery import DeliveryLog, deliver
+from service.delivery.outbox import DeliveryLog, deliver
 from service.errors import AuthRefusedError, PlatformRejectedError, RateLimitError
 from service.feishu.sender import FeishuSender
 from service.store.repository import Store
@@ -147,7 +147,7 @@ def test_a_new_process_does_not_post_again(
     db_url = str(store.engine.url)
     script = textwrap.dedent(
         f"""
-        from service.delivery import DeliveryLog, deliver
+        from service.delivery.outbox import DeliveryLog, deliver
         from service.feishu.sender import FeishuSender
         from service.store.repository import Store
         store = Store.open({db_url!r})

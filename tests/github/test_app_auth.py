@@ -26,7 +26,7 @@ from service.github.app_auth import (
 )
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
-from service.logs import redact
+from service.observe.logs import redact
 from service.settings import Settings
 from service.store.repository import Store
 from tests.fakes.github import FakeGitHub

@@ -15,7 +15,7 @@ from service.errors import AuthRefusedError, NotFoundError, RateLimitError, Unre
 from service.github import graphql, rest
 from service.github.collect import MAX_OLDER, collect_week, fetch_pr
 from service.github.http import GitHubHttp
-from service.recorded import pr_from_recorded
+from service.pipeline.recorded import pr_from_recorded
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import REPO, TOKEN, many_prs, w04, week_data, wide_pr
 

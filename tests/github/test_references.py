@@ -12,7 +12,7 @@ from service.core.risks import detect_risks
 from service.github import references, rest
 from service.github.convert import code_search_paths
 from service.github.http import GitHubHttp
-from service.recorded import pr_from_recorded
+from service.pipeline.recorded import pr_from_recorded
 from tests.core.risks.helpers import change, make_pr
 from tests.fakes.github import FakeGitHub
 from tests.github.conftest import REPO, week_data

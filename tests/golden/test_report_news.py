@@ -22,7 +22,7 @@ from service.core.models import Analysis, Digest
 from service.core.narrative import silent_stretch
 from service.core.periods import month_period, range_period
 from service.core.profile import load_profile
-from service.recorded import within
+from service.pipeline.recorded import within
 from service.render.report import render_markdown
 from tests.conftest import NOW, load_week
 from tests.fakes.openai import recorded_answer

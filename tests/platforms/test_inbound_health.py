@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from service.connection_health import CONNECTED, RECONNECTING, ConnectionHealth
+from service.observe.connection_health import CONNECTED, RECONNECTING, ConnectionHealth
 from service.platforms.inbound import StartedInbound
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from service import wiring
 from service.core.models import Digest
-from service.delivery import Target, deliver, idempotency_key
+from service.delivery.outbox import Target, deliver, idempotency_key
 from service.errors import InputError
 from service.platforms import registry
 from service.platforms.base import Platform

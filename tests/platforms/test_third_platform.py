@@ -20,9 +20,9 @@ from service.cli import build_parser
 from service.core.digest import build_digest
 from service.core.profile import load_profile
 from service.errors import InputError
-from service.jobs import run_week
+from service.pipeline.jobs import run_week
+from service.pipeline.recorded import SAMPLE_REPO, load_sample
 from service.platforms import registry
-from service.recorded import SAMPLE_REPO, load_sample
 from service.render.formats import render_format
 from service.settings import Settings
 from tests.fakes._server import FakeAPI, Recorded, Reply, serve

@@ -13,7 +13,7 @@ from service.core.digest import build_digest
 from service.core.periods import period_of_label
 from service.core.profile import load_profile
 from service.errors import InputError
-from service.recorded import within
+from service.pipeline.recorded import within
 from service.store import tables
 from service.store.repository import Store
 from service.store.schema import downgrade_schema

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.triggers.date import DateTrigger
 from sqlalchemy import text
 
-from service.scheduler import JOBS_TABLE, WeeklyScheduler
+from service.runtime.scheduler import JOBS_TABLE, WeeklyScheduler
 from service.store.repository import Store
 from tests.test_scheduler import (
     AFTER_W04_TICK,

@@ -16,7 +16,7 @@ from service.core.digest import build_digest
 from service.core.models import Digest
 from service.core.periods import period_of_label
 from service.core.profile import load_profile
-from service.recorded import within
+from service.pipeline.recorded import within
 from service.render import feishu, slack
 from service.render.environment import period_label
 from service.render.formats import render_format

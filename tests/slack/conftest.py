@@ -15,12 +15,12 @@ import requests
 from service.commands.answer import EngineContext
 from service.core.models import CollectedWeek, WeekWindow
 from service.core.profile import load_profile
-from service.jobs import Pipeline, RunResult, regenerate
+from service.pipeline.jobs import Pipeline, RunResult, regenerate
 from service.render.links import report_url
+from service.runtime.web import build_web_app
 from service.slack.app import build_slack_app, build_slack_endpoint
 from service.slack.sender import SlackSender, build_web_client
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.commands.builders import WEEK_LABELS, real_digest
 from tests.conftest import NOW, WEEKS, load_week
 from tests.fakes.asgi import run_app

@@ -10,8 +10,8 @@ from typing import Any, cast
 import pytest
 
 from service.core.models import Digest
-from service.delivery import DeliveryLog, deliver
-from service.jobs import Pipeline
+from service.delivery.outbox import DeliveryLog, deliver
+from service.pipeline.jobs import Pipeline
 from service.render.limits import payload_violations
 from service.render.slack import ACTION_REGENERATE, ACTION_REPORT, ACTION_RISKS
 from service.slack.socket_mode import start_socket_mode

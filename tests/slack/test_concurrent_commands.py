@@ -18,10 +18,10 @@ from service.commands.answer import EngineContext
 from service.commands.context import DIGEST_CACHE_TTL, CachedReader
 from service.core.models import Digest
 from service.render.links import report_url
+from service.runtime.web import build_web_app
 from service.slack.app import build_slack_app, build_slack_endpoint
 from service.slack.sender import build_web_client
 from service.store.repository import Store
-from service.web import build_web_app
 from tests.commands.conftest import Clock
 from tests.conftest import NOW
 from tests.fakes.asgi import run_app

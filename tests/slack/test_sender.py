@@ -13,7 +13,7 @@ from typing import cast
 
 import pytest
 
-from service.delivery import DeliveryLog, deliver, idempotency_key
+from service.delivery.outbox import DeliveryLog, deliver, idempotency_key
 from service.errors import PlatformRejectedError, RateLimitError, UnreachableError
 from service.slack.sender import METADATA_EVENT, SlackSender
 from service.store.repository import Store
@@ -147,7 +147,7 @@ SECOND_PROCESS = textwrap.dedent(
     """
     import json, sys
     from service.core.models import Digest
-    from service.delivery import deliver
+    from service.delivery.outbox import deliver
     from service.slack.sender import SlackSender, build_web_client
     from service.store.repository import Store
 

@@ -60,7 +60,7 @@ def _facts(repo: str, week: str, previous: str | None, lang: str) -> Any:
     from service import wiring
     from service.core.analyst.facts import build_facts
     from service.core.periods import period_of_label
-    from service.jobs import build_week
+    from service.pipeline.jobs import build_week
     from service.settings import Settings
     from tests.fakes.github import FakeGitHub
 
@@ -295,7 +295,7 @@ def _verified_outcomes(
 ) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
     from service.core.analyst.checker import check_answer
     from service.core.analyst.schema import parse_answer
-    from service.verifier import Verifier
+    from service.pipeline.verifier import Verifier
 
     drafts = parse_answer(answer)
     analysis = check_answer(drafts, facts, model="corpus", prompt_version="corpus")

@@ -32,7 +32,7 @@ from service.core.models import (
     RiskKind,
 )
 from service.core.profile import RepoProfile
-from service.recorded import load_recorded
+from service.pipeline.recorded import load_recorded
 from service.render.report import render_markdown
 from tests.commands.builders import WEEK_LABELS, digest_from_week, huge_week
 from tests.conftest import NOW, WEEKS, load_week

@@ -14,7 +14,7 @@ from pathlib import Path
 from service.core.models import FileChange, FileStatus, PullRequest, RiskKind
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks
-from service.recorded import load_recorded
+from service.pipeline.recorded import load_recorded
 from tests.core.risks.helpers import change, make_pr
 
 CASES = Path(__file__).parents[2] / "data" / "risk_cases"

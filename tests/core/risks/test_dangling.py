@@ -11,7 +11,7 @@ from service.core.models import CollectedWeek, PullRequest, Risk, RiskKind
 from service.core.profile import RepoProfile
 from service.core.risks import dangling, detect_risks
 from service.core.risks.base import Context
-from service.recorded import load_recorded
+from service.pipeline.recorded import load_recorded
 
 CASES = Path(__file__).parents[2] / "data" / "risk_cases"
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

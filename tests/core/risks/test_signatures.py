@@ -12,7 +12,7 @@ from service.core.profile import RepoProfile
 from service.core.risks import breaking
 from service.core.risks.base import Context
 from service.core.risks.signatures import signature_changes
-from service.recorded import load_recorded
+from service.pipeline.recorded import load_recorded
 from tests.core.risks.helpers import change, make_pr, real_pr
 
 CASES = Path(__file__).parents[2] / "data" / "risk_cases"

@@ -19,8 +19,8 @@ from service.render.cards import CardFormat
 from tests.platforms.fake_chat.render import FAKE_CHAT_CARD
 
 if TYPE_CHECKING:
-    from service.delivery import Sender
-    from service.doctor import Finding
+    from service.delivery.outbox import Sender
+    from service.ops.doctor import Finding
     from service.render.links import ReportLinks
     from service.settings import Settings
 
@@ -85,7 +85,7 @@ class FakeChatPlatform:
         return Inbound(routes={EVENTS_PATH: build_endpoint(own.signing_secret, deps)})
 
     def doctor(self, settings: Settings, subscribed: list[str]) -> list[Finding]:
-        from service.doctor import ok, problem
+        from service.ops.doctor import ok, problem
 
         own = FakeChatSettings()
         if not own.api_url:

@@ -26,14 +26,14 @@ from service.core.periods import parse_period, period_of_label, previous_period
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.core.weeks import parse_week, window_containing
-from service.delivery import Outcome, Sender, Target, as_targets, current_name, deliver
+from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
-from service.metrics import Metrics
-from service.runs import DEFAULT_LEASE, Heartbeat
+from service.observe.metrics import Metrics
+from service.pipeline.runs import DEFAULT_LEASE, Heartbeat
 from service.store.repository import PROCESS_OWNER, Store
 
 if TYPE_CHECKING:
-    from service.narrator import Narrator
+    from service.pipeline.narrator import Narrator
     from service.render.links import ReportLinks
 
 logger = logging.getLogger(__name__)
@@ -139,7 +139,7 @@ def analysis_version() -> str:
 def helpers_key() -> str:
     """Which optional helpers judge (doctor's list: the glob engine, the shell-variable reader):
     a digest built with another one is built again, not reused."""
-    from service.optional_helpers import helpers
+    from service.observe.optional_helpers import helpers
 
     return ";".join(f"{h.extra}={'native' if h.native else 'fallback'}" for h in helpers())
 

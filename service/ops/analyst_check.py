@@ -22,10 +22,10 @@ from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
 from service.core.models import Digest, PullRequest, WeekWindow
 from service.core.risks.secrets import PATTERNS, mask
 from service.errors import InputError
-from service.jobs import Pipeline, build_week
+from service.pipeline.jobs import Pipeline, build_week
 
 if TYPE_CHECKING:
-    from service.verifier import Verifier
+    from service.pipeline.verifier import Verifier
 
 MAX_FILE_BYTES = 1_000_000
 # an answer has at most a few dozen items (schema.LIMITS); this many is no model's answer

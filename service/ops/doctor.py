@@ -171,6 +171,6 @@ def check_public_url(url: str, *, chat: bool) -> list[Finding]:
 def check_helpers() -> list[Finding]:
     """Which path-glob engine and which shell-variable judge this install runs (both work; the
     fallbacks are named with the extra that brings the native helper)."""
-    from service.optional_helpers import helpers
+    from service.observe.optional_helpers import helpers
 
     return [ok("helpers", helper.doctor_line()) for helper in helpers()]

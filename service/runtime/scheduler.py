@@ -25,7 +25,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from service.core.models import WeekWindow
 from service.errors import ServiceError
-from service.runs import DEFAULT_LEASE, Heartbeat, RetryPolicy, RunWatch
+from service.pipeline.runs import DEFAULT_LEASE, Heartbeat, RetryPolicy, RunWatch
 from service.store.repository import PROCESS_OWNER, Store
 from service.store.tables import SCHEDULER_JOBS_TABLE
 from service.store.translate import translated_errors

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from service.delivery import Target
+from service.delivery.outbox import Target
 
 if TYPE_CHECKING:
     from service.store.repository import Store

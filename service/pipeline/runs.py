@@ -16,7 +16,7 @@ from service import operator_text
 from service.core.models import WeekWindow
 from service.core.periods import owed_month
 from service.core.weeks import owed_week
-from service.metrics import Metrics
+from service.observe.metrics import Metrics
 from service.store.repository import ABANDONED, RUNNING, RunRecord, Store
 
 logger = logging.getLogger(__name__)

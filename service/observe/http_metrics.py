@@ -7,7 +7,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.metrics import UNMATCHED_ROUTE, Metrics
+from service.observe.metrics import UNMATCHED_ROUTE, Metrics
 
 
 class HttpMetricsMiddleware:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from service.cadence import split_destination
-from service.delivery import Target
+from service.delivery.cadence import split_destination
+from service.delivery.outbox import Target
 from service.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
-    from service.jobs import Pipeline
-    from service.scheduler import WeeklyScheduler
+    from service.pipeline.jobs import Pipeline
+    from service.runtime.scheduler import WeeklyScheduler
     from service.settings import Settings
 
 MONTHLY_JOB_ID = "monthly-digest"
@@ -54,8 +54,8 @@ def add_monthly_job(settings: Settings, pipeline: Pipeline, weekly: WeeklySchedu
     monthly cadence (nothing is owed to nobody)."""
     if not settings.digest_monthly_destinations:
         return
-    from service.jobs import run_monthly
-    from service.scheduler import add_cadence, cron_trigger
+    from service.pipeline.jobs import run_monthly
+    from service.runtime.scheduler import add_cadence, cron_trigger
 
     add_cadence(
         weekly,

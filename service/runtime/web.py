@@ -22,23 +22,23 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.connection_health import DEFAULT_DOWN_SECONDS, ConnectionHealth
 from service.core.models import Digest
 from service.core.period_labels import LABEL_PATTERN
 from service.errors import StoreUnavailableError
-from service.http_metrics import HttpMetricsMiddleware
-from service.logs import bound_request_id, new_request_id
-from service.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from service.metrics import Metrics
+from service.observe.connection_health import DEFAULT_DOWN_SECONDS, ConnectionHealth
+from service.observe.http_metrics import HttpMetricsMiddleware
+from service.observe.logs import bound_request_id, new_request_id
+from service.observe.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from service.observe.metrics import Metrics
+from service.pipeline.runs import RunWatch
 from service.render.environment import render
 from service.render.links import TOKEN_PARAM, ReportLinks
 from service.render.report import render_html, render_json, render_markdown
 from service.render.strings import LANGUAGES
-from service.runs import RunWatch
 from service.store.repository import ReportEntry, Store
 
 logger = logging.getLogger(__name__)
-access_logger = logging.getLogger("service.web.access")
+access_logger = logging.getLogger("service.runtime.web.access")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 HealthProbe = Callable[[], "HealthStatus"]

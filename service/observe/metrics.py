@@ -20,7 +20,7 @@ from service import __version__, operator_text
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-    from service.connection_health import ConnectionHealth
+    from service.observe.connection_health import ConnectionHealth
 
 logger = logging.getLogger(__name__)
 PREFIX = "verl_week"

@@ -27,9 +27,9 @@ from service.core.analyst.verdicts import NOTE_SECTION
 from service.core.models import Analysis, Digest, PullRequest, TokenUsage
 from service.errors import ModelError, StoreUnavailableError
 from service.llm.completion import Completion
+from service.pipeline.verifier import Verifier
 from service.render.prompt import prompt_messages, prompt_version
 from service.render.strings import LANGUAGES
-from service.verifier import Verifier
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Operator tools: `doctor`, `backup`/`restore` and `analyst-check`."""

@@ -1,0 +1,1 @@
+"""What runs: the HTTP app of `serve` and the scheduler of every cadence."""
