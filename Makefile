@@ -32,8 +32,7 @@ lint:
 	.venv/bin/lint-imports
 
 typecheck:
-	$(PY) -m mypy --strict service/core service/commands service/render
-	$(PY) -m mypy service
+	$(PY) -m mypy --strict service
 	$(PY) -m mypy tests
 
 # the in-process tier: every test but those that start the service as a process (`process`)

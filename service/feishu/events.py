@@ -113,7 +113,7 @@ class FeishuEvents:
         """Check signature, decrypt, check token; the event as a dict, or RejectedError."""
         signed = self._check_signature(headers, body)
         try:
-            payload = json.loads(body)
+            payload: dict[str, Any] = json.loads(body)
         except (ValueError, RecursionError) as exc:  # deep nesting overflows the parser
             raise RejectedError("body is not JSON") from exc
         if not isinstance(payload, dict):

@@ -435,7 +435,7 @@ class GitHubHttp:
     def _remaining(self, headers: Any) -> str | None:
         """x-ratelimit-remaining, never above what an earlier answer of the same window said:
         answers to concurrent requests arrive in any order."""
-        value = headers.get("x-ratelimit-remaining")
+        value: str | None = headers.get("x-ratelimit-remaining")
         if value is None or not value.isdigit():
             return value
         resource, reset = (

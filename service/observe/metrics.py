@@ -105,7 +105,8 @@ class Metrics:
 
         # no `<name>_created` series beside counters and histograms: a process start time per
         # label set doubles the series and no dashboard reads it (process_start_time_seconds does)
-        disable_created_metrics()
+        disable: Callable[[], None] = disable_created_metrics  # unannotated in the library
+        disable()
         r = CollectorRegistry(auto_describe=True)
         # process_* (CPU, memory, open files) and python_info, as prometheus-client's own
         # default registry has them; process_* read /proc, so they exist on Linux only

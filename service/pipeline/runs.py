@@ -38,7 +38,8 @@ class RetryPolicy:
 
     def delay(self, failures: int) -> timedelta:
         doublings = min(max(0, failures - 1), 32)
-        return min(self.first * 2**doublings, self.cap)
+        delay: timedelta = min(self.first * 2**doublings, self.cap)
+        return delay
 
 
 class Heartbeat:

@@ -87,7 +87,8 @@ class SocketModeWatch:
 
     def close(self) -> None:
         self._closed = True
-        self.handler.close()
+        close: Callable[[], None] = self.handler.close  # bolt's handler is unannotated
+        close()
         logger.info("slack socket mode closed (shutting down)")
 
 
@@ -130,7 +131,8 @@ def start_socket_mode(app: App, app_token: str, *, connect: bool = True) -> Sock
     if url is None:
         return watch
     handler.client.wss_uri = url
-    handler.connect()
+    open_socket: Callable[[], None] = handler.connect  # bolt's handler is unannotated
+    open_socket()
     if not handler.client.is_connected():
         watch.down_since = time.time()
         logger.warning(

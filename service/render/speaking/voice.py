@@ -222,6 +222,14 @@ class Voice:
         items = value if isinstance(value, list) else str(value).split(", ")
         return self.sep.join(self.code(str(v)) for v in items)
 
+    def _pr_param(self, value: ParamValue, total: Any) -> str:
+        """A PR number, a list of them (with how many there are in all) or a text naming them."""
+        if isinstance(value, str):
+            return self.pr_links([int(n) for n in PR_NUMBER.findall(value)])
+        if isinstance(value, list):
+            return self.pr_list([int(v) for v in value], total if is_int(total) else None)
+        return self.pr_link(int(value))
+
     def _param(self, name: str, value: ParamValue, raw: dict[str, Any]) -> Any:
         if name == POINT_PARAM and isinstance(value, int):  # a rule's sentence: the rule's point
             # a key-change line states the file count (`files`): its point need not
@@ -229,12 +237,7 @@ class Voice:
         if name == PEOPLE_PARAM and isinstance(value, list):
             return self.sep.join(self.person(str(v), prs=True) for v in value)
         if is_pr_value(name, value):
-            total = raw.get(name + TOTAL_SUFFIX)
-            if isinstance(value, str):
-                return self.pr_links([int(n) for n in PR_NUMBER.findall(value)])
-            if isinstance(value, list):
-                return self.pr_list([int(v) for v in value], total if is_int(total) else None)
-            return self.pr_link(int(value))
+            return self._pr_param(value, raw.get(name + TOTAL_SUFFIX))
         if name in CODE_PARAMS and value not in ("", []):
             return self._code_param(value)
         if name == TYPE_PARAM and isinstance(value, str):
