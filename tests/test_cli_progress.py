@@ -15,7 +15,7 @@ from tests.test_cli import github, github_env
 pytestmark = pytest.mark.process
 
 __all__ = ["github"]  # the fixture, shared with test_cli
-LINE = re.compile(r"INFO service\.progress .*PRs fetched (\d+) of (\d+|\?), stage (\w+)$")
+LINE = re.compile(r"INFO service\.observe\.progress .*PRs fetched (\d+) of (\d+|\?), stage (\w+)$")
 
 
 def test_digest_without_a_terminal_logs_progress_lines(github: FakeGitHub, tmp_path: Path) -> None:
