@@ -16,6 +16,8 @@ A sentence (and a key change's theme label) is kept only if
   change" can't be read off the facts of the PRs it rests on, so it is never taken on trust;
 - it holds no mention, link, domain, markup, instruction, request for a token or secret
   (injection.py);
+- no name it takes from a PR's description was renamed before merge, and no name it tells as
+  added is defined on a removed line (merged_names.py);
 - it is in the report's language.
 What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list,
 with any secret masked.
@@ -32,6 +34,7 @@ from service.core.analyst import (
     counts,
     figure_rule,
     grounding,
+    merged_names,
     quoted,
     sentence_claims,
     structure,
@@ -333,6 +336,15 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
+    """Names told as merged that the merged change contradicts (merged_names.py): a name only
+    in a stale description, an existing definition told as added. Quotes of the description
+    do not settle these: the merged lines are the later word."""
+    evidence = checker.evidence
+    reasons = merged_names.renamed_reasons(claim.text, claim.prs, evidence)
+    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
+
+
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = (checker.evidence.pr(n) for n in claim.prs)
     reasons = safety_reasons(claim.text)
@@ -378,6 +390,7 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _danger_rule,
     _exclusive_rule,
     _grounding_rule,
+    _merged_rule,
     _safety_rule,
     _language_rule,
 )

@@ -1,0 +1,165 @@
+"""Names checked against what merged, not against what the PR's description says.
+
+A PR's description is written before review; review may rename what it describes. A model
+reading a stale description tells the old name as what the PR adds or uses. Two facts of the
+merged change, read from its whole patch (added, removed and context lines, hunk headers and
+paths) when GitHub gave every changed file's patch:
+- renamed before merge: a code-spelled name of the sentence is in a cited PR's description
+  but nowhere in any cited PR's merged change, while the merged change spells the same thing
+  another way: the same words joined otherwise (`megatron_adaptor` / `MegatronAdaptor`), or
+  the same setting under another key path (`a.b.switch` / `a.b.c.switch`);
+- an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
+  name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`): the name
+  was there before the PR, which changes or moves it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from service.core.analyst import claims
+from service.core.analyst.evidence import PREvidence, WeekEvidence
+
+# code-spelled names only: a word with `_`, a `.` between name parts, or inner capitals
+_CODE_NAME = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
+_NAME_CHARS = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+MIN_DOTS = 2  # a key path of three parts or more (`trainer.v1.x`) is a setting's full key
+# verbs telling a name as the PR's own new thing
+_ADD_VERB = re.compile(
+    r"\b(?:adds|added|adding|introduces|introduced|gains|gained)\b|新增|新加|引入|增加了|添加了",
+    re.IGNORECASE,
+)
+# between the names of a list after the verb: "x, y and a z(…) method", "x 与 y"
+_LIST_GLUE = re.compile(
+    r"(?:\s|`|,|，|、|与|和|及|以及|\band\b|\ba\b|\ban\b|\bthe\b|\bnew\b)*", re.IGNORECASE
+)
+# a name of the list: code-spelled, quoted as code, or called (`to(device)`)
+_LIST_NAME = re.compile(r"(?P<tick>`)?(?P<name>[A-Za-z_]\w*)(?P<call>\([^()\n]{0,60}\))?`?")
+
+
+def _code_name(token: str) -> bool:
+    if not _CODE_NAME.match(token):
+        return False
+    return "_" in token.strip("_") or "." in token or bool(re.search(r"[a-z][A-Z]", token))
+
+
+def merged_text(evidence: WeekEvidence, number: int) -> str | None:
+    """Everything the merged change of `number` shows (every line of its patch with hunk
+    headers, and its paths), lower-cased; None when a changed file's patch is missing."""
+    pr = evidence.collected.get(number)
+    if pr is None or not pr.patches_fetched:
+        return None
+    parts: list[str] = []
+    for change in pr.files:
+        if change.patch is None and (change.additions or change.deletions):
+            return None
+        parts += [change.path, change.previous_path or "", change.patch or ""]
+    return "\n".join(parts).lower()
+
+
+def _words(name: str) -> tuple[str, ...]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
+    return tuple(w for w in _WORD_SPLIT.split(spaced) if w)
+
+
+def _raw_merged(evidence: WeekEvidence, number: int) -> str:
+    pr = evidence.collected.get(number)
+    return "\n".join(c.patch or "" for c in pr.files) if pr else ""
+
+
+def _respelled(name: str, raw: str) -> str | None:
+    """A name of the merged change with `name`'s words joined otherwise."""
+    squashed = "".join(_words(name))
+    for other in dict.fromkeys(_NAME_CHARS.findall(raw)):
+        if other != name and "".join(_words(other)) == squashed and len(_words(name)) > 1:
+            return other
+    return None
+
+
+def _other_key_path(name: str, raw: str) -> str | None:
+    """The merged change's full key path of `name`'s setting, when it is another one: the
+    same first part and last part (`trainer.…hybrid_rollout.enable_switch`)."""
+    if name.count(".") < MIN_DOTS:
+        return None
+    first, last = name.lower().split(".")[0], name.lower().rsplit(".", 1)[-1]
+    for other in dict.fromkeys(_NAME_CHARS.findall(raw)):
+        lowered = other.lower()
+        if lowered.count(".") < MIN_DOTS or lowered == name.lower():
+            continue
+        if lowered.startswith(first + ".") and lowered.endswith("." + last):
+            return other
+    return None
+
+
+def renamed_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """A name the sentence takes from a cited PR's description that the merged change spells
+    another way (see the module's docstring)."""
+    found = [(n, e) for n in cited if (e := evidence.pr(n)) is not None]
+    merged = {n: merged_text(evidence, n) for n, _e in found}
+    reasons = []
+    for name in claims.identifiers(text):
+        lowered = name.lower()
+        if not _code_name(name) or any(m and lowered in m for m in merged.values()):
+            continue
+        described = [n for n, e in found if lowered in e.text]
+        if not described or any(merged[n] is None for n in described):
+            continue
+        for n in described:
+            raw = _raw_merged(evidence, n)
+            other = _respelled(name, raw) or _other_key_path(name, raw)
+            if other:
+                reasons.append(
+                    f"renamed before merge: `{name}` is only in #{n}'s description; "
+                    f"the merged change has `{other}`"
+                )
+                break
+    return reasons
+
+
+def _added_names(text: str) -> Iterator[tuple[int, str]]:
+    """(position, name) of each name in the list right after an "adds" verb."""
+    for verb in _ADD_VERB.finditer(text):
+        at = verb.end()
+        while True:
+            glue = _LIST_GLUE.match(text, at)
+            at = glue.end() if glue else at
+            found = _LIST_NAME.match(text, at)
+            if found is None or not (found["tick"] or found["call"] or _code_name(found["name"])):
+                break
+            yield verb.start(), found["name"]
+            at = found.end()
+
+
+def _defines(name: str, lines: Sequence[str]) -> bool:
+    pattern = re.compile(
+        rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b"
+        rf"|^\s*{re.escape(name)}\s*(?::(?!:)|=(?!=))"
+    )
+    return any(pattern.search(line) for line in lines)
+
+
+def _said_of(position: int, text: str, cited: Sequence[PREvidence]) -> list[PREvidence]:
+    """The PRs the words at `position` are said of: the last PR named before them, or every
+    cited PR when none is."""
+    spans = [s for s in claims.pr_spans(text) if s[1] <= position]
+    numbers = {e.number: e for e in cited}
+    if spans and spans[-1][2] in numbers:
+        return [numbers[spans[-1][2]]]
+    return list(cited)
+
+
+def existing_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """A name told as added that a removed line of the PR defines (it existed before)."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for position, name in _added_names(text):
+        said = _said_of(position, text, prs)
+        if said and all(_defines(name, e.changed[0]) for e in said):
+            numbers = ", ".join(f"#{e.number}" for e in said)
+            reasons.append(
+                f"not new: `{name}` is defined on a removed line of {numbers} "
+                "(it existed before; the PR changes or moves it)"
+            )
+    return reasons

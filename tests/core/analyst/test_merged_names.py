@@ -1,0 +1,99 @@
+"""Names checked against what merged (merged_names.py): real sentences of the model-written
+corpus (tune and seen parts) on the facts the service built from the recorded PRs, and the
+true sentence beside each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.core.analyst.checker import Checker, check_text
+from service.core.analyst.merged_names import existing_reasons, merged_text, renamed_reasons
+from tests.core.analyst.model_corpus import facts_for
+from tests.core.analyst.test_facts_not_words import check
+
+SEEN_W34 = {"week": "2026-W34", "repo": "verl-project/verl", "previous": None}
+TUNE_W03 = {"week": "2026-W03", "repo": "volcengine/verl", "previous": None}
+
+
+def _evidence(meta: dict[str, Any], lang: str = "en") -> Any:
+    return facts_for(meta, lang).evidence
+
+
+# --- a name only in the description, which the merged change spells another way ----------
+
+
+def test_a_key_path_review_moved_is_dropped_with_the_merged_path() -> None:
+    # #7373's body: "Gated behind `trainer.v1.separate_async.enable_switch`"; merged:
+    # `trainer.v1.separate_async.hybrid_rollout.enable_switch=True`
+    reasons = check("seen", "2026-W34.en", "Exercise `trainer.v1.separate_async.enable_switch`")
+    assert any("hybrid_rollout.enable_switch" in r for r in reasons if r.startswith("renamed"))
+    reasons = check("seen", "2026-W34.zh", "#7373 带有中等破坏性风险且开关默认关闭")
+    assert any(r.startswith("renamed before merge") for r in reasons)
+
+
+def test_the_merged_key_path_is_kept() -> None:
+    text = "#7373 gates the switch behind `trainer.v1.separate_async.hybrid_rollout.enable_switch`."
+    assert renamed_reasons(text, [7373], _evidence(SEEN_W34)) == []
+
+
+def test_a_name_joined_otherwise_in_the_merged_change_is_dropped() -> None:
+    # #7335's body: "Import megatron_adaptor as required dependency"; its scripts only list
+    # `MegatronAdaptor==core_r0.18.0` in a comment
+    reasons = check("seen", "2026-W34.en", "Imports `megatron_adaptor` as a required")
+    assert "the merged change has `MegatronAdaptor`" in " ".join(reasons)
+
+
+def test_a_description_only_name_of_existing_code_is_kept() -> None:
+    # `_compute_old_log_prob` is where the bug crashed: in #6184's body, not in its patch
+    # (existing code the PR does not touch), and nothing in the patch spells it otherwise
+    assert check("seen", "2026-W19.zh", "修复 `use_fused_kernels=True` 时") == []
+
+
+def test_a_pr_whose_patches_are_missing_is_not_judged() -> None:
+    # #7443's file came without its patch: what merged is unknown, the name is not judged
+    evidence = _evidence(SEEN_W34)
+    assert merged_text(evidence, 7443) is None
+    text = "#7443 whitelists fused-MoE names via `_FP8_MOE_LEAVES`."
+    assert renamed_reasons(text, [7443], evidence) == []
+
+
+# --- an existing definition told as added ----------------------------------------------------
+
+
+def test_a_function_a_removed_line_defines_is_not_new() -> None:
+    # `-def is_torch_npu_available() -> bool:` / `+def is_torch_npu_available(check_device=True)`
+    reasons = check("tune", "2026-W03.zh", "新增 is_torch_npu_available(check_device=True)")
+    assert any("not new: `is_torch_npu_available`" in r for r in reasons)
+
+
+def test_a_new_parameter_of_an_existing_function_is_kept() -> None:
+    text = "#4715 为 is_torch_npu_available 新增 check_device 参数，默认 True。"
+    assert existing_reasons(text, [4715], _evidence(TUNE_W03, "zh")) == []
+
+
+def test_each_name_of_the_added_list_is_read() -> None:
+    # `ToolListWrap` is new (a rename); `-def initialize_tools_from_config(tools_config_file):`
+    reasons = check("seen", "2026-W19.zh", "新增 `ToolListWrap` 与 `initialize_tools_from_config`")
+    assert [r for r in reasons if r.startswith("not new")] == [
+        "not new: `initialize_tools_from_config` is defined on a removed line of #6300 "
+        "(it existed before; the PR changes or moves it)"
+    ]
+
+
+def test_a_called_name_in_the_list_is_read_and_plain_words_end_it() -> None:
+    # "gains save_checkpoint, load_checkpoint and a to(device) method": `-    def to(self, …`
+    reasons = check("tune", "2026-W04.en", "The veomni engine gains save_checkpoint")
+    assert [r.split(" is ")[0] for r in reasons if r.startswith("not new")] == ["not new: `to`"]
+
+
+def test_a_field_moved_within_its_class_is_not_new() -> None:
+    # `-    rollout_is_batch_normalize: bool = False` and the same line added further down
+    reasons = check("tune", "2026-W03.zh", "预设的 rs_threshold 取值为")
+    assert any("not new: `rollout_is_batch_normalize`" in r for r in reasons)
+
+
+def test_a_name_added_and_another_removed_are_read_apart() -> None:
+    # "adds X and removes Y": the list after "adds" ends at the next verb
+    facts = facts_for({"week": "2025-W48", "repo": "volcengine/verl", "previous": "2025-W47"}, "en")
+    text = "#4304 adds assign_non_tensor_stack and removes assign_non_tensor_dict."
+    assert check_text(text, [4304], "pr_points", Checker(facts)) == []
