@@ -338,10 +338,12 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
 
 def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     """Names told as merged that the merged change contradicts (merged_names.py): a name only
-    in a stale description, an existing definition told as added. Quotes of the description
+    in a stale description, new scripts of a PR that adds no file, an existing definition told
+    as added. Quotes of the description
     do not settle these: the merged lines are the later word."""
     evidence = checker.evidence
     reasons = merged_names.renamed_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.new_file_reasons(claim.text, claim.prs, evidence)
     return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
 
 
@@ -412,6 +414,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.level_sum_reasons(claim.text)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )

@@ -8,6 +8,8 @@ paths) when GitHub gave every changed file's patch:
   but nowhere in any cited PR's merged change, while the merged change spells the same thing
   another way: the same words joined otherwise (`megatron_adaptor` / `MegatronAdaptor`), or
   the same setting under another key path (`a.b.switch` / `a.b.c.switch`);
+- scripts or files told as added by a PR that adds no file and whose title does not say it adds
+  one (it changes existing scripts);
 - an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
   name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`): the name
   was there before the PR, which changes or moves it.
@@ -20,6 +22,7 @@ from collections.abc import Iterator, Sequence
 
 from service.core.analyst import claims
 from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.models import FileStatus
 
 # code-spelled names only: a word with `_`, a `.` between name parts, or inner capitals
 _CODE_NAME = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
@@ -148,6 +151,44 @@ def _said_of(position: int, text: str, cited: Sequence[PREvidence]) -> list[PREv
     if spans and spans[-1][2] in numbers:
         return [numbers[spans[-1][2]]]
     return list(cited)
+
+
+# "adds MindSpeed-Bridge GRPO scripts", "新增 3 个示例脚本": new files, said of a PR
+_ADDS_FILES = re.compile(
+    r"(?:\b(?:adds|added|adding|introduces|introduced)\b|新增|新加|添加|增加了|加入)"
+    r"[^,，。;；:：()（）]{0,40}?(?:\bscripts?\b|\bfiles?\b|脚本|文件)",
+    re.IGNORECASE,
+)
+
+_ADD_TITLE = re.compile(r"\badd\b[^,;:()]{0,40}?\b(?:scripts?|files?)\b", re.IGNORECASE)
+
+
+def new_file_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """Scripts or files told as added by a PR that adds no file (it changes existing ones)."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for said in _ADDS_FILES.finditer(text):
+        subjects = _subjects(said.start(), text, prs)
+        found = [evidence.collected.get(e.number) for e in subjects]
+        if not subjects or any(pr is None or not pr.files for pr in found):
+            continue
+        if any(_ADDS_FILES.search(e.headline) or _ADD_TITLE.search(e.headline) for e in subjects):
+            continue  # "feat: add … launch script" on an existing file: the PR's own word
+        new = (FileStatus.ADDED, FileStatus.RENAMED)
+        if not any(f.status in new for pr in found if pr for f in pr.files):
+            numbers = ", ".join(f"#{e.number}" for e in subjects)
+            verb = "adds" if len(subjects) == 1 else "add"
+            reasons.append(f"no new file: {numbers} {verb} no file, it changes existing ones")
+    return list(dict.fromkeys(reasons))
+
+
+def _subjects(position: int, text: str, cited: Sequence[PREvidence]) -> list[PREvidence]:
+    """The PRs a verb at `position` is said of: those named in its clause before it ("#A 与
+    #B 新增 …": either may be the one that does it), else the last one named before."""
+    start = max(text.rfind(mark, 0, position) for mark in ",，。;；:：") + 1
+    numbers = {e.number: e for e in cited}
+    own = [numbers[s[2]] for s in claims.pr_spans(text[start:position]) if s[2] in numbers]
+    return own or _said_of(position, text, cited)
 
 
 def existing_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:

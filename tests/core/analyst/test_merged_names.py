@@ -97,3 +97,17 @@ def test_a_name_added_and_another_removed_are_read_apart() -> None:
     facts = facts_for({"week": "2025-W48", "repo": "volcengine/verl", "previous": "2025-W47"}, "en")
     text = "#4304 adds assign_non_tensor_stack and removes assign_non_tensor_dict."
     assert check_text(text, [4304], "pr_points", Checker(facts)) == []
+
+
+# --- scripts told as added by a PR that adds no file -----------------------------------------
+
+
+def test_scripts_told_as_added_by_a_pr_that_only_changes_them_are_dropped() -> None:
+    # #7335 changes three existing run_qwen3_5_*_megatron.sh scripts and adds none
+    reasons = check("seen", "2026-W34.en", "#7362 adds a `turbo_config`")
+    assert "no new file: #7335 adds no file, it changes existing ones" in reasons
+
+
+def test_a_script_the_prs_title_says_it_adds_is_kept() -> None:
+    # "#6443 … feat: add Qwen3-VL-30B mbridge launch script on Ascend" (an existing file)
+    assert check("seen", "2026-W21.zh", "Ascend 适配持续推进") == []

@@ -14,7 +14,7 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("tune", "answers"): (0.97, 3),
     ("tune", "adversarial"): (0.95, 6),
-    ("seen", "answers"): (0.98, 12),
+    ("seen", "answers"): (0.98, 11),
     ("seen", "adversarial"): (0.86, 7),
     ("heldout", "answers"): (0.92, 12),
     ("heldout", "adversarial"): (0.63, 13),
@@ -25,7 +25,7 @@ FLOORS = {
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 2),
     ("tune", "adversarial"): (0.89, 0),
-    ("seen", "answers"): (0.97, 11),
+    ("seen", "answers"): (0.97, 10),
     ("seen", "adversarial"): (0.80, 1),
     ("heldout", "answers"): (0.92, 9),
     ("heldout", "adversarial"): (0.53, 1),
