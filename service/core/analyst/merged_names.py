@@ -10,6 +10,8 @@ paths) when GitHub gave every changed file's patch:
   the same setting under another key path (`a.b.switch` / `a.b.c.switch`);
 - scripts or files told as added by a PR that adds no file and whose title does not say it adds
   one (it changes existing scripts);
+- a parameter told as added that takes another's place in the same one-line signature;
+- a mode told as added that a removed line of the PR already names;
 - an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
   name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`): the name
   was there before the PR, which changes or moves it.
@@ -189,6 +191,79 @@ def _subjects(position: int, text: str, cited: Sequence[PREvidence]) -> list[PRE
     numbers = {e.number: e for e in cited}
     own = [numbers[s[2]] for s in claims.pr_spans(text[start:position]) if s[2] in numbers]
     return own or _said_of(position, text, cited)
+
+
+# "adds … a torch profiler discrete mode", "提供 … 的 discrete 模式"
+_ADDS_MODE = re.compile(
+    r"(?:\b(?:adds|added|adding|introduces|introduced|gains|gained)\b|新增|提供|引入|加入)"
+    r"[^,，。;；:：]{0,80}?\b(?P<mode>[A-Za-z][\w-]*)\s*(?:\bmode\b|模式)",
+    re.IGNORECASE,
+)
+
+
+# "新增 resource_pool 参数", "gains a dp_size argument", "adds parameter `x`"
+_ADDS_PARAMETER = re.compile(
+    r"(?:\b(?:adds|added|adding|gains|gained)\b|新增|增加了|添加了)[^,，。;；:：]{0,50}?"
+    r"`?(?P<name>[A-Za-z_]\w*)`?\s*(?:参数|\b(?:parameter|argument)s?\b)",
+    re.IGNORECASE,
+)
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\((?P<params>.*)\)")
+_PARAM = re.compile(r"(?:^|,)\s*\*{0,2}(\w+)")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+
+
+def _signatures(lines: Sequence[str]) -> dict[str, set[str]]:
+    """Each one-line `def`'s parameter names, by function name."""
+    out: dict[str, set[str]] = {}
+    for line in lines:
+        found = _DEF.match(line)
+        if found:
+            params = found["params"]
+            while _BRACKETS.search(params):
+                params = _BRACKETS.sub("", params)
+            out[found["name"]] = set(_PARAM.findall(params)) - {"self", "cls"}
+    return out
+
+
+def replaced_parameter_reasons(
+    text: str, cited: Sequence[int], evidence: WeekEvidence
+) -> list[str]:
+    """A parameter told as added that takes another's place in the same signature
+    (`-def __init__(self, config, worker_group=None)` / `+def __init__(self, config,
+    resource_pool=None)`): the PR replaces a parameter, it adds none."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for said in _ADDS_PARAMETER.finditer(text):
+        name = said["name"]
+        for e in _subjects(said.start(), text, prs):
+            before, after = _signatures(e.changed[0]), _signatures(e.changed[1])
+            for function, params in after.items():
+                old = before.get(function)
+                if old is None or name not in params or name in old:
+                    continue
+                gone = sorted(old - params)
+                if gone and len(params) <= len(old):
+                    reasons.append(
+                        f"replaced, not added: in #{e.number} `{name}` takes the place of "
+                        f"`{', '.join(gone)}` in {function}'s signature"
+                    )
+    return list(dict.fromkeys(reasons))
+
+
+def existing_mode_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """A mode told as added that a removed line of the PR already names ("-Discrete mode saves
+    separate trace files for each step"): the PR changes the mode, it does not add it."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for said in _ADDS_MODE.finditer(text):
+        phrase = re.compile(rf"\b{re.escape(said['mode'].lower())}\s+mode\b")
+        for e in _subjects(said.start(), text, prs):
+            if any(phrase.search(line.lower()) for line in e.changed[0]):
+                reasons.append(
+                    f"not new: the {said['mode']} mode is on a removed line of #{e.number} "
+                    "(it existed before; the PR changes it)"
+                )
+    return list(dict.fromkeys(reasons))
 
 
 def existing_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:

@@ -7,7 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from service.core.analyst.checker import Checker, check_text
-from service.core.analyst.merged_names import existing_reasons, merged_text, renamed_reasons
+from service.core.analyst.merged_names import (
+    existing_mode_reasons,
+    existing_reasons,
+    merged_text,
+    renamed_reasons,
+    replaced_parameter_reasons,
+)
 from tests.core.analyst.model_corpus import facts_for
 from tests.core.analyst.test_facts_not_words import check
 
@@ -111,3 +117,33 @@ def test_scripts_told_as_added_by_a_pr_that_only_changes_them_are_dropped() -> N
 def test_a_script_the_prs_title_says_it_adds_is_kept() -> None:
     # "#6443 … feat: add Qwen3-VL-30B mbridge launch script on Ascend" (an existing file)
     assert check("seen", "2026-W21.zh", "Ascend 适配持续推进") == []
+
+
+# --- a parameter that replaces another, a mode that was there ------------------------------
+
+
+def test_a_parameter_taking_anothers_place_is_not_added() -> None:
+    # `-    def __init__(self, config: RewardModelConfig, worker_group: RayWorkerGroup = None):`
+    # `+    def __init__(self, config: RewardModelConfig, resource_pool: RayResourcePool = None):`
+    reasons = check("tune", "2025-W47.zh", "RewardModel 构造函数新增 resource_pool 参数")
+    assert any("`resource_pool` takes the place of `worker_group`" in r for r in reasons)
+
+
+def test_a_parameter_added_beside_the_others_is_kept() -> None:
+    # `-def is_torch_npu_available() -> bool:` / `+def is_torch_npu_available(check_device=True)`
+    evidence = _evidence(TUNE_W03, "zh")
+    text = "#4715 为 is_torch_npu_available 新增 check_device 参数。"
+    assert replaced_parameter_reasons(text, [4715], evidence) == []
+
+
+def test_a_mode_a_removed_line_names_is_not_added() -> None:
+    # `-Discrete mode saves separate trace files for each step.` (now one file per stage)
+    said = (("2026-W34.en", "#7408 adds `finish_hook_cmd`"), ("2026-W34.zh", "#7408 新增 `finish"))
+    for stem, start in said:
+        reasons = check("seen", stem, start)
+        assert any(r.startswith("not new: the discrete mode") for r in reasons), stem
+
+
+def test_a_new_option_beside_an_existing_mode_is_kept() -> None:
+    text = "#7408 adds `finish_hook_cmd` and `relocate_results` profiler options."
+    assert existing_mode_reasons(text, [7408], _evidence(SEEN_W34)) == []
