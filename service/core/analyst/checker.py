@@ -17,7 +17,8 @@ A sentence (and a key change's theme label) is kept only if
 - it holds no mention, link, domain, markup, instruction, request for a token or secret
   (injection.py);
 - no name it takes from a PR's description was renamed before merge, and no name it tells as
-  added is defined on a removed line (merged_names.py);
+  added is defined on a removed line (merged_names.py); no change is told the wrong way round
+  and no pin is placed in a file the PR does not pin it in (transitions.py);
 - it is in the report's language.
 What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list,
 with any secret masked.
@@ -38,6 +39,7 @@ from service.core.analyst import (
     quoted,
     sentence_claims,
     structure,
+    transitions,
 )
 from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
@@ -349,6 +351,13 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
 
 
+def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
+    """A change told the wrong way round, a pin placed in a file the PR does not pin it in
+    (transitions.py)."""
+    reasons = transitions.reversed_reasons(claim.text, claim.prs, checker.evidence)
+    return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
+
+
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = (checker.evidence.pr(n) for n in claim.prs)
     reasons = safety_reasons(claim.text)
@@ -395,6 +404,7 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _exclusive_rule,
     _grounding_rule,
     _merged_rule,
+    _transition_rule,
     _safety_rule,
     _language_rule,
 )
