@@ -341,13 +341,17 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
 def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     """Names told as merged that the merged change contradicts (merged_names.py): a name only
     in a stale description, new scripts of a PR that adds no file, a parameter that replaces
-    another told as added, an existing mode or definition told as added. Quotes of the description
+    another told as added, an existing mode or definition told as added, a name told as
+    introduced by a PR that does not add it, a package told as still working that a PR took
+    away. Quotes of the description
     do not settle these: the merged lines are the later word."""
     evidence = checker.evidence
     reasons = merged_names.renamed_reasons(claim.text, claim.prs, evidence)
     reasons += merged_names.new_file_reasons(claim.text, claim.prs, evidence)
     reasons += merged_names.replaced_parameter_reasons(claim.text, claim.prs, evidence)
     reasons += merged_names.existing_mode_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.introduced_by_reasons(claim.text, evidence)
+    reasons += merged_names.gone_module_reasons(claim.text, claim.prs, evidence)
     return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
 
 

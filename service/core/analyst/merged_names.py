@@ -12,6 +12,9 @@ paths) when GitHub gave every changed file's patch:
   one (it changes existing scripts);
 - a parameter told as added that takes another's place in the same one-line signature;
 - a mode told as added that a removed line of the PR already names;
+- a name told as introduced by a PR ("X 是 #N 引入的") that is not on that PR's added side;
+- a package told as still working ("imports … keep working") whose `__init__.py` a cited PR
+  removes or moves, leaving no changed file in its folder;
 - an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
   name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`): the name
   was there before the PR, which changes or moves it.
@@ -278,4 +281,62 @@ def existing_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
                 f"not new: `{name}` is defined on a removed line of {numbers} "
                 "(it existed before; the PR changes or moves it)"
             )
+    return reasons
+
+
+# "X 是 #3465 引入的", "X，由 #3465 新增", "X, introduced by #3465", "X (added in #3465)"
+_INTRODUCED_BY = re.compile(
+    r"(?:是|由)\s*[#＃](?P<zh>\d+)\s*(?:所)?(?:引入|新增|加入|添加|创建)"
+    r"|\b(?:introduced|added|created)\s+(?:by|in)\s+(?:PR\s*)?#(?P<en>\d+)",
+    re.IGNORECASE,
+)
+
+
+def introduced_by_reasons(text: str, evidence: WeekEvidence) -> list[str]:
+    """A name told as introduced by a PR of the week must be on that PR's added side (its
+    added lines or new paths)."""
+    reasons = []
+    for said in _INTRODUCED_BY.finditer(text):
+        number = int(said["zh"] or said["en"])
+        e = evidence.pr(number)
+        if e is None or number not in evidence.collected:
+            continue
+        start = max(text.rfind(mark, 0, said.start()) for mark in "，,。;；") + 1
+        names = claims.identifiers(text[start : said.start()])
+        missing = [n for n in names if n.lower() not in e.added]
+        reasons += [f"not introduced by #{number}: `{n}` is not on its added side" for n in missing]
+    return reasons
+
+
+# "imports from verl.workers.roles keep working", "`a.b` 的导入无需修改"
+_STILL_WORKS = re.compile(
+    r"\b(?:keeps?|continues?) (?:to )?work(?:ing)?\b|\bstill works?\b|\bwithout (?:any )?changes\b"
+    r"|\bunaffected\b|不受影响|仍(?:然)?可(?:用|以)|继续可用|无需修改|保持可用",
+    re.IGNORECASE,
+)
+
+
+def gone_module_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """A package told as still working that a cited PR takes away: its `__init__.py` removed
+    or moved, and no changed file left in its folder."""
+    if not _STILL_WORKS.search(text):
+        return []
+    reasons = []
+    for name in claims.identifiers(text):
+        if "." not in name or "/" in name:
+            continue
+        folder = name.strip("`").replace(".", "/") + "/"
+        for number in cited:
+            pr = evidence.collected.get(number)
+            files = pr.files if pr else []
+            under = [f for f in files if (f.previous_path or f.path).startswith(folder)]
+            stays = [
+                f for f in under if f.path.startswith(folder) and f.status != FileStatus.REMOVED
+            ]
+            init = folder + "__init__.py"
+            if not stays and any((f.previous_path or f.path) == init for f in under):
+                reasons.append(
+                    f"module gone: #{number} removes or moves {init} and the {len(under) - 1} "
+                    f"other changed files of {folder}, so `{name}` does not keep working"
+                )
     return reasons

@@ -10,6 +10,8 @@ from service.core.analyst.checker import Checker, check_text
 from service.core.analyst.merged_names import (
     existing_mode_reasons,
     existing_reasons,
+    gone_module_reasons,
+    introduced_by_reasons,
     merged_text,
     renamed_reasons,
     replaced_parameter_reasons,
@@ -147,3 +149,35 @@ def test_a_mode_a_removed_line_names_is_not_added() -> None:
 def test_a_new_option_beside_an_existing_mode_is_kept() -> None:
     text = "#7408 adds `finish_hook_cmd` and `relocate_results` profiler options."
     assert existing_mode_reasons(text, [7408], _evidence(SEEN_W34)) == []
+
+
+# --- what an earlier PR introduced, a package a PR took away --------------------------------
+
+TUNE_W48 = {"week": "2025-W48", "repo": "volcengine/verl", "previous": "2025-W47"}
+
+
+def test_a_name_told_as_introduced_by_a_pr_that_does_not_add_it_is_dropped() -> None:
+    # #3465 adds the Qwen3 Mindspeed CI; docker-validate-ascend.yml is on no added side of it
+    reasons = check("tune", "2025-W47.zh.adversarial", "#4146 删除的 docker-validate-ascend.yml")
+    assert "not introduced by #3465: `docker-validate-ascend.yml` is not on its added side" in (
+        reasons
+    )
+
+
+def test_a_name_the_pr_adds_may_be_told_as_introduced_by_it() -> None:
+    evidence = _evidence({"week": "2025-W47", "repo": "volcengine/verl", "previous": None}, "zh")
+    text = "run_qwen3_30b_dapo_mindspeed.sh 是 #3465 引入的。"
+    assert introduced_by_reasons(text, evidence) == []
+
+
+def test_a_package_a_pr_took_away_does_not_keep_working() -> None:
+    # #4352 removes verl/workers/roles/__init__.py, actor.py, critic.py and moves utils/
+    reasons = check("tune", "2025-W48.en.adversarial", "#4352 is a pure folder move")
+    assert any(
+        r.startswith("module gone: #4352 removes or moves verl/workers/roles/") for r in reasons
+    )
+
+
+def test_a_package_left_in_place_may_keep_working() -> None:
+    text = "#4352 moves the helpers, so imports from verl.workers.utils keep working."
+    assert gone_module_reasons(text, [4352], _evidence(TUNE_W48)) == []

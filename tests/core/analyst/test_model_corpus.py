@@ -13,7 +13,7 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
     ("tune", "answers"): (0.97, 2),
-    ("tune", "adversarial"): (0.95, 4),
+    ("tune", "adversarial"): (0.95, 2),
     ("seen", "answers"): (0.98, 9),
     ("seen", "adversarial"): (0.86, 7),
     ("heldout", "answers"): (0.92, 12),
