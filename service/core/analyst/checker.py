@@ -356,9 +356,10 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
 
 
 def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
-    """A change told the wrong way round, a pin placed in a file the PR does not pin it in
-    (transitions.py)."""
+    """A change told the wrong way round, an old version told as the new one, a pin placed in
+    a file the PR does not pin it in (transitions.py)."""
     reasons = transitions.reversed_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += transitions.upgrade_reasons(claim.text, claim.prs, checker.evidence)
     return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
 
 

@@ -2,7 +2,9 @@
 title says "from 25 to 30" and whose diff sets `timeout-minutes: 25` → `30`. Each "from A to
 B" (从 A 改为 B, A → B) of a sentence is looked up among the cited PRs' own transitions (the
 "from … to …" of their title and body, and the old and new values of each setting their diff
-changes): a sentence whose A → B is only there as B → A is dropped."""
+changes): a sentence whose A → B is only there as B → A is dropped. A version told as what a PR
+upgrades to that is only on its removed lines, and a pin placed in a file that does not hold
+it, are dropped too."""
 
 from __future__ import annotations
 
@@ -82,4 +84,29 @@ def pin_file_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
                     f"wrong file: #{number} has {pin} in {', '.join(sorted(elsewhere))}, "
                     f"not in {name}"
                 )
+    return reasons
+
+
+# "升级到 1.3.0rc13", "bumps trtllm to 1.3.0rc14", "upgrades vLLM to 0.11.0"
+_UPGRADE_TO = re.compile(
+    r"(?:升级到|升级至|升到|更新到|更新至|\b(?:upgrades?|upgraded|bumps?|bumped|updates?|updated)\b"
+    r"[^,，。;；]{0,40}?\bto\b)\s*v?(?P<version>\d+(?:\.\d+)+[\w.\-]*\w|\d+[\w.\-]*\d)",
+    re.IGNORECASE,
+)
+
+
+def upgrade_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+    """A version told as what a PR upgrades to must be on its added side: one found only on
+    removed lines is the version it upgrades from."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None and e.changed[1]]
+    reasons = []
+    for said in _UPGRADE_TO.finditer(text):
+        version = said["version"].lower()
+        pattern = re.compile(rf"(?<![\w.]){re.escape(version)}(?![\w])")
+        old = [e for e in prs if pattern.search(e.removed)]
+        if old and not any(pattern.search(e.added) for e in prs):
+            numbers = ", ".join(f"#{e.number}" for e in old)
+            reasons.append(
+                f"old version told as new: {version} is only on removed lines of {numbers}"
+            )
     return reasons

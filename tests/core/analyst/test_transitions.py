@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.core.analyst.transitions import pin_file_reasons, reversed_reasons
+from service.core.analyst.transitions import pin_file_reasons, reversed_reasons, upgrade_reasons
 from tests.core.analyst.model_corpus import facts_for
 from tests.core.analyst.test_facts_not_words import check
 
@@ -37,3 +37,15 @@ def test_a_pin_in_the_file_it_names_is_kept() -> None:
     text = "#4175 pins TransferQueue==0.1.2.dev0 in setup.py."
     assert pin_file_reasons(text, [4175], _evidence()) == []
     assert check("tune", "2025-W48.en", "It pins TransferQueue==0.1.2.dev0 in setup.py") == []
+
+
+def test_the_version_upgraded_from_told_as_the_new_one_is_dropped() -> None:
+    # `-ARG TRTLLM_BASE_IMAGE=…/release:1.3.0rc13` / `+…/release:1.3.0rc14`
+    reasons = check("seen", "2026-W19.zh.adversarial", "#6262 把 TRT-LLM 基础镜像升级到")
+    assert "old version told as new: 1.3.0rc13 is only on removed lines of #6262" in reasons
+
+
+def test_the_version_upgraded_to_is_kept() -> None:
+    evidence = facts_for({"week": "2026-W19", "repo": "verl-project/verl", "previous": None}, "zh")
+    text = "#6262 把 TRT-LLM 基础镜像升级到 1.3.0rc14。"
+    assert upgrade_reasons(text, [6262], evidence.evidence) == []
