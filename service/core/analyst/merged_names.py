@@ -165,6 +165,7 @@ _ADDS_FILES = re.compile(
     re.IGNORECASE,
 )
 
+_SIZE_WORDS = re.compile(r"\blines?\b|行|\bacross\b|涉及", re.IGNORECASE)
 _ADD_TITLE = re.compile(r"\badd\b[^,;:()]{0,40}?\b(?:scripts?|files?)\b", re.IGNORECASE)
 
 
@@ -173,6 +174,8 @@ def new_file_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) ->
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons = []
     for said in _ADDS_FILES.finditer(text):
+        if _SIZE_WORDS.search(said.group(0)):
+            continue  # "adds 120 lines … across 3 files": the size of the change
         subjects = _subjects(said.start(), text, prs)
         found = [evidence.collected.get(e.number) for e in subjects]
         if not subjects or any(pr is None or not pr.files for pr in found):

@@ -24,14 +24,30 @@ _FROM_TO = re.compile(
 )
 
 
-def _pairs(text: str) -> Iterator[tuple[str, str]]:
-    for found in _FROM_TO.finditer(text):
-        yield found["old"].lower(), found["new"].lower()
+# "now costs 2 RPCs instead of 1" (1 → 2), "改为 2 次而不是 1 次"
+_INSTEAD = re.compile(
+    r"(?P<new>\d+(?:\.\d+)*)\s*(?:[A-Za-z%]+\s+|[次个]\s*)?(?:\binstead of\b|而不是|而非)\s*"
+    r"(?P<old>\d+(?:\.\d+)*)(?!\w|\.\d)",
+    re.IGNORECASE,
+)
+# a PR's own "before (2 RPCs per acquire) … after (1 RPC)"
+_BEFORE_AFTER = re.compile(
+    r"\bbefore\W{0,3}(?P<old>\d+(?:\.\d+)*)\b[^\n]{0,60}?\bafter\W{0,3}(?P<new>\d+(?:\.\d+)*)\b",
+    re.IGNORECASE,
+)
+
+
+def _pairs(
+    text: str, patterns: Sequence[re.Pattern[str]] = (_FROM_TO, _INSTEAD)
+) -> Iterator[tuple[str, str]]:
+    for pattern in patterns:
+        for found in pattern.finditer(text):
+            yield found["old"].lower(), found["new"].lower()
 
 
 def _pr_pairs(e: PREvidence) -> set[tuple[str, str]]:
     """The transitions a PR shows: in its own words, and each changed setting's values."""
-    out = set(_pairs(e.text))
+    out = set(_pairs(e.text, (_FROM_TO, _BEFORE_AFTER)))
     for old, new in e.settings.values():
         out |= {(o.split()[0], n.split()[0]) for o in old for n in new if o and n}
     return out

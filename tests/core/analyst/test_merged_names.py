@@ -13,6 +13,7 @@ from service.core.analyst.merged_names import (
     gone_module_reasons,
     introduced_by_reasons,
     merged_text,
+    new_file_reasons,
     renamed_reasons,
     replaced_parameter_reasons,
 )
@@ -181,3 +182,13 @@ def test_a_package_a_pr_took_away_does_not_keep_working() -> None:
 def test_a_package_left_in_place_may_keep_working() -> None:
     text = "#4352 moves the helpers, so imports from verl.workers.utils keep working."
     assert gone_module_reasons(text, [4352], _evidence(TUNE_W48)) == []
+
+
+def test_the_size_of_a_change_is_no_new_file() -> None:
+    # "#4106 adds 30 lines … across 2 files": a count of changed files, not files added
+    evidence = _evidence({"week": "2025-W47", "repo": "volcengine/verl", "previous": None})
+    for text in (
+        "#4106 adds 30 lines and deletes 2 across 3 files.",
+        "#4106 新增 30 行，涉及 3 个文件。",
+    ):
+        assert new_file_reasons(text, [4106], evidence) == []

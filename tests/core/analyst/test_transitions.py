@@ -49,3 +49,17 @@ def test_the_version_upgraded_to_is_kept() -> None:
     evidence = facts_for({"week": "2026-W19", "repo": "verl-project/verl", "previous": None}, "zh")
     text = "#6262 把 TRT-LLM 基础镜像升级到 1.3.0rc14。"
     assert upgrade_reasons(text, [6262], evidence.evidence) == []
+
+
+def test_a_figure_told_instead_of_the_other_way_round_is_dropped() -> None:
+    # #6076's body: "before (2 RPCs per acquire): … after (1 atomic RPC per acquire)"
+    reasons = check("seen", "2026-W20.en.adversarial", "#6076 merges the handle registry")
+    assert "direction: the data changes 2 → 1, the sentence says 1 → 2" in reasons
+
+
+def test_the_figure_told_its_way_is_kept() -> None:
+    evidence = facts_for(
+        {"week": "2026-W20", "repo": "verl-project/verl", "previous": "2026-W19"}, "en"
+    )
+    text = "#6076 makes each acquire cost 1 RPC instead of 2."
+    assert reversed_reasons(text, [6076], evidence.evidence) == []
