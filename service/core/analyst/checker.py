@@ -16,6 +16,9 @@ A sentence (and a key change's theme label) is kept only if
   change" can't be read off the facts of the PRs it rests on, so it is never taken on trust;
 - it holds no mention, link, domain, markup, instruction, request for a token or secret
   (injection.py);
+- no name it takes from a PR's description was renamed before merge, and no name it tells as
+  added is defined on a removed line (merged_names.py); no change is told the wrong way round
+  and no pin is placed in a file the PR does not pin it in (transitions.py);
 - it is in the report's language.
 What fails is dropped with its reasons (`rule: detail`), kept in the digest as an audit list,
 with any secret masked.
@@ -32,9 +35,11 @@ from service.core.analyst import (
     counts,
     figure_rule,
     grounding,
+    merged_names,
     quoted,
     sentence_claims,
     structure,
+    transitions,
 )
 from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
 from service.core.analyst.facts import PRFacts, WeekFacts
@@ -333,6 +338,31 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
+    """Names told as merged that the merged change contradicts (merged_names.py): a name only
+    in a stale description, new scripts of a PR that adds no file, a parameter that replaces
+    another told as added, an existing mode or definition told as added, a name told as
+    introduced by a PR that does not add it, a package told as still working that a PR took
+    away. Quotes of the description
+    do not settle these: the merged lines are the later word."""
+    evidence = checker.evidence
+    reasons = merged_names.renamed_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.new_file_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.replaced_parameter_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.existing_mode_reasons(claim.text, claim.prs, evidence)
+    reasons += merged_names.introduced_by_reasons(claim.text, evidence)
+    reasons += merged_names.gone_module_reasons(claim.text, claim.prs, evidence)
+    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
+
+
+def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
+    """A change told the wrong way round, an old version told as the new one, a pin placed in
+    a file the PR does not pin it in (transitions.py)."""
+    reasons = transitions.reversed_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += transitions.upgrade_reasons(claim.text, claim.prs, checker.evidence)
+    return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
+
+
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = (checker.evidence.pr(n) for n in claim.prs)
     reasons = safety_reasons(claim.text)
@@ -378,6 +408,8 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _danger_rule,
     _exclusive_rule,
     _grounding_rule,
+    _merged_rule,
+    _transition_rule,
     _safety_rule,
     _language_rule,
 )
@@ -399,6 +431,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.level_sum_reasons(claim.text)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )

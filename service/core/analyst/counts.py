@@ -125,3 +125,32 @@ def bucket_count_reasons(
             )
             reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
     return reasons
+
+
+# "11 个风险，其中高风险 1 个、中风险 8 个、低风险 6 个", "4 risks, of which 1 high and 3 medium"
+_RISK_WHOLE = re.compile(
+    r"(?P<whole>\d+)\s*(?:个|项)?\s*(?:风险|risks?\b|risk groups?\b)[^。;；.]{0,12}?"
+    r"(?:其中|包括|including\b|of which\b|of them\b)(?P<parts>[^。;；]{0,80})",
+    re.IGNORECASE,
+)
+_LEVEL_COUNT = re.compile(
+    r"[高中低](?:风险|危|等级|级)\s*(?P<a>\d+)|(?P<b>\d+)\s*(?:个|项)?\s*[高中低](?:风险|危|等级|级)"
+    r"|\b(?:high|medium|low)\b\s*(?P<c>\d+)|(?P<d>\d+)\s*(?:high|medium|low)\b",
+    re.IGNORECASE,
+)
+
+
+def level_sum_reasons(text: str) -> list[str]:
+    """Risk levels split the risks: the counts per level a sentence gives "of" a number of
+    risks cannot add up to more than that number."""
+    reasons = []
+    for whole in _RISK_WHOLE.finditer(text):
+        parts = [
+            int(next(g for g in m.groups() if g)) for m in _LEVEL_COUNT.finditer(whole["parts"])
+        ]
+        if len(parts) > 1 and sum(parts) > int(whole["whole"]):
+            shown = " + ".join(str(p) for p in parts)
+            reasons.append(
+                f"levels exceed the whole: {shown} = {sum(parts)} > {whole['whole']} risks"
+            )
+    return reasons

@@ -12,10 +12,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.97, 7),
-    ("tune", "adversarial"): (0.95, 6),
-    ("seen", "answers"): (0.98, 18),
-    ("seen", "adversarial"): (0.86, 8),
+    ("tune", "answers"): (0.97, 2),
+    ("tune", "adversarial"): (0.95, 2),
+    ("seen", "answers"): (0.98, 9),
+    ("seen", "adversarial"): (0.86, 5),
     ("heldout", "answers"): (0.92, 12),
     ("heldout", "adversarial"): (0.63, 13),
 }
@@ -23,9 +23,9 @@ FLOORS = {
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("tune", "answers"): (0.95, 5),
+    ("tune", "answers"): (0.95, 1),
     ("tune", "adversarial"): (0.89, 0),
-    ("seen", "answers"): (0.97, 14),
+    ("seen", "answers"): (0.97, 8),
     ("seen", "adversarial"): (0.80, 1),
     ("heldout", "answers"): (0.92, 9),
     ("heldout", "adversarial"): (0.53, 1),

@@ -1,0 +1,25 @@
+"""Counts per risk level said "of" a number of risks: the levels split the risks, so their
+counts cannot add up to more (a real sentence of the seen answers copied a level total the
+risk list does not hold)."""
+
+from __future__ import annotations
+
+from service.core.analyst.counts import level_sum_reasons
+from tests.core.analyst.test_facts_not_words import check
+
+
+def test_levels_adding_up_to_more_than_the_whole_are_dropped() -> None:
+    reasons = check("seen", "2026-W19.zh", "本周检测到 11 个风险，其中高风险 1 个")
+    assert "levels exceed the whole: 1 + 8 + 6 = 15 > 11 risks" in reasons
+
+
+def test_levels_within_the_whole_are_kept() -> None:
+    assert level_sum_reasons("本周检测到 7 个风险，其中高等级 1 个、中等级 5 个。") == []
+    assert level_sum_reasons("with 4 detected risks including 1 high and 3 medium") == []
+    assert level_sum_reasons("4 risks, of which 3 high and 2 medium") == [
+        "levels exceed the whole: 3 + 2 = 5 > 4 risks"
+    ]
+
+
+def test_a_single_level_is_no_split() -> None:
+    assert check("seen", "2026-W34.zh", "本周合入 26 个 PR") == []
