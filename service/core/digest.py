@@ -16,6 +16,7 @@ from service.core.models import (
     CollectedWeek,
     Contributor,
     Digest,
+    FileChange,
     FileStatus,
     PullRequest,
     Risk,
@@ -31,6 +32,7 @@ from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
 from service.core.risks import detect_risks, risk_context
+from service.core.risks.base import Context, ParsedPatch
 from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
@@ -52,6 +54,22 @@ def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]
         if c.reverted_title and c.reverted_title.strip() in titles:
             out.add(titles[c.reverted_title.strip()])
     return out
+
+
+def _taken_from(context: Context) -> Parse:
+    """One PR's patches parsed, each taken from `context` (or parsed) once and kept only
+    while that PR is scored (its points and its comment-only test read the same patches)."""
+    kept: dict[str, ParsedPatch] = {}
+
+    def parsed(change: FileChange) -> ParsedPatch:
+        if not change.patch:
+            return context.take(change)
+        found = kept.get(change.patch)
+        if found is None:
+            found = kept[change.patch] = context.take(change)
+        return found
+
+    return parsed
 
 
 def _scored(
@@ -163,7 +181,8 @@ def build_digest(
     prs = week.prs
     classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
-    # one Context for the risks and the scoring: each patch parsed once for both
+    # one Context for the risks and the scoring: a patch the detectors parsed is not parsed
+    # again for the PR's points, and is freed once its PR is scored (memory as it was)
     context = risk_context(prs, profile, earlier=earlier or [], references=references)
     risks = detect_risks(prs, profile, context=context)
     per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))
@@ -175,7 +194,7 @@ def build_digest(
             profile,
             reverted=pr.number in reverted,
             risks=per_pr[pr.number],
-            parsed=context.parsed,
+            parsed=_taken_from(context),
         )
         for pr in prs
     ]

@@ -111,6 +111,15 @@ class Context:
             found = self.patches[change.patch] = parse_patch(change.patch)
         return found
 
+    def take(self, change: FileChange) -> ParsedPatch:
+        """The change's patch parsed, no longer kept here: what a detector parsed is handed
+        over (and freed once the taker is done), any other patch parsed now. For the work
+        after the detectors (the scoring), which reads each PR's patches once."""
+        if not change.patch:
+            return NO_PATCH
+        found = self.patches.pop(change.patch, None)
+        return found if found is not None else parse_patch(change.patch)
+
     def changed(self, change: FileChange) -> ChangedTexts:
         """The text of the change's removed and added lines, without parsing the patch (for
         scans of every line of a PR): the first time it is asked for, then from `texts`."""
