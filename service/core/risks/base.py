@@ -109,6 +109,8 @@ class Context:
         found = self.patches.get(change.patch)
         if found is None:
             found = self.patches[change.patch] = parse_patch(change.patch)
+            if change.patch in self.texts:  # its lines' texts kept once, not twice
+                self.texts[change.patch] = self._texts(change.patch)
         return found
 
     def take(self, change: FileChange) -> ParsedPatch:
@@ -127,9 +129,17 @@ class Context:
             return (), ()
         found = self.texts.get(change.patch)
         if found is None:
-            removed, added = changed_texts(change.patch)
-            found = self.texts[change.patch] = (tuple(removed), tuple(added))
+            found = self.texts[change.patch] = self._texts(change.patch)
         return found
+
+    def _texts(self, patch: str) -> ChangedTexts:
+        """From the parsed patch when there is one (its lines' texts, the same strings: not a
+        second copy of every changed line), else read from the patch."""
+        parsed = self.patches.get(patch)
+        if parsed is not None:
+            return tuple(x.text for x in parsed.removed), tuple(x.text for x in parsed.added)
+        removed, added = changed_texts(patch)
+        return tuple(removed), tuple(added)
 
     def carried(self, pr: PullRequest) -> frozenset[str]:
         """The text (stripped) of every line the PR removes, in any of its files: an added line
