@@ -55,7 +55,7 @@ def serve(ttl: float) -> None:
     store = Store.open(f"sqlite:///{folder}/store.db")
     digest = huge_digest("en", by_hand=True)
     store.save_digest(digest)
-    reads = {"digest": 0}
+    reads = {"digest": 0, "revision": 0}
     lock = threading.Lock()
 
     class Counting:
@@ -63,6 +63,12 @@ def serve(ttl: float) -> None:
             with lock:
                 reads["digest"] += 1
             return store.get_digest(repo, week, language)
+
+        def digest_revision(self, repo: str, week: str, language: str) -> Any:
+            with lock:
+                reads["revision"] += 1
+            revision = getattr(store, "digest_revision", None)  # a "before" tree has none
+            return revision(repo, week, language) if revision else None
 
         def latest_digest(self, repo: str, language: str) -> Any:
             weeks = self.list_weeks(repo, language)
@@ -104,6 +110,12 @@ def _rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def _cpu_s(pid: int) -> float:
+    """The process's user + system CPU seconds so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -155,6 +167,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     warm = requests.Session()
     _command(url, response_url, "risks", warm)  # the first read, before the clock starts
     idle = _rss_mb(child.pid)
+    cpu_before = _cpu_s(child.pid)
     stop = time.monotonic() + args.seconds
     latencies: list[float] = []
     statuses: dict[int, int] = {}
@@ -187,6 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         thread.start()
     for thread in threads:
         thread.join()
+    cpu = _cpu_s(child.pid) - cpu_before
     child.stdin.close()
     reads = json.loads(child.stdout.readline())
     child.wait(timeout=30)
@@ -205,6 +219,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "rss_idle_mb": round(idle, 1),
         "rss_peak_mb": round(peak[0], 1),
         "digest_reads": reads["digest"],
+        "revision_checks": reads.get("revision", 0),
+        "server_cpu_s": round(cpu, 1),
+        "server_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
         "load_avg": round(os.getloadavg()[0], 2),
     }
 

@@ -147,15 +147,35 @@ def week_pipeline(args: argparse.Namespace, settings: Settings, *, senders: bool
     return pipeline
 
 
-def emit(text: str, output: Path | None) -> None:
-    """`text` to stdout (one final newline), or to the file `--output` names."""
+def emit(text: str | bytes, output: Path | None) -> None:
+    """`text` to stdout (one final newline), or to the file `--output` names; UTF-8 bytes are
+    written as they are (a 2,000-PR JSON report is not decoded into a str to be encoded again)."""
     if output is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        _to_stdout(text)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            output.write_bytes(text)
+        else:
+            output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InputError(operator_text.cannot_write(output, exc.strerror)) from None
+
+
+def _to_stdout(text: str | bytes) -> None:
+    """`text` and one final newline to stdout, bytes to its binary buffer when it has one."""
+    if isinstance(text, str):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's StringIO)
+        _to_stdout(text.decode())
+        return
+    sys.stdout.flush()  # what was written as text goes first
+    buffer.write(text)
+    if not text.endswith(b"\n"):
+        buffer.write(b"\n")  # apart: no copy of the whole report with a newline added
+    buffer.flush()
 
 
 def catalog_error(key: str, params: dict[str, str | int]) -> InputError:

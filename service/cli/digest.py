@@ -42,12 +42,15 @@ def register(sub: Subparsers) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from service import wiring
     from service.pipeline.jobs import build_scope
-    from service.render.formats import render_format
+    from service.render.formats import render_format, render_format_bytes
 
     pipeline = week_pipeline(args, settings, senders=False)
     lang = args.lang or settings.digest_language
     pipeline.language = lang
     digest = build_scope(pipeline, scope_of(args, settings), window_of(args, settings))
     url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
-    emit(render_format(digest, args.format, lang, report_url=url), args.output)
+    if args.format == "json":  # tens of MB for a large week: kept as bytes
+        emit(render_format_bytes(digest, "json", lang, report_url=url), args.output)
+    else:
+        emit(render_format(digest, args.format, lang, report_url=url), args.output)
     return EXIT_OK

@@ -57,7 +57,11 @@ class _Loads(Generic[K, V]):
     _pending: dict[K, Future[V]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def get(self, key: K, load: Callable[[], V]) -> V:
+    def get(
+        self, key: K, load: Callable[[], V], current: Callable[[V], bool] = lambda _: False
+    ) -> V:
+        """The value of `key`; past its ttl, `current(kept)` tells (cheaply, off the request
+        path) whether the kept value is still the stored one, and only if not is it loaded."""
         with self._lock:
             hit = self._values.get(key)
             if hit is not None and self.clock() - hit[0] < self.ttl:
@@ -65,7 +69,9 @@ class _Loads(Generic[K, V]):
             pending, owner = self._claim(key)
         if hit is not None:  # stale: served while the refresh runs in the background
             if owner:
-                self._spawn_refresh(key, load, pending)
+                kept = hit[1]
+                refresh = lambda: kept if current(kept) else load()  # noqa: E731
+                self._spawn_refresh(key, refresh, pending)
             return hit[1]
         if owner:
             self._load(key, load, pending, quiet=False)
@@ -133,15 +139,24 @@ WeeksKey = tuple[str, str | None]
 
 @dataclass(frozen=True)
 class _Indexed:
-    """A parsed digest and its PRs by number (a 2,000-PR digest is not searched line by line)."""
+    """A parsed digest, its PRs by number (a 2,000-PR digest is not searched line by line) and
+    the store's revision token it was read under (None: unknown, read again when stale)."""
 
     digest: Digest | None
     by_number: dict[int, ScoredPR]
+    revision: str | None = None
 
     @classmethod
-    def of(cls, digest: Digest | None) -> _Indexed:
+    def of(cls, digest: Digest | None, revision: str | None = None) -> _Indexed:
         prs = digest.prs if digest is not None else []
-        return cls(digest, {p.number: p for p in reversed(prs)})
+        return cls(digest, {p.number: p for p in reversed(prs)}, revision)
+
+
+def _revisions(reader: DigestReader) -> Callable[[str, str, str], str | None] | None:
+    """The reader's `digest_revision(repo, week, language)` when it has one (Store does): a
+    token new on every save, so a kept digest is checked without reading it again."""
+    revision = getattr(reader, "digest_revision", None)
+    return revision if callable(revision) else None
 
 
 class CachedReader:
@@ -149,8 +164,11 @@ class CachedReader:
     hundreds of ms, a command should answer in tens. Each digest is read once however many
     commands ask for it at the same moment; once past `ttl` the kept one is still served while
     one background read refreshes it, so no command waits on the store for a digest it has
-    seen. Regenerate calls `invalidate`; a digest rebuilt by another process is seen after at
-    most `ttl` (and one refresh)."""
+    seen. That refresh first asks the store for the digest's revision token (when the reader
+    has `digest_revision`, as Store does) and keeps the parsed digest while it is unchanged:
+    a 2,000-PR digest is not parsed again every `ttl` for nothing. Regenerate calls
+    `invalidate`; a digest rebuilt by another process is seen after at most `ttl` (and one
+    refresh)."""
 
     def __init__(
         self,
@@ -167,8 +185,20 @@ class CachedReader:
         self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
 
     def _indexed(self, repo: str, week: str, language: str) -> _Indexed:
-        load = lambda: _Indexed.of(self.reader.get_digest(repo, week, language))  # noqa: E731
-        return self._digests.get((repo, week, language), load)
+        revision = _revisions(self.reader)
+        if revision is None:
+            load = lambda: _Indexed.of(self.reader.get_digest(repo, week, language))  # noqa: E731
+            return self._digests.get((repo, week, language), load)
+        stamp = lambda: revision(repo, week, language)  # noqa: E731
+
+        def load_revised() -> _Indexed:  # the token first: a save in between reads again later
+            token = stamp()
+            return _Indexed.of(self.reader.get_digest(repo, week, language), token)
+
+        def current(kept: _Indexed) -> bool:
+            return kept.revision is not None and stamp() == kept.revision
+
+        return self._digests.get((repo, week, language), load_revised, current)
 
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
         return self._indexed(repo, week, language).digest

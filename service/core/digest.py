@@ -16,6 +16,7 @@ from service.core.models import (
     CollectedWeek,
     Contributor,
     Digest,
+    FileChange,
     FileStatus,
     PullRequest,
     Risk,
@@ -26,11 +27,12 @@ from service.core.models import (
 )
 from service.core.narrative import build_narrative
 from service.core.periods import previous_period
-from service.core.points import comment_only, pr_facts
+from service.core.points import Parse, comment_only, pr_facts
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
-from service.core.risks import detect_risks
+from service.core.risks import detect_risks, risk_context
+from service.core.risks.base import Context, ParsedPatch
 from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
@@ -54,8 +56,30 @@ def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]
     return out
 
 
+def _taken_from(context: Context) -> Parse:
+    """One PR's patches parsed, each taken from `context` (or parsed) once and kept only
+    while that PR is scored (its points and its comment-only test read the same patches)."""
+    kept: dict[str, ParsedPatch] = {}
+
+    def parsed(change: FileChange) -> ParsedPatch:
+        if not change.patch:
+            return context.take(change)
+        found = kept.get(change.patch)
+        if found is None:
+            found = kept[change.patch] = context.take(change)
+        return found
+
+    return parsed
+
+
 def _scored(
-    pr: PullRequest, c: Classification, profile: RepoProfile, *, reverted: bool, risks: int
+    pr: PullRequest,
+    c: Classification,
+    profile: RepoProfile,
+    *,
+    reverted: bool,
+    risks: int,
+    parsed: Parse,
 ) -> ScoredPR:
     score, factors = score_pr(pr, c, profile, revert_involved=reverted or c.is_revert)
     return ScoredPR(
@@ -71,8 +95,8 @@ def _scored(
         category=c.category,
         gist=gist_of(pr),
         files_gist=files_gist(pr),
-        facts=pr_facts(pr, profile, c.change_type, c.modules),
-        comment_only=comment_only(pr),
+        facts=pr_facts(pr, profile, c.change_type, c.modules, parsed),
+        comment_only=comment_only(pr, parsed),
         additions=pr.additions,
         deletions=pr.deletions,
         changed_files=pr.changed_files or len(pr.files),
@@ -157,7 +181,10 @@ def build_digest(
     prs = week.prs
     classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
-    risks = detect_risks(prs, profile, earlier=earlier or [], references=references)
+    # one Context for the risks and the scoring: a patch the detectors parsed is not parsed
+    # again for the PR's points, and is freed once its PR is scored (memory as it was)
+    context = risk_context(prs, profile, earlier=earlier or [], references=references)
+    risks = detect_risks(prs, profile, context=context)
     per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))
     reverted = _reverted_numbers(prs, classes)
     scored = [
@@ -167,9 +194,11 @@ def build_digest(
             profile,
             reverted=pr.number in reverted,
             risks=per_pr[pr.number],
+            parsed=_taken_from(context),
         )
         for pr in prs
     ]
+    del context  # its parsed patches are not kept while the relations are found
     scored.sort(key=pr_rank)
     flag_breaking(scored, risks)
     trends = build_trends(scored, prs, previous=previous)

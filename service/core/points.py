@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from service.core.models import FileChange, FileStatus, PullRequest, Statement
 from service.core.profile import RepoProfile
@@ -94,9 +95,18 @@ def _settings_statement(name: str, labels: list[str]) -> Statement:
     return Statement(key=f"{KEY}.{name}{more}", params=params)
 
 
-def _settings(pr: PullRequest, profile: RepoProfile) -> list[Statement]:
+# a file's patch parsed: `parse_patch` anew, or a build's Context.parsed (each patch once)
+Parse = Callable[[FileChange], ParsedPatch]
+
+
+def parse_file(change: FileChange) -> ParsedPatch:
+    """`change`'s patch parsed anew (with no build's parsed patches at hand)."""
+    return parse_patch(change.patch)
+
+
+def _settings(pr: PullRequest, profile: RepoProfile, parsed: Parse) -> list[Statement]:
     """Config keys re-defaulted (`name: old → new`), renamed or moved; then those removed."""
-    changes = config_changes(read_configs(pr, profile, lambda f: parse_patch(f.patch)))
+    changes = config_changes(read_configs(pr, profile, parsed))
     changed = [c.label for c in changes if c.new is not None]
     removed = [c.label for c in changes if c.new is None]
     out = [_settings_statement("settings", changed)] if changed else []
@@ -144,23 +154,28 @@ def _reason(pr: PullRequest, kind: str) -> Statement | None:
 
 
 def pr_facts(
-    pr: PullRequest, profile: RepoProfile, change_type: str, modules: list[str]
+    pr: PullRequest,
+    profile: RepoProfile,
+    change_type: str,
+    modules: list[str],
+    parsed: Parse = parse_file,
 ) -> list[Statement]:
     """The PR's point as statements: kind of change on which modules, then what it adds,
-    removes or re-defaults, then (when nothing more precise) where it changes, then why."""
+    removes or re-defaults, then (when nothing more precise) where it changes, then why.
+    `parsed`: how a file's patch is parsed (a build passes the patches its risks parsed)."""
     kind = change_type if change_type in KINDS else "other"
     head = Statement(
         key=f"{KEY}.kind.{kind}" + ("" if modules else "_bare"),
         params={"modules": modules[:MAX_MODULES]} if modules else {},
     )
     code = [f for f in _code_files(pr, profile) if f.status != FileStatus.RENAMED]
-    patches = {f.path: parse_patch(f.patch) for f in code}
+    patches = {f.path: parsed(f) for f in code}
     new, gone = _defined(code, patches)
     facts = [head]
     reverted = _REVERTS.search(pr.body or "") if kind == "revert" else None
     if reverted is not None:  # a revert's point is what it takes back
         facts.append(Statement(key=f"{KEY}.reverts", params={"reverted": int(reverted.group(1))}))
-    facts += _settings(pr, profile)
+    facts += _settings(pr, profile, parsed)
     if new:
         facts.append(_names("added", new))
     if gone:
@@ -180,7 +195,7 @@ def _comment_line(text: str, in_string: bool) -> bool:
     return in_string or stripped.startswith(_QUOTES) or bool(_COMMENT_LINE.match(text))
 
 
-def comment_only(pr: PullRequest) -> bool:
+def comment_only(pr: PullRequest, parsed: Parse = parse_file) -> bool:
     """Whether the PR changes Python comments and docstrings only (and perhaps prose files):
     at least one Python file, every changed line of every Python file a comment, a docstring
     or blank, no other kind of file."""
@@ -191,7 +206,7 @@ def comment_only(pr: PullRequest) -> bool:
         return False
     if any(f.status in (FileStatus.ADDED, FileStatus.REMOVED) for f in code):
         return False
-    return all(comment_only_patch(parse_patch(f.patch)) for f in code)
+    return all(comment_only_patch(parsed(f)) for f in code)
 
 
 def comment_only_patch(parsed: ParsedPatch) -> bool:

@@ -3,6 +3,7 @@ the selections made from them (the top PRs, a list of risks worst first)."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
 from service.core.models import Digest, Factor, Risk, ScoredPR, Severity
@@ -27,8 +28,9 @@ def ranked_prs(digest: Digest) -> list[ScoredPR]:
 
 
 def top_prs(digest: Digest, limit: int) -> list[ScoredPR]:
-    """The `limit` most important PRs of `digest` (the report's table, a card, `top n`)."""
-    return ranked_prs(digest)[:limit]
+    """The `limit` most important PRs of `digest` (the report's table, a card, `top n`): the
+    first `limit` of `ranked_prs`, without sorting a 2,000-PR week for five of them."""
+    return heapq.nsmallest(limit, digest.prs, key=pr_rank)
 
 
 def sorted_risks(risks: Iterable[Risk]) -> list[Risk]:

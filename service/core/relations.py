@@ -235,8 +235,11 @@ def _read_lines(pool: Pool, prs: Sequence[PullRequest]) -> None:
             if codes:
                 pool.removed[pr.number][path] = codes
                 pool.line_owners.update({(path, c): set() for c in codes})
+    asked = {path for path, _ in pool.line_owners}  # a patch of another file adds none of them
     for pr in pool.by_number.values():
         for path, patch in _patches(pr).items():
+            if path not in asked:
+                continue
             for text in changed_texts(patch)[1]:
                 owners = pool.line_owners.get((path, text.strip()))
                 if owners is not None:  # only the lines a PR of the week removes are asked for

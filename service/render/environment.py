@@ -35,8 +35,10 @@ COMPILE_OPTIONS: dict[str, Any] = {
 }
 
 
+@functools.lru_cache(maxsize=1)
 def templates_dir() -> Path:
-    """The templates folder: inside the installed package, else the repository root."""
+    """The templates folder: inside the installed package, else the repository root (found
+    once: every answer asks for its translator, and resolving the path stats each folder)."""
     packaged = Path(__file__).resolve().parent.parent / "templates"
     if packaged.is_dir():
         return packaged

@@ -60,6 +60,31 @@ def _json_escape(match: re.Match[str]) -> str:
     return json.dumps(match.group(0))[1:-1]
 
 
+def _invisible_chars() -> list[str]:
+    """Every character INVISIBLE names, its ranges spelt out."""
+    chars: list[str] = []
+    i = 0
+    while i < len(INVISIBLE):
+        if i + 2 < len(INVISIBLE) and INVISIBLE[i + 1] == "-":
+            chars += [chr(c) for c in range(ord(INVISIBLE[i]), ord(INVISIBLE[i + 2]) + 1)]
+            i += 3
+        else:
+            chars.append(INVISIBLE[i])
+            i += 1
+    return chars
+
+
+# each invisible character's UTF-8 bytes, and the JSON escape that stands for it
+_INVISIBLE_UTF8 = {c.encode(): json.dumps(c)[1:-1].encode() for c in _invisible_chars()}
+_INVISIBLE_BYTES = re.compile(b"|".join(re.escape(b) for b in _INVISIBLE_UTF8))
+
+
+def json_inert_bytes(data: bytes) -> bytes:
+    """`json_inert` on UTF-8 JSON: the same bytes `json_inert(text).encode()` gives, without a
+    str of the whole document (a few non-BMP characters make one 4 bytes a character)."""
+    return _INVISIBLE_BYTES.sub(lambda m: _INVISIBLE_UTF8[m.group(0)], data)
+
+
 def one_line(text: str) -> str:
     """Cleaned text with every run of whitespace (newlines included) collapsed to one space."""
     return " ".join(clean_text(text).split())

@@ -22,6 +22,15 @@ def render_format(digest: Digest, fmt: str, lang: str, *, report_url: str) -> st
     raise InputError(f"unknown format {fmt!r}: expected {', '.join(format_names())}")
 
 
+def render_format_bytes(digest: Digest, fmt: str, lang: str, *, report_url: str) -> bytes:
+    """`render_format` as UTF-8 bytes; the JSON report is serialised to bytes directly."""
+    if fmt == "json":
+        from service.render.report import render_json_bytes
+
+        return render_json_bytes(digest)
+    return render_format(digest, fmt, lang, report_url=report_url).encode()
+
+
 def format_names() -> list[str]:
     """Every format `render_format` knows: the report's, then each platform's card."""
     return [*REPORT_FORMATS, *card_format_names()]

@@ -140,10 +140,17 @@ def render_html(digest: Digest, lang: str | None = None) -> str:
 
 def render_json(digest: Digest) -> str:
     """The digest itself as JSON (round-trips through Digest.model_validate_json)."""
+    return render_json_bytes(digest).decode()
+
+
+def render_json_bytes(digest: Digest) -> bytes:
+    """`render_json` as UTF-8 bytes, serialised straight to bytes: a 2,000-PR week's report is
+    tens of MB, and as a str (4 bytes a character once one emoji is in it) copied for stdout."""
     # a single repository's digest reads as it did before families (core/family.py)
     single: dict[str, Any] = {"repos": True, "crossings": True, "prs": {"__all__": {"repo"}}}
-    shown = digest.model_dump_json(indent=2, exclude=None if digest.repos else single)
-    return escape.json_inert(shown)
+    exclude = None if digest.repos else single
+    shown = digest.__pydantic_serializer__.to_json(digest, indent=2, exclude=exclude)
+    return escape.json_inert_bytes(shown)
 
 
 def render_report(digest: Digest, fmt: str, lang: str | None = None) -> str:

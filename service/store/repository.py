@@ -449,6 +449,7 @@ class Store:
             "period_kind": period_kind(digest.week),
             "language": digest.language,
             "inputs": inputs,
+            "revision": uuid.uuid4().hex,
             "schema_version": digest.schema_version,
             "data": digest.model_dump(mode="json"),
             "generated_at": digest.generated_at,
@@ -480,6 +481,17 @@ class Store:
             )
             digest = upgrade_digest(digest, prs, earlier)
         return digest
+
+    @translated
+    def digest_revision(self, repo: str, week: str, language: str) -> str | None:
+        """The token the stored digest of (repo, week, language) got when it was last saved
+        (None when there is none, or it was saved before tokens were kept): unchanged exactly
+        while the stored digest is, read without reading the digest."""
+        c = t.digests.c
+        query = select(c.revision).where(c.repo == repo, c.week == week, c.language == language)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return row[0] if row else None
 
     @translated
     def digest_built_from(self, repo: str, week: str, language: str, inputs: str) -> Digest | None:

@@ -70,6 +70,9 @@ digests = Table(
     Column("missing", JSON, nullable=False),
     # sha256 of everything the digest was built from (jobs.inputs_key); None: unknown
     Column("inputs", String(64)),
+    # a token new on every save (uuid4 hex): "is the digest I hold still the stored one?"
+    # asked without reading `data`; None: saved before revision 0009, unknown
+    Column("revision", String(32)),
     UniqueConstraint("repo", "week", "language", name="uq_digest"),
 )
 

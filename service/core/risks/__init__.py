@@ -78,19 +78,31 @@ def detect_risks(
     *,
     earlier: Sequence[PullRequest] = (),
     references: dict[str, list[str]] | None = None,
+    context: Context | None = None,
 ) -> list[Risk]:
     """Every risk of the week's merged PRs, high severity first, then by PR number; a rule that
     fires on more than three PRs is one roll-up risk holding each PR's risk in `members`.
 
     `earlier` are the previous week's PRs (reverts and follow-ups reach back to them);
     `references` maps each removed path of a migration to the files that still name it
-    (None: not searched, so migration risks say "unverified").
+    (None: not searched, so migration risks say "unverified"). `context`: the build's, made
+    by `risk_context` from the same arguments, when the caller reads its parsed patches too.
     """
-    context = Context(
-        profile=profile, week=tuple(prs), earlier=tuple(earlier), references=references
-    )
+    if context is None:
+        context = risk_context(prs, profile, earlier=earlier, references=references)
     found = sort_risks(risk for detector in detectors() for risk in detector.detect(prs, context))
     return sort_risks(rollup.roll_up(found))
+
+
+def risk_context(
+    prs: Sequence[PullRequest],
+    profile: RepoProfile,
+    *,
+    earlier: Sequence[PullRequest] = (),
+    references: dict[str, list[str]] | None = None,
+) -> Context:
+    """What the detectors look at for the week, with each patch parsed once when asked."""
+    return Context(profile=profile, week=tuple(prs), earlier=tuple(earlier), references=references)
 
 
 ROLLUP_FIELDS = {"summary": "rollup", "recommendation": "rollup_recommendation"}

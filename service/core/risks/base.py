@@ -109,7 +109,18 @@ class Context:
         found = self.patches.get(change.patch)
         if found is None:
             found = self.patches[change.patch] = parse_patch(change.patch)
+            if change.patch in self.texts:  # its lines' texts kept once, not twice
+                self.texts[change.patch] = self._texts(change.patch)
         return found
+
+    def take(self, change: FileChange) -> ParsedPatch:
+        """The change's patch parsed, no longer kept here: what a detector parsed is handed
+        over (and freed once the taker is done), any other patch parsed now. For the work
+        after the detectors (the scoring), which reads each PR's patches once."""
+        if not change.patch:
+            return NO_PATCH
+        found = self.patches.pop(change.patch, None)
+        return found if found is not None else parse_patch(change.patch)
 
     def changed(self, change: FileChange) -> ChangedTexts:
         """The text of the change's removed and added lines, without parsing the patch (for
@@ -118,9 +129,17 @@ class Context:
             return (), ()
         found = self.texts.get(change.patch)
         if found is None:
-            removed, added = changed_texts(change.patch)
-            found = self.texts[change.patch] = (tuple(removed), tuple(added))
+            found = self.texts[change.patch] = self._texts(change.patch)
         return found
+
+    def _texts(self, patch: str) -> ChangedTexts:
+        """From the parsed patch when there is one (its lines' texts, the same strings: not a
+        second copy of every changed line), else read from the patch."""
+        parsed = self.patches.get(patch)
+        if parsed is not None:
+            return tuple(x.text for x in parsed.removed), tuple(x.text for x in parsed.added)
+        removed, added = changed_texts(patch)
+        return tuple(removed), tuple(added)
 
     def carried(self, pr: PullRequest) -> frozenset[str]:
         """The text (stripped) of every line the PR removes, in any of its files: an added line
