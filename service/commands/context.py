@@ -187,9 +187,14 @@ class CachedReader:
     def _indexed(self, repo: str, week: str, language: str) -> _Indexed:
         revision = _revisions(self.reader)
         if revision is None:
-            load = lambda: _Indexed.of(self.reader.get_digest(repo, week, language))  # noqa: E731
+
+            def load() -> _Indexed:
+                return _Indexed.of(self.reader.get_digest(repo, week, language))
+
             return self._digests.get((repo, week, language), load)
-        stamp = lambda: revision(repo, week, language)  # noqa: E731
+
+        def stamp() -> str | None:
+            return revision(repo, week, language)
 
         def load_revised() -> _Indexed:  # the token first: a save in between reads again later
             token = stamp()

@@ -77,10 +77,16 @@ def _raw_merged(evidence: WeekEvidence, number: int) -> str:
     return "\n".join(c.patch or "" for c in pr.files) if pr else ""
 
 
+def _names(raw: str) -> list[str]:
+    """The names in `raw`, each once, in order."""
+    found: list[str] = _NAME_CHARS.findall(raw)
+    return list(dict.fromkeys(found))
+
+
 def _respelled(name: str, raw: str) -> str | None:
     """A name of the merged change with `name`'s words joined otherwise."""
     squashed = "".join(_words(name))
-    for other in dict.fromkeys(_NAME_CHARS.findall(raw)):
+    for other in _names(raw):
         if other != name and "".join(_words(other)) == squashed and len(_words(name)) > 1:
             return other
     return None
@@ -92,7 +98,7 @@ def _other_key_path(name: str, raw: str) -> str | None:
     if name.count(".") < MIN_DOTS:
         return None
     first, last = name.lower().split(".")[0], name.lower().rsplit(".", 1)[-1]
-    for other in dict.fromkeys(_NAME_CHARS.findall(raw)):
+    for other in _names(raw):
         lowered = other.lower()
         if lowered.count(".") < MIN_DOTS or lowered == name.lower():
             continue
