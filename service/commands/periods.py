@@ -1,6 +1,7 @@
-"""Periods in command text: a month (`2026-01`), a range (`2026-01-12..2026-01-25`) or a
-relative month (`month` = the last complete one, `this-month`), beside the ISO weeks that
-parse.py reads. Syntax is checked when parsing, the calendar (not begun yet) when answering."""
+"""Periods in command text: a month (`2026-01`), a range (`2026-01-12..2026-01-25`), another
+registered kind's label (core/periods/kinds.py) or a relative month (`month` = the last
+complete one, `this-month`), beside the ISO weeks that parse.py reads. Syntax is checked when
+parsing, the calendar (not begun yet) when answering."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ from datetime import datetime
 
 from service.commands.parse import CommandError, Verb
 from service.core.models import PeriodKind
-from service.core.periods import RELATIVE, kind_of, parse_period, period_of_label
+from service.core.periods import kind_of, parse_period, period_of_label
+from service.core.periods.kinds import relative_words
 from service.core.weeks import BEFORE_TIME_KEY
 from service.errors import InputError
 
-# the relative words of months (weeks' `last` / `this` stay parse.py's)
-RELATIVE_MONTHS = frozenset(w for w, (kind, _) in RELATIVE.items() if kind is PeriodKind.MONTH)
 SYNTAX_TIMEZONE = "UTC"  # a label's syntax and span do not depend on the timezone
 
 
@@ -21,9 +21,9 @@ def normalize_period(token: str, verb: Verb | None = None) -> str | None:
     """`2026-01` / a range label / `month` as the label or word to keep; None when the token
     is no period; CommandError (with the usage of `verb`) when it is one, badly written."""
     lowered = token.lower()
-    if lowered in RELATIVE_MONTHS:
+    if lowered in _relative_periods():
         return lowered
-    if kind_of(token) not in (PeriodKind.MONTH, PeriodKind.RANGE):
+    if kind_of(token) in (None, PeriodKind.WEEK):
         return None
     try:
         return period_of_label(token, SYNTAX_TIMEZONE).label
@@ -35,7 +35,13 @@ def is_period_word(week: str | None) -> bool:
     """Whether a Command's `week` names a month or a range (not an ISO week)."""
     if week is None:
         return False
-    return week in RELATIVE_MONTHS or kind_of(week) in (PeriodKind.MONTH, PeriodKind.RANGE)
+    return week in _relative_periods() or kind_of(week) not in (None, PeriodKind.WEEK)
+
+
+def _relative_periods() -> frozenset[str]:
+    """The relative words of every kind but the week (whose `last` / `this` are parse.py's)."""
+    words = relative_words()
+    return frozenset(w for w, (rules, _) in words.items() if rules.name != PeriodKind.WEEK)
 
 
 def resolve_period(week: str, timezone: str, now: datetime, verb: Verb | None) -> str:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from service.core.periods.kinds import Words
 
 # 2: distinct changed files, gists that never repeat the title (files_gist), contributors
 # with names and an unknown first-time flag, `unknown`, and the short report's narrative
@@ -156,7 +160,8 @@ class PullRequest(Model):
 
 
 class PeriodKind(StrEnum):
-    """What a period is: an ISO week, a calendar month, or any range of whole days."""
+    """The built-in kinds of period (core/periods/): an ISO week, a calendar month, or any range of
+    whole days. A period's `kind` is any registered kind's name, these or another (a release)."""
 
     WEEK = "week"
     MONTH = "month"
@@ -164,11 +169,11 @@ class PeriodKind(StrEnum):
 
 
 class Period(Model):
-    """A reporting period in `timezone`: [start, end), local midnight boundaries. `label` is its
-    key everywhere (store, URLs, locks): `2026-W04`, `2026-01` or `2026-01-12..2026-01-25`
-    (core/periods.py)."""
+    """A reporting period in `timezone`: [start, end), local midnight boundaries, of a registered
+    `kind` (core/periods/kinds.py). `label` is its key everywhere (store, URLs, locks):
+    `2026-W04`, `2026-01` or `2026-01-12..2026-01-25`; the kind parses and writes its labels."""
 
-    kind: PeriodKind = PeriodKind.WEEK
+    kind: str = PeriodKind.WEEK.value
     label: str
     timezone: str
     start: datetime
@@ -181,6 +186,31 @@ class Period(Model):
     @property
     def last_day(self) -> date:
         return date.fromordinal(self.end.date().toordinal() - 1)
+
+    def title(self, words: Words) -> str:
+        """The period's name in a catalog's words (`Week 4 of 2026`, `2026 年 1 月`)."""
+        from service.core.periods import title_of
+
+        return title_of(self, words)
+
+    def previous(self) -> Period:
+        """The period before this one, as its kind counts (the trends' baseline)."""
+        from service.core.periods import previous_period
+
+        return previous_period(self)
+
+    def weeks(self) -> list[str]:
+        """The ISO week labels the period overlaps, oldest first."""
+        from service.core.periods import weeks_of
+
+        return weeks_of(self)
+
+    @classmethod
+    def of_label(cls, label: str, timezone: str) -> Period:
+        """The period `label` names, by the kind whose labels look like it."""
+        from service.core.periods import period_of_label
+
+        return period_of_label(label, timezone)
 
 
 # the week case of Period, by the name most of the code knows it under
@@ -566,6 +596,17 @@ class Digest(Model):
     # the ties found between them; empty for a single repository
     repos: list[RepoPart] = Field(default_factory=list)
     crossings: list[Crossing] = Field(default_factory=list)
+
+    @property
+    def period(self) -> Period:
+        """The period the digest tells, its kind that of the kind whose labels look like `week`
+        (core/periods/kinds.py)."""
+        from service.core.periods import kind_of
+
+        kind = kind_of(self.week) or PeriodKind.WEEK.value
+        return Period(
+            kind=kind, label=self.week, timezone=self.timezone, start=self.start, end=self.end
+        )
 
     @property
     def repo_names(self) -> list[str]:

@@ -22,7 +22,7 @@ from service.core.models import (
     PullRequest,
     WeekWindow,
 )
-from service.core.periods import parse_period, period_of_label, previous_period
+from service.core.periods import parse_period, previous_period
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.core.weeks import parse_week, window_containing
@@ -414,7 +414,7 @@ def deliver_targets(
 
 
 def _window_of(digest: Digest) -> WeekWindow:
-    return period_of_label(digest.week, digest.timezone)
+    return digest.period
 
 
 def _summary(result: RunResult) -> dict[str, object]:

@@ -16,13 +16,16 @@ import jinja2
 from markupsafe import Markup
 
 from service import __version__
-from service.core.models import PeriodKind
-from service.core.periods import kind_of
+from service.core.models import Period
+from service.core.periods.kinds import date_words
 from service.core.scope import family_name, pr_anchor, pr_ref, short_name
+from service.errors import InputError
 from service.render import escape
 from service.render.period_wording import WEEK, current_kind, scaled_catalog
 from service.render.strings import Translator, load_catalog
 
+# a label's title does not depend on the timezone its period is told in
+TITLE_TIMEZONE = "UTC"
 AUTOESCAPED_DIRS = ("web/", "report/")
 # an HTML page (`*.html.j2`) or the HTML macros it imports (`_html.j2`, `_analysis_html.j2`):
 # a macro of a template that does not autoescape would return text its caller escapes again
@@ -215,43 +218,24 @@ def _moves(digest: Any) -> list[tuple[list[str], str]]:
 
 
 def week_label(week: str, lang: str) -> str:
-    """`2026-W04` as the catalog's `format.week` sentence (e.g. 2026 年第 4 周, Week 4 of 2026)."""
-    year, _, number = week.partition("-W")
-    if not (year.isdigit() and number.isdigit()):
-        return period_label(week, lang)
-    return translator(lang).t("format.week", year=int(year), week=int(number), label=week)
+    """A period's label as its kind's title in the catalog's words (`2026-W04` → 2026 年第 4 周,
+    Week 4 of 2026; `2026-01` → January 2026); anything that is no period's label as is."""
+    return period_label(week, lang)
 
 
 def period_label(label: str, lang: str) -> str:
-    """A month (`2026-01`) or range label as the catalog writes it; anything else as is."""
-    kind = kind_of(label)
-    tr = translator(lang)
-    if kind is PeriodKind.MONTH:
-        year, month = (int(part) for part in label.split("-"))
-        name = tr.t(f"format.month.m{month}")
-        return tr.t("format.period_month", year=year, month=month, month_name=name)
-    if kind is PeriodKind.RANGE:
-        first, last = (date.fromisoformat(day) for day in label.split(".."))
-        return tr.t(
-            "format.period_range",
-            first=format_date(first, lang),
-            last=format_date(last, lang, "short" if first.year == last.year else "long"),
-        )
-    return label
+    """A period's label as its kind writes it in `lang` (Period.title); anything else as is."""
+    try:
+        period = Period.of_label(label, TITLE_TIMEZONE)
+    except InputError:
+        return label
+    return period.title(translator(lang))
 
 
 def format_date(value: date | datetime, lang: str, style: str = "long") -> str:
     """A date through the catalog's `format.date.<style>` (long or short), month names included."""
     day = value.date() if isinstance(value, datetime) else value
-    tr = translator(lang)
-    month_name = tr.t(f"format.month.m{day.month}")
-    return tr.t(
-        f"format.date.{style}",
-        year=day.year,
-        month=day.month,
-        day=day.day,
-        month_name=month_name,
-    )
+    return date_words(day, translator(lang), style)
 
 
 def signed(value: float | None) -> str:

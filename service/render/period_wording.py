@@ -36,7 +36,7 @@ def current_kind() -> str:
 def period_wording(label: str) -> Iterator[None]:
     """Tell the period `label` names (a week, a month, a range) for the block's duration."""
     kind = kind_of(label)
-    token = _KIND.set(kind.value if kind is not None else WEEK)
+    token = _KIND.set(kind if kind is not None else WEEK)
     try:
         yield
     finally:

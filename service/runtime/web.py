@@ -23,7 +23,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.core.models import Digest
-from service.core.period_labels import LABEL_PATTERN
+from service.core.periods.kinds import label_pattern
 from service.errors import StoreUnavailableError
 from service.observe.connection_health import DEFAULT_DOWN_SECONDS, ConnectionHealth
 from service.observe.http_metrics import HttpMetricsMiddleware
@@ -56,10 +56,15 @@ RETRY_AFTER_SECONDS = 30
 # ".."); weeks are ISO labels. Anything else (encoded dots, slashes, odd characters) is a 404.
 OWNER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 REPO_RE = re.compile(r"^(?!\.)[A-Za-z0-9._-]{1,100}$")
-# a period's label: an ISO week (as ever), a month or a range (core/period_labels.py)
-WEEK_RE = re.compile(rf"^(?P<week>{LABEL_PATTERN})(?:\.(?P<fmt>html|md|json))?$")
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 REQUEST_ID_HEADER = "x-request-id"
+
+
+def period_path(text: str) -> re.Match[str] | None:
+    """A report path's last part: a period's label of any registered kind (an ISO week, a
+    month, a range… core/periods/kinds.py), then `.html`, `.md` or `.json` or nothing."""
+    return re.match(rf"^(?P<week>{label_pattern()})(?:\.(?P<fmt>html|md|json))?$", text)
+
 
 # Report pages carry untrusted PR text (escaped by the templates); no script ever needs to
 # run on them, so the browser is told to run none, and never to sniff types or frame us.
@@ -318,7 +323,7 @@ class _Reports:
 
     async def report(self, request: Request) -> Response:
         owner, name = request.path_params["owner"], request.path_params["repo"]
-        match = WEEK_RE.match(request.path_params["week"])
+        match = period_path(request.path_params["week"])
         if not (OWNER_RE.match(owner) and REPO_RE.match(name) and match):
             return await anyio.to_thread.run_sync(self.not_found, request)
         repo = f"{owner}/{name}"
@@ -330,7 +335,7 @@ class _Reports:
         """A family's page (`/reports/verl-project/2026-W34`): its digest is stored under its
         name (core/scope.py)."""
         family = request.path_params["family"]
-        match = WEEK_RE.match(request.path_params["week"])
+        match = period_path(request.path_params["week"])
         if not (REPO_RE.match(family) and match):
             return await anyio.to_thread.run_sync(self.not_found, request)
         return await anyio.to_thread.run_sync(

@@ -69,8 +69,7 @@ _LIVE_RUNS: set[int] = set()
 
 def period_kind(label: str) -> str:
     """The `period_kind` column of a row keyed by `label` (`week` for anything else)."""
-    kind = kind_of(label)
-    return kind.value if kind is not None else "week"
+    return kind_of(label) or "week"
 
 
 def _now() -> datetime:

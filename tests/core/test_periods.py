@@ -1,4 +1,4 @@
-"""Periods (core/periods.py): labels of each kind, relative words, the period before, and the
+"""Periods (core/periods/): labels of each kind, relative words, the period before, and the
 refusals (future, inverted, oversized, malformed), in a timezone ahead of UTC."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from datetime import UTC, date, datetime
 import pytest
 
 from service.core.models import PeriodKind
-from service.core.period_labels import LABEL_RE
 from service.core.periods import (
     MAX_RANGE_DAYS,
     is_complete,
@@ -22,6 +21,7 @@ from service.core.periods import (
     range_period,
     weeks_of,
 )
+from service.core.periods.kinds import label_pattern
 from service.core.weeks import parse_week
 from service.errors import InputError
 
@@ -32,7 +32,7 @@ NOW = datetime(2026, 2, 3, 4, 0, tzinfo=UTC)
 
 def test_a_month_runs_from_its_first_local_midnight_to_the_next_months() -> None:
     month = parse_period("2026-01", TZ, NOW)
-    assert month.kind is PeriodKind.MONTH
+    assert month.kind == PeriodKind.MONTH
     assert month.label == "2026-01"
     assert month.start.isoformat() == "2026-01-01T00:00:00+08:00"
     assert month.end.isoformat() == "2026-02-01T00:00:00+08:00"
@@ -43,7 +43,7 @@ def test_a_month_runs_from_its_first_local_midnight_to_the_next_months() -> None
 
 def test_a_range_holds_both_its_days() -> None:
     span = parse_since_until("2026-01-12", "2026-01-25", TZ, NOW)
-    assert span.kind is PeriodKind.RANGE
+    assert span.kind == PeriodKind.RANGE
     assert span.label == "2026-01-12..2026-01-25"
     assert span.start.isoformat() == "2026-01-12T00:00:00+08:00"
     assert span.end.isoformat() == "2026-01-26T00:00:00+08:00"
@@ -66,7 +66,7 @@ def test_relative_words_per_kind() -> None:
 def test_weeks_keep_their_windows_and_labels() -> None:
     week = parse_period("2026-W04", TZ, NOW)
     assert week == parse_week("2026-W04", TZ, NOW)
-    assert week.kind is PeriodKind.WEEK
+    assert week.kind == PeriodKind.WEEK
     assert previous_period(week).label == "2026-W03"
 
 
@@ -81,8 +81,8 @@ def test_labels_name_their_kind_and_are_url_safe() -> None:
     labels = {"2026-W04": PeriodKind.WEEK, "2026-01": PeriodKind.MONTH}
     labels["2026-01-12..2026-01-25"] = PeriodKind.RANGE
     for label, kind in labels.items():
-        assert kind_of(label) is kind
-        assert LABEL_RE.match(label)
+        assert kind_of(label) == kind
+        assert re.fullmatch(label_pattern(), label)
         assert re.fullmatch(r"[A-Za-z0-9._~-]+", label)  # RFC 3986 unreserved characters
     for text in ("2026", "2026-1", "2026-01-12", "2026-01..2026-02", "last"):
         assert kind_of(text) is None

@@ -82,7 +82,7 @@ def test_labels_of_months_and_ranges() -> None:
     assert period_label("2026-01", "en") == "Jan 2026"
     assert period_label("2026-01-12..2026-01-25", "zh") == "2026 年 1 月 12 日 至 1 月 25 日"
     assert period_label("2025-12-29..2026-01-11", "en") == "Dec 29, 2025 – Jan 11, 2026"
-    assert period_label("2026-W04", "en") == "2026-W04"  # weeks: format.week, by week_label
+    assert period_label("2026-W04", "en") == "Week 4, 2026"  # a week is titled by its kind too
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
