@@ -16,16 +16,17 @@ import jinja2
 from markupsafe import Markup
 
 from service import __version__
-from service.core.models import Period
+from service.core.models import Period, PeriodKind
+from service.core.periods import kind_of
 from service.core.periods.kinds import date_words
 from service.core.scope import family_name, pr_anchor, pr_ref, short_name
 from service.errors import InputError
 from service.render import escape
-from service.render.period_wording import WEEK, current_kind, scaled_catalog
-from service.render.strings import Translator, load_catalog
+from service.render.strings import Translator, kind_catalog
 
 # a label's title does not depend on the timezone its period is told in
 TITLE_TIMEZONE = "UTC"
+WEEK = PeriodKind.WEEK.value
 AUTOESCAPED_DIRS = ("web/", "report/")
 # an HTML page (`*.html.j2`) or the HTML macros it imports (`_html.j2`, `_analysis_html.j2`):
 # a macro of a template that does not autoescape would return text its caller escapes again
@@ -252,14 +253,16 @@ def format_number(value: float, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
-def translator(lang: str) -> Translator:
-    """The catalog-backed translator for `lang` (zh or en), worded for the period being told
-    (render/period_wording.py: a month's digest says 本月 where a week's says 本周)."""
-    strings = str(templates_dir() / "strings")
-    kind = current_kind()
-    if kind == WEEK:
-        return Translator(lang, load_catalog(strings, lang))
-    return Translator(lang, scaled_catalog(strings, str(templates_dir() / "periods"), lang, kind))
+def translator(lang: str, kind: str = WEEK) -> Translator:
+    """The catalog-backed translator for `lang` (zh or en), worded for a period of `kind`
+    (render/strings.py: a month's digest says 本月 where a week's says 本周)."""
+    return Translator(lang, kind_catalog(str(templates_dir() / "strings"), lang, kind))
+
+
+def kind_told(label: str | None) -> str:
+    """The kind of the period `label` names, as its words are chosen (`week` for no label, a
+    relative word or anything else: the week's sentences)."""
+    return (kind_of(label) if label else None) or WEEK
 
 
 def render(template: str, lang: str, **context: Any) -> str:

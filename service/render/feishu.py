@@ -36,10 +36,9 @@ from service.render.card_sizes import (
     TOP_MODULES,
     TOP_PRS,
 )
-from service.render.environment import environment, translator
+from service.render.environment import WEEK, environment, kind_told, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
-from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
@@ -112,10 +111,10 @@ def _feishu_link(url: str, label: str) -> str:
 FEISHU_TARGET = Target(text=escape.feishu_text, link=_feishu_link, code=escape.feishu_text)
 
 
-def speaker(digest: Digest | None, lang: str) -> Speaker:
+def speaker(digest: Digest | None, lang: str, kind: str = WEEK) -> Speaker:
     """The Speaker that renders `digest`'s statements, points and risks as card markdown (None:
-    an answer's sentences only)."""
-    return Speaker(digest, translator(lang), FEISHU_TARGET)
+    an answer's sentences only), in the words of a period of `kind`."""
+    return Speaker(digest, translator(lang, kind), FEISHU_TARGET)
 
 
 @functools.lru_cache(maxsize=1)
@@ -151,9 +150,9 @@ def with_notes(
     return card
 
 
-def _render(template: str, lang: str, **context: Any) -> dict[str, Any]:
-    tr = translator(lang)
-    voice = speaker(None, lang)
+def _render(template: str, tr: Translator, **context: Any) -> dict[str, Any]:
+    lang = tr.lang
+    voice = Speaker(None, tr, FEISHU_TARGET)
     context.setdefault("say", lambda s: voice.plain(s.key, s.params))
     text = (
         card_environment()
@@ -183,12 +182,11 @@ def action_value(action: str, digest: Digest) -> dict[str, str]:
     return value
 
 
-def _fit(card: dict[str, Any], lang: str, url: str, via: Via) -> dict[str, Any]:
-    more = translator(lang).t("feishu.fit.more")
+def _fit(card: dict[str, Any], tr: Translator, url: str, via: Via) -> dict[str, Any]:
+    more = tr.t("feishu.fit.more")
     return fit_feishu(card, via=via, more_url=url, more_text=more, limits=FEISHU)
 
 
-@worded_by_period(lambda digest, **_k: digest.week)
 @named_by_family(lambda digest, **_k: digest.repo_names)
 def render_digest(
     digest: Digest, *, report_url: str, lang: str, via: Via = "app"
@@ -197,11 +195,11 @@ def render_digest(
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
     CARD_RISK_LINES), the header coloured by the worst risk item."""
     url = escape.safe_url(report_url)
-    s = speaker(digest, lang)
+    s = speaker(digest, lang, digest.period.kind)
     groups = s.risk_groups()
     card = _render(
         "feishu/digest.json.j2",
-        lang,
+        s.tr,
         digest=digest,
         s=s,
         say=s.say,
@@ -218,7 +216,7 @@ def render_digest(
         **s.card_context(),
     )
     card = with_notes(card, s, None, digest.filter)
-    return _fit(card, lang, url, via)
+    return _fit(card, s.tr, url, via)
 
 
 def _answer_title(tr: Translator, answer: Answer) -> str:
@@ -231,11 +229,11 @@ def _answer_title(tr: Translator, answer: Answer) -> str:
     )
 
 
-def _risks(answer: RisksAnswer, lang: str, url: str) -> dict[str, Any]:
+def _risks(answer: RisksAnswer, tr: Translator, url: str) -> dict[str, Any]:
     shown = answer.risks[:ANSWER_RISKS]
     return _render(
         "feishu/risks.json.j2",
-        lang,
+        tr,
         answer=answer,
         colour=header_colour(answer.risks),
         risks=shown,
@@ -247,7 +245,7 @@ def _risks(answer: RisksAnswer, lang: str, url: str) -> dict[str, Any]:
 def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
     return _render(
         "feishu/pr.json.j2",
-        s.tr.lang,
+        s.tr,
         point=s.point_line(answer.point, answer.point_model, answer.number),
         discussion=s.discussion_lines(answer.discussion),
         relations=s.relation_lines(answer.relations),
@@ -261,13 +259,15 @@ def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
 
 def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     """Help, usage errors, top, summary, trends and the one-sentence kinds."""
-    lang = s.tr.lang
-    speak = (
-        {"say": speaker(answer.digest, lang).say} if isinstance(answer, DigestViewAnswer) else {}
+    voice = (
+        Speaker(answer.digest, s.tr, FEISHU_TARGET)
+        if isinstance(answer, DigestViewAnswer)
+        else None
     )
+    speak = {"say": voice.say} if voice else {}
     return _render(
         "feishu/answer.json.j2",
-        lang,
+        s.tr,
         **speak,
         answer=answer,
         sentence=s.answer_sentence(answer) if isinstance(answer, Said) else "",
@@ -278,19 +278,18 @@ def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     )
 
 
-@worded_by_period(lambda answer, *_a, **_k: answer.week)
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
     """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
     url = escape.safe_url(answer.report_url)
     if isinstance(answer, DigestViewAnswer) and answer.kind is AnswerKind.WEEK:
         return render_digest(answer.digest, report_url=url, lang=lang, via=via)
-    s = speaker(None, lang)
+    s = speaker(None, lang, kind_told(answer.week))
     if isinstance(answer, RisksAnswer):
-        card = _risks(answer, lang, url)
+        card = _risks(answer, s.tr, url)
     elif isinstance(answer, PrAnswer):
         card = _pr(answer, s, url)
     else:
         card = _other(answer, s, url)
     card = with_notes(card, s, answer, answer.filter)
-    return _fit(card, lang, url, via)
+    return _fit(card, s.tr, url, via)

@@ -19,7 +19,6 @@ from service.render.environment import (
     translator,
     week_label,
 )
-from service.render.period_wording import worded_by_period
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
 FORMATS = ("markdown", "html", "json")
@@ -97,7 +96,7 @@ def _discussion_url(digest: Digest) -> str:
 
 
 def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
-    tr = translator(lang)
+    tr = translator(lang, digest.period.kind)
     speaker = Speaker(digest, tr, target)
     ranked = ranked_prs(digest)
     # the top rows, and any PR below them the model wrote a checked point for (a kept sentence
@@ -124,14 +123,12 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
     }
 
 
-@worded_by_period(lambda digest, *_a, **_k: digest.week)
 def render_markdown(digest: Digest, lang: str | None = None) -> str:
     """The full Markdown report (sections as in the hand-written verl weekly report)."""
     context = _context(digest, lang or digest.language, MARKDOWN)
     return environment().get_template(TEMPLATES["markdown"]).render(**context)
 
 
-@worded_by_period(lambda digest, *_a, **_k: digest.week)
 def render_html(digest: Digest, lang: str | None = None) -> str:
     """One self-contained HTML page: inline CSS, an inline-SVG module chart, every PR linked."""
     context = _context(digest, lang or digest.language, HTML)

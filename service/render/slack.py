@@ -40,9 +40,8 @@ from service.render.card_sizes import (
     TOP_PRS,
     TOP_RISKS,
 )
-from service.render.environment import environment, translator
+from service.render.environment import WEEK, environment, kind_told, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
-from service.render.period_wording import worded_by_period
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
@@ -114,10 +113,10 @@ SLACK_TARGET = Target(
 RISK_FALLBACK = "slack.risk.generic"
 
 
-def speaker(digest: Digest | None, lang: str) -> Speaker:
+def speaker(digest: Digest | None, lang: str, kind: str = WEEK) -> Speaker:
     """The Speaker that renders `digest`'s statements, points and risks as mrkdwn (None: an
     answer's sentences only)."""
-    return Speaker(digest, translator(lang), SLACK_TARGET)
+    return Speaker(digest, translator(lang, kind), SLACK_TARGET)
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,10 +140,10 @@ def filter_block(tr: Translator, filter_text: str) -> dict[str, Any]:
 
 
 def _render(
-    template: str, lang: str, *, more_url: str = "", filter_text: str = "", **context: Any
+    template: str, tr: Translator, *, more_url: str = "", filter_text: str = "", **context: Any
 ) -> SlackMessage:
-    tr = translator(lang)
-    voice = speaker(None, lang)
+    lang = tr.lang
+    voice = Speaker(None, tr, SLACK_TARGET)
     context.setdefault("say", lambda s: voice.plain(s.key, s.params))
     text = (
         slack_environment()
@@ -190,19 +189,18 @@ def _last_day(digest: Digest) -> date:
     return date.fromordinal(digest.end.date().toordinal() - 1)
 
 
-@worded_by_period(lambda digest, **_k: digest.week)
 @named_by_family(lambda digest, **_k: digest.repo_names)
 def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage:
     """The weekly card for `digest`, within every Block Kit limit however large the week: the
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
     CARD_RISK_LINES), the busiest modules."""
     url = escape.safe_url(report_url)
-    s = speaker(digest, lang)
+    s = speaker(digest, lang, digest.period.kind)
     groups = s.risk_groups()
     modules = digest.trends.modules[:TOP_MODULES]
     return _render(
         "slack/digest.json.j2",
-        lang,
+        s.tr,
         more_url=url,
         filter_text=digest.filter,
         digest=digest,
@@ -228,9 +226,9 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
 # --- answers -------------------------------------------------------------------------------
 
 
-def _message(answer: SaidAnswer, lang: str) -> SlackMessage:
+def _message(answer: SaidAnswer, tr: Translator) -> SlackMessage:
     """A one-sentence answer (a subscriptions list after it), its usage and notes."""
-    s = speaker(None, lang)
+    s = Speaker(None, tr, SLACK_TARGET)
     sentence = s.answer_sentence(answer)
     if isinstance(answer, SubscriptionsAnswer):
         lines = [f"• {s.subscription_line(v)}" for v in answer.subscriptions]
@@ -244,7 +242,7 @@ def _message(answer: SaidAnswer, lang: str) -> SlackMessage:
     usage = answer.usage if isinstance(answer, UsageErrorAnswer) else []
     return _render(
         "slack/message.json.j2",
-        lang,
+        tr,
         sentence=sentence,
         notes=notes,
         usage=[escape.slack_text(s.tr.t(key)) for key in usage],
@@ -252,8 +250,7 @@ def _message(answer: SaidAnswer, lang: str) -> SlackMessage:
     )
 
 
-def _risks(answer: RisksAnswer, lang: str) -> SlackMessage:
-    tr = translator(lang)
+def _risks(answer: RisksAnswer, tr: Translator) -> SlackMessage:
     empty = ""
     if not answer.risks:
         severity = tr.t(f"cmd.severity.{answer.severity.value}") if answer.severity else ""
@@ -261,7 +258,7 @@ def _risks(answer: RisksAnswer, lang: str) -> SlackMessage:
         empty = tr.t(key, repo=answer.repo, week=answer.week, severity=severity)
     return _render(
         "slack/risks.json.j2",
-        lang,
+        tr,
         filter_text=answer.filter,
         answer=answer,
         risks=answer.risks[:ANSWER_RISKS],
@@ -283,8 +280,8 @@ def _factor_lines(answer: PrAnswer, s: Speaker) -> list[str]:
     ]
 
 
-def _pr(answer: PrAnswer, lang: str) -> SlackMessage:
-    s = speaker(None, lang)
+def _pr(answer: PrAnswer, tr: Translator) -> SlackMessage:
+    s = Speaker(None, tr, SLACK_TARGET)
     item = answer.pr or answer.live_pr
     title = item.title if item else ""
     gist = ""
@@ -294,7 +291,7 @@ def _pr(answer: PrAnswer, lang: str) -> SlackMessage:
         gist = slack_gist(answer.live_pr.body)
     return _render(
         "slack/pr.json.j2",
-        lang,
+        tr,
         filter_text=answer.filter,
         answer=answer,
         pr=answer.pr,
@@ -312,17 +309,17 @@ def _pr(answer: PrAnswer, lang: str) -> SlackMessage:
     )
 
 
-def _digest_view(answer: DigestViewAnswer, lang: str) -> SlackMessage:
+def _digest_view(answer: DigestViewAnswer, tr: Translator) -> SlackMessage:
     digest = answer.digest
     url = escape.safe_url(answer.report_url)
     if answer.kind is AnswerKind.WEEK:
-        return render_digest(digest, report_url=url, lang=lang)
+        return render_digest(digest, report_url=url, lang=tr.lang)
     if answer.kind is AnswerKind.SUMMARY:
         return _render(
             "slack/summary.json.j2",
-            lang,
+            tr,
             filter_text=digest.filter,
-            say=speaker(digest, lang).say,
+            say=Speaker(digest, tr, SLACK_TARGET).say,
             answer=answer,
             digest=digest,
             report_url=url,
@@ -332,9 +329,9 @@ def _digest_view(answer: DigestViewAnswer, lang: str) -> SlackMessage:
     types = digest.trends.types[:TOP_TYPES]
     return _render(
         "slack/trends.json.j2",
-        lang,
+        tr,
         filter_text=digest.filter,
-        say=speaker(digest, lang).say,
+        say=Speaker(digest, tr, SLACK_TARGET).say,
         answer=answer,
         digest=digest,
         modules=modules,
@@ -345,18 +342,17 @@ def _digest_view(answer: DigestViewAnswer, lang: str) -> SlackMessage:
     )
 
 
-def _help(answer: HelpAnswer, lang: str) -> SlackMessage:
-    tr = translator(lang)
+def _help(answer: HelpAnswer, tr: Translator) -> SlackMessage:
     usage = [escape.slack_text(tr.t(k)) for k in answer.usage]
-    return _render("slack/help.json.j2", lang, repo=answer.repo, usage=usage)
+    return _render("slack/help.json.j2", tr, repo=answer.repo, usage=usage)
 
 
-def _top(answer: TopAnswer, lang: str) -> SlackMessage:
-    s = speaker(None, lang)
+def _top(answer: TopAnswer, tr: Translator) -> SlackMessage:
+    s = Speaker(None, tr, SLACK_TARGET)
     url = escape.safe_url(answer.report_url)
     return _render(
         "slack/top.json.j2",
-        lang,
+        tr,
         filter_text=answer.filter,
         answer=answer,
         prs=answer.prs,
@@ -366,20 +362,20 @@ def _top(answer: TopAnswer, lang: str) -> SlackMessage:
     )
 
 
-@worded_by_period(lambda answer, *_a, **_k: answer.week)
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str) -> SlackMessage:
     """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
+    tr = translator(lang, kind_told(answer.week))
     match answer:
         case HelpAnswer():
-            return _help(answer, lang)
+            return _help(answer, tr)
         case RisksAnswer():
-            return _risks(answer, lang)
+            return _risks(answer, tr)
         case PrAnswer():
-            return _pr(answer, lang)
+            return _pr(answer, tr)
         case TopAnswer():
-            return _top(answer, lang)
+            return _top(answer, tr)
         case DigestViewAnswer():
-            return _digest_view(answer, lang)
+            return _digest_view(answer, tr)
         case _:
-            return _message(answer, lang)
+            return _message(answer, tr)

@@ -1,4 +1,8 @@
-"""String catalogs: templates/strings/{lang}/*.toml merged; Translator(lang).t(key, **params)."""
+"""String catalogs: templates/strings/{lang}/*.toml merged; Translator(lang).t(key, **params).
+
+A kind of period words some sentences its own way (`this month`, `month-over-month`): its
+sentences sit under `period.<kind>.<key>` (templates/strings/{lang}/periods.toml), and
+`kind_catalog` hands out the catalog with them in place of the week's."""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ from typing import Any
 
 from service.core.languages import LANGUAGES
 
-__all__ = ["LANGUAGES", "Translator", "load_catalog"]
+__all__ = ["LANGUAGES", "Translator", "kind_catalog", "load_catalog"]
+
+PERIOD_PREFIX = "period."
 
 
 def _flatten(prefix: str, table: dict[str, Any], out: dict[str, str]) -> None:
@@ -28,6 +34,16 @@ def load_catalog(folder: str, lang: str) -> dict[str, str]:
     for path in sorted(Path(folder, lang).glob("*.toml")):
         _flatten("", tomllib.loads(path.read_text(encoding="utf-8")), out)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def kind_catalog(folder: str, lang: str, kind: str) -> dict[str, str]:
+    """The catalog of `lang` as a period of `kind` is told: each `period.<kind>.<key>` sentence
+    in place of `<key>`'s (the week's, for a kind with no sentences of its own)."""
+    catalog = load_catalog(folder, lang)
+    prefix = f"{PERIOD_PREFIX}{kind}."
+    own = {key[len(prefix) :]: text for key, text in catalog.items() if key.startswith(prefix)}
+    return {**catalog, **own} if own else catalog
 
 
 class _SafeParams(dict[str, Any]):

@@ -12,20 +12,18 @@ from service.commands.kinds import (
     UsageErrorAnswer,
 )
 from service.core.models import Digest
-from service.render.environment import environment, translator
+from service.render.environment import environment, kind_told, translator
 from service.render.escape import md_text
-from service.render.period_wording import worded_by_period
 from service.render.speaker import MARKDOWN, Speaker
 from service.render.speaking.naming import named_by_family
 
 TEMPLATE = "text/answer.md.j2"
 
 
-@worded_by_period(lambda answer, *_a, **_k: answer.week)
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) -> str:
     """The answer the chat would give, as Markdown; `digest` links PRs when the answer has none."""
-    tr = translator(lang)
+    tr = translator(lang, kind_told(answer.week))
     source = answer.digest if isinstance(answer, DigestViewAnswer) else digest
     speaker = Speaker(source, tr, MARKDOWN)
     text = (

@@ -1,7 +1,8 @@
-"""Scaled wording (render/period_wording.py): a month's digest and its cards say 本月 / this month
-where a week's say 本周 / this week, a range's say 本期 / this period, in every format and both
-languages, on the recorded January weeks; a week rendered afterwards (or alongside, in another
-thread) keeps the week's words. The goldens pin the week's outputs byte for byte."""
+"""Words per kind of period (templates/strings/<lang>/periods.toml, render/strings.py): a month's
+digest and its cards say 本月 / this month where a week's say 本周 / this week, a range's say
+本期 / this period, in every format and both languages, on the recorded January weeks; a week
+rendered afterwards (or alongside, in another thread) keeps the week's words. The goldens pin
+the week's and the month's outputs byte for byte."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from service.core.periods import period_of_label
 from service.core.profile import load_profile
 from service.pipeline.recorded import within
 from service.render import feishu, slack
-from service.render.environment import period_label
+from service.render.environment import period_label, templates_dir
 from service.render.formats import render_format
+from service.render.strings import load_catalog
 from tests.conftest import NOW, load_week
 
 REPO = "volcengine/verl"
@@ -93,3 +95,15 @@ def test_answers_about_a_month_are_worded_for_it(lang: str) -> None:
         text = str(card)
         assert WEEK_WORDS.findall(text) == [], WEEK_WORDS.findall(text)[:3]
         assert ("本月" if lang == "zh" else "this month") in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_kinds_sentences_each_stand_for_a_weeks_sentence(lang: str) -> None:
+    """`period.<kind>.<key>` only ever words a sentence the catalogs have, with its placeholders."""
+    catalog = load_catalog(str(templates_dir() / "strings"), lang)
+    own = {key: text for key, text in catalog.items() if key.startswith("period.")}
+    assert own
+    for key, text in own.items():
+        _, _kind, week_key = key.split(".", 2)
+        assert week_key in catalog, key
+        assert set(re.findall(r"{(\w+)}", text)) == set(re.findall(r"{(\w+)}", catalog[week_key]))
