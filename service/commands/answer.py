@@ -565,8 +565,8 @@ def _regenerate_answer(command: Command, caller: Caller, ctx: EngineContext, rep
 
 def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateAnswer:
     """The answer sent after the rebuild (through response_url or a reply)."""
-    params: dict[str, str | int] = {"repo": result.repo, "week": result.week}
-    url = _url(ctx, result.repo, result.week)
+    params: dict[str, str | int] = {"repo": result.repo, "week": result.period}
+    url = _url(ctx, result.repo, result.period)
     if result.outcome in ("ok", "partial") and result.digest is not None:
         params["prs"] = result.digest.stats.prs
         params["risks"] = len(result.digest.risks)
@@ -574,7 +574,7 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_DONE,
             repo=result.repo,
-            week=result.week,
+            week=result.period,
             key=key,
             params=params,
             report_url=url,
@@ -583,11 +583,11 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
             repo=result.repo,
-            week=result.week,
+            week=result.period,
             key="cmd.answer.regenerate_busy",
             params=params,
         )
-    return regenerate_failed(result.repo, result.week, result.failure)
+    return regenerate_failed(result.repo, result.period, result.failure)
 
 
 def regenerate_failed(repo: str, week: str, exc: ServiceError | None) -> RegenerateAnswer:

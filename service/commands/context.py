@@ -271,7 +271,7 @@ class RunResultLike(Protocol):
     failed)."""
 
     repo: str
-    week: str
+    period: str
     outcome: str
     digest: Digest | None
     error: str | None

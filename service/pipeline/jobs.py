@@ -84,7 +84,7 @@ class Pipeline:
 @dataclass
 class RunResult:
     repo: str
-    week: str
+    period: str  # the label of the period the run built (a week, month, range…)
     outcome: str  # ok | partial | locked | failed
     digest: Digest | None = None
     outcomes: list[Outcome] = field(default_factory=list)

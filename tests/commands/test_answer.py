@@ -246,7 +246,7 @@ def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
 @dataclass
 class Result:
     repo: str
-    week: str
+    period: str
     outcome: str
     digest: Digest | None = None
     error: str | None = None

@@ -66,7 +66,7 @@ def test_a_rebuild_is_acknowledged_then_its_outcome_follows(engine: EngineContex
 
     def rebuild(repo: str, week: str, *, requested_by: str) -> RunResult:
         asked.append((repo, week, requested_by))
-        return RunResult(repo=repo, week=week, outcome="ok", digest=digest(WEEK, "en"))
+        return RunResult(repo=repo, period=week, outcome="ok", digest=digest(WEEK, "en"))
 
     talk = Kept()
     CommandFlow(engine, "chat", regenerate=rebuild).on_text(
