@@ -25,6 +25,7 @@ from service.core.models import (
 from service.core.periods import parse_period, previous_period
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
+from service.core.subject import Subject
 from service.core.weeks import parse_week, window_containing
 from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
@@ -454,7 +455,7 @@ def run_week(
     started = time.monotonic()
     repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
     result = RunResult(repo, window.label, "failed")
-    lock = f"{window.kind}:{repo}:{window.label}"  # `week:…` for weeks, as before periods
+    lock = Subject(Scope.one(repo), window).lock
     with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
         if not held:
             result.outcome = "locked"
