@@ -18,8 +18,8 @@ from service.store import tables as t
 # each table that names a repository, with the other columns of its unique key
 HISTORY: tuple[tuple[Table, tuple[str, ...]], ...] = (
     (t.pr_snapshots, ("number",)),
-    (t.digests, ("week", "language")),
-    (t.deliveries, ("week", "destination", "filter")),
+    (t.digests, ("period", "language")),
+    (t.deliveries, ("period", "destination", "filter")),
     (t.subscriptions, ("platform", "channel", "filter")),
     (t.runs, ()),
 )
@@ -53,5 +53,5 @@ def record_alias(conn: Connection, old: str, github_id: int, now: datetime) -> N
         conn.execute(
             update(t.repository_aliases)
             .where(a.alias == old)
-            .values(github_id=github_id, moved_at=now, announced_week=None)
+            .values(github_id=github_id, moved_at=now, announced_period=None)
         )

@@ -444,7 +444,7 @@ class Store:
         it was built from (see digest_built_from)."""
         row = {
             "repo": digest.repo,
-            "week": digest.week,
+            "period": digest.week,
             "period_kind": period_kind(digest.week),
             "language": digest.language,
             "inputs": inputs,
@@ -456,12 +456,12 @@ class Store:
             "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],
         }
         with self._tx() as conn:
-            upsert(conn, t.digests, ("repo", "week", "language"), [row])
+            upsert(conn, t.digests, ("repo", "period", "language"), [row])
 
     @translated
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
         query = select(t.digests.c.data).where(
-            t.digests.c.repo == repo, t.digests.c.week == week, t.digests.c.language == language
+            t.digests.c.repo == repo, t.digests.c.period == week, t.digests.c.language == language
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -487,7 +487,7 @@ class Store:
         (None when there is none, or it was saved before tokens were kept): unchanged exactly
         while the stored digest is, read without reading the digest."""
         c = t.digests.c
-        query = select(c.revision).where(c.repo == repo, c.week == week, c.language == language)
+        query = select(c.revision).where(c.repo == repo, c.period == week, c.language == language)
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return row[0] if row else None
@@ -497,7 +497,7 @@ class Store:
         """The stored digest of (repo, week, language) if it was built from `inputs`, else None."""
         c = t.digests.c
         query = select(c.data).where(
-            c.repo == repo, c.week == week, c.language == language, c.inputs == inputs
+            c.repo == repo, c.period == week, c.language == language, c.inputs == inputs
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -509,7 +509,7 @@ class Store:
         snapshots does: the digest's inputs key (else its time), and the snapshot count."""
         d, s = t.digests.c, t.pr_snapshots.c
         digest = select(d.inputs, d.generated_at).where(
-            d.repo == repo, d.week == week, d.language == language
+            d.repo == repo, d.period == week, d.language == language
         )
         count = select(func.count()).where(s.repo == repo, s.week == week)
         with self.engine.connect() as conn:
@@ -531,7 +531,7 @@ class Store:
     ) -> list[str]:
         """Stored periods of `kind` (weeks unless told) of `repo`, newest first."""
         c = t.digests.c
-        query = select(c.week).where(c.repo == repo, c.period_kind == kind).distinct()
+        query = select(c.period).where(c.repo == repo, c.period_kind == kind).distinct()
         if language:
             query = query.where(t.digests.c.language == language)
         with self.engine.connect() as conn:
@@ -541,7 +541,7 @@ class Store:
     def list_reports(self) -> list[ReportEntry]:
         """Every stored digest, newest week first, then repo and language."""
         cols = t.digests.c
-        query = select(cols.repo, cols.week, cols.language, cols.generated_at, cols.complete)
+        query = select(cols.repo, cols.period, cols.language, cols.generated_at, cols.complete)
         with self.engine.connect() as conn:
             rows = [
                 ReportEntry(r[0], r[1], r[2], _aware(r[3]), bool(r[4])) for r in conn.execute(query)
@@ -556,7 +556,7 @@ class Store:
         return DeliveryRecord(
             m["id"],
             m["repo"],
-            m["week"],
+            m["period"],
             m["destination"],
             m["status"],
             m["message_id"],
@@ -572,7 +572,7 @@ class Store:
     ) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
-            c.repo == repo, c.week == week, c.destination == destination, c.filter == filter_text
+            c.repo == repo, c.period == week, c.destination == destination, c.filter == filter_text
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -589,7 +589,7 @@ class Store:
                 conn.execute(
                     insert(t.deliveries).values(
                         repo=repo,
-                        week=week,
+                        period=week,
                         period_kind=period_kind(week),
                         destination=destination,
                         filter=filter_text,
@@ -646,7 +646,7 @@ class Store:
     @translated
     def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
         c = t.deliveries.c
-        query = select(t.deliveries).where(c.repo == repo, c.week == week).order_by(c.id)
+        query = select(t.deliveries).where(c.repo == repo, c.period == week).order_by(c.id)
         with self.engine.connect() as conn:
             return [self._delivery(row) for row in conn.execute(query)]
 
@@ -839,7 +839,7 @@ class Store:
             result = conn.execute(
                 insert(t.runs).values(
                     repo=repo,
-                    week=week,
+                    period=week,
                     period_kind=period_kind(week),
                     trigger=trigger,
                     started_at=now,
@@ -948,7 +948,7 @@ class Store:
         return RunRecord(
             m["id"],
             m["repo"],
-            m["week"],
+            m["period"],
             m["trigger"],
             _aware(m["started_at"]),
             finished,
@@ -1072,7 +1072,7 @@ class Store:
         query = (
             select(a.alias)
             .join(t.repositories, a.github_id == r.github_id)
-            .where(r.repo == repo, a.announced_week.is_(None) | (a.announced_week == week))
+            .where(r.repo == repo, a.announced_period.is_(None) | (a.announced_period == week))
             .order_by(a.moved_at, a.alias)
         )
         with self.engine.connect() as conn:
@@ -1087,8 +1087,8 @@ class Store:
         with self._tx() as conn:
             conn.execute(
                 update(t.repository_aliases)
-                .where(a.alias.in_(list(names)), a.announced_week.is_(None))
-                .values(announced_week=week)
+                .where(a.alias.in_(list(names)), a.announced_period.is_(None))
+                .values(announced_period=week)
             )
 
     # --- keys the service makes for itself -----------------------------------------------------

@@ -27,8 +27,8 @@ from sqlalchemy import (
 SCHEDULER_JOBS_TABLE = "apscheduler_jobs"
 # a subscription's or delivery's filter, as the grammar writes it back ("" for every PR)
 FILTER_CHARS = 500
-# a period label: `2026-W04`, `2026-01` or `2026-01-12..2026-01-25` (core/periods.py); the
-# columns keep the name `week` they had when every period was one
+# a period label: `2026-W04`, `2026-01`, `2026-01-12..2026-01-25`, … (core/periods/); the
+# columns are named `period` (revision 0010; `week` before it)
 PERIOD_CHARS = 40
 
 metadata = MetaData()
@@ -60,7 +60,7 @@ digests = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period", String(PERIOD_CHARS), nullable=False),
     Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("language", String(5), nullable=False),
     Column("schema_version", Integer, nullable=False),
@@ -73,7 +73,7 @@ digests = Table(
     # a token new on every save (uuid4 hex): "is the digest I hold still the stored one?"
     # asked without reading `data`; None: saved before revision 0009, unknown
     Column("revision", String(32)),
-    UniqueConstraint("repo", "week", "language", name="uq_digest"),
+    UniqueConstraint("repo", "period", "language", name="uq_digest"),
 )
 
 deliveries = Table(
@@ -81,7 +81,7 @@ deliveries = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period", String(PERIOD_CHARS), nullable=False),
     Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("destination", String(300), nullable=False),
     Column("filter", String(FILTER_CHARS), nullable=False, server_default=""),
@@ -92,7 +92,7 @@ deliveries = Table(
     Column("error", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("repo", "week", "destination", "filter", name="uq_delivery_target"),
+    UniqueConstraint("repo", "period", "destination", "filter", name="uq_delivery_target"),
 )
 
 subscriptions = Table(
@@ -122,7 +122,7 @@ runs = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("repo", String(200), nullable=False),
-    Column("week", String(PERIOD_CHARS), nullable=False),
+    Column("period", String(PERIOD_CHARS), nullable=False),
     Column("period_kind", String(10), nullable=False, server_default="week"),
     Column("trigger", String(30), nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=False),
@@ -155,14 +155,14 @@ repositories = Table(
 )
 
 # names a repository had before a transfer or rename: commands and old report links that use
-# them reach the repository by its id; `announced_week` is the week whose digest said so
+# them reach the repository by its id; `announced_period` is the period whose digest said so
 repository_aliases = Table(
     "repository_aliases",
     metadata,
     Column("alias", String(200), primary_key=True),
     Column("github_id", BigInteger, nullable=False, index=True),
     Column("moved_at", DateTime(timezone=True), nullable=False),
-    Column("announced_week", String(PERIOD_CHARS)),
+    Column("announced_period", String(PERIOD_CHARS)),
 )
 
 # keys the service makes for itself, shared by every replica (the report-link key)

@@ -34,7 +34,7 @@ TZ = "Asia/Shanghai"
 
 def _kinds(store: Store, table: tables.Table) -> dict[str, str]:
     with store.engine.connect() as conn:
-        rows = conn.execute(select(table.c.week, table.c.period_kind))
+        rows = conn.execute(select(table.c.period, table.c.period_kind))
         return {row[0]: row[1] for row in rows}
 
 

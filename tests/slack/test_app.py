@@ -259,7 +259,9 @@ def test_unexpected_failure_answers_with_an_incident_id(
     from sqlalchemy import text
 
     with store.engine.begin() as conn:  # a corrupt row: the digest no longer validates
-        conn.execute(text("UPDATE digests SET data = '{\"broken\": true}' WHERE week = '2026-W04'"))
+        conn.execute(
+            text("UPDATE digests SET data = '{\"broken\": true}' WHERE period = '2026-W04'")
+        )
     with caplog.at_level("ERROR"):
         response = send_command(web, slack, "risks 2026-W04")
     assert response.status_code == 200
