@@ -56,9 +56,9 @@ def test_an_upgrade_from_0007_keeps_every_week(database_url: str) -> None:
         name: len(rows) for name, rows in before.items()
     }
     for name in ("digests", "deliveries", "runs"):
-        width = len(before[name][0])  # the new column goes last: the old ones are as they were
+        width = len(before[name][0])  # the new columns come after the old ones, as they were
         assert sorted((r[:width] for r in after[name]), key=repr) == before[name], name
-        assert {r[-1] for r in after[name]} == {"week"}, name
+        assert {r[width] for r in after[name]} == {"week"}, name  # period_kind, then later ones
     for name in set(before) - {"digests", "deliveries", "runs"}:
         assert after[name] == before[name], name
     assert upgraded.get_digest(NEW, WEEK, "zh") is not None
