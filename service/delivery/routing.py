@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def subscribed(sub: SubscriptionRecord) -> Destination:
     """A subscription made by command, as a Destination of its scope and cadence."""
     return Destination(
-        sub.platform, sub.channel, sub.language, sub.filter, cadence=WEEKLY, scope=sub.repo
+        sub.platform, sub.channel, sub.language, sub.filter, cadence=sub.cadence, scope=sub.repo
     )
 
 

@@ -20,7 +20,7 @@ HISTORY: tuple[tuple[Table, tuple[str, ...]], ...] = (
     (t.pr_snapshots, ("number",)),
     (t.digests, ("week", "language")),
     (t.deliveries, ("week", "destination", "filter")),
-    (t.subscriptions, ("platform", "channel", "filter")),
+    (t.subscriptions, ("platform", "channel", "filter", "cadence")),
     (t.runs, ()),
 )
 
