@@ -94,7 +94,7 @@ def build_pipeline(
         clock=utc_now,
         senders=build_senders(settings, links) if links is not None else {},
         destinations_for=lambda scope, cadence: routes().destinations_for(scope, cadence),
-        subscribed_scopes=lambda cadence: routes().scopes(cadence),
+        routed_scopes=lambda cadence: routes().scopes(cadence, settings.digest_repos),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -285,7 +285,7 @@ def chat_routes(settings: Settings, store: Store) -> Routes:
     the webhook and DIGEST_MONTHLY_DESTINATIONS, then the store's subscriptions."""
     from service.platforms import registry
 
-    return Routes(store, registry.configured_destinations(settings))
+    return Routes(store, registry.configured_destinations(settings), settings.digest_repos)
 
 
 def build_narrator(
@@ -385,29 +385,10 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
-    from service.pipeline.jobs import run_scheduled
-    from service.pipeline.runs import RetryPolicy
-    from service.runtime.monthly import add_monthly_job
-    from service.runtime.scheduler import build_scheduler
+    """The scheduler of every cadence (runtime/cadences.py's table)."""
+    from service.runtime.cadences import build_cadence_scheduler
 
-    weekly = build_scheduler(
-        run_job=lambda: run_scheduled(pipeline),
-        catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
-        retry_job=lambda: run_scheduled(pipeline, trigger="retry"),
-        database_url=settings.database_url,
-        schedule=settings.digest_schedule,
-        timezone=settings.digest_timezone,
-        store=pipeline.store,
-        repos=settings.digest_repos,
-        retry=RetryPolicy(
-            first=timedelta(seconds=settings.run_retry_first_seconds),
-            cap=timedelta(seconds=settings.run_retry_max_seconds),
-        ),
-        lease=pipeline.lease,
-        clock=pipeline.clock,
-    )
-    add_monthly_job(settings, pipeline, weekly)
-    return weekly
+    return build_cadence_scheduler(settings, pipeline)
 
 
 def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:

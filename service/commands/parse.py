@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from service.commands.filters import LANG_KEY, FilterBuilder, FilterError, is_filter_token
+from service.core.cadences import CADENCES
 from service.core.filters import DigestFilter
 from service.core.models import Severity
 from service.core.weeks import FIRST_YEAR, LAST_YEAR, WEEK_RE, format_week, year_in_range
@@ -92,6 +93,9 @@ class Command(BaseModel):
     member: str | None = None
     filter: DigestFilter = DigestFilter()
     language: str | None = None
+    # `subscribe … monthly`: the cadence of a subscription (None: weekly, or every one for
+    # `unsubscribe`)
+    cadence: str | None = None
 
 
 class CommandError(InputError):
@@ -178,6 +182,9 @@ def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
         return True
     if _REPO.match(token) and "repo" not in fields and verb is not Verb.HELP:
         fields["repo"] = token
+        return True
+    if verb in SCOPE_VERBS and lowered in CADENCES and "cadence" not in fields:
+        fields["cadence"] = lowered
         return True
     if verb in SCOPE_VERBS and _FAMILY.match(token) and "repo" not in fields:
         fields["repo"] = token

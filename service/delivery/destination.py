@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from service.core.cadences import CADENCES, MONTHLY, WEEKLY
 from service.core.languages import LANGUAGES
 from service.delivery.outbox import Target
 
-WEEKLY = "weekly"
-MONTHLY = "monthly"
-# each cadence and the period it delivers (core/periods.py's kinds)
-CADENCES: dict[str, str] = {WEEKLY: "week", MONTHLY: "month"}
+__all__ = ["CADENCES", "MONTHLY", "WEEKLY", "Destination", "check_entry", "split_entry"]
 
 
 @dataclass(frozen=True)

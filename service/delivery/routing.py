@@ -25,10 +25,13 @@ def subscribed(sub: SubscriptionRecord) -> Destination:
 
 @dataclass(frozen=True)
 class Routes:
-    """The destinations the settings name (every scope) and the store's subscriptions."""
+    """The destinations the settings name and the store's subscriptions. A configured
+    destination without a scope gets the cards of every scope of `every` (DIGEST_REPOS; empty:
+    of any scope), not those of a scope only subscribed to by command (a family, say)."""
 
     store: Store
     configured: Sequence[Destination]
+    every: Sequence[str] = ()
 
     def destinations(self, scope: str | None = None) -> list[Destination]:
         """Every route: the configured ones, then the subscriptions (of `scope`), oldest first."""
@@ -41,15 +44,23 @@ class Routes:
         then the subscriptions, each with its filter and language (a subscription of a
         configured chat without a filter replaces it)."""
         found: dict[tuple[str, str], Target] = {}
+        current = self.store.canonical_repo(scope)
         for route in self.destinations(scope):
-            if route.serves(self.store.canonical_repo(scope), cadence):
+            if route.serves(current, cadence) and (route.scope or self._every(current)):
                 found[(route.name, route.filter)] = route.as_target(self._configured(route.name))
         return list(found.values())
 
-    def scopes(self, cadence: str) -> list[str]:
-        """The scopes subscribed to by command at `cadence` (each once, oldest first)."""
+    def _every(self, scope: str) -> bool:
+        """Whether the configured routes (those of no scope of their own) serve `scope`."""
+        return not self.every or scope in {self.store.canonical_repo(s) for s in self.every}
+
+    def scopes(self, cadence: str, every: Sequence[str]) -> list[str]:
+        """The scopes with routes of `cadence`, each once: `every` (DIGEST_REPOS) when a
+        configured route of that cadence takes every scope, then those subscribed to."""
+        found = list(every) if any(d.serves("", cadence) for d in self.configured) else []
         routes = [subscribed(s) for s in self.store.subscription_records()]
-        return list(dict.fromkeys(r.scope for r in routes if r.cadence == cadence and r.scope))
+        found += [r.scope for r in routes if r.cadence == cadence and r.scope]
+        return list(dict.fromkeys(found))
 
     def named_targets(self, destinations: list[str]) -> list[Target]:
         """`post --to …`: the whole period to each destination, in the chat's own language."""

@@ -64,8 +64,9 @@ class Pipeline:
     # every target of a scope's card of a cadence (`weekly`, `monthly`): destination, filter
     # and language (wiring: the routes of delivery/routing.py)
     destinations_for: Callable[[str, str], Sequence[str | Target]] = lambda _scope, _cadence: []
-    # the scopes subscribed to by command at a cadence, run besides `repos`
-    subscribed_scopes: Callable[[str], Sequence[str]] = lambda _cadence: []
+    # the scopes with routes of a cadence (DIGEST_REPOS when the settings route that cadence,
+    # the scopes subscribed to by command); the weekly job runs `repos` besides
+    routed_scopes: Callable[[str], Sequence[str]] = lambda _cadence: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
     # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
@@ -534,9 +535,11 @@ LAST_PERIOD = {WEEKLY: "last", MONTHLY: "last-month"}
 
 
 def cadence_scopes(p: Pipeline, cadence: str) -> list[str]:
-    """The scopes a cadence's job runs: DIGEST_REPOS, then those subscribed to by command
-    (a family, say), each once by its current name."""
-    found = [p.store.canonical_repo(s) for s in [*p.repos, *p.subscribed_scopes(cadence)]]
+    """The scopes a cadence's job runs, each once by its current name: those with routes of
+    that cadence (a family subscribed to by command, say), and DIGEST_REPOS every week (their
+    weekly digests are read on the web and by command, routed or not)."""
+    every = p.repos if cadence == WEEKLY else []
+    found = [p.store.canonical_repo(s) for s in [*every, *p.routed_scopes(cadence)]]
     return list(dict.fromkeys(found))
 
 
