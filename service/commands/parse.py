@@ -180,13 +180,20 @@ def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
     if verb is Verb.TOP and token.isdigit() and "limit" not in fields:
         fields["limit"] = _top_limit(token)
         return True
+    return _take_scope(verb, token, fields)
+
+
+def _take_scope(verb: Verb, token: str, fields: dict[str, object]) -> bool:
+    """A repository, and for `subscribe`/`unsubscribe` a family's name or a cadence."""
     if _REPO.match(token) and "repo" not in fields and verb is not Verb.HELP:
         fields["repo"] = token
         return True
-    if verb in SCOPE_VERBS and lowered in CADENCES and "cadence" not in fields:
-        fields["cadence"] = lowered
+    if verb not in SCOPE_VERBS:
+        return False
+    if token.lower() in CADENCES and "cadence" not in fields:
+        fields["cadence"] = token.lower()
         return True
-    if verb in SCOPE_VERBS and _FAMILY.match(token) and "repo" not in fields:
+    if _FAMILY.match(token) and "repo" not in fields:
         fields["repo"] = token
         return True
     return False
