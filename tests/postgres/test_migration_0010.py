@@ -1,4 +1,4 @@
-"""Migration 0009 (cadences of subscriptions) on SQLite and PostgreSQL: a database at 0008 with a
+"""Migration 0010 (cadences of subscriptions) on SQLite and PostgreSQL: a database at 0009 with a
 row in every table upgrades with every row as it was, each stored subscription now weekly; a
 channel then holds a scope's weekly and monthly subscriptions side by side; the way back refuses,
 on one line, while monthly subscriptions are stored, and goes once they are gone."""
@@ -24,13 +24,13 @@ from tests.postgres.test_schema_backends import schema_differences
 FAMILY = "verl-project"
 
 
-def test_an_upgrade_from_0008_keeps_every_subscription_weekly(database_url: str) -> None:
+def test_an_upgrade_from_0009_keeps_every_subscription_weekly(database_url: str) -> None:
     store = Store.open(database_url)
     fill_every_table(store)
     store.service_key("report-links", lambda: "a-key-the-service-made")
     assert store.identify_repo(775_123_456, NEW, False, asked=OLD) == [OLD]
     store.announce_moves(NEW, WEEK, [OLD])
-    to_revision(store, "0008", up=False)
+    to_revision(store, "0009", up=False)
     before = snapshot(store.engine)
     assert all(before.values()), [name for name, rows in before.items() if not rows]
     store.engine.dispose()
@@ -64,15 +64,15 @@ def test_monthly_subscriptions_sit_beside_weekly_ones_and_the_way_back_refuses_t
     assert found == {(FAMILY, "weekly", None), (FAMILY, "monthly", "en")}
 
     with pytest.raises(InputError) as refused:
-        downgrade_schema(store.engine, "0008")
+        downgrade_schema(store.engine, "0009")
     message = refused.value.message
-    assert "cannot go back below 0009" in message
+    assert "cannot go back below 0010" in message
     assert "subscriptions: 1" in message
     assert "\n" not in message
     assert len(store.subscription_records(FAMILY)) == 2  # nothing was lost
 
     assert store.unsubscribe("slack", "C1", FAMILY, cadence="monthly") == 1
-    downgrade_schema(store.engine, "0008")
+    downgrade_schema(store.engine, "0009")
     store.engine.dispose()
     back = Store.open(database_url, migrate=False)
     with back.engine.connect() as conn:

@@ -5,11 +5,11 @@ weekly subscription it was; the unique constraint takes the cadence in, so one c
 have a scope's weekly and monthly cards. The `repo` column keeps its name and holds the scope:
 a repository, or a family of DIGEST_GROUPS (as it already could).
 
-The way back refuses while monthly subscriptions exist (0008's code would post them weekly):
-`verl-week migrate --to 0008` names them; unsubscribe them or restore a backup first.
+The way back refuses while monthly subscriptions exist (0009's code would post them weekly):
+`verl-week migrate --to 0009` names them; unsubscribe them or restore a backup first.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-05
 """
 
@@ -20,8 +20,8 @@ from alembic import op
 
 from service.errors import InputError
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
@@ -46,9 +46,9 @@ def _refuse_cadences() -> None:
     )
     if count:
         raise InputError(
-            "cannot go back below 0009: subscriptions of another cadence than weekly are "
+            "cannot go back below 0010: subscriptions of another cadence than weekly are "
             f"stored (subscriptions: {count}); unsubscribe them or restore a backup taken "
-            "before 0009"
+            "before 0010"
         )
 
 
