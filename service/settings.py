@@ -21,13 +21,17 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service import operator_text
-from service.core.languages import LANGUAGES, Language
+from service.core.languages import Language
 from service.core.scope import FAMILY_NAME_RE, Scope, check_groups, parse_groups, resolve_scope
+from service.delivery.destination import check_entry, split_entry, split_language
 from service.errors import ConfigError
 
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 CommaList = Annotated[list[str], NoDecode]
 CRON_HORIZON_DAYS = 32  # a weekly or monthly schedule fires at least this often
+# any registered platform's name (the registry parses the target when the service is composed)
+PLATFORM_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+DESTINATION_EXAMPLE = "slack:C0123"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -37,20 +41,9 @@ def _split_commas(value: Any) -> Any:
     return value
 
 
-def split_language(item: str) -> tuple[str, str | None]:
-    """`C0456:en` → (`C0456`, `en`); `C0123` → (`C0123`, None): a destination and its language."""
-    target, sep, lang = item.rpartition(":")
-    return (target, lang) if sep else (item, None)
-
-
 def _check_destinations(items: list[str], what: str, example: str) -> list[str]:
     for item in items:
-        target, lang = split_language(item)
-        if not target or (lang is not None and lang not in LANGUAGES):
-            raise ValueError(
-                f"expected {what} such as {example}, with :zh or :en after it to set its "
-                f"language ({example}:en), got {item!r}"
-            )
+        check_entry(*split_language(item), what, example)
     return items
 
 
@@ -198,10 +191,11 @@ class Settings(BaseSettings):
     @field_validator("digest_monthly_destinations")
     @classmethod
     def _monthly_destinations(cls, value: list[str]) -> list[str]:
-        from service.delivery.cadence import split_destination
-
         for item in value:
-            split_destination(item)
+            platform, target, lang = split_entry(item)
+            if not PLATFORM_RE.match(platform):
+                target = ""  # refused below, naming the whole entry
+            check_entry(target, lang, "destinations", DESTINATION_EXAMPLE)
         return value
 
     @field_validator("digest_repos")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
+    from service.delivery.destination import Destination
     from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
     from service.ops.doctor import Finding
@@ -65,8 +66,6 @@ def build_pipeline(
 ) -> Pipeline:
     """The pipeline for the CLI, the scheduler and the chat adapters (`llm=False`: the
     deterministic narrative only, whatever the LLM_* settings say)."""
-    from service.runtime.monthly import monthly_destinations
-
     store = store or build_store(settings)
     metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
     fetch: Callable[[str, int], PullRequest] | None = None
@@ -77,6 +76,13 @@ def build_pipeline(
     profile_for = profile_loader(settings)
     # made here for the senders' cards, else on first use (pipeline_links)
     links = report_links(settings, store) if with_senders else None
+    # checked now when set: a destination no platform takes stops the start, not the 1st
+    if settings.digest_monthly_destinations:
+        chat_routes(settings, store)
+
+    def routes() -> Routes:  # when asked: the platform registry loads every renderer (~0.2 s
+        return chat_routes(settings, store)  # a digest that posts nothing would pay)
+
     return Pipeline(
         store=store,
         collect=collect,
@@ -87,15 +93,8 @@ def build_pipeline(
         public_base_url=settings.public_base_url,
         clock=utc_now,
         senders=build_senders(settings, links) if links is not None else {},
-        # resolved when asked: the platform registry loads every renderer (~0.2 s a digest
-        # that posts nothing would pay)
-        destinations_for=lambda repo: chat_routes(settings, store).destinations_for(repo),
-        # checked now when set: a destination no platform takes stops the start, not the 1st
-        monthly_destinations_for=(
-            monthly_destinations(settings, settings_languages(settings))
-            if settings.digest_monthly_destinations
-            else lambda _repo: []
-        ),
+        destinations_for=lambda scope, cadence: routes().destinations_for(scope, cadence),
+        routed_scopes=lambda cadence: routes().scopes(cadence, settings.digest_repos),
         fetch_pr=fetch,
         metrics=metrics,
         narrator=build_narrator(settings, store, metrics) if llm else None,
@@ -270,27 +269,23 @@ def build_senders(settings: Settings, links: ReportLinks | None = None) -> dict[
     return senders
 
 
-def settings_languages(settings: Settings) -> dict[str, str | None]:
-    """`platform:id` → the language SLACK_CHANNELS / FEISHU_CHAT_IDS give it (None: default)."""
-    from service.platforms import registry
-
-    return registry.configured_destinations(settings)
-
-
 def parse_destinations(text: str) -> list[str]:
     """`slack:C01,feishu:oc_x,feishu-webhook:default` → validated destination strings."""
     from service.platforms import registry
 
-    found = [registry.parse_destination(item) for item in map(str.strip, text.split(",")) if item]
+    items = [item for item in map(str.strip, text.split(",")) if item]
+    found = [registry.parse_destination(item).name for item in items]
     if not found:
         raise InputError("--to names no destination")
     return found
 
 
 def chat_routes(settings: Settings, store: Store) -> Routes:
-    """Where weekly cards go and in which language: SLACK_CHANNELS, FEISHU_CHAT_IDS and the
-    webhook, then the store's subscriptions."""
-    return Routes(store, settings_languages(settings))
+    """Where cards go, at which cadence and in which language: SLACK_CHANNELS, FEISHU_CHAT_IDS,
+    the webhook and DIGEST_MONTHLY_DESTINATIONS, then the store's subscriptions."""
+    from service.platforms import registry
+
+    return Routes(store, registry.configured_destinations(settings), settings.digest_repos)
 
 
 def build_narrator(
@@ -390,29 +385,10 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
 
 
 def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
-    from service.pipeline.jobs import run_scheduled
-    from service.pipeline.runs import RetryPolicy
-    from service.runtime.monthly import add_monthly_job
-    from service.runtime.scheduler import build_scheduler
+    """The scheduler of every cadence (runtime/cadences.py's table)."""
+    from service.runtime.cadences import build_cadence_scheduler
 
-    weekly = build_scheduler(
-        run_job=lambda: run_scheduled(pipeline),
-        catch_up_job=lambda: run_scheduled(pipeline, trigger="catch-up"),
-        retry_job=lambda: run_scheduled(pipeline, trigger="retry"),
-        database_url=settings.database_url,
-        schedule=settings.digest_schedule,
-        timezone=settings.digest_timezone,
-        store=pipeline.store,
-        repos=settings.digest_repos,
-        retry=RetryPolicy(
-            first=timedelta(seconds=settings.run_retry_first_seconds),
-            cap=timedelta(seconds=settings.run_retry_max_seconds),
-        ),
-        lease=pipeline.lease,
-        clock=pipeline.clock,
-    )
-    add_monthly_job(settings, pipeline, weekly)
-    return weekly
+    return build_cadence_scheduler(settings, pipeline)
 
 
 def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
@@ -507,12 +483,11 @@ def run_doctor(settings: Settings) -> list[Finding]:
         warning,
     )
     from service.platforms import registry
-    from service.runtime.monthly import monthly_destinations
 
-    monthly_destinations(settings, {})  # a monthly destination no platform takes: exit 2
+    configured = registry.configured_destinations(settings)  # one no platform takes: exit 2
     found = guarded("database", lambda: check_database(settings.database_url))
     database_ok = all(f.ok for f in found)
-    subscribed = _subscribed_channels(settings) if database_ok else {}
+    subscribed = _subscribed_channels(settings, configured) if database_ok else {}
     github = build_github(settings, None, max_retries=DOCTOR_RETRIES)
     checked = guarded("github", lambda: check_github(github))
     found += checked
@@ -521,7 +496,7 @@ def run_doctor(settings: Settings) -> list[Finding]:
     for platform in registry.platforms():
         found += platform.doctor(settings, subscribed.get(platform.name, []))
     # nothing configured, subscribed by command or monthly: a warning (commands still work)
-    nowhere = not registry.configured_destinations(settings) and not any(subscribed.values())
+    nowhere = not configured and not any(subscribed.values())
     if database_ok and nowhere:
         found.append(warning("cards", operator_text.NO_DESTINATION_DOCTOR))
     if settings.llm_enabled:
@@ -531,18 +506,17 @@ def run_doctor(settings: Settings) -> list[Finding]:
     return found + check_helpers()
 
 
-def _subscribed_channels(settings: Settings) -> dict[str, list[str]]:
+def _subscribed_channels(settings: Settings, configured: list[Destination]) -> dict[str, list[str]]:
     """Channels subscribed by command, and those of the monthly cadence, per platform (the
     store is only read)."""
-    from service.runtime.monthly import monthly_channels
+    from service.delivery.destination import WEEKLY
 
     store = Store(create_store_engine(settings.database_url))
     try:
         found: dict[str, list[str]] = {}
-        for platform, channel in monthly_channels(settings):
-            found.setdefault(platform, []).append(channel)
-        for sub in store.subscription_records():
-            found.setdefault(sub.platform, []).append(sub.channel)
+        monthly = [d for d in configured if d.cadence != WEEKLY]
+        for route in Routes(store, monthly).destinations():
+            found.setdefault(route.platform, []).append(route.target)
         return found
     finally:
         store.engine.dispose()

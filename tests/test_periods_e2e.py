@@ -18,7 +18,7 @@ from service import wiring
 from service.core.periods import parse_period, period_of_label
 from service.pipeline.jobs import build_week
 from service.render.slack import ACTION_RISKS
-from service.runtime.monthly import MONTHLY_JOB_ID
+from service.runtime.cadences import MONTHLY_JOB_ID
 from service.runtime.scheduler import _run_registered
 from tests.channels.conftest import (
     SLACK_ADMIN,

@@ -131,8 +131,8 @@ def test_a_move_keeps_one_history(
     last = store.last_run(OLD)  # the scheduler's catch-up asks by the configured (old) name
     assert last is not None
     assert (last.repo, last.week) == (NEW, AFTER)
-    targets = {t.destination for t in as_targets(pipeline.destinations_for(OLD))}
-    assert targets == {t.destination for t in as_targets(pipeline.destinations_for(NEW))}
+    targets = {t.destination for t in as_targets(pipeline.destinations_for(OLD, "weekly"))}
+    assert targets == {t.destination for t in as_targets(pipeline.destinations_for(NEW, "weekly"))}
     assert targets == {"slack:C9"}
 
     # the search was asked under the new name: under the old one it finds nothing

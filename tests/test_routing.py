@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from service import wiring
+from service.delivery.destination import Destination
 from service.delivery.outbox import Target
 from service.delivery.routing import Routes
 from service.errors import InputError
@@ -50,7 +51,7 @@ def test_bad_destinations_are_one_line(text: str, said: str) -> None:
 
 
 def test_configured_chats_then_subscriptions_each_in_its_language(store: Store) -> None:
-    routes = Routes(store, {"slack:C1": "en", "feishu:oc_1": None})
+    routes = Routes(store, [Destination("slack", "C1", "en"), Destination("feishu", "oc_1")])
     store.subscribe("slack", "C1", REPO, "U1", filter_text="module:rollout")
     store.subscribe("slack", "C2", REPO, "U1", language="zh")
     store.subscribe("feishu", "oc_1", REPO, "U1", language="en")  # replaces the configured one
@@ -64,7 +65,7 @@ def test_configured_chats_then_subscriptions_each_in_its_language(store: Store) 
 
 
 def test_a_chat_speaks_its_configured_language_else_its_subscriptions(store: Store) -> None:
-    routes = Routes(store, {"slack:C1": "en", "slack:C9": None})
+    routes = Routes(store, [Destination("slack", "C1", "en"), Destination("slack", "C9")])
     store.subscribe("slack", "C2", REPO, "U1", language="zh")
     store.subscribe("slack", "C9", REPO, "U1", language="zh")
     assert routes.channel_language("slack", "C1") == "en"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from service import operator_text
 from service.cli.common import add_no_llm, add_week_options, scope_of, week_pipeline, window_of
+from service.delivery.destination import WEEKLY
 from service.errors import EXIT_FAILURE, EXIT_OK, ServiceError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     routes = wiring.chat_routes(settings, pipeline.store)
     targets = routes.named_targets(named) if named is not None else None
     if args.dry_run:
-        shown = targets if targets is not None else pipeline.destinations_for(repo)
+        shown = targets if targets is not None else pipeline.destinations_for(repo, WEEKLY)
         digest = build_scope(pipeline, scope, window, card_languages(pipeline, shown))
         for line in dry_run_lines(settings, pipeline, digest, targets):
             sys.stdout.write(line + "\n")
@@ -70,7 +71,8 @@ def dry_run_lines(
     from service.platforms import registry
     from service.render.formats import render_format
 
-    chosen = as_targets(targets if targets is not None else pipeline.destinations_for(digest.repo))
+    routes = pipeline.destinations_for(digest.repo, WEEKLY)
+    chosen = as_targets(targets if targets is not None else routes)
     if not chosen:
         return [operator_text.NO_DESTINATION_CONFIGURED]
     url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)

@@ -45,6 +45,7 @@ from service.commands.parse import (
     DEFAULT_TOP,
     READ_VERBS,
     RELATIVE_WEEKS,
+    SCOPE_VERBS,
     Command,
     CommandError,
     Verb,
@@ -52,6 +53,7 @@ from service.commands.parse import (
 )
 from service.commands.periods import is_period_word, resolve_period
 from service.core.analyst.sections import written
+from service.core.cadences import MONTHLY, WEEKLY
 from service.core.discussion import discussion
 from service.core.filters import DigestFilter, narrow_digest, week_modules
 from service.core.mentions import leaf_risks
@@ -208,6 +210,8 @@ def _repo(command: Command, ctx: EngineContext) -> str:
     if command.repo is None:
         return now(ctx.repos[0])
     found = now(command.repo)
+    if command.verb in SCOPE_VERBS and ctx.scope_for(found).is_family:
+        return found  # a family of DIGEST_GROUPS: subscribed to whether DIGEST_REPOS names it
     if found not in {now(repo) for repo in ctx.repos}:
         raise CommandError(
             "cmd.error.unknown_repo", command.verb, repo=command.repo, repos=", ".join(ctx.repos)
@@ -614,7 +618,7 @@ def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, r
         return _filter_usage(None, ctx, repo, value=f"module:{unknown}", verb=command.verb)
     text = flt.describe()
     params["filter"] = text
-    suffix = "_filter" if text else ""
+    suffix = ("_filter" if text else "") + ("_monthly" if command.cadence == MONTHLY else "")
     if command.verb is Verb.SUBSCRIBE:
         added = ctx.subscriptions.subscribe(
             caller.platform,
@@ -623,11 +627,12 @@ def _subscription_answer(command: Command, caller: Caller, ctx: EngineContext, r
             caller.user_id,
             filter_text=text,
             language=command.language,
+            cadence=command.cadence or WEEKLY,
         )
         kind = AnswerKind.SUBSCRIBED if added else AnswerKind.ALREADY_SUBSCRIBED
     else:
         removed = ctx.subscriptions.unsubscribe(
-            caller.platform, caller.channel, repo, filter_text=text or None
+            caller.platform, caller.channel, repo, filter_text=text or None, cadence=command.cadence
         )
         kind = AnswerKind.UNSUBSCRIBED if removed else AnswerKind.NOT_SUBSCRIBED
     return SubscriptionAnswer(
@@ -642,7 +647,9 @@ def _subscriptions_answer(caller: Caller, ctx: EngineContext, repo: str) -> Answ
         return ErrorAnswer(repo=repo, key="cmd.error.no_subscriptions", params=params)
     found = ctx.subscriptions.channel_subscriptions(caller.platform, caller.channel)
     views = [
-        SubscriptionView(repo=s.repo, filter=s.filter, language=s.language or ctx.language)
+        SubscriptionView(
+            repo=s.repo, filter=s.filter, language=s.language or ctx.language, cadence=s.cadence
+        )
         for s in found
     ]
     key = "cmd.answer.subscriptions" if views else "cmd.answer.no_subscriptions_here"

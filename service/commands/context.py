@@ -237,7 +237,8 @@ def find_pr(reader: DigestReader, digest: Digest, number: int) -> ScoredPR | Non
 
 
 class SubscriptionLike(Protocol):
-    """One channel's subscription to a repo: its filter (grammar text, "" for all) and language."""
+    """One channel's subscription to a scope (`repo`: a repository or a family): its filter
+    (grammar text, "" for all), language and cadence."""
 
     @property
     def repo(self) -> str: ...
@@ -245,10 +246,13 @@ class SubscriptionLike(Protocol):
     def filter(self) -> str: ...
     @property
     def language(self) -> str | None: ...
+    @property
+    def cadence(self) -> str: ...
 
 
 class Subscriptions(Protocol):
-    """Channels that get the weekly post, each with a filter and a language (Store satisfies it)."""
+    """Channels that get a scope's cards, each with a filter, a language and a cadence (Store
+    satisfies it)."""
 
     def subscribe(
         self,
@@ -259,9 +263,16 @@ class Subscriptions(Protocol):
         *,
         filter_text: str = "",
         language: str | None = None,
+        cadence: str = ...,
     ) -> bool: ...
     def unsubscribe(
-        self, platform: str, channel: str, repo: str, *, filter_text: str | None = None
+        self,
+        platform: str,
+        channel: str,
+        repo: str,
+        *,
+        filter_text: str | None = None,
+        cadence: str | None = None,
     ) -> int: ...
     def channel_subscriptions(self, platform: str, channel: str) -> Sequence[SubscriptionLike]: ...
 

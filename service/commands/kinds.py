@@ -69,6 +69,7 @@ class SubscriptionView(BaseModel):
     repo: str
     filter: str = ""
     language: str = ""
+    cadence: str = "weekly"
 
 
 class AnswerBase(BaseModel):

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from service.commands.filters import LANG_KEY, FilterBuilder, FilterError, is_filter_token
+from service.core.cadences import CADENCES
 from service.core.filters import DigestFilter
 from service.core.models import Severity
 from service.core.weeks import FIRST_YEAR, LAST_YEAR, WEEK_RE, format_week, year_in_range
@@ -92,6 +93,9 @@ class Command(BaseModel):
     member: str | None = None
     filter: DigestFilter = DigestFilter()
     language: str | None = None
+    # `subscribe … monthly`: the cadence of a subscription (None: weekly, or every one for
+    # `unsubscribe`)
+    cadence: str | None = None
 
 
 class CommandError(InputError):
@@ -176,10 +180,20 @@ def _take(verb: Verb, token: str, fields: dict[str, object]) -> bool:
     if verb is Verb.TOP and token.isdigit() and "limit" not in fields:
         fields["limit"] = _top_limit(token)
         return True
+    return _take_scope(verb, token, fields)
+
+
+def _take_scope(verb: Verb, token: str, fields: dict[str, object]) -> bool:
+    """A repository, and for `subscribe`/`unsubscribe` a family's name or a cadence."""
     if _REPO.match(token) and "repo" not in fields and verb is not Verb.HELP:
         fields["repo"] = token
         return True
-    if verb in SCOPE_VERBS and _FAMILY.match(token) and "repo" not in fields:
+    if verb not in SCOPE_VERBS:
+        return False
+    if token.lower() in CADENCES and "cadence" not in fields:
+        fields["cadence"] = token.lower()
+        return True
+    if _FAMILY.match(token) and "repo" not in fields:
         fields["repo"] = token
         return True
     return False

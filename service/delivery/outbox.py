@@ -112,6 +112,16 @@ class Target:
     def key(self) -> tuple[str, str]:
         return (self.destination, self.filter)
 
+    @property
+    def platform(self) -> str:
+        """`slack` of `slack:C1`: the sender that posts it."""
+        return self.destination.partition(":")[0]
+
+    @property
+    def channel(self) -> str:
+        """`C1` of `slack:C1`: the target its sender is given."""
+        return self.destination.partition(":")[2]
+
     def label(self) -> str:
         """`slack:C1`, or `slack:C1 [module:rollout]` for a filtered card."""
         return f"{self.destination} [{self.filter}]" if self.filter else self.destination
@@ -136,11 +146,6 @@ def idempotency_key(repo: str, week: str, destination: str, filter_text: str = "
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
-def split_destination(destination: str) -> tuple[str, str]:
-    platform, _, target = destination.partition(":")
-    return platform, target
-
-
 def is_unconfirmed(record: DeliveryRecordLike) -> bool:
     """A send was started and never recorded as done or failed (its process died), or an
     earlier run already found it so."""
@@ -161,7 +166,7 @@ def _deliver_one(
     digest: Digest, target: Target, sender: Sender, log: DeliveryLog, *, force: bool
 ) -> Outcome:
     destination, flt, lang = target.destination, target.filter, target.language
-    _, channel = split_destination(destination)
+    channel = target.channel
     logged = recorded_name(destination)
     key = idempotency_key(digest.repo, digest.week, logged, flt)
     record = log.get_delivery(digest.repo, digest.week, logged, flt)
@@ -227,8 +232,7 @@ def deliver(
     `digest` is already narrowed to the targets' filter (jobs groups targets by filter)."""
     outcomes: list[Outcome] = []
     for target in as_targets(destinations):
-        destination, flt = target.destination, target.filter
-        platform, _ = split_destination(destination)
+        destination, flt, platform = target.destination, target.filter, target.platform
         sender = senders.get(platform)
         if sender is None:
             outcomes.append(

@@ -26,7 +26,8 @@ from service.core.periods import parse_period, previous_period
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.core.subject import Subject
-from service.core.weeks import parse_week, window_containing
+from service.core.weeks import window_containing
+from service.delivery.destination import MONTHLY, WEEKLY
 from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.observe.metrics import Metrics
@@ -61,10 +62,12 @@ class Pipeline:
     public_base_url: str
     clock: Callable[[], datetime]
     senders: dict[str, Sender] = field(default_factory=dict)
-    # every target of a repo's weekly card: destination, filter and language
-    destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
-    # the targets of its monthly card (destinations with the `monthly` cadence)
-    monthly_destinations_for: Callable[[str], Sequence[str | Target]] = lambda _repo: []
+    # every target of a scope's card of a cadence (`weekly`, `monthly`): destination, filter
+    # and language (wiring: the routes of delivery/routing.py)
+    destinations_for: Callable[[str, str], Sequence[str | Target]] = lambda _scope, _cadence: []
+    # the scopes with routes of a cadence (DIGEST_REPOS when the settings route that cadence,
+    # the scopes subscribed to by command); the weekly job runs `repos` besides
+    routed_scopes: Callable[[str], Sequence[str]] = lambda _cadence: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
     # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
@@ -450,8 +453,10 @@ def run_week(
     post: bool = True,
     force: bool = False,
     destinations: Sequence[str | Target] | None = None,
+    cadence: str = WEEKLY,
 ) -> RunResult:
-    """Build and (optionally) deliver one week under the (repo, week) lock."""
+    """Build and (optionally) deliver one period under the (scope, period) lock, to
+    `destinations` when given, else to the routes of the scope's `cadence`."""
     started = time.monotonic()
     repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
     result = RunResult(repo, window.label, "failed")
@@ -471,11 +476,15 @@ def run_week(
             with Heartbeat(renew, p.lease, "run"):
                 targets: Sequence[str | Target] = []
                 if post:
-                    targets = destinations if destinations is not None else p.destinations_for(repo)
+                    targets = (
+                        destinations
+                        if destinations is not None
+                        else p.destinations_for(repo, cadence)
+                    )
                 scope = p.scope_for(repo)
                 result.digest = build_scope(p, scope, window, card_languages(p, targets))
                 if post and destinations is None:  # subscriptions a move just carried over too
-                    targets = p.destinations_for(result.digest.repo)
+                    targets = p.destinations_for(result.digest.repo, cadence)
                 if post:
                     result.outcomes = deliver_targets(p, result.digest, targets, force=force)
                 result.outcome = _outcome_of(result.digest, result.outcomes)
@@ -509,7 +518,8 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
     window = parse_period(week_label, p.timezone, p.clock())
-    languages = {t.key: t.language for t in as_targets(p.destinations_for(repo))}
+    routes = [*p.destinations_for(repo, WEEKLY), *p.destinations_for(repo, MONTHLY)]
+    languages = {t.key: t.language for t in as_targets(routes)}
     posted = [
         Target(name, d.filter, languages.get((name, d.filter)))
         for d in p.store.list_deliveries(repo, window.label)
@@ -521,26 +531,35 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
     )
 
 
+# each cadence's period, as `parse_period` reads it: the last complete one
+LAST_PERIOD = {WEEKLY: "last", MONTHLY: "last-month"}
+
+
+def cadence_scopes(p: Pipeline, cadence: str) -> list[str]:
+    """The scopes a cadence's job runs, each once by its current name: those with routes of
+    that cadence (a family subscribed to by command, say), and DIGEST_REPOS every week (their
+    weekly digests are read on the web and by command, routed or not)."""
+    every = p.repos if cadence == WEEKLY else []
+    found = [p.store.canonical_repo(s) for s in [*every, *p.routed_scopes(cadence)]]
+    return list(dict.fromkeys(found))
+
+
+def run_cadence(p: Pipeline, cadence: str, *, trigger: str = "schedule") -> list[RunResult]:
+    """A cadence's job: every scope's last complete period, built and posted to the routes
+    of that cadence once each (the weekly job then prunes the store)."""
+    window = parse_period(LAST_PERIOD[cadence], p.timezone, p.clock())
+    results = [
+        run_week(p, scope, window, trigger=trigger, cadence=cadence)
+        for scope in cadence_scopes(p, cadence)
+    ]
+    if cadence == WEEKLY:
+        prune_store(p)
+    return results
+
+
 def run_scheduled(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
-    """The weekly job: every repo's `last` week, built and posted everywhere once."""
-    window_now = p.clock()
-    results = []
-    for repo in p.repos:
-        window = parse_week("last", p.timezone, window_now)
-        results.append(run_week(p, repo, window, trigger=trigger))
-    prune_store(p)
-    return results
-
-
-def run_monthly(p: Pipeline, *, trigger: str = "schedule") -> list[RunResult]:
-    """The monthly job: every repo's last complete month, posted once to the destinations
-    with the `monthly` cadence."""
-    results = []
-    for repo in p.repos:
-        month = parse_period("last-month", p.timezone, p.clock())
-        targets = p.monthly_destinations_for(repo)
-        results.append(run_week(p, repo, month, trigger=trigger, destinations=targets))
-    return results
+    """The weekly job: every scope's `last` week, built and posted everywhere once."""
+    return run_cadence(p, WEEKLY, trigger=trigger)
 
 
 def prune_store(p: Pipeline) -> None:

@@ -141,9 +141,13 @@ class RunWatch:
         trigger: BaseTrigger,
         clock: Callable[[], datetime],
         kind: str = "week",
+        scopes: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.store = store
         self.repos = list(repos)
+        # the scopes a cadence's job runs now (routes of that cadence), when they change with
+        # the subscriptions; None: `repos`
+        self.scopes = scopes
         self.timezone = timezone
         self.trigger = trigger
         self.clock = clock
@@ -157,7 +161,12 @@ class RunWatch:
 
     def first_owed(self) -> WeekWindow | None:
         """The owed week of the first repository that owes one (every repo is checked)."""
-        repos: list[str | None] = list(self.repos) or [None]
+        if self.scopes is not None:
+            repos: list[str | None] = list(self.scopes())
+            if not repos:  # no route of this cadence: nothing is owed to nobody
+                return None
+        else:
+            repos = list(self.repos) or [None]
         for repo in repos:
             due = self.owed(repo)
             if due is not None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from service.commands.answer import EngineContext
     from service.commands.flow import ObserveCommand, Regenerate
+    from service.delivery.destination import Destination
     from service.delivery.outbox import Sender
     from service.ops.doctor import Finding
     from service.render.cards import CardFormat
@@ -84,8 +85,9 @@ class Platform(Protocol):
         """Whether the settings deliver to this platform at all (its cards link to the web)."""
         ...
 
-    def destinations(self, settings: Settings) -> dict[str, str | None]:
-        """Its destinations configured in the settings → their language (None: the default)."""
+    def destinations(self, settings: Settings) -> list[Destination]:
+        """Its destinations the settings configure (weekly, every scope), each with its
+        language (None: the default)."""
         ...
 
     def parse_target(self, target: str) -> str:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from service.delivery.destination import Destination, split_language
 from service.delivery.outbox import RECORDED_AS
 from service.errors import ConfigError, InputError
 from service.platforms.base import Inbound, InboundDeps, secret
 from service.render.cards import FEISHU_CARD, CardFormat
-from service.settings import Settings, split_language
+from service.settings import Settings
 
 if TYPE_CHECKING:
     from service.delivery.outbox import Sender
@@ -37,9 +38,9 @@ class FeishuAppPlatform:
     def configured(self, settings: Settings) -> bool:
         return bool(settings.feishu_app_id)
 
-    def destinations(self, settings: Settings) -> dict[str, str | None]:
+    def destinations(self, settings: Settings) -> list[Destination]:
         pairs = (split_language(item) for item in settings.feishu_chat_ids)
-        return {f"{self.name}:{chat}": lang for chat, lang in pairs}
+        return [Destination(self.name, chat, lang) for chat, lang in pairs]
 
     def parse_target(self, target: str) -> str:
         return target
@@ -98,10 +99,10 @@ class FeishuWebhookPlatform:
     def configured(self, settings: Settings) -> bool:
         return bool(settings.feishu_webhook_url)
 
-    def destinations(self, settings: Settings) -> dict[str, str | None]:
+    def destinations(self, settings: Settings) -> list[Destination]:
         if not settings.feishu_webhook_url:
-            return {}
-        return {WEBHOOK_DESTINATION: settings.feishu_webhook_language}
+            return []
+        return [Destination(self.name, DEFAULT_HOOK, settings.feishu_webhook_language)]
 
     def parse_target(self, target: str) -> str:
         if target != DEFAULT_HOOK:

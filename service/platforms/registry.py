@@ -13,8 +13,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from service.core.languages import LANGUAGES
+from service.delivery.destination import MONTHLY, WEEKLY, Destination, split_entry
 from service.delivery.outbox import current_name
-from service.errors import InputError
+from service.errors import ConfigError, InputError
 from service.platforms.base import Platform
 from service.render.cards import FEISHU_CARD, CardFormat, register_card_format
 
@@ -53,11 +55,17 @@ def configured(settings: Settings) -> list[Platform]:
     return [p for p in platforms() if p.configured(settings)]
 
 
-def configured_destinations(settings: Settings) -> dict[str, str | None]:
-    """Every destination the settings configure (`platform:target` → its language or None)."""
-    found: dict[str, str | None] = {}
-    for each in platforms():
-        found.update(each.destinations(settings))
+def configured_destinations(settings: Settings) -> list[Destination]:
+    """Every destination the settings configure: each platform's weekly chats, then those of
+    DIGEST_MONTHLY_DESTINATIONS (the monthly cadence); ConfigError on one no platform takes."""
+    found = [d for each in platforms() for d in each.destinations(settings)]
+    for item in settings.digest_monthly_destinations:
+        try:
+            found.append(parse_destination(item, cadence=MONTHLY))
+        except InputError as exc:
+            raise ConfigError(
+                f"invalid setting DIGEST_MONTHLY_DESTINATIONS: {exc.message}"
+            ) from exc
     return found
 
 
@@ -74,18 +82,20 @@ def syntax() -> str:
     return forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
 
 
-def parse_destination(item: str) -> str:
-    """One destination as typed → as stored (`slack:#general` → `slack:general`); an old-style
-    name (`webhook:feishu`) still works, with a one-line deprecation warning in the log."""
-    renamed = current_name(item)
-    if renamed != item:
-        logger.warning(deprecated_destination(item, renamed))
-        return renamed
-    name, sep, target = item.partition(":")
+def parse_destination(item: str, *, cadence: str = WEEKLY, scope: str | None = None) -> Destination:
+    """One destination as typed (`slack:#general`, `feishu:oc_a:en`) → its Destination, the
+    target as its platform stores it (`slack:general`); an old-style name (`webhook:feishu`)
+    still works, with a one-line deprecation warning in the log."""
+    name, target, lang = split_entry(item)
+    typed = f"{name}:{target}"
+    renamed = current_name(typed)
+    if renamed != typed:
+        logger.warning(deprecated_destination(typed, renamed))
+        name, _, target = renamed.partition(":")
     found = _PLATFORMS.get(name)
-    if not sep or not target or found is None:
-        raise InputError(f"bad --to item {item!r}: expected {syntax()}")
-    return f"{name}:{found.parse_target(target)}"
+    if not target or found is None or (lang is not None and lang not in LANGUAGES):
+        raise InputError(f"bad --to item {item.strip()!r}: expected {syntax()}")
+    return Destination(name, found.parse_target(target), lang, cadence=cadence, scope=scope)
 
 
 def deprecated_destination(old: str, new: str) -> str:

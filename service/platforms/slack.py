@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from service.delivery.destination import Destination, split_language
 from service.errors import ConfigError, InputError
 from service.platforms.base import Inbound, InboundDeps, secret
 from service.render.cards import SLACK_CARD, CardFormat
-from service.settings import Settings, split_language
+from service.settings import Settings
 
 if TYPE_CHECKING:
     from slack_bolt import App
@@ -31,9 +32,9 @@ class SlackPlatform:
     def configured(self, settings: Settings) -> bool:
         return bool(settings.slack_bot_token)
 
-    def destinations(self, settings: Settings) -> dict[str, str | None]:
+    def destinations(self, settings: Settings) -> list[Destination]:
         pairs = (split_language(item) for item in settings.slack_channels)
-        return {f"{self.name}:{channel}": lang for channel, lang in pairs}
+        return [Destination(self.name, self.parse_target(c), lang) for c, lang in pairs]
 
     def parse_target(self, target: str) -> str:
         channel = target.lstrip("#")

@@ -95,6 +95,7 @@ class WeeklyScheduler:
         retry: RetryPolicy | None = None,
         lease: timedelta = DEFAULT_LEASE,
         kind: str = "week",
+        scopes: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.scheduler = scheduler
         self.trigger = trigger
@@ -109,7 +110,13 @@ class WeeklyScheduler:
         self.retry = retry or RetryPolicy()
         self.lease = lease
         self.watch = RunWatch(
-            store, repos=repos, timezone=timezone, trigger=trigger, clock=clock, kind=kind
+            store,
+            repos=repos,
+            timezone=timezone,
+            trigger=trigger,
+            clock=clock,
+            kind=kind,
+            scopes=scopes,
         )
         # other cadences' jobs (the monthly one) on the same APScheduler, started and stopped
         # with this one
@@ -372,6 +379,7 @@ def build_scheduler(
     retry_job: Job | None = None,
     retry: RetryPolicy | None = None,
     lease: timedelta = DEFAULT_LEASE,
+    scopes: Callable[[], Sequence[str]] | None = None,
 ) -> WeeklyScheduler:
     """A WeeklyScheduler whose jobs live in DATABASE_URL; `trigger` overrides `schedule` (tests)."""
     same_database = store.engine.url.render_as_string(hide_password=False) == database_url
@@ -398,6 +406,7 @@ def build_scheduler(
         retry_job=retry_job,
         retry=retry,
         lease=lease,
+        scopes=scopes,
     )
 
 
@@ -410,6 +419,7 @@ def add_cadence(
     kind: str,
     catch_up_job: Job | None = None,
     retry_job: Job | None = None,
+    scopes: Callable[[], Sequence[str]] | None = None,
 ) -> WeeklyScheduler:
     """Another cadence's job (the monthly digest) on `owner`'s APScheduler and job store, with
     its own catch-up and retries of what it owes; started and stopped with `owner`."""
@@ -427,6 +437,7 @@ def add_cadence(
         retry=owner.retry,
         lease=owner.lease,
         kind=kind,
+        scopes=scopes,
     )
     owner.companions.append(companion)
     return companion

@@ -20,7 +20,7 @@ HISTORY: tuple[tuple[Table, tuple[str, ...]], ...] = (
     (t.pr_snapshots, ("number",)),
     (t.digests, ("period", "language")),
     (t.deliveries, ("period", "destination", "filter")),
-    (t.subscriptions, ("platform", "channel", "filter")),
+    (t.subscriptions, ("platform", "channel", "filter", "cadence")),
     (t.runs, ()),
 )
 

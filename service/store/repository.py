@@ -97,14 +97,16 @@ class DeliveryRecord:
 
 @dataclass(frozen=True)
 class SubscriptionRecord:
-    """A channel's subscription to a repo's weekly card: its filter ("" for every PR) and its
-    language (None: the channel's or the default)."""
+    """A channel's subscription to a scope's card (`repo`: a repository or a family): its
+    filter ("" for every PR), its language (None: the channel's or the default) and its
+    cadence (`weekly`, `monthly`)."""
 
     platform: str
     channel: str
     repo: str
     filter: str
     language: str | None
+    cadence: str = "weekly"
 
     @property
     def destination(self) -> str:
@@ -662,9 +664,10 @@ class Store:
         *,
         filter_text: str = "",
         language: str | None = None,
+        cadence: str = "weekly",
     ) -> bool:
-        """Add a channel's subscription (repo + filter) to the weekly post; False when it was
-        already there (its language then becomes `language`, when one is given)."""
+        """Add a channel's subscription (scope + filter + cadence); False when it was already
+        there (its language then becomes `language`, when one is given)."""
         try:
             with self._tx() as conn:
                 conn.execute(
@@ -676,6 +679,7 @@ class Store:
                         language=language,
                         added_by=added_by,
                         created_at=_now(),
+                        cadence=cadence,
                     )
                 )
         except IntegrityError:
@@ -685,7 +689,7 @@ class Store:
                 with self._tx() as conn:
                     conn.execute(
                         update(t.subscriptions)
-                        .where(*where, c.filter == filter_text)
+                        .where(*where, c.filter == filter_text, c.cadence == cadence)
                         .values(language=language)
                     )
             return False
@@ -693,16 +697,24 @@ class Store:
 
     @translated
     def unsubscribe(
-        self, platform: str, channel: str, repo: str, *, filter_text: str | None = None
+        self,
+        platform: str,
+        channel: str,
+        repo: str,
+        *,
+        filter_text: str | None = None,
+        cadence: str | None = None,
     ) -> int:
-        """Remove a channel's subscription with that filter (every one of the repo when
-        `filter_text` is None); returns how many went."""
+        """Remove a channel's subscription with that filter and cadence (every one of the
+        scope when `filter_text` / `cadence` is None); returns how many went."""
         c = t.subscriptions.c
         query = delete(t.subscriptions).where(
             c.platform == platform, c.channel == channel, c.repo == repo
         )
         if filter_text is not None:
             query = query.where(c.filter == filter_text)
+        if cadence is not None:
+            query = query.where(c.cadence == cadence)
         with self._tx() as conn:
             result = conn.execute(query)
         return int(result.rowcount)
@@ -711,7 +723,7 @@ class Store:
     def _subscription(row: Any) -> SubscriptionRecord:
         m = row._mapping
         return SubscriptionRecord(
-            m["platform"], m["channel"], m["repo"], m["filter"], m["language"]
+            m["platform"], m["channel"], m["repo"], m["filter"], m["language"], m["cadence"]
         )
 
     @translated

@@ -106,7 +106,11 @@ subscriptions = Table(
     Column("language", String(5)),
     Column("added_by", String(200)),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("platform", "channel", "repo", "filter", name="uq_subscription_filter"),
+    # `weekly` or `monthly` (service/delivery/destination.py's CADENCES); `repo` is the scope
+    Column("cadence", String(10), nullable=False, server_default="weekly"),
+    UniqueConstraint(
+        "platform", "channel", "repo", "filter", "cadence", name="uq_subscription_cadence"
+    ),
 )
 
 locks = Table(

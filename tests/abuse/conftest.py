@@ -265,7 +265,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             public_base_url=BASE_URL,
             clock=lambda: NOW + timedelta(hours=1),  # a rebuild changes generated_at
             senders={"slack": slack_sender, "feishu": feishu_sender},
-            destinations_for=lambda _repo: ["slack:C1", "feishu:oc_group1"],
+            destinations_for=lambda *_: ["slack:C1", "feishu:oc_group1"],
         )
         engine = EngineContext(
             reader=store,

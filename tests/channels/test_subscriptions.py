@@ -58,7 +58,7 @@ def test_a_filtered_subscription_gets_a_card_of_the_matching_prs_only(wired: Wir
         "`module:megatron`."
     )
     listed = wired.slash("subscriptions", channel="C_SUB")
-    assert f"{REPO} · module:megatron · en" in card_text(listed["blocks"])
+    assert f"{REPO} · weekly · module:megatron · en" in card_text(listed["blocks"])
 
     post(wired)
     [card] = wired.slack.messages("C_SUB")
@@ -90,7 +90,7 @@ def test_feishu_subscribes_the_same_way(wired: Wired) -> None:
     assert set(pr_numbers(text)) & week_numbers(wired) == HUAZHONG
     assert chinese(message.card["header"]["title"]["content"])  # no lang: DIGEST_LANGUAGE
     listed = wired.feishu_say("subscriptions", chat_id="oc_group3")
-    assert f"{REPO} · author:Huazhong · zh" in card_text(listed)
+    assert f"{REPO} · 每周 · author:Huazhong · zh" in card_text(listed)
 
 
 @pytest.mark.process

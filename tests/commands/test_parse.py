@@ -40,6 +40,11 @@ from service.errors import InputError
             Command(verb=Verb.PR, number=25, member="verl-omni"),
         ),
         ("subscribe verl-project", Command(verb=Verb.SUBSCRIBE, repo="verl-project")),
+        (
+            "subscribe Monthly verl-project",
+            Command(verb=Verb.SUBSCRIBE, repo="verl-project", cadence="monthly"),
+        ),
+        ("unsubscribe weekly", Command(verb=Verb.UNSUBSCRIBE, cadence="weekly")),
         ("top", Command(verb=Verb.TOP)),
         ("top 5", Command(verb=Verb.TOP, limit=5)),
         ("summary", Command(verb=Verb.SUMMARY)),

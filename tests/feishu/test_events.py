@@ -85,7 +85,7 @@ def make_events(
         public_base_url=PUBLIC_BASE_URL,
         clock=lambda: NOW,
         senders={"feishu": sender},
-        destinations_for=lambda _repo: ["feishu:oc_group1"],
+        destinations_for=lambda *_: ["feishu:oc_group1"],
     )
     regenerated: list[tuple[str, str, str]] = []
     release = threading.Event()
@@ -273,7 +273,7 @@ def test_regenerate_answers_first_then_rebuilds_and_edits_the_posted_card(
             public_base_url=PUBLIC_BASE_URL,
             clock=lambda: NOW,
             senders={"feishu": sender},
-            destinations_for=lambda _r: ["feishu:oc_group1"],
+            destinations_for=lambda *_: ["feishu:oc_group1"],
         ),
         REPO,
         load_week("2026-W04").window,

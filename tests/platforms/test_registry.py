@@ -57,7 +57,7 @@ def test_senders_and_destinations_come_from_the_registry(
         "feishu-webhook": "feishu-webhook",
         "slack": "slack",
     }
-    assert registry.configured_destinations(settings) == {
+    assert {d.name: d.language for d in registry.configured_destinations(settings)} == {
         "slack:C1": None,
         "slack:C2": "en",
         "feishu:oc_1": "zh",

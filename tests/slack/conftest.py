@@ -84,7 +84,7 @@ def pipeline(store: Store, sender: SlackSender) -> Pipeline:
         public_base_url=BASE_URL,
         clock=lambda: NOW,
         senders={"slack": sender},
-        destinations_for=lambda _repo: ["slack:C1"],
+        destinations_for=lambda *_: ["slack:C1"],
     )
 
 

@@ -46,12 +46,13 @@ class AnswerWords(Voice):
         return self.plain(answer.key, answer.params, reason=self.sentence(cause))
 
     def subscription_line(self, view: SubscriptionView) -> str:
-        """`repo · filter · language` of one subscription (the filter is the channel's own
-        text)."""
+        """`scope · cadence · filter · language` of one subscription (the filter is the
+        channel's own text)."""
         shown = self.target.escape(view.filter) if view.filter else None
         return self.tr.t(
             "cmd.answer.subscription_line",
             repo=self.target.escape(view.repo),
+            cadence=self.tr.t(f"cmd.answer.cadence_{view.cadence}"),
             filter=shown or self.tr.t("cmd.answer.subscription_all"),
             language=view.language or "-",
         )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.delivery.destination import Destination
 from service.errors import InputError
 from service.platforms.base import Inbound, InboundDeps
 from service.render.cards import CardFormat
@@ -55,9 +56,9 @@ class FakeChatPlatform:
     def configured(self, settings: Settings) -> bool:
         return bool(FakeChatSettings().api_url)
 
-    def destinations(self, settings: Settings) -> dict[str, str | None]:
+    def destinations(self, settings: Settings) -> list[Destination]:
         rooms = FakeChatSettings().room_list()
-        return {f"{NAME}:{room}": lang for room, lang in rooms.items()}
+        return [Destination(NAME, room, lang) for room, lang in rooms.items()]
 
     def parse_target(self, target: str) -> str:
         if not target.isidentifier():
