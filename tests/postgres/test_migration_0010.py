@@ -35,6 +35,17 @@ def _columns(store: Store, table: str) -> list[str]:
         return [c["name"] for c in inspect(conn).get_columns(table)]
 
 
+def _trimmed(
+    rows: dict[str, list[tuple[object, ...]]], width_of: dict[str, list[tuple[object, ...]]]
+) -> dict[str, list[tuple[object, ...]]]:
+    """`rows` cut to the columns `width_of` has per table: later revisions (0011's
+    `subscriptions.cadence`) add columns after the ones this revision knows."""
+    return {
+        name: [r[: len(width_of[name][0])] if width_of.get(name) else r for r in found]
+        for name, found in rows.items()
+    }
+
+
 def _filled(database_url: str) -> Store:
     store = Store.open(database_url)
     fill_every_table(store)
@@ -57,7 +68,8 @@ def test_an_upgrade_from_0009_keeps_every_row_under_the_new_names(database_url: 
 
     upgraded = Store.open(database_url)
     assert schema_differences(upgraded) == []
-    assert snapshot(upgraded.engine) == before  # every row, every value, in the same columns
+    # every row, every value, in the same columns
+    assert _trimmed(snapshot(upgraded.engine), before) == before
     for table, column in RENAMED.items():
         names = _columns(upgraded, table)
         assert column in names, table
@@ -81,7 +93,8 @@ def test_the_way_back_names_them_week_again(database_url: str) -> None:
     store = _filled(database_url)
     before = snapshot(store.engine)
     to_revision(store, "0009", up=False)
-    assert snapshot(store.engine) == before
+    at_0009 = snapshot(store.engine)
+    assert _trimmed(before, at_0009) == at_0009
     for table in RENAMED:
         assert "week" in _columns(store, table)
     to_revision(store, "heads", up=True)
