@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from service import operator_text
 from service.cli.common import add_no_llm, add_week_options, scope_of, week_pipeline, window_of
-from service.delivery.destination import WEEKLY
+from service.core.cadences import WEEKLY
 from service.errors import EXIT_FAILURE, EXIT_OK, ServiceError
 
 if TYPE_CHECKING:
