@@ -39,6 +39,28 @@ TRUE_WORDS = frozenset({"true", "yes", "on", "1", "enable", "enabled"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0", "disable", "disabled", "none", "null"})
 
 
+_WORDS = re.compile(r"[a-z][a-z0-9]*")
+
+
+def _words(sentence: str) -> set[str]:
+    """A sentence's words, and the initials of each two or three in a row ("learning rate":
+    `lr`), as a setting's key parts may spell them."""
+    found = _WORDS.findall(sentence.lower())
+    initials = {"".join(w[0] for w in found[i : i + n]) for n in (2, 3) for i in range(len(found))}
+    return set(found) | {i for i in initials if len(i) > 1}
+
+
+def _beside(line: str, names: Sequence[str], words: set[str]) -> bool:
+    """A line naming one of `names`, or setting a key whose every part is one of `words`."""
+    if any(name in line for name in names):
+        return True
+    setting = _SETTING.match(line)
+    if setting is None:
+        return False
+    parts = [p for p in re.split(r"[._\-]", setting["key"].rsplit(".", 1)[-1]) if p]
+    return bool(parts) and all(part in words for part in parts)
+
+
 @dataclass(frozen=True)
 class SourceLine:
     """A line of a PR's data: `side` "+" (added), "-" (removed) or "body"; `path` its file."""
@@ -105,6 +127,27 @@ class PREvidence:
             offset += len(line.text) + 1
         text = "\n".join(line.text for line in lines).lower()
         return Searchable(tuple(lines), text, tuple(starts))
+
+    def states(self, figure: str, names: Sequence[str], sentence: str) -> bool:
+        """Whether a changed line holds `figure` (as written, a whole token) beside what the
+        sentence gives it to: one of its `names`, or the line's setting spelled in words
+        ("raises the image resolution from 384 to 512": `-IMAGE_RESOLUTION=384`,
+        `+IMAGE_RESOLUTION=512`; "learning rate" for `lr`). A figure alone on some line is
+        no fact of the sentence (`0.8.0` of another package), and the body's lines do not
+        count: a figure of a benchmark table is easily told of the wrong row."""
+        said = figure.lower().lstrip("v")
+        if not said[:1].isdigit():
+            return False
+        search = self.searchable
+        words = _words(sentence)
+        pattern = re.compile(rf"(?<![a-z0-9_.]){re.escape(said)}(?![a-z0-9_]|\.\d)")
+        for match in pattern.finditer(search.text):
+            line = search.lines[search.line_at(match.start())]
+            if line.side == "body":
+                break  # the body's lines come after the changed ones
+            if _beside(line.text.lower(), names, words):
+                return True
+        return False
 
     @property
     def everything(self) -> str:
