@@ -45,7 +45,7 @@ _SIZE_AFTER = re.compile(
 _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
 # the new value of a default: "改为 spmd", "back to spmd", "to `async`"
 _NEW_VALUE = re.compile(
-    r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    r"(?:\bto\b|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
     r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",

@@ -147,3 +147,13 @@ def test_a_name_said_to_be_removed_after_it_is_told_as_the_old_one() -> None:
     # the old value told as the new default is still the old one
     false = advice.replace("defaults to VisualRewardManager", "defaults to naive")
     assert any(r.startswith("default: defaults") for r in _reasons(checker, false, 56))
+
+
+def test_to_inside_a_name_is_no_new_value() -> None:
+    from tests.core.analyst.helpers import week_facts
+
+    checker = Checker(week_facts(language="zh"))
+    reasons = _reasons(checker, "#4280 把 `trainer.total_epochs` 默认值改为 77。", 4280)
+    assert "default: 默认 (no changed line of #4280 gives trainer.total_epochs the default 77)" in (
+        reasons
+    )
