@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass, field
 
 from service.core.risks.secrets import PATTERNS, find_secrets, mask
 
@@ -232,3 +233,72 @@ def summary_lines(
         kept = [line for line in cleaned if _says_something(line)]
         (first if heading.lower().startswith("what does this pr do") else found).extend(kept)
     return tuple(dict.fromkeys([*first, *found]))[:limit]
+
+
+_FENCE_MARK = re.compile(r"^\s*(```|~~~)")
+_TABLE_RULE = re.compile(r"^[\s|:\-+]*$")
+
+
+@dataclass
+class _Reading:
+    """Where a line-by-line reading of a body stands."""
+
+    out: list[str] = field(default_factory=list)
+    fenced: bool = False  # inside a code block
+    skipped: bool = False  # inside the template's checklist section
+    quoted: bool = False  # inside a quoted template hint
+    joinable: bool = False  # the last line is prose a wrapped line continues
+
+    def apart(self, line: str) -> None:
+        self.joinable = False
+        if line and not _TABLE_RULE.match(line):
+            self.out.append(line)
+
+    def prose(self, line: str) -> None:
+        item = _LIST_MARK.sub("", line)
+        if item == line and self.joinable:
+            self.out[-1] += " " + line
+        else:
+            self.out.append(item)
+        self.joinable = True
+
+    def read(self, raw: str) -> None:
+        line = raw.strip()
+        heading = None if self.fenced else _HEADING.match(raw)
+        if heading:
+            self.skipped = bool(_TEMPLATE_SECTIONS.search(heading.group(1)))
+            self.quoted = False
+            self.apart("" if self.skipped else heading.group(1).strip())
+        elif self.skipped:
+            return
+        elif _FENCE_MARK.match(line):
+            self.fenced, self.joinable = not self.fenced, False
+        elif self.fenced or line.startswith("|"):
+            self.apart(line)
+        elif not line:
+            self.quoted = self.joinable = False
+        elif (quoted := self.quoted or line.startswith(">")) or _CHECKBOX.match(line):
+            self.quoted, self.joinable = quoted, False
+        else:
+            self.prose(line)
+
+
+def body_lines(body: str, repos: Collection[str] = ()) -> tuple[str, ...]:
+    """Everything the author wrote in `body`, line by line for a search (the verifier is shown
+    the lines that name what a sentence names): prose by paragraph or list item, code blocks
+    and tables by line, headings as lines; the template's checklist, comments, quoted hints
+    and any line that speaks to the model left out; scrubbed, PR links told as references."""
+    text = _COMMENT.sub(" ", body or "")
+    text = github_references(_IMAGE.sub(" ", text), repos)
+    reading = _Reading()
+    for raw in _TAG.sub(" ", _LINK.sub(r"\1", text)).splitlines():
+        reading.read(raw)
+    out = (scrub(_EMPHASIS.sub(r"\2", item)) for item in reading.out)
+    kept = [
+        line
+        for line in out
+        if any(ch.isalnum() for ch in line)
+        and not _TEMPLATE_LINES.match(line)
+        and not speaks_to_the_model(line)
+    ]
+    return tuple(dict.fromkeys(kept))

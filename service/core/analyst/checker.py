@@ -439,11 +439,11 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quote_reasons(claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
         data, said = checker.cited_data(claim.prs)
+        cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
         reasons += quoted.covering_reasons(
-            claim.text, found, claim.facts, checker.week_words, week, data, said
+            claim.text, found, claim.facts, checker.week_words, week, data, said, cited
         )
         reasons += quoted.side_reasons(claim.text, found, values)
-        cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
         reasons += quoted.diff_side_reasons(claim.text, cited, found)
     return list(dict.fromkeys(reasons))
 

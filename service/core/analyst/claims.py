@@ -16,10 +16,11 @@ from service.core.analyst.glossary import glossary
 # `#123`, `＃123`, `PR 123`, `PR#123`, `PR-123`, `pull/123`; 8 digits: a family key (core/scope)
 _PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,8})\b", re.IGNORECASE)
 # a number not glued to an identifier, path or version on its left (`fp16`, `Qwen3-30B`,
-# `patch_v012`), with an optional `v` and thousands separators; what follows it is its unit
+# `patch_v012`), with an optional `v` and thousands separators or an exponent (`7e-5` is one
+# value, not 7); what follows it is its unit
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.#/＃])(?<![A-Za-z0-9]-)[vV]?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)*)"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)*(?:e-?\d+(?![A-Za-z0-9_]))?)"
     r"(?P<unit>\s*(?:%|％|percent\b|x\b|×|倍|times\b|k\b|K\b|千|万|M\b))?"
 )
 # a figure followed by this counts pull requests ("5 个 PR", "12 PRs")

@@ -9,12 +9,13 @@ out the first time a sentence cites it, so a 2,000-PR week costs only what the m
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.core.analyst.body import speaks_to_the_model
+from service.core.analyst.body import body_lines, speaks_to_the_model
 from service.core.analyst.glossary import glossary
 from service.core.mentions import leaf_risks
 from service.core.models import (
@@ -38,6 +39,50 @@ TRUE_WORDS = frozenset({"true", "yes", "on", "1", "enable", "enabled"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0", "disable", "disabled", "none", "null"})
 
 
+_WORDS = re.compile(r"[a-z][a-z0-9]*")
+
+
+def _words(sentence: str) -> set[str]:
+    """A sentence's words, and the initials of each two or three in a row ("learning rate":
+    `lr`), as a setting's key parts may spell them."""
+    found = _WORDS.findall(sentence.lower())
+    initials = {"".join(w[0] for w in found[i : i + n]) for n in (2, 3) for i in range(len(found))}
+    return set(found) | {i for i in initials if len(i) > 1}
+
+
+def _beside(line: str, names: Sequence[str], words: set[str]) -> bool:
+    """A line naming one of `names`, or setting a key whose every part is one of `words`."""
+    if any(name in line for name in names):
+        return True
+    setting = _SETTING.match(line)
+    if setting is None:
+        return False
+    parts = [p for p in re.split(r"[._\-]", setting["key"].rsplit(".", 1)[-1]) if p]
+    return bool(parts) and all(part in words for part in parts)
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of a PR's data: `side` "+" (added), "-" (removed) or "body"; `path` its file."""
+
+    side: str
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Searchable:
+    """A PR's lines, added then removed then the body's, and their lower-cased text joined by
+    newlines, with where each line starts in it (a search runs once over the whole)."""
+
+    lines: tuple[SourceLine, ...]
+    text: str
+    starts: tuple[int, ...]
+
+    def line_at(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+
 @dataclass(frozen=True)
 class PREvidence:
     """One PR's evidence, lower-cased: `text` is what it says (title, body, reviews, risks,
@@ -58,12 +103,51 @@ class PREvidence:
     reviewed: bool = False
     author: str = ""
     changed: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # removed, added lines
+    # the same lines by file: (path, removed, added); and the body's lines as written
+    files: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    body: tuple[str, ...] = ()
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
         """Each setting the diff gives another value: (old values, new values); worked out
         only for a sentence about a default or a switch."""
         return _settings(*self.changed)
+
+    @functools.cached_property
+    def searchable(self) -> Searchable:
+        """Its changed lines by file and its body's lines, for the verifier's search; worked
+        out only when a sentence citing it is verified."""
+        files = self.files
+        lines = [SourceLine("+", path, t) for path, _, new in files for t in new if t.strip()]
+        lines += [SourceLine("-", path, t) for path, old, _ in files for t in old if t.strip()]
+        lines += [SourceLine("body", "", t) for t in self.body]
+        starts, offset = [], 0
+        for line in lines:
+            starts.append(offset)
+            offset += len(line.text) + 1
+        text = "\n".join(line.text for line in lines).lower()
+        return Searchable(tuple(lines), text, tuple(starts))
+
+    def states(self, figure: str, names: Sequence[str], sentence: str) -> bool:
+        """Whether a changed line holds `figure` (as written, a whole token) beside what the
+        sentence gives it to: one of its `names`, or the line's setting spelled in words
+        ("raises the image resolution from 384 to 512": `-IMAGE_RESOLUTION=384`,
+        `+IMAGE_RESOLUTION=512`; "learning rate" for `lr`). A figure alone on some line is
+        no fact of the sentence (`0.8.0` of another package), and the body's lines do not
+        count: a figure of a benchmark table is easily told of the wrong row."""
+        said = figure.lower().lstrip("v")
+        if not said[:1].isdigit():
+            return False
+        search = self.searchable
+        words = _words(sentence)
+        pattern = re.compile(rf"(?<![a-z0-9_.]){re.escape(said)}(?![a-z0-9_]|\.\d)")
+        for match in pattern.finditer(search.text):
+            line = search.lines[search.line_at(match.start())]
+            if line.side == "body":
+                break  # the body's lines come after the changed ones
+            if _beside(line.text.lower(), names, words):
+                return True
+        return False
 
     @property
     def everything(self) -> str:
@@ -133,10 +217,13 @@ def _collected(
 
     removed: list[str] = []
     added: list[str] = []
+    files: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
     for change in pr.files:
         old, new = changed_texts(change.patch)
         removed += old
         added += new
+        if old or new:
+            files.append((change.path, tuple(old), tuple(new)))
     new_paths, old_paths = _paths(pr)
     notes = [t.body for t in pr.unresolved_threads if not speaks_to_the_model(t.body)]
     # a line planted for the model is no fact a sentence may rest on
@@ -166,6 +253,8 @@ def _collected(
         or any(r.state == ReviewState.CHANGES_REQUESTED for r in reviews),
         author=" ".join(filter(None, [known_login(pr.author), pr.author_name])).lower(),
         changed=(tuple(removed), tuple(added)),
+        files=tuple(files),
+        body=body_lines(pr.body, repos),
     )
 
 

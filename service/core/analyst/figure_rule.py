@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from service.core.analyst import claims, sentence_claims
+from service.core.analyst.evidence import PREvidence
 from service.core.analyst.glossary import glossary
+from service.core.analyst.verify_lines import names_of
 
 if TYPE_CHECKING:  # the checker imports this module
     from service.core.analyst.checker import Checker, Claim
@@ -92,6 +94,13 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
         ints += checker.ints(pr)
     counts = (checker.pr_counts if named_counts is None else named_counts) | {str(len(claim.prs))}
     reasons = []
+
+    def cited() -> list[PREvidence]:
+        return [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+
+    def names() -> list[str]:
+        return names_of(claim.text)
+
     for figure in claims.figures(claim.text):
         if figure.kind == "prs":
             ok = bool(figure.values & counts)
@@ -106,7 +115,9 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
                 said in checker.pr_text(pr).replace(" ", "").lower() for pr in claim.facts
             )
         else:
-            ok = _figure_ok(figure, known, ints)
+            ok = _figure_ok(figure, known, ints) or any(
+                e.states(figure.text, names(), claim.text) for e in cited()
+            )
         if not ok:
             reasons.append(f"figure: {figure.text}")
     return reasons

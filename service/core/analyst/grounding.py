@@ -45,7 +45,7 @@ _SIZE_AFTER = re.compile(
 _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
 # the new value of a default: "改为 spmd", "back to spmd", "to `async`"
 _NEW_VALUE = re.compile(
-    r"(?:\bto|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    r"(?:\bto\b|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
     r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",
@@ -57,6 +57,10 @@ _BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _NAME_TAIL = re.compile(r"[\w./`-]*")
 _FILE_LIKE = re.compile(r"/|\.(?:py|ya?ml|json|toml|sh|md|txt)\b")
+# a verb of a count: "增加到 2 个", "rises to 6 PRs"
+_COUNT_AFTER = re.compile(r"^\s*(?:了)?\s*(?:到|至|to)\s*\d", re.IGNORECASE)
+_NAME_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
+_PARTIAL_NAME = re.compile(r"^[A-Za-z0-9_.\-]+")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
 
 
@@ -244,11 +248,31 @@ def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) ->
                 ):
                     reasons.append(f"action: {match.group(0)} (no revert of it was found)")
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
+            if _COUNT_AFTER.match(after):
+                continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
             end = _CLAUSE_END.search(after)
             objects = _objects(after[: end.start()] if end else after, words)
             if not any(_action_ok(name, objects, e) for e in segment.prs):
-                reasons.append(f"action: {match.group(0)}")
+                why = _action_missing(name, objects, segment.prs)
+                reasons.append(f"action: {match.group(0)} ({why})")
     return list(dict.fromkeys(reasons))
+
+
+def _action_missing(
+    action: str, objects: list[str | re.Pattern[str]], prs: Sequence[PREvidence]
+) -> str:
+    """The fact the data lacks for `action` said of `prs`, in words."""
+    where = ", ".join(f"#{e.number}" for e in prs)
+    names = [o for o in objects if isinstance(o, str)]
+    if action in ("add", "remove") and names:
+        other = "removed" if action == "add" else "added"
+        for name in names:
+            sides = [_side_ok(action, name, e) for e in prs]
+            if False in sides and True not in sides:
+                return f"`{name}` is on {other} lines only of {where}"
+        shown = ", ".join(f"`{n}`" for n in names[:3])
+        return f"{shown} on neither side of {where}'s diff, and its words tell no {action}"
+    return f"{where}'s title, body and diff show no {action}"
 
 
 def default_reasons(segment: Segment, words: Glossary) -> list[str]:
@@ -268,16 +292,75 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     # the argument may be named in the clause before: "新增 x 参数，默认值为 False"
     reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
+    named = claims.identifiers(segment.text)
     for e in segment.prs:
-        if _argument_defaults(args, values, flips, e):
+        if _argument_defaults(args, values, flips, e) or _option_default(args, window, values, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
+        if not values and not flips and not named and e.settings:
+            return []  # "reward defaults": no value nor name said; the PR changes values
+        if not keys and values and not flips and _new_values(values, e):
+            return []  # "now defaults to VisualRewardManager": a setting's new value in the diff
         if not keys and "default" not in e.said_actions:
             continue
         stated = all(any(_value_set(v, keys, e) for v in value) for value in values)
         if stated and all(_flip_backed(flip, e, keys) for flip in flips):
             return []
-    return [f"default: {found.group(0)}"]
+    said = _default_missing(values, flips, claims.identifiers(window), segment.prs)
+    return [f"default: {found.group(0)} ({said})"]
+
+
+def _new_values(values: list[frozenset[str]], e: PREvidence) -> bool:
+    """Each value is the new value of a setting the PR's diff changes (and none an old one)."""
+    new = {v for _old, after in e.settings.values() for v in after}
+    old = {v for before, _new in e.settings.values() for v in before}
+    return all(value & new and not value & old for value in values)
+
+
+def _default_missing(
+    values: list[frozenset[str]], flips: list[str], names: list[str], prs: Sequence[PREvidence]
+) -> str:
+    """What the data lacks for a default claim, in words."""
+    where = ", ".join(f"#{e.number}" for e in prs)
+    said = [sorted(v)[0] for v in values] + flips
+    if said:
+        named = ", ".join(names[:3]) or "a setting"
+        return f"no changed line of {where} gives {named} the default {', '.join(said)}"
+    return f"{where} changes no setting's value and its words tell no default"
+
+
+# `default=-1`, `default: 8`, `"default": "x"` on a line that names the option
+_OPTION_DEFAULT = r"""\bdefault["']?\s*[=:]\s*["']?{sign}{value}(?![\w.])"""
+
+
+def _option_default(
+    args: list[str], window: str, values: list[frozenset[str]], e: PREvidence
+) -> bool:
+    """ "--train_size 与 --val_size 默认值均为 -1": each value is the `default` of an option
+    the clause names, on an added line naming it (`add_argument("--train_size", …,
+    default=-1)`)."""
+    if not values or not args:
+        return False
+    lines = [line.lower() for line in e.changed[1]]
+    named = [a for a in args if any(a in line for line in lines)]
+    if not named:
+        return False
+    for value in values:
+        for option in named:
+            ok = any(
+                option in line
+                and re.search(
+                    _OPTION_DEFAULT.format(
+                        sign="-" if f"-{v}" in window else "(?<!-)", value=re.escape(v)
+                    ),
+                    line,
+                )
+                for v in value
+                for line in lines
+            )
+            if not ok:
+                return False
+    return True
 
 
 def _argument_defaults(
@@ -334,7 +417,10 @@ def _value_set(value: str, keys: list[str], e: PREvidence) -> bool:
 
 def _clause(text: str, start: int, end: int) -> str:
     """The clause around text[start:end], at most OBJECT_CHARS either side."""
-    before = text[max(0, start - OBJECT_CHARS) : start]
+    first = max(0, start - OBJECT_CHARS)
+    before = text[first:start]
+    if first and _NAME_CHAR.match(text, first - 1):  # not half a name ("2av_data.py")
+        before = _PARTIAL_NAME.sub("", before, count=1)
     cuts = list(_CLAUSE_END.finditer(before))
     before = before[cuts[-1].end() :] if cuts else before
     after = text[end : end + OBJECT_CHARS]

@@ -20,6 +20,7 @@ from service.core.analyst.glossary import glossary
 from service.core.analyst.grounding import found_in
 from service.core.analyst.quotes import Quote, norm
 from service.core.analyst.structure import ValueClaim, line_setting, value
+from service.core.analyst.verify_lines import names_of
 
 OLD_REACH = 30
 # the words that tell a value as the old one: "from A", "instead of A", "由 A", "不再 A"
@@ -37,6 +38,13 @@ _PURPOSE = (
 )
 _ARROW_AFTER = re.compile(
     rf"^\W{{0,2}}(?:\w{{1,12}}\W{{0,2}}){{0,2}}?\s*(?:→|->|to\b(?!\s+{_PURPOSE})|改为|改成|变为|换成)",
+    re.IGNORECASE,
+)
+# a removal said of a name right after it, in the passive or as advice: the name is the old one
+_REMOVED_AFTER = re.compile(
+    r"^\S{0,30}?\W{0,3}(?:[\w-]+\W{1,3}){0,3}?"
+    r"(?:(?:is|are|was|were|been|gets?|should|must|can)\s+(?:be\s+)?"
+    r"(?:remov|drop|delet|deprecat|retir)\w*\b|(?:被|已被|已)\s*(?:删除|移除|去掉|废弃|弃用))",
     re.IGNORECASE,
 )
 # a removal said earlier in the sentence, with no addition after it: what follows was removed
@@ -127,6 +135,8 @@ def _old_only(token: str, q: Quoted) -> bool:
 def _told_old(text: str, start: int, end: int) -> bool:
     if _OLD_PLACE.search(text[max(0, start - OLD_REACH) : start]) or _ARROW_AFTER.match(text[end:]):
         return True
+    if _REMOVED_AFTER.match(text[end:]):
+        return True  # "the `x` module name is removed", "`x` 被移除": said of the old
     removals = list(_REMOVAL.finditer(text, 0, start))
     if not removals:
         return False
@@ -183,19 +193,27 @@ def covering_reasons(
     week_ints: Sequence[int],
     data: str = "",
     said: str = "",
+    cited: Sequence[PREvidence] = (),
 ) -> list[str]:
     """Each figure and name of the sentence is in its quotes, or one of the cited PRs' own
     figures or names (size, files, title, modules, paths, config keys), or in the rest of
     their data (names: `data`, whole body, reviews and both sides of the diff, which the
     quotes need not copy; figures: `said`, what the PRs say), or the week's."""
     reasons = []
+    names_ = names_of(text)
     allowed = set(q.numbers) | _own_numbers(prs) | {str(n) for n in week_ints}
     allowed |= claims.numbers_in(said) if said else set()
     for figure in claims.figures(text):
         if _word_count(figure):
             continue  # "两个配置", "three settings": a count of what the sentence lists
         if figure.kind in ("plain", "multiplier", "percent") and not figure.values & allowed:
-            reasons.append(f"figure {figure.text}: not in the quotes nor the PRs' own figures")
+            stated = (e.states(figure.text, names_, text) for e in cited)
+            if figure.kind == "plain" and any(stated):
+                continue  # on a changed line beside what the sentence gives it to
+            reasons.append(
+                f"figure {figure.text}: not in the quotes, the PRs' own figures "
+                "nor on a changed line beside what the sentence gives it to"
+            )
     names = "\n".join([q.everything, _names_of(prs), week_words, data])
     for name in claims.identifiers(text):
         if not _known_name(name, names):
@@ -254,6 +272,8 @@ def settled(
     out = []
     for reason in reasons:
         rule, _, detail = reason.partition(": ")
+        if rule == "action":
+            detail = detail.split(" (", 1)[0]  # the word, not the fact it lacks
         if rule == "default" and matched:
             continue
         if rule == "action" and (matched or (q is not None and _action_settled(detail, q))):

@@ -21,7 +21,13 @@ from service.core.risks.base import changed_texts
 
 WINDOW = 70
 VERB_REACH = 40  # "raises", "降低" this close before the key say which way its value goes
-_VALUE = r"[`'\"“]?(?P<{name}>-?[\w.\-+/${{}}:@]+?)[`'\"”]?(?=$|[\s,，。;；)）(（、]|\.(?:\s|$))"
+# a value: a list (`[0, 5]`) or a token of ASCII name characters (a CJK word is no value: "默认的"),
+# not an English word that only goes on with the sentence ("default in x.yaml", "default change")
+_VALUE = (
+    r"[`'\"“]?(?P<{name}>\[[^\]\n]{{0,40}}\]"
+    r"|(?!(?:in|on|for|from|of|the|a|an|is|was|will|change[sd]?|moved?|value)\b)"
+    r"-?[A-Za-z0-9_.\-+/${{}}:@]+?)[`'\"”]?(?=$|[\s,，。;；)）(（、]|\.(?:\s|$))"
+)
 _A, _B = _VALUE.format(name="a"), _VALUE.format(name="b")
 _TO_WORDS = (
     r"\bto\b|改为|改成|变为|变成|调整为|调整到|调为|调到|提高到|提高至|提升到|提升至|增加到|增加至"
@@ -47,6 +53,8 @@ _INTRO = re.compile(
     r"\bfrom\b|\bto\b|\bat\b|default|由|从|默认|改为|设为|设置为|为|=|:|→", re.IGNORECASE
 )
 _FILE = re.compile(r"\.(?:ya?ml|py|json|toml|sh|cfg|ini)$|/")
+_LIST = re.compile(r"\[[^\]\n]{0,40}\]")
+_TOKEN_TAIL = re.compile(r"[^\s，。；;、`'\"”)）]*")
 # a literal a changed line of code gives a key: a number, a boolean, null or a quoted string
 _LITERAL = re.compile(r"""^(?:-?\d[\w.+-]*|true|false|null|none|"[^"]*"|'[^']*')$""")
 _SETTING_LINE = re.compile(
@@ -177,7 +185,9 @@ def _keys(text: str) -> Iterator[tuple[str, int, int]]:
         if name in seen:
             continue
         seen.add(name)
-        for found in re.finditer(re.escape(name), text):
+        # a whole name: `collate_fn` is not the end of `get_collate_fn`
+        whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])"
+        for found in re.finditer(whole, text):
             yield name, found.start(), found.end()
 
 
@@ -185,9 +195,13 @@ def _window(text: str, end: int) -> str:
     """The words after a key that may give its values: up to the end of the clause or the
     next name that is not a file's ("`x` in rollout.yaml from 1 to 2", not "`x` and `y` to 2")."""
     window = text[end : end + WINDOW]
-    stop = _STOP.search(window)
+    tail = _TOKEN_TAIL.match(text, end + WINDOW)
+    window += tail.group(0) if tail else ""  # a value is not cut in two
+    # a list's commas (`[0, 5]`) end no clause
+    listed = _LIST.sub(lambda m: "[" + "_" * (len(m.group(0)) - 2) + "]", window)
+    stop = _STOP.search(listed)
     if stop and _DEFAULT_NEXT.match(window, stop.end()):  # "新增 `x`，默认值为 None"
-        later = _STOP.search(window, stop.end())
+        later = _STOP.search(listed, stop.end())
         window = (
             window[: stop.start()] + " " + window[stop.end() : later.start() if later else None]
         )

@@ -19,11 +19,13 @@ from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounde
 from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
-from service.core.analyst.verify_lines import changed_lines
+from service.core.analyst.verify_lines import evidence_lines
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
-VERIFY_VERSION = "3"  # 2: `diff` lines, authors; 3: merge times, PRs per author
+VERIFY_VERSION = (
+    "4"  # 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`
+)
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -31,7 +33,7 @@ OPEN = "<<<VERIFY_DATA"
 CLOSE = "VERIFY_DATA>>>"
 CHARS_PER_TOKEN = 3  # a cautious estimate for mixed zh/en JSON
 VERDICT_TOKENS = 80  # one verdict with a one-line reason
-BATCH_CHARS = 48_000  # the data of one request (~16k tokens; the narrative's is up to 60k chars)
+BATCH_CHARS = 64_000  # the data of one request (~21k tokens; the narrative's is up to 60k chars)
 REASON_CHARS = 200
 MAX_VERDICTS_CHARS = 64 * 1024
 SECTIONS = ("summary", "key_changes", "pr_points", "trends", "recommendations", "review_notes")
@@ -180,7 +182,7 @@ def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
         "text": sentence.text,
         "prs": list(sentence.prs),
         "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
-        "diff": changed_lines(sentence.text, sentence.prs, facts.evidence),
+        "evidence_lines": evidence_lines(sentence.text, sentence.prs, facts.evidence),
     }
 
 

@@ -1,39 +1,55 @@
-"""What the verifier is shown of the merged change beside each sentence: the changed lines of
-the PRs it cites that name what the sentence names (a setting, a function, a class, a file).
+"""What the verifier is shown beside each sentence: the lines of the PRs it cites that hold
+what the sentence names (a setting, a function, a class, a file, a model, a device) and the
+values and figures it states, searched in the whole of each patch and of the body, each line
+with its side (`+` added, `-` removed: a value there is the old one; `body`) and file.
 
 A PR's body is its author's description, often written before review changed the code; the
 changed lines are what merged. Without them a verifier can only check a sentence against the
-body, and a name the body announced but the merged code renamed (`_FP8_MOE_LEAVES` for
-`_FP8_CANDIDATE_LEAVES`) or nested elsewhere passes. The lines are chosen by the names alone,
-so a sentence gets what bears on it and a batch stays small.
+facts the writing model was shown (a body cut to an excerpt, a few changed lines), and answers
+"not enough information" for a true sentence whose proof is further down the patch, or lets a
+name the merged code renamed pass. The lines are chosen by the sentence's own terms: each
+term's best line first (a line holding more of them, or a longer one, is better), then the
+other side of each term (old and new value), then the best of the rest; at most
+LINES_PER_SENTENCE lines and SENTENCE_CHARS characters a sentence, so a batch stays bounded.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from service.core.analyst.evidence import PREvidence, WeekEvidence
-from service.core.analyst.facts import bounded
+from service.core.analyst.evidence import PREvidence, SourceLine, WeekEvidence
+from service.core.analyst.facts import ELLIPSIS
 
-LINES_PER_SENTENCE = 10
-ADDED_PER_NAME = 3
-REMOVED_PER_NAME = 2
-LINE_CHARS = 160
+LINES_PER_SENTENCE = 12
+SENTENCE_CHARS = 2_400
+LINE_CHARS = 200
 MIN_NAME = 4
+MAX_TERMS = 16
+# matches read of one PR for one sentence: a common word in a huge patch stays cheap
+MAX_MATCHES = 4_000
+SIDES = ("+", "-", "body")
+# a file name's last part is no key nested in YAML
+_EXTENSIONS = frozenset({"yaml", "yml", "json", "toml", "py", "sh", "md", "txt", "cfg", "ini"})
 
+_ASCII_BEFORE = r"(?<![A-Za-z0-9_.])"  # a CJK character next to a name is no part of it
+_ASCII_AFTER = r"(?![A-Za-z0-9_])"
 _BACKTICKED = re.compile(r"`([^`\n]{2,120})`")
-# snake_case, dotted.keys, CamelCase, camelCase and path/like names: what code calls things
+# snake_case, dotted.keys, CamelCase, camelCase and path/like names: what code calls things;
+# product and device names (SGLang, vLLM, LoRA, FSDP, H100, Qwen2.5, A100)
 _NAME = re.compile(
-    r"(?<![\w.])(?:[A-Za-z_][\w-]*(?:[._/][\w-]+)+|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
-    r"|[a-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+)(?![\w])"
+    _ASCII_BEFORE + r"(?:[A-Za-z_][\w-]*(?:[._/][\w-]+)+"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
+    r"|[a-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+"
+    r"|[A-Za-z][a-z]*[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z]+\d[A-Za-z0-9]*)" + _ASCII_AFTER,
+    re.ASCII,
 )
-
-
 # a value: a version, a decimal, an exponent, a number of two digits or more; not `#123`
 _FIGURE = re.compile(
-    r"(?<![\w.#])(?:v?\d+(?:\.\d+)+(?:[a-z]+\d*)?|\d+(?:\.\d+)?e-?\d+|\d{2,})(?!\w|\.\d)"
+    r"(?<![A-Za-z0-9_.#])(?:v?\d+(?:\.\d+)+(?:[a-z]+\d*)?|\d+(?:\.\d+)?e-?\d+|\d{2,})"
+    r"(?![A-Za-z0-9_]|\.\d)"
 )
 
 
@@ -47,7 +63,9 @@ def names_of(text: str) -> list[str]:
     out: list[str] = []
     for name in found:
         name = name.strip().strip(".,:;").lower()
-        parts = [name, name.rsplit(".", 1)[-1]] if "." in name and "/" not in name else [name]
+        last = name.rsplit(".", 1)[-1]
+        nested = "." in name and "/" not in name and last not in _EXTENSIONS
+        parts = [name, last] if nested else [name]
         out += [p for p in parts if len(p) >= MIN_NAME and not p.isdigit()]
     return list(dict.fromkeys(out))
 
@@ -58,39 +76,115 @@ def figures_of(text: str) -> list[str]:
     return list(dict.fromkeys(f.lower() for f in _FIGURE.findall(text)))
 
 
-def _figure(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\.\d)")
+def _term(term: str, figure: bool) -> str:
+    escaped = re.escape(term)
+    return rf"(?<![a-z0-9_.]){escaped}(?![a-z0-9_]|\.\d)" if figure else escaped
 
 
-def _named(pr: PREvidence, name: str | re.Pattern[str]) -> Iterable[str]:
-    """Up to ADDED_PER_NAME added and REMOVED_PER_NAME removed lines naming `name` (a name as
-    a part of a line; a value as a whole token)."""
-
-    def names(line: str) -> bool:
-        low = line.lower()
-        return name in low if isinstance(name, str) else bool(name.search(low))
-
-    removed, added = pr.changed
-    for side, lines, most in (("+", added, ADDED_PER_NAME), ("-", removed, REMOVED_PER_NAME)):
-        found = (line.strip() for line in lines if names(line))
-        for text in itertools.islice(filter(None, found), most):
-            yield f"{side} {bounded(text, LINE_CHARS)}"
+def _terms(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The sentence's names then its values, each with its pattern in lower-cased text."""
+    names = [(n, re.compile(_term(n, figure=False))) for n in names_of(text)]
+    figures = [(f, re.compile(_term(f, figure=True))) for f in figures_of(text)]
+    return [*names, *figures][:MAX_TERMS]
 
 
-def changed_lines(
+@dataclass(frozen=True)
+class _Found:
+    pr: int
+    index: int  # the line's place in the PR's searchable lines
+    line: SourceLine
+    terms: frozenset[str]
+    at: int  # where in the line the first term starts
+
+    @property
+    def rank(self) -> tuple[int, int, int, int]:
+        """More terms, longer ones, added before removed before body, earlier: better."""
+        size = sum(len(t) for t in self.terms)
+        return (-len(self.terms), -size, SIDES.index(self.line.side), self.index)
+
+
+def _found(pr: PREvidence, terms: Sequence[tuple[str, re.Pattern[str]]]) -> list[_Found]:
+    """The lines of `pr` holding any of `terms`, with the terms each holds."""
+    searchable = pr.searchable
+    if not terms or not searchable.lines:
+        return []
+    alternation = re.compile("|".join(f"(?:{p.pattern})" for _, p in terms))
+    hits: dict[int, None] = {}
+    for count, match in enumerate(alternation.finditer(searchable.text)):
+        if count >= MAX_MATCHES:
+            break
+        hits.setdefault(searchable.line_at(match.start()))
+    out = []
+    for index in hits:
+        line = searchable.lines[index]
+        low = line.text.lower()
+        held = [(m.start(), term) for term, p in terms if (m := p.search(low))]
+        if held:
+            found = frozenset(term for _, term in held)
+            out.append(_Found(pr.number, index, line, found, min(at for at, _ in held)))
+    return out
+
+
+def _chosen(found: list[_Found], terms: Sequence[str]) -> list[_Found]:
+    """Each term's best line, then its best line on a side not shown yet, then the rest by
+    rank; within LINES_PER_SENTENCE and SENTENCE_CHARS."""
+    ranked = sorted(found, key=lambda f: f.rank)
+    out: dict[tuple[int, int], _Found] = {}
+    chars = 0
+
+    def take(candidate: _Found) -> bool:
+        nonlocal chars
+        key = (candidate.pr, candidate.index)
+        size = min(len(candidate.line.text), LINE_CHARS) + len(candidate.line.path)
+        if key in out or len(out) >= LINES_PER_SENTENCE or chars + size > SENTENCE_CHARS:
+            return False
+        out[key] = candidate
+        chars += size
+        return True
+
+    for term in terms:
+        next((take(f) for f in ranked if term in f.terms), None)
+    for term in terms:
+        shown = {f.line.side for f in out.values() if term in f.terms}
+        next((take(f) for f in ranked if term in f.terms and f.line.side not in shown), None)
+    for candidate in ranked:
+        take(candidate)
+    return list(out.values())
+
+
+def _window(text: str, at: int) -> str:
+    """At most LINE_CHARS of `text` around `at` (where the first term stands)."""
+    text = text.strip()
+    if len(text) <= LINE_CHARS:
+        return text
+    start = max(0, min(at - LINE_CHARS // 3, len(text) - LINE_CHARS))
+    cut = text[start : start + LINE_CHARS - 2].strip()
+    before = ELLIPSIS if start > 0 else ""
+    after = ELLIPSIS if start + LINE_CHARS - 2 < len(text) else ""
+    return f"{before}{cut}{after}"
+
+
+def _entry(found: _Found) -> dict[str, object]:
+    at = max(0, found.at - (len(found.line.text) - len(found.line.text.lstrip())))
+    entry: dict[str, object] = {"pr": found.pr, "side": found.line.side}
+    if found.line.path:
+        entry["file"] = found.line.path
+    entry["line"] = _window(found.line.text, at)
+    return entry
+
+
+def _cited(prs: Iterable[int], evidence: WeekEvidence | None) -> list[PREvidence]:
+    if evidence is None:
+        return []
+    return [e for e in (evidence.pr(n) for n in dict.fromkeys(prs)) if e is not None]
+
+
+def evidence_lines(
     text: str, prs: Sequence[int], evidence: WeekEvidence | None
 ) -> list[dict[str, object]]:
-    """The cited PRs' changed lines naming what `text` names: the most specific name first
-    (a full key path before its last part), then the values it states, a few lines of each
-    side for each, and
-    LINES_PER_SENTENCE in all, added lines before removed ones: `{"pr": n, "line": "+ …"}`."""
-    names: list[str | re.Pattern[str]] = [*names_of(text), *map(_figure, figures_of(text))]
-    cited = [e for e in (evidence.pr(n) for n in prs) if e is not None] if evidence else []
-    out: dict[tuple[int, str], None] = {}
-    for name in names:
-        for pr in cited:
-            for line in _named(pr, name):
-                if len(out) >= LINES_PER_SENTENCE:
-                    break
-                out.setdefault((pr.number, line))
-    return [{"pr": number, "line": line} for number, line in out]
+    """The cited PRs' lines holding what `text` names or states, searched in their whole
+    patches and bodies: `{"pr": n, "side": "+" | "-" | "body", "file": path, "line": …}`
+    (no `file` for a body line), most telling first."""
+    terms = _terms(text)
+    found = [f for pr in _cited(prs, evidence) for f in _found(pr, terms)]
+    return [_entry(f) for f in _chosen(found, [t for t, _ in terms])]

@@ -2,7 +2,8 @@
 figures measured after issue 26's checker work, rules alone and with the recorded verifier
 answers replayed through the real verification pass; benchmarks/model_corpus.py prints the
 full figures. The held-out part's floors were set once, from its first measurement: they
-guard it from sliding back and were never a target to tune to."""
+guard it from sliding back and were never a target to tune to. checker36 (a session when all
+three parts were open to tuning) raised the floors its fact checks moved up."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ FLOORS = {
     ("tune", "answers"): (0.97, 2),
     ("tune", "adversarial"): (0.95, 2),
     ("seen", "answers"): (0.98, 9),
-    ("seen", "adversarial"): (0.86, 5),
-    ("heldout", "answers"): (0.92, 12),
-    ("heldout", "adversarial"): (0.63, 13),
+    ("seen", "adversarial"): (0.89, 5),
+    ("heldout", "answers"): (0.96, 12),
+    ("heldout", "adversarial"): (0.77, 13),
 }
 # the same with the verification pass (recorded verifier answers to the current verify prompt;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
@@ -26,9 +27,9 @@ VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
     ("tune", "adversarial"): (0.89, 0),
     ("seen", "answers"): (0.97, 8),
-    ("seen", "adversarial"): (0.80, 1),
-    ("heldout", "answers"): (0.92, 9),
-    ("heldout", "adversarial"): (0.53, 1),
+    ("seen", "adversarial"): (0.82, 1),
+    ("heldout", "answers"): (0.96, 9),
+    ("heldout", "adversarial"): (0.67, 1),
 }
 
 

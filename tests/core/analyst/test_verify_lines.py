@@ -1,19 +1,27 @@
-"""What the verifier is shown of the merged change beside each sentence (verify_lines.py): the
-changed lines of the cited PRs that name what the sentence names, most telling name first, and
-each PR's author; on the recorded 2026-W04 week."""
+"""What the verifier is shown beside each sentence (verify_lines.py): the lines of the cited
+PRs, changed or in the body, that hold what the sentence names or states, each with its side
+and file, most telling first, and each PR's author; on the recorded 2026-W04 week and on
+sentences of the model corpus."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
+from service.core.analyst.facts import WeekFacts
 from service.core.analyst.verdicts import Sentence, batch_data
 from service.core.analyst.verify_lines import (
+    LINE_CHARS,
     LINES_PER_SENTENCE,
-    changed_lines,
+    SENTENCE_CHARS,
+    evidence_lines,
     figures_of,
     names_of,
 )
+from service.render.verify_prompt import verify_messages
 from tests.core.analyst.helpers import week_facts
+from tests.core.analyst.model_corpus import CORPUS
 
 
 def test_names_are_backticked_spans_first_then_a_keys_last_part_then_code_words() -> None:
@@ -29,19 +37,19 @@ def test_names_are_backticked_spans_first_then_a_keys_last_part_then_code_words(
 def test_a_sentence_gets_the_lines_that_name_its_setting_on_their_side() -> None:
     # #4280 comments out the one-step-off-policy NPU job: the name is on both sides
     facts = week_facts(language="en")
-    lines = changed_lines(
+    lines = evidence_lines(
         "#4280 disables the `one_step_off_policy` NPU test", (4280,), facts.evidence
     )
-    sides = {str(entry["line"])[0] for entry in lines}
-    assert sides == {"+", "-"}
+    sides = {entry["side"] for entry in lines}
+    assert {"+", "-"} <= sides
     assert all("one_step_off_policy" in str(e["line"]).lower() for e in lines)
     assert all(e["pr"] == 4280 for e in lines)
     assert len(lines) <= LINES_PER_SENTENCE
 
 
-def test_a_name_no_changed_line_has_gets_no_line() -> None:
+def test_a_name_no_line_has_gets_no_line() -> None:
     facts = week_facts(language="en")
-    assert changed_lines("#4280 adds `_FP8_MOE_LEAVES`", (4280,), facts.evidence) == []
+    assert evidence_lines("#4280 adds `_FP8_MOE_LEAVES`", (4280,), facts.evidence) == []
 
 
 def test_the_verifier_data_holds_each_sentence_diff_and_each_pr_author() -> None:
@@ -50,11 +58,14 @@ def test_the_verifier_data_holds_each_sentence_diff_and_each_pr_author() -> None
     data = json.loads(batch_data([sentence], facts))
     (pr,) = data["prs"]
     assert pr["author"] == "jianjunzhong jianjun zhong"
-    first = data["sentences"][0]["diff"][0]
-    assert first["pr"] == 4280
-    assert first["line"] == (
-        "+ # - name: Running the E2E test with one_step_off_policy algorithm on ASCEND NPU (FSDP2)"
-    )
+    first = data["sentences"][0]["evidence_lines"][0]
+    assert first == {
+        "pr": 4280,
+        "side": "+",
+        "file": ".github/workflows/e2e_ascend.yml",
+        "line": "# - name: Running the E2E test with one_step_off_policy algorithm "
+        "on ASCEND NPU (FSDP2)",
+    }
 
 
 def test_the_values_a_sentence_states_are_looked_up_as_whole_tokens() -> None:
@@ -62,9 +73,9 @@ def test_the_values_a_sentence_states_are_looked_up_as_whole_tokens() -> None:
     assert figures_of(text) == ["1e-5", "3e-5", "512", "v0.18.0", "1.3.0rc13"]
     facts = week_facts(language="en")
     # #4280's run scripts set trainer.total_epochs=15 on a removed line, nothing on 150
-    lines = changed_lines("#4280 trains for 15 epochs", (4280,), facts.evidence)
+    lines = evidence_lines("#4280 trains for 15 epochs", (4280,), facts.evidence)
     assert any("total_epochs=15" in str(e["line"]) for e in lines)
-    assert changed_lines("#4280 trains for 1500 epochs", (4280,), facts.evidence) == []
+    assert evidence_lines("#4280 trains for 1500 epochs", (4280,), facts.evidence) == []
 
 
 def test_the_verifier_data_holds_merge_times_and_the_weeks_count_per_author() -> None:
@@ -74,3 +85,77 @@ def test_the_verifier_data_holds_merge_times_and_the_weeks_count_per_author() ->
     (pr,) = data["prs"]
     assert pr["merged_at"].startswith("2026-01-")
     assert data["week_prs_by_author"] == {"jianjunzhong": 1}
+
+
+def _corpus_facts(part: str, week: str, language: str) -> WeekFacts:
+    from tests.core.analyst.model_corpus import facts_for
+
+    meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[week]
+    facts: WeekFacts = facts_for({"week": week, **meta}, language)
+    return facts
+
+
+def test_names_and_values_next_to_chinese_characters_are_found() -> None:
+    # \w holds CJK characters: a name written against them is still a name
+    text = "#4729 把generation.yaml的`rollout.mode`默认值由sync改为async，batch由512改为2048"
+    assert names_of(text) == ["rollout.mode", "mode", "generation.yaml"]
+    assert figures_of(text) == ["512", "2048"]
+    assert names_of("在H100上用Qwen2.5与SGLang、vLLM、LoRA跑通") == [
+        "h100",
+        "qwen2.5",
+        "sglang",
+        "vllm",
+        "lora",
+    ]
+
+
+def test_a_change_from_a_to_b_gets_the_old_value_on_removed_and_the_new_on_added_lines() -> None:
+    # a true held-out sentence the recorded verifier could not confirm from the old request
+    facts = _corpus_facts("heldout", "2026-W20", "en")
+    text = (
+        "#79 raises the full-weight Qwen-Image OCR recipe learning rate from 1e-5 to 3e-5 "
+        "and its image resolution from 384 to 512."
+    )
+    lines = evidence_lines(text, (79,), facts.evidence)
+    script = "examples/flowgrpo_trainer/run_qwen_image_ocr.sh"
+    shown = {(e["side"], e.get("file"), e["line"]) for e in lines}
+    assert ("-", script, "actor_rollout_ref.actor.optim.lr=1e-5 \\") in shown
+    assert ("+", script, "actor_rollout_ref.actor.optim.lr=3e-5 \\") in shown
+    assert ("-", script, "IMAGE_RESOLUTION=384") in shown
+    assert ("+", script, "IMAGE_RESOLUTION=512") in shown
+
+
+def test_a_name_only_the_body_holds_is_shown_as_a_body_line() -> None:
+    facts = _corpus_facts("heldout", "2026-W20", "en")
+    lines = evidence_lines("#58 adds AlgoType and SampleStrategy enums", (58,), facts.evidence)
+    body = [e for e in lines if e["side"] == "body"]
+    assert body
+    assert all("file" not in e for e in body)
+    assert any("SampleStrategy enums" in str(e["line"]) for e in body)
+    # and a value no line of the PR holds gets none
+    without = evidence_lines("#58 sets iters_per_group", (58,), facts.evidence)
+    assert evidence_lines("#58 sets iters_per_group to 7777", (58,), facts.evidence) == without
+
+
+def test_each_sentence_is_shown_a_bounded_number_of_lines_each_cut_around_its_term() -> None:
+    facts = _corpus_facts("heldout", "2026-W20", "en")
+    text = (
+        "#58 makes `DiffusionRolloutAlgoConfig` fail fast in `__post_init__` on an unknown "
+        "sample_strategy or a non-positive iters_per_group under progressive, with MixGRPO "
+        "docs, `sde_window_seed`, `sde_window_size`, `algo_type` and mix_grpo tests"
+    )
+    lines = evidence_lines(text, (58, 79), facts.evidence)
+    assert 0 < len(lines) <= LINES_PER_SENTENCE
+    assert sum(len(str(e["line"])) + len(str(e.get("file", ""))) for e in lines) <= SENTENCE_CHARS
+    assert all(len(str(e["line"])) <= LINE_CHARS for e in lines)
+    long = "lr 1e-5, clip_ratio 1e-5, image resolution 384x384"
+    cut = [str(e["line"]) for e in evidence_lines(f"#79 {long}", (79,), facts.evidence)]
+    assert any(line.startswith("…") and "1e-5" in line for line in cut)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_verify_prompt_says_removed_lines_hold_the_old_value(language: str) -> None:
+    (system, _user) = verify_messages("verl-project/verl", "2026-W04", language, "{}")
+    assert "evidence_lines" in system["content"]
+    old = '"-" line is the old one' if language == "en" else "出现在“-”行上的取值或名称是旧的"
+    assert old in system["content"]
