@@ -162,7 +162,7 @@ def github_collector(
             profile_loader(settings)(repo),
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
-            stored=store,
+            stored=store.pulls,
         )
 
     def fetch(repo: str, number: int) -> PullRequest:
@@ -184,7 +184,7 @@ def build_github(
         api_url=settings.github_api_url,
         graphql_url=settings.graphql_url,
         credentials=github_credentials(settings),
-        cache=store,
+        cache=store.http_cache if store is not None else None,
         max_retries=max_retries,
         max_wait=float(settings.github_max_wait_seconds),
         observe=metrics.github_response if metrics is not None else None,
@@ -306,7 +306,7 @@ def build_narrator(
     )
     observe = metrics.model_call if metrics is not None else None
     verifier = build_verifier(settings, store) if settings.llm_verify else None
-    return Narrator(client=client, cache=store, observe=observe, verifier=verifier)
+    return Narrator(client=client, cache=store.model_answers, observe=observe, verifier=verifier)
 
 
 def build_verifier(settings: Settings, store: Store) -> Verifier:
@@ -324,7 +324,7 @@ def build_verifier(settings: Settings, store: Store) -> Verifier:
     )
     return Verifier(
         client=client,
-        cache=store,
+        cache=store.model_answers,
         timeout_seconds=float(settings.llm_verify_timeout_seconds),
         max_tokens=settings.llm_verify_max_tokens,
     )
@@ -362,7 +362,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         clock=pipeline.clock,
         admins=frozenset(settings.admin_users),
         fetch_pr=pipeline.fetch_pr,
-        subscriptions=pipeline.store,
+        subscriptions=pipeline.store.subscribers,
         report_url=pipeline_links(settings, pipeline).url,
         profile_for=pipeline.profile_for,
         channel_language=chat_routes(settings, pipeline.store).channel_language,
