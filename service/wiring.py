@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from service.pipeline.runs import RunWatch
     from service.pipeline.verifier import Verifier
     from service.render.links import ReportLinks
-    from service.runtime.scheduler import WeeklyScheduler
+    from service.runtime.scheduler import Scheduler
 
 Progress = Callable[[int, int], None]
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
@@ -384,7 +384,7 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
     return run
 
 
-def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
+def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> Scheduler:
     """The scheduler of every cadence (runtime/cadences.py's table)."""
     from service.runtime.cadences import build_cadence_scheduler
 
@@ -409,7 +409,7 @@ def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
 
 
 def build_app(
-    settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
+    settings: Settings, pipeline: Pipeline, *, scheduler: Scheduler | None = None
 ) -> Starlette:
     """The web app of `serve`: reports, healthz, and every platform's receivers (its routes, and
     the connections it opens now and closes at shutdown)."""
@@ -447,7 +447,7 @@ def build_app(
     )
 
 
-def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: WeeklyScheduler) -> Starlette:
+def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: Scheduler) -> Starlette:
     """The web app of `scheduler`: /healthz, /livez and /metrics only (the image's healthcheck
     and Prometheus see it as they see `serve`)."""
     from service.runtime.web import build_ops_app as ops_app
