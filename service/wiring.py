@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from service.pipeline.runs import RunWatch
     from service.pipeline.verifier import Verifier
     from service.render.links import ReportLinks
-    from service.runtime.scheduler import WeeklyScheduler
+    from service.runtime.scheduler import Scheduler
 
 Progress = Callable[[int, int], None]
 # the service_keys row of the report-link key made on first start when REPORTS_SIGNING_KEY is unset
@@ -162,7 +162,7 @@ def github_collector(
             profile_loader(settings)(repo),
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
-            stored=store,
+            stored=store.pulls,
         )
 
     def fetch(repo: str, number: int) -> PullRequest:
@@ -184,7 +184,7 @@ def build_github(
         api_url=settings.github_api_url,
         graphql_url=settings.graphql_url,
         credentials=github_credentials(settings),
-        cache=store,
+        cache=store.http_cache if store is not None else None,
         max_retries=max_retries,
         max_wait=float(settings.github_max_wait_seconds),
         observe=metrics.github_response if metrics is not None else None,
@@ -306,7 +306,7 @@ def build_narrator(
     )
     observe = metrics.model_call if metrics is not None else None
     verifier = build_verifier(settings, store) if settings.llm_verify else None
-    return Narrator(client=client, cache=store, observe=observe, verifier=verifier)
+    return Narrator(client=client, cache=store.model_answers, observe=observe, verifier=verifier)
 
 
 def build_verifier(settings: Settings, store: Store) -> Verifier:
@@ -324,7 +324,7 @@ def build_verifier(settings: Settings, store: Store) -> Verifier:
     )
     return Verifier(
         client=client,
-        cache=store,
+        cache=store.model_answers,
         timeout_seconds=float(settings.llm_verify_timeout_seconds),
         max_tokens=settings.llm_verify_max_tokens,
     )
@@ -362,7 +362,7 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
         clock=pipeline.clock,
         admins=frozenset(settings.admin_users),
         fetch_pr=pipeline.fetch_pr,
-        subscriptions=pipeline.store,
+        subscriptions=pipeline.store.subscribers,
         report_url=pipeline_links(settings, pipeline).url,
         profile_for=pipeline.profile_for,
         channel_language=chat_routes(settings, pipeline.store).channel_language,
@@ -384,7 +384,7 @@ def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResu
     return run
 
 
-def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
+def build_weekly_scheduler(settings: Settings, pipeline: Pipeline) -> Scheduler:
     """The scheduler of every cadence (runtime/cadences.py's table)."""
     from service.runtime.cadences import build_cadence_scheduler
 
@@ -409,7 +409,7 @@ def run_watch(settings: Settings, pipeline: Pipeline) -> RunWatch:
 
 
 def build_app(
-    settings: Settings, pipeline: Pipeline, *, scheduler: WeeklyScheduler | None = None
+    settings: Settings, pipeline: Pipeline, *, scheduler: Scheduler | None = None
 ) -> Starlette:
     """The web app of `serve`: reports, healthz, and every platform's receivers (its routes, and
     the connections it opens now and closes at shutdown)."""
@@ -447,7 +447,7 @@ def build_app(
     )
 
 
-def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: WeeklyScheduler) -> Starlette:
+def build_ops_app(settings: Settings, pipeline: Pipeline, weekly: Scheduler) -> Starlette:
     """The web app of `scheduler`: /healthz, /livez and /metrics only (the image's healthcheck
     and Prometheus see it as they see `serve`)."""
     from service.runtime.web import build_ops_app as ops_app

@@ -19,7 +19,7 @@ from service.core.periods import parse_period, period_of_label
 from service.pipeline.jobs import build_week
 from service.render.slack import ACTION_RISKS
 from service.runtime.cadences import MONTHLY_JOB_ID
-from service.runtime.scheduler import _run_registered
+from service.runtime.scheduler import JOB_ID, _run_registered
 from tests.channels.conftest import (
     SLACK_ADMIN,
     SLACK_SECRET,
@@ -162,8 +162,8 @@ def test_the_monthly_cadence_posts_a_month_once(tmp_path: Path) -> None:
             service.github.add_pr(raw)
         service.pipeline.clock = lambda: IN_FEBRUARY
         weekly = wiring.build_weekly_scheduler(service.settings, service.pipeline)
-        assert [c.job_id for c in weekly.companions] == [MONTHLY_JOB_ID]
-        monthly = weekly.companions[0]
+        assert [c.job_id for c in weekly.cadences] == [JOB_ID, MONTHLY_JOB_ID]
+        monthly = weekly.cadence(MONTHLY_JOB_ID)
         owed = monthly.owed()
         assert owed is not None
         assert owed.label == MONTH

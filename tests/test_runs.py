@@ -156,7 +156,7 @@ def test_a_failing_week_is_retried_with_backoff_until_it_is_done(db_url: str, st
         )
         assert b'verl_week_digests_owed{repo="volcengine/verl"} 1.0' in metrics.exposition()
         wait_for(lambda: scheduler.owed() is None, WAIT, "the week is done")
-        wait_for(lambda: scheduler.failures == 0, WAIT, "the failures are forgotten")
+        wait_for(lambda: scheduler.cadences[0].failures == 0, WAIT, "the failures are forgotten")
     finally:
         scheduler.shutdown(wait=True, timeout=WAIT)
     assert collector.calls == 4

@@ -32,7 +32,8 @@ from service.pipeline import jobs
 from service.pipeline.runs import catch_up_due
 from service.runtime.scheduler import (
     JOBS_TABLE,
-    WeeklyScheduler,
+    Cadence,
+    Scheduler,
     _run_registered,
     build_scheduler,
     cron_trigger,
@@ -106,7 +107,7 @@ def make_scheduler(
     now: datetime = AFTER_W04_TICK,
     trigger: BaseTrigger | None = None,
     job_id: str = "weekly-digest",
-) -> WeeklyScheduler:
+) -> Scheduler:
     return build_scheduler(
         run_job=job,
         database_url=url,
@@ -136,9 +137,9 @@ def store(db_url: str) -> Store:
 
 
 @pytest.fixture
-def running() -> Iterator[list[WeeklyScheduler]]:
+def running() -> Iterator[list[Scheduler]]:
     """Schedulers a test starts; all shut down at the end."""
-    started: list[WeeklyScheduler] = []
+    started: list[Scheduler] = []
     yield started
     for scheduler in started:
         scheduler.shutdown(wait=True, timeout=WAIT)
@@ -176,7 +177,7 @@ def test_catch_up_is_due_only_after_the_missed_tick() -> None:
 
 
 def test_scheduler_fires_on_a_near_future_trigger_once(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
     soon = datetime.now(UTC) + timedelta(seconds=0.5)
@@ -196,11 +197,41 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     assert store.get_digest(REPO, "2026-W04", "zh") is not None
 
 
+def test_a_third_cadence_added_as_a_row_is_scheduled_and_run(
+    db_url: str, running: list[Scheduler]
+) -> None:
+    ran: list[str] = []
+    soon = datetime.now(UTC) + timedelta(seconds=0.5)
+
+    def row(job_id: str, trigger: BaseTrigger, kind: str = "week") -> Cadence:
+        return Cadence(job_id, trigger, lambda: ran.append(job_id), kind=kind, lock=job_id)
+
+    table = [
+        row("weekly-digest", cron_trigger(SCHEDULE, TZ)),
+        row("monthly-digest", cron_trigger("0 10 1 * *", TZ), kind="month"),
+        row("release-digest", DateTrigger(run_date=soon)),  # the new cadence: one more row
+    ]
+    scheduler = build_scheduler(
+        cadences=table, database_url=db_url, timezone=TZ, store=Store.open(db_url), repos=[REPO]
+    )
+    assert [c.job_id for c in scheduler.cadences] == [r.job_id for r in table]
+    scheduler.start(catch_up=False, paused=True)
+    running.append(scheduler)
+    stored = {job.id for job in scheduler.scheduler.get_jobs()}  # read from the job store
+    assert stored == {"weekly-digest", "monthly-digest", "release-digest"}
+    scheduler.resume()
+    wait_for(lambda: ran == ["release-digest"], WAIT, "the third cadence's tick")
+    assert scheduler.wait_idle(WAIT)
+    assert scheduler.cadence("release-digest").catch_up_lock == "release-digest"
+    _run_registered("monthly-digest")  # what APScheduler calls on the 1st: that row's job only
+    assert ran == ["release-digest", "monthly-digest"]
+
+
 HOLD, TICK = 0.6, 0.2
 
 
 def test_one_run_per_tick_and_never_two_at_once(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK), hold=HOLD)
     scheduler = make_scheduler(db_url, job, trigger=IntervalTrigger(seconds=TICK))
@@ -216,7 +247,7 @@ def test_one_run_per_tick_and_never_two_at_once(
 
 
 def test_missed_ticks_while_paused_coalesce_into_one_run(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
     start = datetime.now(UTC)
@@ -237,7 +268,7 @@ def test_missed_ticks_while_paused_coalesce_into_one_run(
 
 
 def test_the_job_lives_in_the_database_as_a_module_level_reference(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
     for _ in range(2):  # a restart replaces the stored job instead of adding a second
@@ -265,7 +296,7 @@ def test_a_job_without_a_runner_in_this_process_is_skipped() -> None:
 
 
 def test_catch_up_after_downtime_runs_the_missed_week_exactly_once(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     record_done(store, "2025-W48")  # the last week done before weeks of downtime
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
@@ -287,7 +318,7 @@ def test_catch_up_after_downtime_runs_the_missed_week_exactly_once(
 
 
 def test_no_catch_up_before_the_weeks_tick(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     monday_morning = datetime(2026, 1, 26, 9, 0, tzinfo=SHANGHAI)
     job = CountingJob(make_pipeline(store, monday_morning))
@@ -300,14 +331,14 @@ def test_no_catch_up_before_the_weeks_tick(
 
 
 def test_two_schedulers_starting_together_catch_up_once(
-    db_url: str, store: Store, running: list[WeeklyScheduler]
+    db_url: str, store: Store, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK), hold=0.5)
     schedulers = [make_scheduler(db_url, job, job_id=f"weekly-{i}") for i in range(2)]
     results: list[bool] = []
     barrier = threading.Barrier(2)
 
-    def catch_up(scheduler: WeeklyScheduler) -> None:
+    def catch_up(scheduler: Scheduler) -> None:
         barrier.wait()
         results.append(scheduler.catch_up())
 
@@ -322,7 +353,7 @@ def test_two_schedulers_starting_together_catch_up_once(
 
 
 def test_two_scheduler_processes_started_in_turn_catch_up_once(
-    db_url: str, store: Store, running: list[WeeklyScheduler]
+    db_url: str, store: Store, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK))
     for i in range(2):
@@ -337,7 +368,7 @@ def test_two_scheduler_processes_started_in_turn_catch_up_once(
 
 
 def test_shutdown_waits_for_in_flight_work(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     job = CountingJob(make_pipeline(store, AFTER_W04_TICK), hold=0.8)
     soon = datetime.now(UTC) + timedelta(seconds=0.2)
@@ -389,7 +420,7 @@ def test_healthz_follows_the_scheduler(store: Store, db_url: str) -> None:
 
 
 def test_each_run_logs_one_line_with_counts_and_duration(
-    store: Store, db_url: str, running: list[WeeklyScheduler]
+    store: Store, db_url: str, running: list[Scheduler]
 ) -> None:
     stream = io.StringIO()
     handler = build_handler("json", stream)

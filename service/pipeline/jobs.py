@@ -413,7 +413,7 @@ def deliver_targets(
                 for t in group
             ]
             continue
-        outcomes += deliver(shown, group, p.senders, p.store, force=force)
+        outcomes += deliver(shown, group, p.senders, p.store.deliveries, force=force)
     return outcomes
 
 

@@ -149,7 +149,7 @@ def _feishu_events(settings: Settings, deps: InboundDeps) -> FeishuEvents | None
     from service.feishu.events import build_feishu_events
 
     return build_feishu_events(
-        events=deps.store,
+        events=deps.store.events,
         api=FeishuApi(_tokens(settings)),
         engine=deps.engine,
         verification_token=secret(settings.feishu_verification_token),

@@ -6,7 +6,7 @@ family gets it on the next tick, and a cadence nobody is routed to owes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -15,7 +15,7 @@ from service.delivery.destination import CADENCES, MONTHLY, WEEKLY
 
 if TYPE_CHECKING:
     from service.pipeline.jobs import Pipeline
-    from service.runtime.scheduler import Job, WeeklyScheduler
+    from service.runtime.scheduler import Cadence, Job, Scheduler
     from service.settings import Settings
 
 MONTHLY_JOB_ID = "monthly-digest"
@@ -30,11 +30,12 @@ class CadenceJob:
     schedule: Callable[[Settings], str]
 
 
-def _jobs() -> tuple[CadenceJob, ...]:
+def cadence_table() -> tuple[CadenceJob, ...]:
+    """Every cadence the scheduler runs, in the order it starts them."""
     from service.runtime.scheduler import JOB_ID
 
     return (
-        CadenceJob(WEEKLY, JOB_ID, lambda s: s.digest_schedule),  # first: owns the APScheduler
+        CadenceJob(WEEKLY, JOB_ID, lambda s: s.digest_schedule),
         CadenceJob(MONTHLY, MONTHLY_JOB_ID, lambda s: s.monthly_schedule),
     )
 
@@ -45,33 +46,39 @@ def _run(pipeline: Pipeline, cadence: str, trigger: str) -> Job:
     return lambda: run_cadence(pipeline, cadence, trigger=trigger)
 
 
-def _runs(pipeline: Pipeline, cadence: str) -> dict[str, Job]:
-    """The cadence's job as the schedule, the start-up catch-up and a retry run it."""
-    return {
-        trigger: _run(pipeline, cadence, trigger) for trigger in ("schedule", "catch-up", "retry")
-    }
-
-
 def _scopes(pipeline: Pipeline, cadence: str) -> Callable[[], list[str]]:
     from service.pipeline.jobs import cadence_scopes
 
     return lambda: cadence_scopes(pipeline, cadence)
 
 
-def build_cadence_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklyScheduler:
-    """One scheduler for every cadence of the table: the first row's owns the APScheduler and
-    starts and stops the others' with it."""
-    from service.pipeline.runs import RetryPolicy
-    from service.runtime.scheduler import add_cadence, build_scheduler, cron_trigger
+def scheduled(row: CadenceJob, settings: Settings, pipeline: Pipeline) -> Cadence:
+    """The row ready to schedule: its cron in DIGEST_TIMEZONE, its runs (as the schedule, the
+    start-up catch-up and a retry run it), its period kind and the scopes routed to it."""
+    from service.runtime.scheduler import Cadence, cron_trigger
 
-    first, *others = _jobs()
-    runs = _runs(pipeline, first.cadence)
-    owner = build_scheduler(
-        run_job=runs["schedule"],
-        catch_up_job=runs["catch-up"],
-        retry_job=runs["retry"],
+    return Cadence(
+        job_id=row.job_id,
+        trigger=cron_trigger(row.schedule(settings), settings.digest_timezone),
+        run_job=_run(pipeline, row.cadence, "schedule"),
+        catch_up_job=_run(pipeline, row.cadence, "catch-up"),
+        retry_job=_run(pipeline, row.cadence, "retry"),
+        kind=CADENCES[row.cadence],
+        scopes=_scopes(pipeline, row.cadence),
+    )
+
+
+def build_cadence_scheduler(
+    settings: Settings, pipeline: Pipeline, table: Sequence[CadenceJob] | None = None
+) -> Scheduler:
+    """One scheduler for every row of `table` (the cadence table unless told)."""
+    from service.pipeline.runs import RetryPolicy
+    from service.runtime.scheduler import build_scheduler
+
+    rows = cadence_table() if table is None else table
+    return build_scheduler(
+        cadences=[scheduled(row, settings, pipeline) for row in rows],
         database_url=settings.database_url,
-        schedule=first.schedule(settings),
         timezone=settings.digest_timezone,
         store=pipeline.store,
         repos=settings.digest_repos,
@@ -81,19 +88,4 @@ def build_cadence_scheduler(settings: Settings, pipeline: Pipeline) -> WeeklySch
         ),
         lease=pipeline.lease,
         clock=lambda: pipeline.clock(),  # the pipeline's, as its runs read it
-        job_id=first.job_id,
-        scopes=_scopes(pipeline, first.cadence),
     )
-    for row in others:
-        runs = _runs(pipeline, row.cadence)
-        add_cadence(
-            owner,
-            run_job=runs["schedule"],
-            catch_up_job=runs["catch-up"],
-            retry_job=runs["retry"],
-            trigger=cron_trigger(row.schedule(settings), settings.digest_timezone),
-            job_id=row.job_id,
-            kind=CADENCES[row.cadence],
-            scopes=_scopes(pipeline, row.cadence),
-        )
-    return owner

@@ -1,7 +1,9 @@
-"""The weekly scheduler: APScheduler 3 cron in DIGEST_TIMEZONE, SQLAlchemy job store, catch-up,
-and retries: a week still owed after an attempt (failed, abandoned, locked by a run that died) is
-tried again after a backoff (RUN_RETRY_FIRST_SECONDS, doubling, at most RUN_RETRY_MAX_SECONDS),
-and checked at least that often anyway, so a week another process left owed is found too.
+"""The scheduler of every cadence: one APScheduler 3 (cron in DIGEST_TIMEZONE, SQLAlchemy job
+store) with one job per row of the cadence table (weekly, monthly: runtime/cadences.py), each with
+its own catch-up and retries: a period still owed after an attempt (failed, abandoned, locked by
+a run that died) is tried again after a backoff (RUN_RETRY_FIRST_SECONDS, doubling, at most
+RUN_RETRY_MAX_SECONDS), and checked at least that often anyway, so a period another process left
+owed is found too.
 
 APScheduler's SQLAlchemy job store pickles a *reference* to the job function, so the job is the
 module-level `_run_registered(job_id)`; the callable it runs is registered here at start-up.
@@ -14,6 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -42,7 +45,7 @@ SHUTDOWN_WAIT_SECONDS = 120.0
 STOP_POLL_SECONDS = 1.0
 Job = Callable[[], object]
 
-_REGISTRY: dict[str, WeeklyScheduler] = {}
+_REGISTRY: dict[str, CadenceJob] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
@@ -76,133 +79,116 @@ def _outcome_counts(result: object) -> dict[str, object]:
     return {"runs": len(result), "outcomes": outcomes}
 
 
-class WeeklyScheduler:
-    """One weekly job on a BackgroundScheduler, with start-up catch-up and bounded shutdown."""
+@dataclass(frozen=True)
+class Cadence:
+    """One row of the table, ready to schedule: its APScheduler job id and trigger, what its
+    tick, its catch-up and its retries run, the period kind its runs are recorded under, the
+    scopes it owes periods to (None: every configured repository) and its catch-up lock."""
 
-    def __init__(
-        self,
-        *,
-        scheduler: BackgroundScheduler,
-        trigger: BaseTrigger,
-        run_job: Job,
-        catch_up_job: Job,
-        store: Store,
-        timezone: str,
-        repos: Sequence[str],
-        clock: Callable[[], datetime],
-        job_id: str = JOB_ID,
-        retry_job: Job | None = None,
-        retry: RetryPolicy | None = None,
-        lease: timedelta = DEFAULT_LEASE,
-        kind: str = "week",
-        scopes: Callable[[], Sequence[str]] | None = None,
-    ) -> None:
-        self.scheduler = scheduler
-        self.trigger = trigger
-        self.run_job = run_job
-        self.catch_up_job = catch_up_job
-        self.retry_job = retry_job or catch_up_job
-        self.store = store
-        self.timezone = timezone
-        self.repos = list(repos)
-        self.clock = clock
-        self.job_id = job_id
-        self.retry = retry or RetryPolicy()
-        self.lease = lease
+    job_id: str
+    trigger: BaseTrigger
+    run_job: Job
+    catch_up_job: Job | None = None
+    retry_job: Job | None = None
+    kind: str = "week"
+    scopes: Callable[[], Sequence[str]] | None = None
+    lock: str | None = None  # None: `scheduler:catch-up` for weeks, `…:<kind>` for the others
+
+    @property
+    def catch_up_lock(self) -> str:
+        if self.lock is not None:
+            return self.lock
+        return CATCH_UP_LOCK if self.kind == "week" else f"{CATCH_UP_LOCK}:{self.kind}"
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every cadence of one scheduler shares: the store, the repositories, the time zone,
+    the clock, the retry policy and the lease of a run."""
+
+    store: Store
+    repos: Sequence[str]
+    timezone: str
+    clock: Callable[[], datetime]
+    retry: RetryPolicy
+    lease: timedelta
+
+
+class CadenceJob:
+    """One cadence's work on the scheduler: its tick, its catch-up at start and the retries of
+    a period it still owes; a tick and a catch-up of the cadence never overlap in one process."""
+
+    def __init__(self, row: Cadence, shared: Shared) -> None:
+        self.row = row
+        self.job_id = row.job_id
+        self.trigger = row.trigger
+        self.run_job = row.run_job
+        self.catch_up_job = row.catch_up_job or row.run_job
+        self.retry_job = row.retry_job or self.catch_up_job
+        self.store = shared.store
+        self.retry = shared.retry
+        self.lease = shared.lease
         self.watch = RunWatch(
-            store,
-            repos=repos,
-            timezone=timezone,
-            trigger=trigger,
-            clock=clock,
-            kind=kind,
-            scopes=scopes,
+            shared.store,
+            repos=shared.repos,
+            timezone=shared.timezone,
+            trigger=row.trigger,
+            clock=shared.clock,
+            kind=row.kind,
+            scopes=row.scopes,
         )
-        # other cadences' jobs (the monthly one) on the same APScheduler, started and stopped
-        # with this one
-        self.companions: list[WeeklyScheduler] = []
-        self.catch_up_lock = CATCH_UP_LOCK if kind == "week" else f"{CATCH_UP_LOCK}:{kind}"
+        self.catch_up_lock = row.catch_up_lock
         self.owner = PROCESS_OWNER
-        self._work = threading.Lock()  # a tick and the catch-up never overlap in one process
+        self._work = threading.Lock()
         self._in_flight = 0
         self._idle = threading.Condition()
         self._catch_up_thread: threading.Thread | None = None
         self._caught_up = threading.Event()
-        # retries: consecutive attempts that left a week owed, and when to look again
+        # retries: consecutive attempts that left a period owed, and when to look again
         self._plan = threading.Condition()
         self._stopping = False
         self.failures = 0
         self.next_check: datetime | None = None  # wall time, for logs
         self._next_due: float | None = None  # time.monotonic() of the next check
 
-    # --- lifecycle -------------------------------------------------------------------------
+    # --- lifecycle (driven by the Scheduler) -------------------------------------------------
 
-    def start(self, *, catch_up: bool = True, paused: bool = False) -> None:
-        """Register the job (replacing a stored one), start ticking, catch up in the background."""
+    def add_to(self, scheduler: BackgroundScheduler) -> None:
+        """Register this cadence for `_run_registered` and add (replace) its stored job."""
         with _REGISTRY_LOCK:
             _REGISTRY[self.job_id] = self
         # replace_existing recomputes next_run_time from now: a tick missed while we were down
-        # is not replayed by APScheduler, the catch-up below decides about it once.
-        with translated_errors():  # the job store is our database: its failures are ours
-            self.scheduler.add_job(
-                _run_registered,
-                trigger=self.trigger,
-                args=[self.job_id],
-                id=self.job_id,
-                name="verl-week weekly digest",
-                replace_existing=True,
-                coalesce=True,
-                max_instances=1,
-                misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
-            )
-            if not self.scheduler.running:  # a companion's: its owner started it
-                self.scheduler.start(paused=paused)
-        logger.info(
-            "scheduler started", extra={"job": self.job_id, "next_run": str(self.next_run_time)}
+        # is not replayed by APScheduler, the catch-up decides about it once.
+        scheduler.add_job(
+            _run_registered,
+            trigger=self.trigger,
+            args=[self.job_id],
+            id=self.job_id,
+            name=f"verl-week {self.job_id}",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=int(MISFIRE_GRACE.total_seconds()),
         )
+
+    def start_watching(self, catch_up: bool) -> None:
         self._catch_up_thread = threading.Thread(
             target=self._watch_owed, args=(catch_up,), name="verl-week-catch-up", daemon=True
         )
         self._catch_up_thread.start()
-        for companion in self.companions:
-            companion.start(catch_up=catch_up, paused=paused)
 
-    def shutdown(self, wait: bool = True, timeout: float = SHUTDOWN_WAIT_SECONDS) -> None:
-        """Stop ticking; wait up to `timeout` for in-flight work, else record it as interrupted."""
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
-        for companion in self.companions:
-            companion.shutdown(wait=wait, timeout=timeout)
+    def stop(self) -> None:
+        """No more retries; ticks of this cadence no longer reach it."""
         with self._plan:
             self._stopping = True
             self._plan.notify_all()
         with _REGISTRY_LOCK:
             if _REGISTRY.get(self.job_id) is self:
                 del _REGISTRY[self.job_id]
-        finished = self.wait_idle(timeout if wait else 0.0)
-        if not finished:
-            count = self.store.interrupt_running(self.owner)
-            logger.warning("shutdown with work in flight", extra={"interrupted_runs": count})
-        logger.info("scheduler stopped", extra={"clean": finished})
 
-    def run_until_stopped(self, stop: threading.Event | None = None) -> None:
-        """`verl-week scheduler`: start, block until SIGTERM/SIGINT (or `stop`), shut down."""
-        stop = stop or threading.Event()
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(signum, lambda _signum, _frame: stop.set())
-        self.start()
-        try:
-            while not stop.wait(STOP_POLL_SECONDS):
-                if not self.alive():
-                    logger.error("scheduler thread died; exiting so the supervisor restarts us")
-                    break
-        finally:
-            self.shutdown(wait=True)
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Block until no tick or catch-up is running (True), or `timeout` passes (False)."""
-        deadline = time.monotonic() + timeout
+    def wait_idle(self, deadline: float) -> bool:
+        """Block until no tick or catch-up of this cadence runs (True), or `deadline` (of
+        time.monotonic()) passes (False)."""
         with self._idle:
             while self._in_flight:
                 remaining = deadline - time.monotonic()
@@ -212,28 +198,8 @@ class WeeklyScheduler:
         return True
 
     def join_catch_up(self, timeout: float | None = None) -> None:
-        """Wait for the start-up catch-up (if the scheduler was started) to finish, and for
-        its companions'."""
         if self._catch_up_thread is not None:
             self._caught_up.wait(timeout)
-        for companion in self.companions:
-            companion.join_catch_up(timeout)
-
-    def pause(self) -> None:
-        self.scheduler.pause()
-
-    def resume(self) -> None:
-        self.scheduler.resume()
-
-    def alive(self) -> bool:
-        """Whether the scheduler thread is running (for /healthz)."""
-        thread = getattr(self.scheduler, "_thread", None)
-        return bool(self.scheduler.running and thread is not None and thread.is_alive())
-
-    @property
-    def next_run_time(self) -> datetime | None:
-        job = self.scheduler.get_job(self.job_id)
-        return getattr(job, "next_run_time", None) if job else None
 
     # --- work ------------------------------------------------------------------------------
 
@@ -270,7 +236,7 @@ class WeeklyScheduler:
                 self._idle.notify_all()
 
     def owed(self) -> WeekWindow | None:
-        """The week a catch-up would run now, or None (checked for every configured repo)."""
+        """The period a catch-up would run now, or None (checked for every scope)."""
         return self.watch.first_owed()
 
     def catch_up(self, kind: str = "catch-up") -> bool:
@@ -364,13 +330,127 @@ class WeeklyScheduler:
             self._plan.notify_all()
 
 
+class Scheduler:
+    """Every cadence's job on one BackgroundScheduler: started, paused and stopped together,
+    each with its catch-up and retries (a new cadence is one more row)."""
+
+    def __init__(
+        self, *, scheduler: BackgroundScheduler, cadences: Sequence[CadenceJob], store: Store
+    ) -> None:
+        self.scheduler = scheduler
+        self.cadences = list(cadences)
+        self.store = store
+        self.owner = PROCESS_OWNER
+
+    def cadence(self, job_id: str) -> CadenceJob:
+        """The cadence whose APScheduler job is `job_id`."""
+        return next(c for c in self.cadences if c.job_id == job_id)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self, *, catch_up: bool = True, paused: bool = False) -> None:
+        """Register every cadence's job (replacing stored ones), start ticking, catch up in the
+        background."""
+        with translated_errors():  # the job store is our database: its failures are ours
+            for cadence in self.cadences:
+                cadence.add_to(self.scheduler)
+            if not self.scheduler.running:
+                self.scheduler.start(paused=paused)
+        for cadence in self.cadences:
+            logger.info(
+                "scheduler started",
+                extra={"job": cadence.job_id, "next_run": str(self.next_run_time_of(cadence))},
+            )
+            cadence.start_watching(catch_up)
+
+    def shutdown(self, wait: bool = True, timeout: float = SHUTDOWN_WAIT_SECONDS) -> None:
+        """Stop ticking; wait up to `timeout` for in-flight work, else record it as interrupted."""
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        for cadence in self.cadences:
+            cadence.stop()
+        finished = self.wait_idle(timeout if wait else 0.0)
+        if not finished:
+            count = self.store.interrupt_running(self.owner)
+            logger.warning("shutdown with work in flight", extra={"interrupted_runs": count})
+        logger.info("scheduler stopped", extra={"clean": finished})
+
+    def run_until_stopped(self, stop: threading.Event | None = None) -> None:
+        """`verl-week scheduler`: start, block until SIGTERM/SIGINT (or `stop`), shut down."""
+        stop = stop or threading.Event()
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, lambda _signum, _frame: stop.set())
+        self.start()
+        try:
+            while not stop.wait(STOP_POLL_SECONDS):
+                if not self.alive():
+                    logger.error("scheduler thread died; exiting so the supervisor restarts us")
+                    break
+        finally:
+            self.shutdown(wait=True)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no tick or catch-up of any cadence runs (True), or `timeout` passes."""
+        deadline = time.monotonic() + timeout
+        idle = [cadence.wait_idle(deadline) for cadence in self.cadences]  # each is waited for
+        return all(idle)
+
+    def join_catch_up(self, timeout: float | None = None) -> None:
+        """Wait for every cadence's start-up catch-up (if the scheduler was started)."""
+        for cadence in self.cadences:
+            cadence.join_catch_up(timeout)
+
+    def pause(self) -> None:
+        self.scheduler.pause()
+
+    def resume(self) -> None:
+        self.scheduler.resume()
+
+    def alive(self) -> bool:
+        """Whether the scheduler thread is running (for /healthz)."""
+        thread = getattr(self.scheduler, "_thread", None)
+        return bool(self.scheduler.running and thread is not None and thread.is_alive())
+
+    def next_run_time_of(self, cadence: CadenceJob) -> datetime | None:
+        job = self.scheduler.get_job(cadence.job_id)
+        return getattr(job, "next_run_time", None) if job else None
+
+    @property
+    def next_run_time(self) -> datetime | None:
+        """The next tick of any cadence."""
+        times = [t for c in self.cadences if (t := self.next_run_time_of(c)) is not None]
+        return min(times, default=None)
+
+    # --- every cadence at once -------------------------------------------------------------
+
+    def tick(self) -> None:
+        """One scheduled run of every cadence (tests; APScheduler ticks each on its own)."""
+        for cadence in self.cadences:
+            cadence.tick()
+
+    def owed(self) -> WeekWindow | None:
+        """The period the first cadence that owes one would catch up now, or None."""
+        for cadence in self.cadences:
+            due = cadence.owed()
+            if due is not None:
+                return due
+        return None
+
+    def catch_up(self, kind: str = "catch-up") -> bool:
+        """Every cadence's catch-up, in table order; True when one of them ran a period."""
+        ran = [cadence.catch_up(kind) for cadence in self.cadences]  # each one is asked
+        return any(ran)
+
+
 def build_scheduler(
     *,
-    run_job: Job,
     database_url: str,
-    schedule: str,
     timezone: str,
     store: Store,
+    cadences: Sequence[Cadence] = (),
+    run_job: Job | None = None,
+    schedule: str = "",
     repos: Sequence[str] = (),
     catch_up_job: Job | None = None,
     clock: Callable[[], datetime] = _utc_now,
@@ -380,64 +460,37 @@ def build_scheduler(
     retry: RetryPolicy | None = None,
     lease: timedelta = DEFAULT_LEASE,
     scopes: Callable[[], Sequence[str]] | None = None,
-) -> WeeklyScheduler:
-    """A WeeklyScheduler whose jobs live in DATABASE_URL; `trigger` overrides `schedule` (tests)."""
+) -> Scheduler:
+    """A Scheduler of `cadences` (the table's rows) whose jobs live in DATABASE_URL; with
+    `run_job`, a first row of one job on `schedule` (or `trigger`, in tests) goes before them."""
+    rows = list(cadences)
+    if run_job is not None:
+        first = Cadence(
+            job_id=job_id,
+            trigger=trigger or cron_trigger(schedule, timezone),
+            run_job=run_job,
+            catch_up_job=catch_up_job,
+            retry_job=retry_job,
+            scopes=scopes,
+        )
+        rows.insert(0, first)
+    shared = Shared(store, list(repos), timezone, clock, retry or RetryPolicy(), lease)
+    return Scheduler(
+        scheduler=_background_scheduler(store, database_url, timezone),
+        cadences=[CadenceJob(row, shared) for row in rows],
+        store=store,
+    )
+
+
+def _background_scheduler(store: Store, database_url: str, timezone: str) -> BackgroundScheduler:
     same_database = store.engine.url.render_as_string(hide_password=False) == database_url
     jobstore = (
         SQLAlchemyJobStore(engine=store.engine, tablename=JOBS_TABLE)
         if same_database
         else SQLAlchemyJobStore(url=database_url, tablename=JOBS_TABLE)
     )
-    scheduler = BackgroundScheduler(
+    return BackgroundScheduler(
         jobstores={"default": jobstore},
         executors={"default": ThreadPoolExecutor(max_workers=1)},
         timezone=ZoneInfo(timezone),
     )
-    return WeeklyScheduler(
-        scheduler=scheduler,
-        trigger=trigger or cron_trigger(schedule, timezone),
-        run_job=run_job,
-        catch_up_job=catch_up_job or run_job,
-        store=store,
-        timezone=timezone,
-        repos=repos,
-        clock=clock,
-        job_id=job_id,
-        retry_job=retry_job,
-        retry=retry,
-        lease=lease,
-        scopes=scopes,
-    )
-
-
-def add_cadence(
-    owner: WeeklyScheduler,
-    *,
-    run_job: Job,
-    trigger: BaseTrigger,
-    job_id: str,
-    kind: str,
-    catch_up_job: Job | None = None,
-    retry_job: Job | None = None,
-    scopes: Callable[[], Sequence[str]] | None = None,
-) -> WeeklyScheduler:
-    """Another cadence's job (the monthly digest) on `owner`'s APScheduler and job store, with
-    its own catch-up and retries of what it owes; started and stopped with `owner`."""
-    companion = WeeklyScheduler(
-        scheduler=owner.scheduler,
-        trigger=trigger,
-        run_job=run_job,
-        catch_up_job=catch_up_job or run_job,
-        store=owner.store,
-        timezone=owner.timezone,
-        repos=owner.repos,
-        clock=owner.clock,
-        job_id=job_id,
-        retry_job=retry_job,
-        retry=owner.retry,
-        lease=owner.lease,
-        kind=kind,
-        scopes=scopes,
-    )
-    owner.companions.append(companion)
-    return companion

@@ -77,9 +77,9 @@ def test_a_reader_without_revisions_reads_the_digest_again(
     store: Store, clock: Clock, digests: dict[str, Digest]
 ) -> None:
     class Plain:  # a DigestReader that cannot say whether its digest changed
-        get_digest = store.get_digest
-        latest_digest = store.latest_digest
-        list_weeks = store.list_weeks
+        get_digest = store.digests.get_digest
+        latest_digest = store.digests.latest_digest
+        list_weeks = store.digests.list_weeks
 
     cached = CachedReader(Plain(), clock, spawn=lambda refresh: refresh())
     first = cached.get_digest(REPO, WEEK, "en")

@@ -109,7 +109,7 @@ def test_a_family_and_a_monthly_digest_subscribed_by_command_are_posted_by_the_s
         with run_app(wiring.build_app(settings, pipeline)) as url:
             _subscribe_by_command(url, fakes)
         scheduler = wiring.build_weekly_scheduler(settings, pipeline)
-        assert [c.job_id for c in scheduler.companions] == [MONTHLY_JOB_ID]
+        assert [c.job_id for c in scheduler.cadences] == [JOB_ID, MONTHLY_JOB_ID]
         scheduler.start(catch_up=False, paused=True)
         try:
             _run_registered(JOB_ID)  # what APScheduler calls on Monday
@@ -132,6 +132,8 @@ def test_a_family_and_a_monthly_digest_subscribed_by_command_are_posted_by_the_s
             assert MONTH in month_card
             assert "verl-omni#" in month_card
             assert len(_texts(fakes, "C_ZH")) == 1  # no monthly route: no monthly card
-            assert scheduler.companions[0].owed() is None  # the month is done for its scopes
+            assert (
+                scheduler.cadence(MONTHLY_JOB_ID).owed() is None
+            )  # the month is done for its scopes
         finally:
             scheduler.shutdown(wait=True, timeout=60)

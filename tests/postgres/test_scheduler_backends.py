@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.triggers.date import DateTrigger
 from sqlalchemy import text
 
-from service.runtime.scheduler import JOBS_TABLE, WeeklyScheduler
+from service.runtime.scheduler import JOBS_TABLE, Scheduler
 from service.store.repository import Store
 from tests.test_scheduler import (
     AFTER_W04_TICK,
@@ -49,7 +49,7 @@ def test_two_schedulers_on_one_database_catch_up_once(database_url: str) -> None
     barrier = threading.Barrier(len(schedulers))
     results: list[bool] = []
 
-    def catch_up(scheduler: WeeklyScheduler) -> None:
+    def catch_up(scheduler: Scheduler) -> None:
         barrier.wait()
         results.append(scheduler.catch_up())
 
