@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from service import __version__
 from service import core as core_package
+from service.core.cadences import MONTHLY, WEEKLY
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
     CollectedWeek,
@@ -27,7 +28,6 @@ from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.core.subject import Subject
 from service.core.weeks import window_containing
-from service.delivery.destination import MONTHLY, WEEKLY
 from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.observe.metrics import Metrics
