@@ -55,6 +55,9 @@ _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}",
 _CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _BARE_REF = re.compile(r"(?<![\w/#&])#(\d{1,7})\b")
 _REPO_REF = re.compile(r"\b[\w.-]+/([\w.-]+)#(\d{1,7})\b")
+# what every _REPO_REF match holds: its search is 20x quicker than _REPO_REF's, whose owner
+# part is tried at every word of a body
+_REPO_REF_HINT = re.compile(r"/[\w.-]+#\d")
 _URL_REF = re.compile(r"https?://github\.com/[\w.-]+/([\w.-]+)/(?:pull|issues)/(\d{1,7})\b")
 _REVERTS = re.compile(r"\breverts?\s+(?:[\w.-]+/([\w.-]+))?#(\d{1,7})\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][\w.+-]*[\w+]")
@@ -109,7 +112,8 @@ def referenced(pr: PullRequest, repo_name: str) -> set[int]:
     if "#" not in text and "/pull/" not in text and "/issues/" not in text:
         return set()
     out = {int(n) for n in _BARE_REF.findall(text)}
-    for pattern in (_REPO_REF, _URL_REF):
+    patterns = (_REPO_REF,) if _REPO_REF_HINT.search(text) else ()
+    for pattern in (*patterns, _URL_REF):
         out.update(int(n) for name, n in pattern.findall(text) if name.lower() == repo_name)
     return out
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from service import __version__
 from service import core as core_package
+from service.core.cadences import MONTHLY, WEEKLY
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
     CollectedWeek,
@@ -27,10 +28,10 @@ from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.core.subject import Subject
 from service.core.weeks import window_containing
-from service.delivery.destination import MONTHLY, WEEKLY
 from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
 from service.observe.metrics import Metrics
+from service.pipeline.gc_passes import fewer_gc_passes
 from service.pipeline.runs import DEFAULT_LEASE, Heartbeat
 from service.store.repository import PROCESS_OWNER, Store
 
@@ -170,6 +171,7 @@ def inputs_key(
     return key.hexdigest()
 
 
+@fewer_gc_passes()
 def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[str] = ()) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting); with a
     language model, its narrative in the digest's language and in each of `languages` (the
@@ -241,6 +243,7 @@ def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[Collect
     return [identified(p, repo, week) for repo, week in zip(scope.repos, weeks, strict=True)]
 
 
+@fewer_gc_passes()
 def build_family(
     p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
 ) -> Digest:

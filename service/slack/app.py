@@ -13,17 +13,18 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+import anyio
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.internals import build_context
 from slack_sdk import WebClient
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -44,6 +45,10 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_COMMAND = "/verl-week"
 PLATFORM = "slack"
+# bolt runs each listener in an executor of this many threads while the request's thread polls
+# every 10 ms for its ack: requests dispatched beyond it would only poll (and contend for the
+# GIL with the event loop answering /livez) until a listener thread frees up
+DISPATCH_THREADS = 10
 HTTP_OK = 200
 HTTP_UNAUTHORIZED = 401
 TIMESTAMP_HEADER = "x-slack-request-timestamp"
@@ -207,6 +212,7 @@ def build_slack_app(
             signing_secret=signing_secret,
             token_verification_enabled=False,  # auth.test on the first request, not at start-up
             logger=bolt_logger,
+            listener_executor=ThreadPoolExecutor(DISPATCH_THREADS, "slack-listener"),
         )
     flow = CommandFlow(engine=engine, platform=PLATFORM, regenerate=regenerate, observe=observe)
     commands = SlackCommands(flow=flow, language=language)
@@ -255,7 +261,10 @@ def _repair_command_body(bolt_request: BoltRequest) -> BoltRequest:
 
 
 def build_slack_endpoint(app: App) -> Endpoint:
-    """The Starlette handler of POST /slack/events: bolt's dispatch run in a worker thread."""
+    """The Starlette handler of POST /slack/events: bolt's dispatch run in a worker thread,
+    at most DISPATCH_THREADS at once (the others wait on the event loop, not in a thread)."""
+
+    limiter = anyio.CapacityLimiter(DISPATCH_THREADS)
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
@@ -269,7 +278,7 @@ def build_slack_endpoint(app: App) -> Endpoint:
             # bolt parses a `payload=` form as JSON before it checks the signature: a body it
             # can't parse is refused as unauthenticated, before anything else reads it
             return Response(status_code=HTTP_UNAUTHORIZED)
-        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        bolt_response = await anyio.to_thread.run_sync(app.dispatch, bolt_request, limiter=limiter)
         return to_starlette_response(bolt_response)
 
     return endpoint

@@ -67,7 +67,7 @@ class Line(NamedTuple):  # not a dataclass: a big week makes ~300,000, and a tup
     def cleaned(self, text: str) -> Line:
         """The line with `text` read in place of its own, which evidence still quotes (`raw`)."""
         number, _, at, scope, side, in_string, hunk, _ = self
-        return Line(number, text, at, scope, side, in_string, hunk, self.patch_text)
+        return _line((number, text, at, scope, side, in_string, hunk, self.patch_text))
 
 
 @dataclass(frozen=True)
@@ -192,6 +192,14 @@ class RuleSet:
         return [risk for pr in prs for rule in self.rules for risk in rule(pr, context)]
 
 
+_ADDED, _REMOVED, _CONTEXT = EvidenceSide.ADDED, EvidenceSide.REMOVED, EvidenceSide.CONTEXT
+
+
+# a Line from all its fields in order: what Line(...) makes, without the Python-level __new__
+# a NamedTuple's defaults cost (parse_patch makes ~300,000 in a big week)
+_line = functools.partial(tuple.__new__, Line)
+
+
 def parse_patch(patch: str | None) -> ParsedPatch:
     """Split a unified-diff patch into added, removed and context lines with their numbers
     (detectors ask `Context.parsed`, which parses each patch of a build once)."""
@@ -216,21 +224,17 @@ def parse_patch(patch: str | None) -> ParsedPatch:
         opened = _opened_scope(text) if text and not text[0].isspace() else None
         if sign == "+":
             inside = strings.step(text, old_side=False)
-            added.append(Line(new, text, scope=new_scope, in_string=inside, hunk=hunk))
+            added.append(_line((new, text, None, new_scope, _ADDED, inside, hunk, None)))
             new += 1
             new_scope = opened or new_scope
         elif sign == "-":
             inside = strings.step(text, new_side=False)
-            side = EvidenceSide.REMOVED
-            removed.append(
-                Line(old, text, at=new, scope=scope, side=side, in_string=inside, hunk=hunk)
-            )
+            removed.append(_line((old, text, new, scope, _REMOVED, inside, hunk, None)))
             old += 1
             scope = opened or scope
         elif sign != "\\":  # "\ No newline at end of file"
             inside = strings.step(text)
-            side = EvidenceSide.CONTEXT
-            context.append(Line(new, text, scope=new_scope, side=side, in_string=inside, hunk=hunk))
+            context.append(_line((new, text, None, new_scope, _CONTEXT, inside, hunk, None)))
             old += 1
             new += 1
             scope = opened or scope

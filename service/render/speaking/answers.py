@@ -4,17 +4,14 @@ of a subscriptions list, a PR's review discussion and its point on a chat card."
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from service.commands.kinds import (
-    ErrorAnswer,
-    RegenerateAnswer,
-    Said,
-    Sentence,
-    SubscriptionView,
-)
 from service.core.models import Discussion, Relation, ReviewNote, ScoredPR
 from service.render.environment import week_label
 from service.render.speaking.voice import Voice
+
+if TYPE_CHECKING:  # the typed answers' pydantic models are built when a command answers
+    from service.commands.kinds import Said, Sentence, SubscriptionView
 
 UNKNOWN_AUTHOR = "?"
 NOTE_KEYS = {
@@ -40,6 +37,8 @@ class AnswerWords(Voice):
     def answer_sentence(self, answer: Said) -> str:
         """A one-sentence answer; a failure's cause (`reason`) is worded first, in the same
         language, and said inside it."""
+        from service.commands.kinds import ErrorAnswer, RegenerateAnswer
+
         cause = answer.reason if isinstance(answer, RegenerateAnswer | ErrorAnswer) else None
         if cause is None:
             return self.plain(answer.key, answer.params)

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.core.analyst.sections import Written, written
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
@@ -34,6 +33,9 @@ from service.render.speaking.params import (
 )
 from service.render.speaking.targets import Target
 from service.render.strings import Translator
+
+if TYPE_CHECKING:
+    from service.core.analyst.sections import Written
 
 # `#123` in escaped text, not inside a word, URL fragment, entity (`&#39;`) or escape (`\#`).
 _PR_REF = re.compile(r"(?<![\w&;#\\/\[])#(\d{1,7})\b")
@@ -73,7 +75,7 @@ class Voice:
             for number in dict.fromkeys(risk.prs):
                 self._risks.setdefault(number, []).append(risk)
         # the model-written parts (None: every section is the deterministic one)
-        self.written: Written | None = written(digest, tr.lang) if digest else None
+        self.written: Written | None = _written(digest, tr.lang) if digest else None
 
     @property
     def digest(self) -> Digest:
@@ -350,3 +352,13 @@ def sized_fact(fact: Statement) -> Statement:
     if fact.key != FILES_FACT:
         return fact
     return fact.model_copy(update={"key": FILES_SIZED})
+
+
+def _written(digest: Digest, lang: str) -> Written | None:
+    """What the model wrote for the digest in `lang` (sections.written); a digest without a
+    model's analysis in it (`--no-llm`, no model set) does not import the analyst's checks."""
+    if digest.analysis_for(lang) is None:
+        return None
+    from service.core.analyst.sections import written
+
+    return written(digest, lang)

@@ -8,11 +8,13 @@ and says that every sentence was checked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.core.analyst.sections import Written
 from service.core.models import AnalysisItem
 from service.render.speaking.voice import Voice
+
+if TYPE_CHECKING:  # the analyst's checks load when a digest holds a model's analysis
+    from service.core.analyst.sections import Written
 
 
 class WrittenWords(Voice):
