@@ -63,6 +63,7 @@ def answer_text(
     """The chat command's answer for the week, built first if not stored."""
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
+    from service.commands.kinds import Said
     from service.pipeline.jobs import build_scope
     from service.render.text import render_answer_text
 
@@ -81,18 +82,18 @@ def answer_text(
     ctx = wiring.engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([*ctx.repos, repo]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)
-    if result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
+    if isinstance(result, Said) and result.kind in (AnswerKind.USAGE_ERROR, AnswerKind.NOT_FOUND):
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise catalog_error(result.key, result.params)
-    if result.week and result.week != digest.week:
-        digest = pipeline.store.get_digest(repo, result.week, lang) or digest
+    if result.period and result.period != digest.week:
+        digest = pipeline.store.get_digest(repo, result.period, lang) or digest
     return render_answer_text(result, lang, digest)
 
 
 def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
     """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
-    from service.commands.parse import Command, Verb, pr_reference
+    from service.commands.grammar import Command, pr_reference
     from service.core.models import Severity
 
     if args.command == "pr":
@@ -100,9 +101,9 @@ def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestF
         if ref is None:
             raise InputError(operator_text.bad_pr_number(args.number))
         member, number = ref
-        return Command(verb=Verb.PR, number=number, member=member, week=week, repo=repo, filter=flt)
+        return Command(verb="pr", number=number, member=member, period=week, repo=repo, filter=flt)
     severity = Severity(args.severity) if args.severity else None
-    return Command(verb=Verb.RISKS, week=week, severity=severity, repo=repo, filter=flt)
+    return Command(verb="risks", period=week, severity=severity, repo=repo, filter=flt)
 
 
 def typed_filter(text: str, digest: Digest) -> DigestFilter:
