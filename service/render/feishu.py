@@ -42,7 +42,7 @@ from service.render.limits import FEISHU
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
-from service.render.text import render_answer_text
+from service.render.text import answer_markdown
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
@@ -282,7 +282,7 @@ def _own_template(template: str, answer: Answer, s: Speaker, url: str) -> dict[s
 
 def _plain(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     """A kind Feishu has no view for: the plain-text answer (escaped Markdown) as the body."""
-    text = render_answer_text(answer, s.tr.lang).strip()
+    text = answer_markdown(answer, s.tr.lang).strip()
     return _render(
         "feishu/said.json.j2",
         s.tr,

@@ -46,7 +46,7 @@ from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
-from service.render.text import render_answer_text
+from service.render.text import answer_markdown
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
@@ -369,10 +369,11 @@ def _own_template(template: str, answer: Answer, tr: Translator) -> SlackMessage
 
 def _plain(answer: Answer, tr: Translator) -> SlackMessage:
     """A kind Slack has no view for: the plain-text answer (Markdown, escaped), as mrkdwn."""
-    text = render_answer_text(answer, tr.lang).strip()
+    text = answer_markdown(answer, tr.lang).strip()
     return _render(
         "slack/message.json.j2",
         tr,
+        filter_text=answer.filter,
         sentence=text,
         notes=[],
         usage=[],

@@ -36,10 +36,23 @@ def text_template(answer: Answer) -> str:
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) -> str:
     """The answer the chat would give, as Markdown; `digest` links PRs when the answer has none."""
+    text = answer_markdown(answer, lang, digest)
+    if not answer.filter or isinstance(answer, NoMatchAnswer):
+        return text
+    # the filter the answer applies, under its heading
+    tr = translator(lang, kind_told(answer.period))
+    line = tr.t("cmd.answer.filter_line", filter=md_text(answer.filter))
+    heading, newline, rest = text.lstrip("\n").partition("\n")
+    return f"{heading}{newline}\n{line}\n{rest}" if heading.startswith("#") else f"{line}\n\n{text}"
+
+
+def answer_markdown(answer: Answer, lang: str, digest: Digest | None = None) -> str:
+    """The answer's own Markdown, without the filter line (a platform that shows the text as
+    its fallback says the filter its own way)."""
     tr = translator(lang, kind_told(answer.period))
     source = answer.digest if isinstance(answer, DigestViewAnswer) else digest
     speaker = Speaker(source, tr, MARKDOWN)
-    text = (
+    return (
         environment()
         .get_template(text_template(answer))
         .render(
@@ -59,9 +72,3 @@ def render_answer_text(answer: Answer, lang: str, digest: Digest | None = None) 
             ),
         )
     )
-    if not answer.filter or isinstance(answer, NoMatchAnswer):
-        return text
-    # the filter the answer applies, under its heading
-    line = tr.t("cmd.answer.filter_line", filter=md_text(answer.filter))
-    heading, newline, rest = text.lstrip("\n").partition("\n")
-    return f"{heading}{newline}\n{line}\n{rest}" if heading.startswith("#") else f"{line}\n\n{text}"
