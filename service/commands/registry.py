@@ -14,6 +14,7 @@ from service.commands.grammar import CommandError
 from service.commands.kinds import ANSWER_MODELS, Answer
 from service.commands.verbs import (
     VerbSpec,
+    authors,
     month,
     pr,
     regenerate,
@@ -64,6 +65,7 @@ for _spec in (
     subscribe.SPEC,
     unsubscribe.SPEC,
     subscriptions.SPEC,
+    authors.SPEC,
 ):
     register(_spec)
 
