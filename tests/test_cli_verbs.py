@@ -18,6 +18,7 @@ OWNER = {
     "post": "post",
     "risks": "answer",
     "pr": "answer",
+    "ask": "answer",
     "serve": "serve",
     "doctor": "doctor",
     "scheduler": "scheduler",

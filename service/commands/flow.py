@@ -30,12 +30,13 @@ from service.commands.answer import (
     answer_text,
     regenerate_failed,
 )
-from service.commands.parse import Command, Verb, strip_prefix
+from service.commands.grammar import Command, strip_prefix
+from service.commands.registry import VERBS
 from service.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
-# (repo, week, requested_by=…) → the rebuild's result; None where regenerate is not wired
+# (repo, period, requested_by=…) → the rebuild's result; None where regenerate is not wired
 Regenerate = Callable[..., RunResultLike]
 # (platform, answer kind, seconds to answer): how a command went, for the metrics
 ObserveCommand = Callable[[str, str, float], None]
@@ -55,7 +56,7 @@ def typed_verb(text: str) -> str:
     """The verb a typed command starts with, or `other` (a log names no free text)."""
     words = strip_prefix(text).split()
     first = words[0].lower() if words else ""
-    return first if first in set(Verb) else "other"
+    return first if first in VERBS else "other"
 
 
 def new_incident() -> str:
@@ -82,7 +83,7 @@ class CommandFlow:
     def on_command(self, command: Command, caller: Caller, talk: Conversation) -> Answer:
         """A command a card button stands for."""
         reply = answer(command, caller, self.engine)
-        self.log(caller, command.verb.value, "button", reply)
+        self.log(caller, command.verb, "button", reply)
         self.reply(reply, caller, talk)
         return reply
 
@@ -93,16 +94,16 @@ class CommandFlow:
             "chat %s %s: %s",
             via,
             verb,
-            reply.kind.value,
+            str(reply.kind),
             extra={
                 "platform": self.platform,
                 "user": caller.user_id,
                 "channel": caller.channel,
                 "command": verb,
                 "via": via,
-                "outcome": reply.kind.value,
+                "outcome": str(reply.kind),
                 "repo": reply.repo,
-                "week": reply.week,
+                "week": reply.period,  # the log's key, as before the rename
             },
         )
 
@@ -112,7 +113,7 @@ class CommandFlow:
         """Acknowledge with `reply`, then do what it promised: the lookup or the rebuild."""
         talk.first(reply)
         if self.observe is not None and started is not None:
-            self.observe(self.platform, reply.kind.value, time.perf_counter() - started)
+            self.observe(self.platform, str(reply.kind), time.perf_counter() - started)
         if reply.kind is AnswerKind.REGENERATE_STARTED:
             self.run_regenerate(reply, caller.user_id, talk)
         elif reply.kind is AnswerKind.PR_LOOKUP:  # a PR asked of GitHub, bounded in time
@@ -120,7 +121,7 @@ class CommandFlow:
 
     def run_regenerate(self, started: Answer, requested_by: str, talk: Conversation) -> None:
         """The heavy part of regenerate, after the acknowledgement; its outcome comes later."""
-        repo, week = started.repo, started.week
+        repo, week = started.repo, started.period
         try:
             if self.regenerate is None:
                 done = regenerate_failed(repo, week, None)
@@ -139,8 +140,8 @@ class CommandFlow:
             repo,
             week,
             requested_by,
-            done.kind.value,
-            extra={"platform": self.platform, "user": requested_by, "outcome": done.kind.value},
+            str(done.kind),
+            extra={"platform": self.platform, "user": requested_by, "outcome": str(done.kind)},
         )
         talk.later(done)
 

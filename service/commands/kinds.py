@@ -1,4 +1,7 @@
-"""What a command answer can be: one model per kind, joined in the `Answer` union on `kind`.
+"""What a command answer can be: one model per kind, each naming its `kind`.
+
+`Answer` is their base: a verb's own module may add a kind (commands/verbs/), and the registry
+reads any answer back from JSON by its `kind` (`registry.answer_adapter()`).
 
 Every answer carries its envelope (`AnswerBase`: where it is about, in which language, shown to
 whom, and the report it links). The one-sentence kinds carry a catalog key and its parameters
@@ -9,7 +12,7 @@ both in their language.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,11 +79,14 @@ class AnswerBase(BaseModel):
     """The envelope of every answer."""
 
     model_config = ConfigDict(extra="forbid")
+    # the kind of answer (an AnswerKind, or a verb's own): each model narrows it to its own
+    kind: str
     # the language to answer in (`lang:`, the channel's, or the default); "" for the default
     language: str = ""
     public: bool = False
     repo: str = ""
-    week: str = ""
+    # the label of the period the answer is about (a week's, a month's, a range's)
+    period: str = ""
     report_url: str = ""
     # the filter the answer applies, in the grammar (`module:rollout severity:high`)
     filter: str = ""
@@ -204,22 +210,24 @@ class ErrorAnswer(Said):
     incident: str = ""
 
 
-Answer = Annotated[
-    HelpAnswer
-    | UsageErrorAnswer
-    | RisksAnswer
-    | PrAnswer
-    | TopAnswer
-    | DigestViewAnswer
-    | NoDigestAnswer
-    | NoMatchAnswer
-    | NoticeAnswer
-    | RegenerateAnswer
-    | SubscriptionAnswer
-    | SubscriptionsAnswer
-    | ErrorAnswer,
-    Field(discriminator="kind"),
-]
+# every answer: a model of this module or of a verb's own module
+Answer = AnswerBase
+# the kinds of this module (a verb's module adds its own: commands/registry.py)
+ANSWER_MODELS: tuple[type[AnswerBase], ...] = (
+    HelpAnswer,
+    UsageErrorAnswer,
+    RisksAnswer,
+    PrAnswer,
+    TopAnswer,
+    DigestViewAnswer,
+    NoDigestAnswer,
+    NoMatchAnswer,
+    NoticeAnswer,
+    RegenerateAnswer,
+    SubscriptionAnswer,
+    SubscriptionsAnswer,
+    ErrorAnswer,
+)
 # the kinds that are one catalog sentence (`Said`): every renderer words them the same way
 SaidAnswer = (
     UsageErrorAnswer

@@ -1,13 +1,13 @@
 """Periods in command text: a month (`2026-01`), a range (`2026-01-12..2026-01-25`), another
 registered kind's label (core/periods/kinds.py) or a relative month (`month` = the last
-complete one, `this-month`), beside the ISO weeks that parse.py reads. Syntax is checked when
+complete one, `this-month`), beside the ISO weeks that grammar.py reads. Syntax is checked when
 parsing, the calendar (not begun yet) when answering."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from service.commands.parse import CommandError, Verb
+from service.commands.grammar import CommandError
 from service.core.models import PeriodKind
 from service.core.periods import kind_of, parse_period, period_of_label
 from service.core.periods.kinds import relative_words
@@ -17,7 +17,7 @@ from service.errors import InputError
 SYNTAX_TIMEZONE = "UTC"  # a label's syntax and span do not depend on the timezone
 
 
-def normalize_period(token: str, verb: Verb | None = None) -> str | None:
+def normalize_period(token: str, verb: str | None = None) -> str | None:
     """`2026-01` / a range label / `month` as the label or word to keep; None when the token
     is no period; CommandError (with the usage of `verb`) when it is one, badly written."""
     lowered = token.lower()
@@ -31,24 +31,24 @@ def normalize_period(token: str, verb: Verb | None = None) -> str | None:
         raise CommandError("cmd.error.bad_period", verb, value=token) from None
 
 
-def is_period_word(week: str | None) -> bool:
-    """Whether a Command's `week` names a month or a range (not an ISO week)."""
-    if week is None:
+def is_period_word(period: str | None) -> bool:
+    """Whether a Command's `period` names a month or a range (not an ISO week)."""
+    if period is None:
         return False
-    return week in _relative_periods() or kind_of(week) not in (None, PeriodKind.WEEK)
+    return period in _relative_periods() or kind_of(period) not in (None, PeriodKind.WEEK)
 
 
 def _relative_periods() -> frozenset[str]:
-    """The relative words of every kind but the week (whose `last` / `this` are parse.py's)."""
+    """The relative words of every kind but the week (whose `last` / `this` are grammar.py's)."""
     words = relative_words()
     return frozenset(w for w, (rules, _) in words.items() if rules.name != PeriodKind.WEEK)
 
 
-def resolve_period(week: str, timezone: str, now: datetime, verb: Verb | None) -> str:
+def resolve_period(period: str, timezone: str, now: datetime, verb: str | None) -> str:
     """A month or range word of a Command → its label; one that lies ahead is a usage error."""
     try:
-        return parse_period(week, timezone, now).label
+        return parse_period(period, timezone, now).label
     except InputError as exc:
         if exc.key == BEFORE_TIME_KEY:
             raise CommandError(exc.key, verb, **exc.params) from None
-        raise CommandError("cmd.error.future_period", verb, value=week) from None
+        raise CommandError("cmd.error.future_period", verb, value=period) from None

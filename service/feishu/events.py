@@ -29,12 +29,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import unquote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from service.commands import buttons
 from service.commands.answer import (
     Answer,
     AnswerKind,
@@ -43,10 +43,9 @@ from service.commands.answer import (
     answer,
     unavailable,
 )
-from service.commands.filters import card_filter
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate
+from service.commands.grammar import Command
 from service.commands.kinds import Said
-from service.commands.parse import Command, Verb
 from service.errors import AuthRefusedError, ServiceError, StoreUnavailableError
 from service.feishu import crypto
 from service.feishu.api import FeishuApi
@@ -71,6 +70,8 @@ GROUP_CHAT = "group"
 SIGNATURE_WINDOW_SECONDS = 5 * 60
 TIMESTAMP_RE = re.compile(r"^[0-9]{1,12}$")
 PRIVATE_CHAT = "p2p"
+# the verbs a card's buttons stand for (commands/buttons.py writes and reads their values)
+RISKS, REGENERATE = "risks", "regenerate"
 
 
 class EventLog(Protocol):
@@ -272,28 +273,21 @@ class FeishuEvents:
         operator = str((event.get("operator") or {}).get("open_id") or "")
         context = event.get("context") or {}
         message_id = str(context.get("open_message_id") or "")
-        action = value.get("action") if isinstance(value, dict) else None
-        repo, week = str(value.get("repo", "")), str(value.get("week", ""))
-        if action == "risks":
-            carried = value.get("filter")
-            flt = card_filter(unquote(carried) if isinstance(carried, str) else None)
-            command = Command(verb=Verb.RISKS, repo=repo or None, week=week or None, filter=flt)
+        command = buttons.decode(value)
+        if command is not None and command.verb == RISKS:
             chat = str(context.get("open_chat_id") or "")  # the card's chat: its language
             risks = answer(command, Caller(operator, PLATFORM, chat), self.engine)
             self.spawn(lambda: self._safe_reply(message_id, risks))
             return self._toast("info", "feishu.event.risks_shown")
-        if action == "regenerate":
-            return self._on_regenerate(repo, week, operator, message_id)
+        if command is not None and command.verb == REGENERATE:
+            return self._on_regenerate(command, operator, message_id)
         return self._toast("warning", "feishu.event.unknown_action")
 
-    def _on_regenerate(
-        self, repo: str, week: str, operator: str, message_id: str
-    ) -> dict[str, Any]:
-        command = Command(verb=Verb.REGENERATE, repo=repo or None, week=week or None)
+    def _on_regenerate(self, command: Command, operator: str, message_id: str) -> dict[str, Any]:
         gate = answer(command, Caller(operator, PLATFORM), self.engine)
         params = {
             "repo": gate.repo,
-            "week": gate.week,
+            "week": gate.period,
             **(gate.params if isinstance(gate, Said) else {}),
         }
         if gate.kind is AnswerKind.DENIED:

@@ -10,10 +10,10 @@ import functools
 import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import jinja2
 
+from service.commands import buttons
 from service.commands.kinds import (
     Answer,
     AnswerKind,
@@ -27,7 +27,7 @@ from service.commands.kinds import (
 )
 from service.core.models import Digest, Evidence, Risk, Severity
 from service.core.ranking import top_prs, worst_severity
-from service.render import escape
+from service.render import answers, escape
 from service.render.card_sizes import (
     CARD_RISK_LINES,
     CARD_RISK_PRS,
@@ -42,18 +42,20 @@ from service.render.limits import FEISHU
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
+from service.render.text import answer_markdown
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
 
 # the weekly card's points are cut at a clause to POINT_CHARS (the rest: render/cards.py)
 POINT_CHARS = 120
+PLATFORM = "feishu"
+# the card of a one-sentence answer, and of a kind Feishu has no view of its own for
+SAID = "feishu/said.json.j2"
 ANSWER_RISKS = 10
 BUTTON_ACTIONS = ("risks", "regenerate")
 # `module: n PRs (±d)`: a module's (or a change type's) line of the card
 MODULE_LINE = "feishu.digest.module_line"
-# characters of a filter kept as they are in a button's value (the rest is percent-encoded)
-FILTER_SAFE = " :,/*.-_"
 
 # Card header colours (§3.4 `template` values): the week's highest risk, or the answer's mood.
 COLOUR_BY_SEVERITY = {Severity.HIGH: "red", Severity.MEDIUM: "orange", Severity.LOW: "yellow"}
@@ -61,7 +63,7 @@ COLOUR_NO_RISK = "green"
 COLOUR_NEUTRAL = "blue"
 COLOUR_REFUSED = "grey"
 COLOUR_FAILED = "red"
-COLOUR_BY_KIND = {
+COLOUR_BY_KIND: dict[str, str] = {
     AnswerKind.USAGE_ERROR: COLOUR_REFUSED,
     AnswerKind.DENIED: COLOUR_REFUSED,
     AnswerKind.RATE_LIMITED: COLOUR_REFUSED,
@@ -71,9 +73,6 @@ COLOUR_BY_KIND = {
     AnswerKind.REGENERATE_FAILED: COLOUR_FAILED,
     AnswerKind.REGENERATE_DONE: COLOUR_NO_RISK,
 }
-TITLED_KINDS = frozenset(
-    {AnswerKind.HELP, AnswerKind.USAGE_ERROR, AnswerKind.TOP, AnswerKind.SUMMARY, AnswerKind.TRENDS}
-)
 
 
 def say(tr: Translator, key: str, params: dict[str, Any]) -> str:
@@ -174,12 +173,10 @@ def _render(template: str, tr: Translator, **context: Any) -> dict[str, Any]:
 
 
 def action_value(action: str, digest: Digest) -> dict[str, str]:
-    """The `value` a card button sends back in card.action.trigger (with a filtered card's
-    filter, so its risks button lists the card's risks)."""
-    value = {"action": action, "repo": digest.repo, "week": digest.week}
-    if digest.filter and action == "risks":  # user text, percent-encoded even in a value
-        value["filter"] = quote(digest.filter, safe=FILTER_SAFE)
-    return value
+    """The `value` a card button sends back in card.action.trigger (commands/buttons.py): the
+    risks button carries a filtered card's filter, so it lists the card's risks."""
+    filter_text = digest.filter if action == "risks" else ""
+    return buttons.encode(action, digest.repo, digest.week, filter_text)
 
 
 def _fit(card: dict[str, Any], tr: Translator, url: str, via: Via) -> dict[str, Any]:
@@ -220,20 +217,23 @@ def render_digest(
 
 
 def _answer_title(tr: Translator, answer: Answer) -> str:
-    kind = answer.kind if answer.kind in TITLED_KINDS else "default"
+    """`feishu.answer.title.<kind>` where the catalog has one (a verb's own kind may add it),
+    else the default title."""
+    key = f"feishu.answer.title.{answer.kind}"
     return tr.t(
-        f"feishu.answer.title.{kind}",
+        key if tr.has(key) else "feishu.answer.title.default",
         repo=answer.repo or "-",
-        week=answer.week or "-",
+        week=answer.period or "-",
         count=len(answer.prs) if isinstance(answer, TopAnswer) else 0,
     )
 
 
-def _risks(answer: RisksAnswer, tr: Translator, url: str) -> dict[str, Any]:
+@answers.view(PLATFORM, AnswerKind.RISKS)
+def _risks(answer: RisksAnswer, s: Speaker, url: str) -> dict[str, Any]:
     shown = answer.risks[:ANSWER_RISKS]
     return _render(
         "feishu/risks.json.j2",
-        tr,
+        s.tr,
         answer=answer,
         colour=header_colour(answer.risks),
         risks=shown,
@@ -242,6 +242,7 @@ def _risks(answer: RisksAnswer, tr: Translator, url: str) -> dict[str, Any]:
     )
 
 
+@answers.view(PLATFORM, AnswerKind.PR)
 def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
     return _render(
         "feishu/pr.json.j2",
@@ -257,8 +258,9 @@ def _pr(answer: PrAnswer, s: Speaker, url: str) -> dict[str, Any]:
     )
 
 
-def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
-    """Help, usage errors, top, summary, trends and the one-sentence kinds."""
+def _own_template(template: str, answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
+    """An answer shown by a template of its kind's own (render/answers.py): help, usage errors,
+    top, summary, trends, a verb's own kind; `feishu/said.json.j2` for the one-sentence kinds."""
     voice = (
         Speaker(answer.digest, s.tr, FEISHU_TARGET)
         if isinstance(answer, DigestViewAnswer)
@@ -266,7 +268,7 @@ def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     )
     speak = {"say": voice.say} if voice else {}
     return _render(
-        "feishu/answer.json.j2",
+        template,
         s.tr,
         **speak,
         answer=answer,
@@ -278,18 +280,42 @@ def _other(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
     )
 
 
+def _plain(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
+    """A kind Feishu has no view for: the plain-text answer (escaped Markdown) as the body."""
+    text = answer_markdown(answer, s.tr.lang).strip()
+    return _render(
+        "feishu/said.json.j2",
+        s.tr,
+        answer=answer,
+        sentence=text,
+        weeks=[],
+        report_url=url,
+        colour=COLOUR_NEUTRAL,
+        title=_answer_title(s.tr, answer),
+    )
+
+
+def _card(answer: Answer, s: Speaker, url: str) -> dict[str, Any]:
+    """The kind's registered view, else its own template, else its sentence, else the plain
+    text."""
+    view = answers.view_for(PLATFORM, answer.kind)
+    if view is not None:
+        card: dict[str, Any] = view(answer, s, url)
+        return card
+    template = answers.template_for(PLATFORM, answer.kind)
+    if template is not None:
+        return _own_template(template, answer, s, url)
+    if isinstance(answer, Said):
+        return _own_template(SAID, answer, s, url)
+    return _plain(answer, s, url)
+
+
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str, *, via: Via = "app") -> dict[str, Any]:
     """A command answer (a reply, or the card of a card.action.trigger response) as a card."""
     url = escape.safe_url(answer.report_url)
     if isinstance(answer, DigestViewAnswer) and answer.kind is AnswerKind.WEEK:
         return render_digest(answer.digest, report_url=url, lang=lang, via=via)
-    s = speaker(None, lang, kind_told(answer.week))
-    if isinstance(answer, RisksAnswer):
-        card = _risks(answer, s.tr, url)
-    elif isinstance(answer, PrAnswer):
-        card = _pr(answer, s, url)
-    else:
-        card = _other(answer, s, url)
-    card = with_notes(card, s, answer, answer.filter)
+    s = speaker(None, lang, kind_told(answer.period))
+    card = with_notes(_card(answer, s, url), s, answer, answer.filter)
     return _fit(card, s.tr, url, via)

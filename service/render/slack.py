@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from service.commands import buttons
 from service.commands.kinds import (
     Answer,
     AnswerKind,
@@ -23,14 +24,14 @@ from service.commands.kinds import (
     NoDigestAnswer,
     PrAnswer,
     RisksAnswer,
-    SaidAnswer,
+    Said,
     SubscriptionsAnswer,
     TopAnswer,
     UsageErrorAnswer,
 )
 from service.core.models import Digest, TrendBucket
 from service.core.ranking import ranked_factors, top_prs
-from service.render import escape
+from service.render import answers, escape
 from service.render.card_sizes import (
     CARD_RISK_LINES,
     CARD_RISK_PRS,
@@ -45,6 +46,7 @@ from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
 from service.render.speaking.params import plain_prs
+from service.render.text import answer_markdown
 
 if TYPE_CHECKING:
     from service.render.strings import Translator
@@ -60,6 +62,7 @@ GIST_CHARS = 160
 CODE_CHARS = 120
 BAR_WIDTH = 10
 BAR = "▇"
+PLATFORM = "slack"
 ACTION_REPORT = "verl_week_report"
 ACTION_RISKS = "verl_week_risks"
 ACTION_REGENERATE = "verl_week_regenerate"
@@ -174,17 +177,6 @@ def bars(buckets: list[TrendBucket], prefix: str = "") -> dict[str, str]:
     }
 
 
-def button_value(digest_repo: str, week: str, filter_text: str = "") -> str:
-    """The `value` a card button carries back to the app (repo, week, and a filtered card's
-    filter, so its Risks button lists the card's risks)."""
-    value = {"repo": digest_repo, "week": week}
-    if filter_text:
-        value["filter"] = filter_text
-    text = json.dumps(value, separators=(",", ":"))
-    # JSON escapes for Slack's control characters: the filter is user text, even in a value
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
-
 def _last_day(digest: Digest) -> date:
     return date.fromordinal(digest.end.date().toordinal() - 1)
 
@@ -217,8 +209,8 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         discussion_url=escape.safe_url(digest.discussion_url),
         first_day=digest.start.date().isoformat(),
         last_day=_last_day(digest).isoformat(),
-        risks_value=button_value(digest.repo, digest.week, digest.filter),
-        regenerate_value=button_value(digest.repo, digest.week),
+        risks_value=buttons.encode_text("risks", digest.repo, digest.week, digest.filter),
+        regenerate_value=buttons.encode_text("regenerate", digest.repo, digest.week),
         **s.card_context(),
     )
 
@@ -226,7 +218,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
 # --- answers -------------------------------------------------------------------------------
 
 
-def _message(answer: SaidAnswer, tr: Translator) -> SlackMessage:
+def _message(answer: Said, tr: Translator) -> SlackMessage:
     """A one-sentence answer (a subscriptions list after it), its usage and notes."""
     s = Speaker(None, tr, SLACK_TARGET)
     sentence = s.answer_sentence(answer)
@@ -250,12 +242,13 @@ def _message(answer: SaidAnswer, tr: Translator) -> SlackMessage:
     )
 
 
+@answers.view(PLATFORM, AnswerKind.RISKS)
 def _risks(answer: RisksAnswer, tr: Translator) -> SlackMessage:
     empty = ""
     if not answer.risks:
         severity = tr.t(f"cmd.severity.{answer.severity.value}") if answer.severity else ""
         key = "cmd.answer.no_risks_severity" if severity else "cmd.answer.no_risks"
-        empty = tr.t(key, repo=answer.repo, week=answer.week, severity=severity)
+        empty = tr.t(key, repo=answer.repo, week=answer.period, severity=severity)
     return _render(
         "slack/risks.json.j2",
         tr,
@@ -280,6 +273,7 @@ def _factor_lines(answer: PrAnswer, s: Speaker) -> list[str]:
     ]
 
 
+@answers.view(PLATFORM, AnswerKind.PR)
 def _pr(answer: PrAnswer, tr: Translator) -> SlackMessage:
     s = Speaker(None, tr, SLACK_TARGET)
     item = answer.pr or answer.live_pr
@@ -309,6 +303,7 @@ def _pr(answer: PrAnswer, tr: Translator) -> SlackMessage:
     )
 
 
+@answers.view(PLATFORM, AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK)
 def _digest_view(answer: DigestViewAnswer, tr: Translator) -> SlackMessage:
     digest = answer.digest
     url = escape.safe_url(answer.report_url)
@@ -342,11 +337,13 @@ def _digest_view(answer: DigestViewAnswer, tr: Translator) -> SlackMessage:
     )
 
 
+@answers.view(PLATFORM, AnswerKind.HELP)
 def _help(answer: HelpAnswer, tr: Translator) -> SlackMessage:
     usage = [escape.slack_text(tr.t(k)) for k in answer.usage]
     return _render("slack/help.json.j2", tr, repo=answer.repo, usage=usage)
 
 
+@answers.view(PLATFORM, AnswerKind.TOP)
 def _top(answer: TopAnswer, tr: Translator) -> SlackMessage:
     s = Speaker(None, tr, SLACK_TARGET)
     url = escape.safe_url(answer.report_url)
@@ -362,20 +359,40 @@ def _top(answer: TopAnswer, tr: Translator) -> SlackMessage:
     )
 
 
+def _own_template(template: str, answer: Answer, tr: Translator) -> SlackMessage:
+    """An answer of a kind with a template of its own (render/answers.py), given as `answer`."""
+    url = escape.safe_url(answer.report_url)
+    return _render(
+        template, tr, filter_text=answer.filter, answer=answer, report_url=url, more_url=url
+    )
+
+
+def _plain(answer: Answer, tr: Translator) -> SlackMessage:
+    """A kind Slack has no view for: the plain-text answer (Markdown, escaped), as mrkdwn."""
+    text = answer_markdown(answer, tr.lang).strip()
+    return _render(
+        "slack/message.json.j2",
+        tr,
+        filter_text=answer.filter,
+        sentence=text,
+        notes=[],
+        usage=[],
+        report_url=escape.safe_url(answer.report_url),
+    )
+
+
 @named_by_family(lambda answer, *_a, **_k: answer.repos)
 def render_answer(answer: Answer, lang: str) -> SlackMessage:
-    """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel)."""
-    tr = translator(lang, kind_told(answer.week))
-    match answer:
-        case HelpAnswer():
-            return _help(answer, tr)
-        case RisksAnswer():
-            return _risks(answer, tr)
-        case PrAnswer():
-            return _pr(answer, tr)
-        case TopAnswer():
-            return _top(answer, tr)
-        case DigestViewAnswer():
-            return _digest_view(answer, tr)
-        case _:
-            return _message(answer, tr)
+    """Any engine Answer as a Slack message (the adapter decides ephemeral or in channel): the
+    kind's registered view, else its own template, else its sentence, else the plain text."""
+    tr = translator(lang, kind_told(answer.period))
+    view = answers.view_for(PLATFORM, answer.kind)
+    if view is not None:
+        message: SlackMessage = view(answer, tr)
+        return message
+    template = answers.template_for(PLATFORM, answer.kind)
+    if template is not None:
+        return _own_template(template, answer, tr)
+    if isinstance(answer, Said):
+        return _message(answer, tr)
+    return _plain(answer, tr)

@@ -28,11 +28,10 @@ from slack_sdk import WebClient
 from starlette.requests import Request
 from starlette.responses import Response
 
+from service.commands import buttons
 from service.commands.answer import Answer, Caller, EngineContext, answer_failure
-from service.commands.filters import card_filter
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate, new_incident
-from service.commands.parse import Command, Verb, normalize_week
-from service.commands.periods import normalize_period
+from service.commands.grammar import Command
 from service.render.slack import (
     ACTION_REGENERATE,
     ACTION_REPORT,
@@ -113,17 +112,10 @@ def _safe_respond(respond: Respond, **fields: Any) -> None:
         logger.warning("response_url failed", exc_info=True)
 
 
-def _action_command(body: dict[str, Any], verb: Verb) -> Command:
-    """The Command a card button stands for: its value carries repo and week."""
+def _action_command(body: dict[str, Any], verb: str) -> Command | None:
+    """The Command a card button stands for (commands/buttons.py reads its value)."""
     action = (body.get("actions") or [{}])[0]
-    try:
-        value = json.loads(action.get("value") or "{}")
-    except ValueError:
-        value = {}
-    label = str(value.get("week", ""))  # a week's, a month's or a range's
-    week = (normalize_week(label) or normalize_period(label)) if label else None
-    repo = value.get("repo") if isinstance(value.get("repo"), str) else None
-    return Command(verb=verb, week=week, repo=repo, filter=card_filter(value.get("filter")))
+    return buttons.decode(action.get("value"), verb)
 
 
 def _action_caller(body: dict[str, Any]) -> Caller:
@@ -142,15 +134,16 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
         talk = commands.talk(ack, respond, in_ack=True)
         commands.flow.on_text(body.get("text", ""), caller, talk)
 
-    def on_button(verb: Verb) -> Callable[..., None]:
+    def on_button(verb: str) -> Callable[..., None]:
         def listener(ack: Any, body: dict[str, Any], respond: Any) -> None:
             talk = commands.talk(ack, respond, in_ack=False)
-            commands.flow.on_command(_action_command(body, verb), _action_caller(body), talk)
+            command = _action_command(body, verb) or Command(verb=verb)
+            commands.flow.on_command(command, _action_caller(body), talk)
 
         return listener
 
-    app.action(ACTION_RISKS)(on_button(Verb.RISKS))
-    app.action(ACTION_REGENERATE)(on_button(Verb.REGENERATE))
+    app.action(ACTION_RISKS)(on_button("risks"))
+    app.action(ACTION_REGENERATE)(on_button("regenerate"))
 
     @app.action(ACTION_REPORT)
     def on_report(ack: Any) -> None:

@@ -21,13 +21,17 @@ from service.commands.context import REGENERATE_INTERVAL, LiveLookups
 from service.commands.kinds import (
     DigestViewAnswer,
     ErrorAnswer,
+    HelpAnswer,
+    NoDigestAnswer,
+    NoticeAnswer,
     PrAnswer,
+    RegenerateAnswer,
     RisksAnswer,
     Sentence,
     TopAnswer,
     UsageErrorAnswer,
 )
-from service.commands.parse import Verb
+from service.commands.registry import verb_names
 from service.core.models import Digest, PullRequest, Severity
 from service.errors import InputError, NotFoundError, ServiceError, UnreachableError
 from service.store.repository import Store
@@ -46,7 +50,8 @@ def test_risks_without_week_answer_from_the_newest_digest(
     reply = answer_text("risks", USER, make_ctx())
     newest = digests["2026-W04"]
     assert reply.kind is AnswerKind.RISKS
-    assert reply.week == "2026-W04"
+    assert isinstance(reply, RisksAnswer)
+    assert reply.period == "2026-W04"
     assert len(reply.risks) == len(newest.risks)
     assert reply.public is False
     assert reply.report_url.endswith("/reports/volcengine/verl/2026-W04")
@@ -61,7 +66,7 @@ def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Dig
         for severity in Severity:
             reply = answer_text(f"risks {label} {severity.value} public", USER, make_ctx())
             assert isinstance(reply, RisksAnswer)
-            assert reply.week == label
+            assert reply.period == label
             assert reply.public is True
             assert all(r.severity is severity for r in reply.risks)
             assert len(reply.risks) == sum(r.severity is severity for r in digest.risks)
@@ -69,10 +74,11 @@ def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Dig
 
 def test_relative_week_resolves_in_the_timezone(make_ctx: Ctx, clock: Clock) -> None:
     clock.now = clock.now.replace(year=2026, month=1, day=28)  # inside 2026-W05
-    assert answer_text("summary last", USER, make_ctx()).week == "2026-W04"
+    assert answer_text("summary last", USER, make_ctx()).period == "2026-W04"
     reply = answer_text("summary this", USER, make_ctx())
     assert reply.kind is AnswerKind.NO_DIGEST
-    assert reply.week == "2026-W05"
+    assert isinstance(reply, NoDigestAnswer)
+    assert reply.period == "2026-W05"
     assert reply.weeks[0] == "2026-W04"
 
 
@@ -83,7 +89,8 @@ def test_pr_comes_from_the_digest_that_contains_it(
         pr = digest.prs[-1]
         reply = answer_text(f"pr #{pr.number}", USER, make_ctx())
         assert reply.kind is AnswerKind.PR
-        assert reply.week == label
+        assert isinstance(reply, PrAnswer)
+        assert reply.period == label
         assert reply.pr == pr
         assert {r.kind for r in reply.risks} == {r.kind for r in digest.risks if pr.number in r.prs}
 
@@ -116,6 +123,7 @@ def test_pr_with_a_week_that_does_not_hold_it_is_fetched_live(
 
     reply = answer_text(f"pr {number} 2026-W04", USER, make_ctx(fetch_pr=fetch))
     assert reply.kind is AnswerKind.PR
+    assert isinstance(reply, PrAnswer)
     assert reply.live_pr == live
     assert reply.pr is None
     assert asked == [(REPO, number)]
@@ -132,6 +140,7 @@ def test_pr_nowhere_is_not_found(make_ctx: Ctx) -> None:
     ):
         reply = answer_text("pr 1", USER, ctx)
         assert reply.kind is AnswerKind.NOT_FOUND
+        assert isinstance(reply, NoticeAnswer)
         assert reply.params == {"repo": REPO, "number": 1}
         assert reply.key == key
 
@@ -142,6 +151,7 @@ def test_pr_when_github_is_down_says_so(make_ctx: Ctx) -> None:
 
     reply = answer_text("pr 1", USER, make_ctx(fetch_pr=down))
     assert reply.kind is AnswerKind.ERROR
+    assert isinstance(reply, ErrorAnswer)
     # the cause is a catalog sentence, never the error's English message
     assert (reply.key, reply.reason) == (
         "cmd.error.upstream",
@@ -165,9 +175,11 @@ def test_summary_trends_and_week_carry_the_digest(
     assert summary.digest == digests["2026-W04"]
     trends = answer_text("trends 2025-W48", USER, make_ctx())
     assert trends.kind is AnswerKind.TRENDS
+    assert isinstance(trends, DigestViewAnswer)
     assert trends.digest.trends == digests["2025-W48"].trends
     week = answer_text("week 2025-W47 public", USER, make_ctx())
     assert week.kind is AnswerKind.WEEK
+    assert isinstance(week, DigestViewAnswer)
     assert week.public
     assert week.digest == digests["2025-W47"]
 
@@ -176,30 +188,34 @@ def test_empty_store_says_there_is_no_digest(tmp_path: object, make_ctx: Ctx) ->
     empty = Store.open(f"sqlite:///{tmp_path}/empty.db")
     reply = answer_text("risks", USER, make_ctx(reader=empty))
     assert reply.kind is AnswerKind.NO_DIGEST
+    assert isinstance(reply, NoDigestAnswer)
     assert reply.key == "cmd.answer.no_digest"
 
 
 def test_bad_text_answers_with_usage(make_ctx: Ctx) -> None:
     reply = answer_text("pr abc", USER, make_ctx())
     assert reply.kind is AnswerKind.USAGE_ERROR
+    assert isinstance(reply, UsageErrorAnswer)
     assert reply.key == "cmd.error.bad_number"
     assert reply.usage == ["cmd.usage.pr"]
     general = answer_text("launch", USER, make_ctx())
     assert isinstance(general, UsageErrorAnswer)
     assert general.usage == usage_keys(None)
-    assert len(general.usage) == len(Verb) + 1  # every verb, then the filter keys
+    assert len(general.usage) == len(verb_names()) + 1  # every verb, then the filter keys
 
 
 def test_unknown_repo_is_a_usage_error(make_ctx: Ctx) -> None:
     reply = answer_text("risks other/repo", USER, make_ctx())
     assert reply.kind is AnswerKind.USAGE_ERROR
+    assert isinstance(reply, UsageErrorAnswer)
     assert reply.key == "cmd.error.unknown_repo"
 
 
 def test_help_lists_every_verb(make_ctx: Ctx) -> None:
     reply = answer_text("help", USER, make_ctx())
     assert reply.kind is AnswerKind.HELP
-    assert reply.usage == [*(f"cmd.usage.{v.value}" for v in Verb), "cmd.usage.filters"]
+    assert isinstance(reply, HelpAnswer)
+    assert reply.usage == [*(f"cmd.usage.{v}" for v in verb_names()), "cmd.usage.filters"]
 
 
 @pytest.mark.parametrize("text", ["regenerate", "subscribe", "unsubscribe", "regenerate 2026-W04"])
@@ -207,6 +223,7 @@ def test_admin_commands_are_denied_to_others(make_ctx: Ctx, store: Store, text: 
     ctx = make_ctx()
     reply = answer_text(text, USER, ctx)
     assert reply.kind is AnswerKind.DENIED
+    assert isinstance(reply, NoticeAnswer)
     assert reply.params == {"command": text.split()[0]}
     assert store.subscriptions(REPO) == []
     assert not ctx.regenerations.is_running(REPO, "2026-W04")
@@ -216,10 +233,12 @@ def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clo
     ctx = make_ctx()
     started = answer_text("regenerate", ADMIN_CALLER, ctx)
     assert started.kind is AnswerKind.REGENERATE_STARTED
-    assert started.week == "2026-W48"  # NOW is 2026-12-02, in W49
+    assert isinstance(started, RegenerateAnswer)
+    assert started.period == "2026-W48"  # NOW is 2026-12-02, in W49
     assert ctx.regenerations.is_running(REPO, "2026-W48")
     again = answer_text("regenerate", ADMIN_CALLER, ctx)
     assert again.kind is AnswerKind.RATE_LIMITED
+    assert isinstance(again, NoticeAnswer)
     assert 0 < int(again.params["seconds"]) <= REGENERATE_INTERVAL.total_seconds()
     other = Caller(user_id="UADMIN2", platform="slack", channel="C1")
     ctx.admins = frozenset({ADMIN, other.user_id})
@@ -236,11 +255,13 @@ def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
     ctx = make_ctx()
     reply = answer_text(f"regenerate {period}", ADMIN_CALLER, ctx)
     assert reply.kind is AnswerKind.USAGE_ERROR
+    assert isinstance(reply, UsageErrorAnswer)
     assert reply.key == "cmd.error.before_time"
     assert reply.params["value"] == period
     assert not ctx.regenerations.is_running(REPO, period)
     read = answer_text(f"risks {period}", USER, ctx)
     assert read.kind is AnswerKind.USAGE_ERROR
+    assert isinstance(read, UsageErrorAnswer)
 
 
 @dataclass
@@ -258,16 +279,19 @@ def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Dig
     digest = digests["2026-W04"]
     done = answer_regenerated(Result(REPO, "2026-W04", "ok", digest), ctx)
     assert done.kind is AnswerKind.REGENERATE_DONE
+    assert isinstance(done, RegenerateAnswer)
     assert done.params["prs"] == digest.stats.prs
     partial = answer_regenerated(Result(REPO, "2026-W04", "partial", digest), ctx)
     assert partial.key == "cmd.answer.regenerate_done_partial"
     locked = answer_regenerated(Result(REPO, "2026-W04", "locked"), ctx)
     assert locked.kind is AnswerKind.REGENERATE_BUSY
+    assert isinstance(locked, RegenerateAnswer)
     down = UnreachableError("GitHub down")
     failed = answer_regenerated(
         Result(REPO, "2026-W04", "failed", error="GitHub down", failure=down), ctx
     )
     assert failed.kind is AnswerKind.REGENERATE_FAILED
+    assert isinstance(failed, RegenerateAnswer)
     assert failed.reason == Sentence(key="cmd.reason.unreachable")
     assert "reason" not in failed.params
     bad = InputError("bad week 'x'", key="cmd.error.bad_week", params={"value": "x"})
@@ -297,6 +321,7 @@ def test_subscribe_outside_a_channel_is_explained(make_ctx: Ctx) -> None:
 def test_failure_answer_carries_the_incident() -> None:
     reply = answer_failure("abc123")
     assert reply.kind is AnswerKind.ERROR
+    assert isinstance(reply, ErrorAnswer)
     assert reply.params == {"incident": "abc123"}
 
 
@@ -371,6 +396,7 @@ def test_live_lookups_have_a_per_user_quota_that_frees_up_with_time(
     clock.now += timedelta(minutes=30)
     limited = answer_text("pr 3", USER, ctx)
     assert limited.kind is AnswerKind.RATE_LIMITED
+    assert isinstance(limited, NoticeAnswer)
     assert limited.params == {"limit": 2, "minutes": 30}
     assert asked == [1, 2]
     stored = next(iter(ctx.reader.get_digest(REPO, "2026-W04", "en").prs))  # type: ignore[union-attr]

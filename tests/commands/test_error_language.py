@@ -22,7 +22,7 @@ from service.commands.answer import (
     unavailable,
 )
 from service.commands.kinds import AnswerKind, ErrorAnswer, RegenerateAnswer, UsageErrorAnswer
-from service.commands.parse import Command, Verb
+from service.commands.parse import Command
 from service.core.models import PullRequest
 from service.core.weeks import parse_week
 from service.errors import InputError, ServiceError, UnreachableError
@@ -118,7 +118,7 @@ def github_lookup(
 def test_a_card_buttons_bad_week_is_told_in_chinese(make_ctx: Ctx, week: str, key: str) -> None:
     # a button's value is not parsed as command text: the week reaches core's calendar as is
     ctx = make_ctx(language="zh")
-    reply = answer(Command(verb=Verb.RISKS, week=week), USER, ctx)
+    reply = answer(Command(verb="risks", period=week), USER, ctx)
     assert isinstance(reply, UsageErrorAnswer)
     assert reply.key == key
     assert reply.params["value"] == week

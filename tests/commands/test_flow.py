@@ -11,7 +11,7 @@ import pytest
 
 from service.commands.answer import Answer, AnswerKind, Caller, EngineContext
 from service.commands.flow import CommandFlow
-from service.commands.kinds import ErrorAnswer, TopAnswer
+from service.commands.kinds import ErrorAnswer, RegenerateAnswer, TopAnswer
 from service.errors import ServiceError
 from service.pipeline.jobs import RunResult
 from service.store.repository import Store
@@ -95,6 +95,7 @@ def test_a_rebuild_that_cannot_run_says_why_and_releases_the_gate(
     flow.on_text(f"regenerate {WEEK}", Caller(ADMIN, "chat", "C1"), talk)
     later = talk.said[-1][1]
     assert later.kind is AnswerKind.REGENERATE_FAILED
+    assert isinstance(later, RegenerateAnswer)
     assert later.params == {"repo": REPO, "week": WEEK}
     assert later.reason is not None
     assert later.reason.key == reason  # worded from the catalog in the asker's language

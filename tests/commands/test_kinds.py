@@ -18,9 +18,10 @@ from service.commands.kinds import (
     RisksAnswer,
     TopAnswer,
 )
+from service.commands.registry import answer_adapter
 from tests.commands.conftest import ADMIN
 
-ANSWERS: TypeAdapter[Answer] = TypeAdapter(Answer)
+ANSWERS: TypeAdapter[Answer] = answer_adapter()
 COMMANDS = [
     "help",
     "risks high",

@@ -183,6 +183,7 @@ def _ctx(store: Store) -> EngineContext:
 def test_pr_answer_shows_the_discussion_on_every_surface(answered: Digest, store: Store) -> None:
     reply = answer_text("pr 4280", USER, _ctx(store))
     assert reply.kind is AnswerKind.PR
+    assert isinstance(reply, PrAnswer)
     assert reply.discussion is not None
     assert reply.discussion.standing == ["alice"]
     message = slack.render_answer(reply, "en")

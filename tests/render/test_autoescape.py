@@ -63,7 +63,7 @@ def test_an_html_template_escapes_an_unfiltered_value_and_a_filtered_one_once(na
         ("report/report.md.j2", False),
         ("report/_md.j2", False),
         ("report/_analysis_md.j2", False),
-        ("text/answer.md.j2", False),
+        ("text/risks.md.j2", False),
         ("slack/digest.json.j2", False),
         ("feishu/digest.json.j2", False),
         ("prompts/en/user.txt.j2", False),

@@ -98,11 +98,11 @@ def test_buttons_open_the_report_and_call_back(digests: dict[tuple[str, str], Di
     behaviours = [b["behaviors"][0] for b in buttons]
     assert behaviours[0] == {"type": "open_url", "default_url": URL}
     assert behaviours[1]["value"] == {
-        "action": "risks",
+        "verb": "risks",
         "repo": "volcengine/verl",
-        "week": "2026-W04",
+        "period": "2026-W04",
     }
-    assert behaviours[2]["value"]["action"] == "regenerate"
+    assert behaviours[2]["value"]["verb"] == "regenerate"
 
 
 @pytest.mark.slow

@@ -9,16 +9,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter
 
 from service.commands.answer import (
-    Answer,
     AnswerKind,
     Caller,
     EngineContext,
     answer_failure,
     answer_text,
 )
+from service.commands.registry import answer_adapter
 from service.core.models import CollectedWeek, Digest
 from service.render.limits import (
     ELLIPSIS,
@@ -146,8 +145,9 @@ def test_digest_card_fits_every_limit(
     ]
     assert actions[0]["elements"][0]["url"] == REPORT
     assert json.loads(actions[0]["elements"][1]["value"]) == {
+        "verb": "risks",
         "repo": digest.repo,
-        "week": digest.week,
+        "period": digest.week,
     }
     assert_inert(message)
 
@@ -228,7 +228,7 @@ def test_one_sentence_answers_render(lang: str) -> None:
     views |= {AnswerKind.SUMMARY, AnswerKind.TRENDS, AnswerKind.WEEK}
     said = [k for k in AnswerKind if k not in views]
     replies = [
-        TypeAdapter(Answer).validate_python(
+        answer_adapter().validate_python(
             {"kind": kind, "key": "cmd.error.internal", "params": {"incident": "<!here>"}}
         )
         for kind in said

@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from service.commands.answer import Answer, PrAnswer, RisksAnswer, TopAnswer
+from service.commands.kinds import Answer, PrAnswer, RisksAnswer, TopAnswer
 from service.core.models import Digest
 from service.render.cards import CardFormat
 from service.render.text import render_answer_text

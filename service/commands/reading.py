@@ -1,0 +1,163 @@
+"""What the verbs that read stored digests share: the period a command names, resolved in the
+engine's timezone; the digest it is about (or the answer that says none is stored); a filter
+applied to it (or the answer that says why it can't be); the envelope of a digest's answer."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from service.commands.context import EngineContext
+from service.commands.filters import UNKNOWN_KEY, filter_keys
+from service.commands.grammar import RELATIVE_WEEKS, Command, CommandError
+from service.commands.kinds import Answer, NoDigestAnswer, NoMatchAnswer, UsageErrorAnswer
+from service.commands.periods import is_period_word, resolve_period
+from service.core.filters import DigestFilter, narrow_digest, week_modules
+from service.core.models import Digest
+from service.core.weeks import WEEK_RE, has_not_begun, parse_week, refuse_before_time, window_for
+from service.errors import InputError, ServiceError
+
+
+def usage_of(verb: str | None) -> list[str]:
+    """The usage line keys of one verb ([] for none)."""
+    return [f"cmd.usage.{verb}"] if verb else []
+
+
+def resolve(period: str | None, ctx: EngineContext, verb: str | None = None) -> str | None:
+    """`last`/`this` → an ISO label in the context's timezone; `month`, a month or a range → its
+    label; a label or None as is. A period that has not begun is a usage error (of `verb`)."""
+    if period in RELATIVE_WEEKS:
+        return parse_week(period, ctx.timezone, ctx.clock()).label
+    if period is not None and is_period_word(period):  # a month or a range
+        return resolve_period(period, ctx.timezone, ctx.clock(), verb)
+    match = WEEK_RE.match(period) if period is not None else None
+    if match is not None:
+        window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)
+        if has_not_begun(window, ctx.clock()):
+            raise CommandError("cmd.error.future_week", verb, week=window.label)
+        try:
+            refuse_before_time(window)
+        except InputError as exc:
+            raise CommandError(exc.key, verb, **exc.params) from None
+    return period
+
+
+def report_url(ctx: EngineContext, repo: str, period: str) -> str:
+    return ctx.report_url(repo, period) if ctx.report_url and period else ""
+
+
+def load(command: Command, ctx: EngineContext, repo: str) -> Digest | NoDigestAnswer:
+    """The digest of the command's period (the newest for none), or the answer that none is."""
+    period = resolve(command.period, ctx, command.verb)
+    if period is None:
+        digest = ctx.reader.latest_digest(repo, ctx.language)
+    else:
+        digest = ctx.reader.get_digest(repo, period, ctx.language)
+    if digest is not None:
+        return digest
+    weeks = ctx.reader.list_weeks(repo, ctx.language)
+    return NoDigestAnswer(
+        repo=repo,
+        period=period or "",
+        weeks=weeks[:5],
+        key="cmd.answer.no_digest_week" if period else "cmd.answer.no_digest",
+        params={"repo": repo, "week": period or ""},
+        public=command.public,
+    )
+
+
+def canonical(flt: DigestFilter, ctx: EngineContext, repo: str) -> DigestFilter:
+    """Module names as the classifier writes them (`npu` → `hardware` for verl)."""
+    if not flt.modules or ctx.profile_for is None:
+        return flt
+    profile = ctx.profile_for(repo)
+    modules = dict.fromkeys(profile.canonical_module(m) for m in flt.modules)
+    return flt.model_copy(update={"modules": tuple(modules)})
+
+
+def unknown_module(flt: DigestFilter, ctx: EngineContext, repo: str, digest: Digest | None) -> str:
+    """The first module of `flt` neither the week nor the repo's profile knows, or ""."""
+    known = {m.lower() for m in week_modules(digest)} if digest else set()
+    if ctx.profile_for is not None:
+        known |= ctx.profile_for(repo).module_names()
+    return next((m for m in flt.modules if m.lower() not in known), "")
+
+
+def filter_usage(
+    ctx: EngineContext,
+    repo: str,
+    value: str,
+    usage: list[str],
+    verb: str | None,
+    *,
+    hide_modules: bool = False,
+) -> UsageErrorAnswer:
+    """An unknown filter key or module: the usage, the keys and the week's module names."""
+    try:
+        digest = None if hide_modules else ctx.reader.latest_digest(repo, ctx.language)
+    except ServiceError:
+        digest = None
+    return UsageErrorAnswer(
+        repo=repo,
+        key=UNKNOWN_KEY,
+        params={
+            "value": value,
+            "keys": filter_keys(),
+            "modules": ", ".join(week_modules(digest)) if digest else "-",
+        },
+        usage=["cmd.usage.filters", *usage],
+        verb=verb or "",
+    )
+
+
+def apply_filter(
+    command: Command, ctx: EngineContext, repo: str, digest: Digest
+) -> Digest | UsageErrorAnswer | NoMatchAnswer:
+    """The digest narrowed to the command's filter, or the answer that says why it can't be."""
+    if command.filter.empty:
+        return digest
+    flt = canonical(command.filter, ctx, repo)
+    unknown = unknown_module(flt, ctx, repo, digest)
+    if unknown:
+        value = f"module:{unknown}"
+        return filter_usage(ctx, repo, value, usage_of(command.verb), command.verb)
+    before = digest.trends.previous_week
+    previous = ctx.reader.get_digest(repo, before, ctx.language) if before else None
+    narrowed = narrow_digest(digest, flt, previous)
+    if narrowed.prs:
+        return narrowed
+    return NoMatchAnswer(
+        repo=repo,
+        period=digest.week,
+        filter=narrowed.filter,
+        key="cmd.answer.no_match",
+        params={"repo": repo, "week": digest.week, "filter": narrowed.filter},
+        public=command.public,
+        report_url=report_url(ctx, repo, digest.week),
+    )
+
+
+class Envelope(TypedDict):
+    repo: str
+    period: str
+    public: bool
+    report_url: str
+    filter: str
+
+
+def envelope(command: Command, ctx: EngineContext, repo: str, digest: Digest) -> Envelope:
+    """Where a digest's answer is about, to whom it is shown and the report it links."""
+    return Envelope(
+        repo=repo,
+        period=digest.week,
+        public=command.public,
+        report_url=report_url(ctx, repo, digest.week),
+        filter=digest.filter,
+    )
+
+
+def read_digest(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
+    """The command's digest with its filter applied, or the answer that says why there is none."""
+    loaded = load(command, ctx, repo)
+    if not isinstance(loaded, Digest):
+        return loaded
+    return apply_filter(command, ctx, repo, loaded)

@@ -1,0 +1,96 @@
+"""`regenerate [period] [owner/repo]` (admins): rebuild a period's digest. Answered at once
+(started, busy, limited); the flow runs the rebuild after the acknowledgement and tells its
+outcome (`answer_regenerated`)."""
+
+from __future__ import annotations
+
+from service.commands import tokens
+from service.commands.context import EngineContext, RunResultLike
+from service.commands.failures import NOT_CONFIGURED_REASON, reason
+from service.commands.kinds import Answer, AnswerKind, NoticeAnswer, RegenerateAnswer, Sentence
+from service.commands.reading import report_url, resolve
+from service.commands.verbs import Request, VerbSpec
+from service.errors import ServiceError
+
+NAME = "regenerate"
+
+
+def respond(request: Request) -> Answer:
+    command, ctx, repo, caller = request.command, request.ctx, request.repo, request.caller
+    period = resolve(command.period or "last", ctx, command.verb) or ""
+    now = ctx.clock()
+    wait = ctx.regenerations.wait_seconds(caller.user_id, now)
+    if wait:
+        return NoticeAnswer(
+            kind=AnswerKind.RATE_LIMITED,
+            repo=repo,
+            period=period,
+            key="cmd.answer.rate_limited",
+            params={"seconds": wait},
+        )
+    params: dict[str, str | int] = {"repo": repo, "week": period}
+    if not ctx.regenerations.try_start(caller.user_id, repo, period, now):
+        return RegenerateAnswer(
+            kind=AnswerKind.REGENERATE_BUSY,
+            repo=repo,
+            period=period,
+            key="cmd.answer.regenerate_busy",
+            params=params,
+        )
+    return RegenerateAnswer(
+        kind=AnswerKind.REGENERATE_STARTED,
+        repo=repo,
+        period=period,
+        key="cmd.answer.regenerate_started",
+        params=params,
+        report_url=report_url(ctx, repo, period),
+    )
+
+
+def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateAnswer:
+    """The answer sent after the rebuild (through response_url or a reply)."""
+    params: dict[str, str | int] = {"repo": result.repo, "week": result.period}
+    url = report_url(ctx, result.repo, result.period)
+    if result.outcome in ("ok", "partial") and result.digest is not None:
+        params["prs"] = result.digest.stats.prs
+        params["risks"] = len(result.digest.risks)
+        key = "cmd.answer.regenerate_done" + ("_partial" if result.outcome == "partial" else "")
+        return RegenerateAnswer(
+            kind=AnswerKind.REGENERATE_DONE,
+            repo=result.repo,
+            period=result.period,
+            key=key,
+            params=params,
+            report_url=url,
+        )
+    if result.outcome == "locked":
+        return RegenerateAnswer(
+            kind=AnswerKind.REGENERATE_BUSY,
+            repo=result.repo,
+            period=result.period,
+            key="cmd.answer.regenerate_busy",
+            params=params,
+        )
+    return regenerate_failed(result.repo, result.period, result.failure)
+
+
+def regenerate_failed(repo: str, period: str, exc: ServiceError | None) -> RegenerateAnswer:
+    """Regenerate of (repo, period) failed: `exc` says why (None: it is not set up here)."""
+    cause = reason(exc) if exc is not None else Sentence(key=NOT_CONFIGURED_REASON)
+    return RegenerateAnswer(
+        kind=AnswerKind.REGENERATE_FAILED,
+        repo=repo,
+        period=period,
+        key="cmd.answer.regenerate_failed",
+        params={"repo": repo, "week": period},
+        reason=cause,
+    )
+
+
+SPEC = VerbSpec(
+    name=NAME,
+    respond=respond,
+    tokens=(tokens.period, tokens.repository),
+    aliases=("regen",),
+    admin=True,
+)

@@ -1,0 +1,45 @@
+"""`top [n] [period] [public] [owner/repo] [filters]`: the period's highest-scored PRs."""
+
+from __future__ import annotations
+
+from service.commands import tokens
+from service.commands.grammar import CommandError
+from service.commands.kinds import Answer, TopAnswer
+from service.commands.reading import envelope, read_digest
+from service.commands.verbs import Request, VerbSpec
+from service.core.models import Digest
+from service.core.ranking import top_prs
+
+NAME = "top"
+MAX_TOP = 10
+DEFAULT_TOP = 5
+
+
+def limit(verb: str, token: str, fields: tokens.Fields) -> bool:
+    """`5`: how many PRs (1 to MAX_TOP)."""
+    if not token.isdigit() or "limit" in fields:
+        return False
+    value = int(token)
+    if not 1 <= value <= MAX_TOP:
+        raise CommandError("cmd.error.bad_limit", verb, value=token, max=MAX_TOP)
+    fields["limit"] = value
+    return True
+
+
+def respond(request: Request) -> Answer:
+    command, ctx, repo = request.command, request.ctx, request.repo
+    digest = read_digest(command, ctx, repo)
+    if not isinstance(digest, Digest):
+        return digest
+    return TopAnswer(
+        prs=top_prs(digest, command.limit or DEFAULT_TOP), **envelope(command, ctx, repo, digest)
+    )
+
+
+SPEC = VerbSpec(
+    name=NAME,
+    respond=respond,
+    tokens=(tokens.public, tokens.period, limit, tokens.repository),
+    reads=True,
+    filters=True,
+)

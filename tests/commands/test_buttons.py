@@ -1,0 +1,67 @@
+"""The button protocol the engine owns: a value written by `encode` reads back as the command it
+stands for on every platform, values of cards posted before it still read, and anything else is
+no command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.commands import buttons
+from service.commands.grammar import Command
+from service.commands.parse import parse_command
+
+
+@pytest.mark.parametrize(
+    ("verb", "period", "filter_text"),
+    [
+        ("risks", "2026-W04", ""),
+        ("risks", "2026-01", "module:rollout severity:high"),
+        ("regenerate", "2026-01-12..2026-01-25", ""),
+        ("risks", "2026-W04", "path:<!channel>&x/** author:a,b"),
+    ],
+)
+def test_a_value_reads_back_as_its_command_on_both_platforms(
+    verb: str, period: str, filter_text: str
+) -> None:
+    typed = parse_command(f"{verb} {period} {filter_text}")
+    feishu = buttons.encode(verb, "o/r", period, filter_text)
+    slack = buttons.encode_text(verb, "o/r", period, filter_text)
+    assert not {"&", "<", ">"} & set(slack)  # Slack's control characters, even in user text
+    for value in (feishu, slack, json.dumps(feishu)):
+        back = buttons.decode(value)
+        assert back == typed.model_copy(update={"repo": "o/r"})
+
+
+def test_values_of_cards_posted_before_the_protocol_still_read() -> None:
+    slack_old = json.dumps({"repo": "o/r", "week": "2026-W04", "filter": "module:rollout"})
+    assert buttons.decode(slack_old, "risks") == Command(
+        verb="risks",
+        repo="o/r",
+        period="2026-W04",
+        filter=parse_command("risks module:rollout").filter,
+    )
+    feishu_old = {"action": "regenerate", "repo": "o/r", "week": "2026-W04"}
+    assert buttons.decode(feishu_old) == Command(verb="regenerate", repo="o/r", period="2026-W04")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "not json",
+        "[1, 2]",
+        {"verb": "frobnicate", "repo": "o/r"},
+        {"repo": "o/r", "period": "2026-W04"},  # names no verb, and the platform knows none
+        {"verb": "risks", "period": "2026-W99"},  # a week of no calendar
+        {"verb": 7},
+    ],
+)
+def test_anything_else_is_no_command(value: object) -> None:
+    assert buttons.decode(value) is None
+
+
+def test_an_unreadable_filter_means_the_whole_period() -> None:
+    back = buttons.decode({"verb": "risks", "period": "2026-W04", "filter": "nokey:%%%"})
+    assert back is not None
+    assert back.filter.empty
