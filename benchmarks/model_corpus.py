@@ -81,7 +81,7 @@ def report(rows: list[Verdict], verbose: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("tune", "seen", "heldout"), action="append")
+    parser.add_argument("--part", choices=("tune", "seen", "heldout", "fresh"), action="append")
     parser.add_argument("--verified", action="store_true", help="replay the recorded verifier")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
