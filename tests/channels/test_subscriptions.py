@@ -250,7 +250,7 @@ def test_the_feishu_risks_button_of_a_filtered_card_lists_its_risks(wired: Wired
                      sender=FEISHU_ADMIN)  # fmt: skip
     post(wired)
     [message] = wired.feishu.posted("oc_group3")
-    [risks] = [v for v in callback_values(message.card) if v["action"] == "risks"]
+    [risks] = [v for v in callback_values(message.card) if v.get("verb") == "risks"]
     event = feishu_events.action_event(
         "risks", "ou_reader", message.message_id, token=FEISHU_TOKEN, week=WEEK
     )
