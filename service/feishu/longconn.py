@@ -163,9 +163,9 @@ class LongConnection:
     @property
     def state(self) -> str:
         """ "connected", "reconnecting" or "stopped"."""
-        if self._conn is not None:
-            return "connected"
-        return "stopped" if self.finished.is_set() else "reconnecting"
+        if self.finished.is_set():
+            return "stopped"
+        return "connected" if self._conn is not None else "reconnecting"
 
     # --- connecting -----------------------------------------------------------------------------
 
@@ -240,8 +240,15 @@ class LongConnection:
                     return
         finally:
             self._stopped.set()  # the ping loop ends with the connection
+            self._close_opened()
             self._wakeup.set()
             self.finished.set()
+
+    def _close_opened(self) -> None:
+        """Close a connection a reconnect opened while `stop` ran (stop saw none to close)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
     def _reconnect(self) -> bool:
         """Open a new connection, waiting longer after each failure; False only once stopped."""
