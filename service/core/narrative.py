@@ -76,6 +76,8 @@ STORIES_PER_KIND = 2
 # reverts: at most this many sentences of net results
 SUMMARY_NETS = 2
 NOTICE_ORDER = ("breaking", "migration", "reverts", "features")
+# the key changes told before the others, whatever their weight
+UPFRONT_KINDS = ("breaking", "migration")
 # ties that only say the PRs touch the same code or subject: told after the others
 WEAK_TIES = frozenset({RelationKind.REWORKS, RelationKind.SUBJECT})
 SUMMARY_LISTED = 3
@@ -287,9 +289,11 @@ def _minor(pr: ScoredPR) -> bool:
 
 
 def build_key_changes(digest: Digest, ledger: MentionLedger) -> list[KeyChangeGroup]:
-    """At most THEMES stories, one line each: its lead PR's point and what ties its PRs."""
+    """At most THEMES stories, one line each: its lead PR's point and what ties its PRs;
+    breaking changes and migrations first (what a reader must act on), then by weight."""
     groups = []
-    for story, prs in _key_stories(digest):
+    stories = sorted(_key_stories(digest), key=lambda sp: sp[0].kind not in UPFRONT_KINDS)
+    for story, prs in stories:
         items = story_statements(story, prs, digest, ledger)
         if items:
             groups.append(KeyChangeGroup(category=story.kind, items=items))

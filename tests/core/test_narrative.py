@@ -30,6 +30,7 @@ from service.core.narrative import (
     SUMMARY_LISTED,
     SUMMARY_STEPS,
     THEMES,
+    UPFRONT_KINDS,
     build_narrative,
     has_revert,
     pr_statement,
@@ -225,7 +226,9 @@ def test_key_changes_are_the_weightiest_stories_one_line_each(
     assert all(has_revert(s) for s in _stories_of(digest, groups[THEMES:]))
     leads = [g.items[0].params["number"] for g in groups]
     stories = [s for s in digest.stories if s.prs[0] in leads]
-    assert [s.prs[0] for s in stories] == leads  # in the stories' order, weightiest first
+    # breaking changes and migrations first, then in the stories' order, weightiest first
+    stories.sort(key=lambda s: s.kind not in UPFRONT_KINDS)
+    assert [s.prs[0] for s in stories] == leads
     for group, story in zip(groups, stories, strict=True):
         assert group.category == story.kind
         lead = group.items[0]
