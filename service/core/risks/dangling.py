@@ -21,7 +21,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from service.core.models import FileStatus, PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, Line, evidence, line_evidence, make_risk
+from service.core.risks.base import (
+    Check,
+    Context,
+    Line,
+    detect_each,
+    evidence,
+    line_evidence,
+    make_risk,
+)
 from service.core.risks.migration import is_large_removal
 from service.core.titles import parse_title
 
@@ -162,15 +170,14 @@ class Dangling:
     kind: RiskKind = RiskKind.DANGLING
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
+        return detect_each(self.checker(prs, context), prs)
+
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
         gone = gone_paths(context.week or prs)
         if not gone:
-            return []
-        return [
-            risk
-            for pr in prs
-            for rule in (edits_deleted_files, links_to_deleted_files)
-            for risk in rule(pr, context, gone)
-        ]
+            return lambda pr: []
+        rules = (edits_deleted_files, links_to_deleted_files)
+        return lambda pr: [risk for rule in rules for risk in rule(pr, context, gone)]
 
 
 DETECTOR = Dangling()

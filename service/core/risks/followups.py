@@ -26,8 +26,10 @@ from datetime import timedelta
 
 from service.core.models import Evidence, FileChange, PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import (
+    Check,
     Context,
     Line,
+    detect_each,
     evidence,
     line_evidence,
     make_risk,
@@ -229,8 +231,11 @@ class Followups:
     rules: tuple[FollowupRule, ...] = (reverts, fix_references, fix_same_code)
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
-        history = History(context, prs)
-        return [risk for pr in prs for rule in self.rules for risk in rule(pr, history)]
+        return detect_each(self.checker(prs, context), prs)
+
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
+        history, rules = History(context, prs), self.rules
+        return lambda pr: [risk for rule in rules for risk in rule(pr, history)]
 
 
 DETECTOR = Followups()
