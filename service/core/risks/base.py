@@ -130,6 +130,17 @@ class Context:
             found = self.texts[change.patch] = self._texts(change.patch)
         return found
 
+    def glance(self, change: FileChange) -> ParsedPatch:
+        """The change's patch parsed, kept only if it already was: for a week-wide index that
+        reads many PRs' patches once (the follow-ups' history), not their turn's."""
+        found = self.patches.get(change.patch) if change.patch else NO_PATCH
+        return found if found is not None else parse_patch(change.patch)
+
+    def glance_changed(self, change: FileChange) -> ChangedTexts:
+        """`changed` without keeping what it reads (see `glance`)."""
+        found = self.texts.get(change.patch) if change.patch else ((), ())
+        return found if found is not None else self._texts(change.patch or "")
+
     def _texts(self, patch: str) -> ChangedTexts:
         """From the parsed patch when there is one (its lines' texts, the same strings: not a
         second copy of every changed line), else read from the patch."""

@@ -76,9 +76,9 @@ class History:
         found: dict[str, set[str]] = {}
         for fix in self.fixes:
             for change in fix.files:
-                if not any(_code_in(text) for text in self.context.changed(change)[0]):
+                if not any(_code_in(text) for text in self.context.glance_changed(change)[0]):
                     continue  # nothing removed that could be code: no need to parse
-                codes = {_meaningful(line) for line in self.context.parsed(change).removed}
+                codes = {_meaningful(line) for line in self.context.glance(change).removed}
                 found.setdefault(change.path, set()).update(c for c in codes if c)
         return found
 
@@ -104,10 +104,16 @@ class History:
 
     def _added(self, change: FileChange, wanted: set[str]) -> set[str]:
         """The lines of code among `wanted` that the change adds."""
-        if not any(text.strip() in wanted for text in self.context.changed(change)[1]):
+        if not wanted or not _adds_any(change.patch or "", wanted):
             return set()
-        codes = {_meaningful(line) for line in self.context.parsed(change).added}
+        codes = {_meaningful(line) for line in self.context.glance(change).added}
         return {code for code in codes if code in wanted}
+
+
+def _adds_any(patch: str, wanted: set[str]) -> bool:
+    """Whether the patch adds a line whose text (stripped) is in `wanted`: read from the patch
+    as it goes, not kept (most of a big week's patches are asked, once each)."""
+    return any(raw[1:].strip() in wanted for raw in patch.splitlines() if raw[:1] == "+")
 
 
 def _normal(title: str) -> str:

@@ -45,7 +45,8 @@ def test_risks_by_pr_holds_one_prs_parsed_patches_at_a_time(verl_profile: RepoPr
         for change in pr.files:  # what the scoring reads next is what the detectors parsed
             if change.patch in context.patches:
                 assert context.parsed(change) is context.patches[change.patch]
-    assert not context.patches and not context.texts  # all released at the end
+    assert not context.patches  # all released at the end
+    assert not context.texts
     week = {change.patch for pr in (*prs, *earlier) for change in pr.files if change.patch}
     assert held < len(week) / 10  # a PR's and the few others a week-wide rule reads
 
