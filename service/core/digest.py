@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from service.core.classify import Classification, classify_pr
@@ -16,13 +17,13 @@ from service.core.models import (
     CollectedWeek,
     Contributor,
     Digest,
-    FileChange,
     FileStatus,
     PullRequest,
     Risk,
     RiskKind,
     ScoredPR,
     Severity,
+    Statement,
     Stats,
 )
 from service.core.narrative import build_narrative
@@ -31,8 +32,7 @@ from service.core.points import Parse, comment_only, pr_facts
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
-from service.core.risks import detect_risks, risk_context
-from service.core.risks.base import Context, ParsedPatch
+from service.core.risks import ranked, risk_context, risks_by_pr
 from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
@@ -56,20 +56,16 @@ def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]
     return out
 
 
-def _taken_from(context: Context) -> Parse:
-    """One PR's patches parsed, each taken from `context` (or parsed) once and kept only
-    while that PR is scored (its points and its comment-only test read the same patches)."""
-    kept: dict[str, ParsedPatch] = {}
+@dataclass(frozen=True)
+class _Read:
+    """What the scoring takes from a PR's parsed patches, read while the detectors hold them."""
 
-    def parsed(change: FileChange) -> ParsedPatch:
-        if not change.patch:
-            return context.take(change)
-        found = kept.get(change.patch)
-        if found is None:
-            found = kept[change.patch] = context.take(change)
-        return found
+    facts: list[Statement]
+    comment_only: bool
 
-    return parsed
+
+def _read(pr: PullRequest, c: Classification, profile: RepoProfile, parsed: Parse) -> _Read:
+    return _Read(pr_facts(pr, profile, c.change_type, c.modules, parsed), comment_only(pr, parsed))
 
 
 def _scored(
@@ -79,7 +75,7 @@ def _scored(
     *,
     reverted: bool,
     risks: int,
-    parsed: Parse,
+    read: _Read,
 ) -> ScoredPR:
     score, factors = score_pr(pr, c, profile, revert_involved=reverted or c.is_revert)
     return ScoredPR(
@@ -95,8 +91,8 @@ def _scored(
         category=c.category,
         gist=gist_of(pr),
         files_gist=files_gist(pr),
-        facts=pr_facts(pr, profile, c.change_type, c.modules, parsed),
-        comment_only=comment_only(pr, parsed),
+        facts=read.facts,
+        comment_only=read.comment_only,
         additions=pr.additions,
         deletions=pr.deletions,
         changed_files=pr.changed_files or len(pr.files),
@@ -181,10 +177,16 @@ def build_digest(
     prs = week.prs
     classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
-    # one Context for the risks and the scoring: a patch the detectors parsed is not parsed
-    # again for the PR's points, and is freed once its PR is scored (memory as it was)
+    # PR by PR, the detectors then the scoring's reading of the same parsed patches, which
+    # are let go before the next PR's are parsed: a big week's are never all held at once
     context = risk_context(prs, profile, earlier=earlier or [], references=references)
-    risks = detect_risks(prs, profile, context=context)
+    found: list[Risk] = []
+    read: list[_Read] = []
+    for pr, risks_of_pr in risks_by_pr(prs, context):
+        found += risks_of_pr
+        read.append(_read(pr, classes[pr.number], profile, context.parsed))
+    del context
+    risks = ranked(found)
     per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))
     reverted = _reverted_numbers(prs, classes)
     scored = [
@@ -194,11 +196,10 @@ def build_digest(
             profile,
             reverted=pr.number in reverted,
             risks=per_pr[pr.number],
-            parsed=_taken_from(context),
+            read=read_of_pr,
         )
-        for pr in prs
+        for pr, read_of_pr in zip(prs, read, strict=True)
     ]
-    del context  # its parsed patches are not kept while the relations are found
     scored.sort(key=pr_rank)
     flag_breaking(scored, risks)
     trends = build_trends(scored, prs, previous=previous)

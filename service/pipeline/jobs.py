@@ -167,7 +167,7 @@ def inputs_key(
         key.update(part.encode() + b"\0")
     key.update(collected.model_dump_json(exclude={"prs"}).encode())
     for pr in collected.prs:  # one PR at a time: a 2,000-PR week is ~40 MB of JSON
-        key.update(pr.model_dump_json().encode())
+        key.update(pr.__pydantic_serializer__.to_json(pr))  # model_dump_json's, as bytes
     return key.hexdigest()
 
 

@@ -14,6 +14,7 @@ from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
 from service.core.weeks import label_before
 from service.store import tables as t
 from service.store.aggregate import Aggregate, aware, period_kind
+from service.store.json_text import model_json
 from service.store.translate import translated
 from service.store.upsert import upsert
 
@@ -53,7 +54,7 @@ class Digests(Aggregate):
             "inputs": inputs,
             "revision": uuid.uuid4().hex,
             "schema_version": digest.schema_version,
-            "data": digest.model_dump(mode="json"),
+            "data": model_json(digest),
             "generated_at": digest.generated_at,
             "complete": digest.completeness.complete,
             "missing": [m.model_dump(mode="json") for m in digest.completeness.missing],

@@ -14,6 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DatabaseError, SQLAlchemyError
 
 from service.errors import StoreUnavailableError
+from service.store.json_text import serialise
 from service.store.schema import code_heads, database_heads, known_revisions
 
 logger = logging.getLogger(__name__)
@@ -80,10 +81,12 @@ def create_store_engine(url: str) -> Engine:
         )
     if url.startswith("sqlite"):
         _prepare_sqlite(url)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False}, json_serializer=serialise
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, json_serializer=serialise)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from service.core.models import PullRequest
 from service.store import tables as t
 from service.store.aggregate import Aggregate, aware, utc_now
 from service.store.batches import ROW_CHUNK, chunks
+from service.store.json_text import model_json
 from service.store.translate import translated
 from service.store.upsert import upsert
 
@@ -31,7 +32,7 @@ class PullSnapshots(Aggregate):
                         "number": pr.number,
                         "week": week,
                         "merged_at": pr.merged_at,
-                        "data": pr.model_dump(mode="json"),
+                        "data": model_json(pr),
                         "fetched_at": now,
                     }
                     for pr in batch

@@ -29,6 +29,7 @@ from sqlalchemy.pool import NullPool
 
 from service import operator_text
 from service.errors import InputError, SchemaTooNewError
+from service.store.json_text import serialise
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -201,6 +202,7 @@ def _sqlite_exclusive_engine(engine: Engine) -> Engine:
         engine.url,
         poolclass=NullPool,
         connect_args={"check_same_thread": False, "timeout": SCHEMA_LOCK_WAIT_SECONDS},
+        json_serializer=serialise,
     )
 
     def on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -9,7 +9,7 @@ than three PRs comes back as one roll-up risk (`rollup`). Wording lives in the c
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from service.core.models import PullRequest, Risk
@@ -24,7 +24,9 @@ __all__ = [
     "detectors",
     "message_keys",
     "message_params",
+    "ranked",
     "removal_targets",
+    "risks_by_pr",
 ]
 
 
@@ -78,20 +80,36 @@ def detect_risks(
     *,
     earlier: Sequence[PullRequest] = (),
     references: dict[str, list[str]] | None = None,
-    context: Context | None = None,
 ) -> list[Risk]:
     """Every risk of the week's merged PRs, high severity first, then by PR number; a rule that
     fires on more than three PRs is one roll-up risk holding each PR's risk in `members`.
 
     `earlier` are the previous week's PRs (reverts and follow-ups reach back to them);
     `references` maps each removed path of a migration to the files that still name it
-    (None: not searched, so migration risks say "unverified"). `context`: the build's, made
-    by `risk_context` from the same arguments, when the caller reads its parsed patches too.
+    (None: not searched, so migration risks say "unverified").
     """
-    if context is None:
-        context = risk_context(prs, profile, earlier=earlier, references=references)
-    found = sort_risks(risk for detector in detectors() for risk in detector.detect(prs, context))
-    return sort_risks(rollup.roll_up(found))
+    context = risk_context(prs, profile, earlier=earlier, references=references)
+    return ranked([risk for _, risks in risks_by_pr(prs, context) for risk in risks])
+
+
+def risks_by_pr(
+    prs: Sequence[PullRequest], context: Context
+) -> Iterator[tuple[PullRequest, list[Risk]]]:
+    """Each PR of `prs` with the risks every detector finds on it, PR after PR. While the caller
+    holds a PR, the patches parsed for it stay in `context` (its `parsed` hands them over
+    again); they are released when the next PR is asked for, so a big week's parsed patches
+    are never all held at once."""
+    checks = [detector.checker(prs, context) for detector in detectors()]
+    context.release()
+    for pr in prs:
+        yield pr, [risk for check in checks for risk in check(pr)]
+        context.release()
+
+
+def ranked(found: Iterable[Risk]) -> list[Risk]:
+    """The risks `risks_by_pr` found, as `detect_risks` returns them: high severity first, then
+    by PR number (each detector's risks keep their order: a detector has one kind), rolled up."""
+    return sort_risks(rollup.roll_up(sort_risks(found)))
 
 
 def risk_context(

@@ -6,9 +6,9 @@ Removal detectors (breaking, precision, follow-ups) read removed lines through t
 numbered in the OLD file. Evidence cites a line by that number and says its side
 (`line_evidence`), so `path:line` always points at the quoted text, never at a hunk's start.
 
-The detectors reach a patch through `Context.parsed`, which parses each patch once per build:
-the detectors run one after another over the whole week (and the follow-ups over the week
-before too), so a cache of fixed size would parse a big week's patches again in every detector.
+The detectors reach a patch through `Context.parsed`, which parses each patch once per PR's
+turn: every detector's rules run on one PR, then on the next (`risks.risks_by_pr`), and the PR's
+parsed patches are released between turns, so a big week's parsed lines are never all held.
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ ChangedTexts = tuple[tuple[str, ...], tuple[str, ...]]
 
 @dataclass(frozen=True)
 class Context:
-    """What a rule may look at besides the PR itself, and the week's patches parsed (each
-    once: a Context lives for one build)."""
+    """What a rule may look at besides the PR itself, and the patches parsed for the PR being
+    looked at (each once, until `release`)."""
 
     profile: RepoProfile
     week: tuple[PullRequest, ...] = ()
@@ -113,14 +113,12 @@ class Context:
                 self.texts[change.patch] = self._texts(change.patch)
         return found
 
-    def take(self, change: FileChange) -> ParsedPatch:
-        """The change's patch parsed, no longer kept here: what a detector parsed is handed
-        over (and freed once the taker is done), any other patch parsed now. For the work
-        after the detectors (the scoring), which reads each PR's patches once."""
-        if not change.patch:
-            return NO_PATCH
-        found = self.patches.pop(change.patch, None)
-        return found if found is not None else parse_patch(change.patch)
+    def release(self) -> None:
+        """Forget every patch parsed or read so far: the detectors run PR by PR
+        (`risks.risks_by_pr`), and a PR's parsed patches are let go once its turn is over."""
+        self.patches.clear()
+        self.texts.clear()
+        self.carried_texts.clear()
 
     def changed(self, change: FileChange) -> ChangedTexts:
         """The text of the change's removed and added lines, without parsing the patch (for
@@ -131,6 +129,17 @@ class Context:
         if found is None:
             found = self.texts[change.patch] = self._texts(change.patch)
         return found
+
+    def glance(self, change: FileChange) -> ParsedPatch:
+        """The change's patch parsed, kept only if it already was: for a week-wide index that
+        reads many PRs' patches once (the follow-ups' history), not their turn's."""
+        found = self.patches.get(change.patch) if change.patch else NO_PATCH
+        return found if found is not None else parse_patch(change.patch)
+
+    def glance_changed(self, change: FileChange) -> ChangedTexts:
+        """`changed` without keeping what it reads (see `glance`)."""
+        found = self.texts.get(change.patch) if change.patch else ((), ())
+        return found if found is not None else self._texts(change.patch or "")
 
     def _texts(self, patch: str) -> ChangedTexts:
         """From the parsed patch when there is one (its lines' texts, the same strings: not a
@@ -170,6 +179,8 @@ def shows_whole_file(change: FileChange, parsed: ParsedPatch) -> bool:
 
 
 Rule = Callable[[PullRequest, Context], Iterable[Risk]]
+# a detector's rules for one PR of the week, with what they share over the week worked out
+Check = Callable[[PullRequest], list[Risk]]
 
 
 class Detector(Protocol):
@@ -180,6 +191,15 @@ class Detector(Protocol):
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]: ...
 
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
+        """The rules for one PR at a time (`detect` is them over `prs`, in order)."""
+        ...
+
+
+def detect_each(check: Check, prs: Sequence[PullRequest]) -> list[Risk]:
+    """A checker's risks over `prs`, PR after PR."""
+    return [risk for pr in prs for risk in check(pr)]
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -189,7 +209,11 @@ class RuleSet:
     rules: tuple[Rule, ...] = field(default_factory=tuple)
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
-        return [risk for pr in prs for rule in self.rules for risk in rule(pr, context)]
+        return detect_each(self.checker(prs, context), prs)
+
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
+        rules = self.rules
+        return lambda pr: [risk for rule in rules for risk in rule(pr, context)]
 
 
 _ADDED, _REMOVED, _CONTEXT = EvidenceSide.ADDED, EvidenceSide.REMOVED, EvidenceSide.CONTEXT

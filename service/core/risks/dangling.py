@@ -20,8 +20,16 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from service.core.models import FileStatus, PullRequest, Risk, RiskKind, Severity
-from service.core.risks.base import Context, Line, evidence, line_evidence, make_risk
+from service.core.models import FileChange, FileStatus, PullRequest, Risk, RiskKind, Severity
+from service.core.risks.base import (
+    Check,
+    Context,
+    Line,
+    detect_each,
+    evidence,
+    line_evidence,
+    make_risk,
+)
 from service.core.risks.migration import is_large_removal
 from service.core.titles import parse_title
 
@@ -62,21 +70,36 @@ def _reverts(pr: PullRequest, other: PullRequest) -> bool:
     return wanted == " ".join(other.title.lower().split()) or f"#{other.number}" in pr.body
 
 
-def edits_deleted_files(pr: PullRequest, context: Context, gone: dict[str, Gone]) -> Iterator[Risk]:
+# path → the week's PRs that modify it, and their change of it (in the week's order)
+Edits = dict[str, list[tuple[PullRequest, FileChange]]]
+
+
+def week_edits(week: Sequence[PullRequest], gone: dict[str, Gone]) -> Edits:
+    """The week's modifications of the paths gone at its end."""
+    found: Edits = {}
+    for other in week:
+        for edit in other.files:
+            if edit.status == FileStatus.MODIFIED and edit.path in gone:
+                found.setdefault(edit.path, []).append((other, edit))
+    return found
+
+
+def edits_deleted_files(
+    pr: PullRequest, context: Context, gone: dict[str, Gone], edited: Edits
+) -> Iterator[Risk]:
     """Files the PR deletes that earlier PRs of the week changed: one risk for the deleting PR,
-    with each earlier change as evidence (the editing PRs follow it in `prs`)."""
+    with each earlier change as evidence (the editing PRs follow it in `prs`). `edited`: the
+    week's `week_edits`."""
     edits: list[tuple[PullRequest, str, Line | None]] = []
     for change in pr.files:
         found = gone.get(change.path)
         if change.status != FileStatus.REMOVED or found is None or found.by is not pr:
             continue
-        for other in context.week:
+        for other, edit in edited.get(change.path, ()):
             if other is pr or other.merged_at >= pr.merged_at or _reverts(pr, other):
                 continue
-            for edit in other.files:
-                if edit.path == change.path and edit.status == FileStatus.MODIFIED:
-                    lines = context.new_lines(other, edit)
-                    edits.append((other, edit.path, lines[0] if lines else None))
+            lines = context.new_lines(other, edit)
+            edits.append((other, edit.path, lines[0] if lines else None))
     if not edits:
         return
     editors = list(dict.fromkeys(other.number for other, _, _ in edits))
@@ -118,7 +141,7 @@ def named_paths(text: str, doc: str) -> set[str]:
 
 
 def links_to_deleted_files(
-    pr: PullRequest, context: Context, gone: dict[str, Gone]
+    pr: PullRequest, context: Context, gone: dict[str, Gone], _edited: Edits
 ) -> Iterator[Risk]:
     """Doc lines the PR adds that name a path gone at the end of the week (one risk per
     deleting PR)."""
@@ -162,15 +185,15 @@ class Dangling:
     kind: RiskKind = RiskKind.DANGLING
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
+        return detect_each(self.checker(prs, context), prs)
+
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
         gone = gone_paths(context.week or prs)
         if not gone:
-            return []
-        return [
-            risk
-            for pr in prs
-            for rule in (edits_deleted_files, links_to_deleted_files)
-            for risk in rule(pr, context, gone)
-        ]
+            return lambda pr: []
+        edited = week_edits(context.week, gone)
+        rules = (edits_deleted_files, links_to_deleted_files)
+        return lambda pr: [risk for rule in rules for risk in rule(pr, context, gone, edited)]
 
 
 DETECTOR = Dangling()

@@ -26,8 +26,10 @@ from datetime import timedelta
 
 from service.core.models import Evidence, FileChange, PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import (
+    Check,
     Context,
     Line,
+    detect_each,
     evidence,
     line_evidence,
     make_risk,
@@ -74,9 +76,9 @@ class History:
         found: dict[str, set[str]] = {}
         for fix in self.fixes:
             for change in fix.files:
-                if not any(_code_in(text) for text in self.context.changed(change)[0]):
+                if not any(_code_in(text) for text in self.context.glance_changed(change)[0]):
                     continue  # nothing removed that could be code: no need to parse
-                codes = {_meaningful(line) for line in self.context.parsed(change).removed}
+                codes = {_meaningful(line) for line in self.context.glance(change).removed}
                 found.setdefault(change.path, set()).update(c for c in codes if c)
         return found
 
@@ -102,10 +104,16 @@ class History:
 
     def _added(self, change: FileChange, wanted: set[str]) -> set[str]:
         """The lines of code among `wanted` that the change adds."""
-        if not any(text.strip() in wanted for text in self.context.changed(change)[1]):
+        if not wanted or not _adds_any(change.patch or "", wanted):
             return set()
-        codes = {_meaningful(line) for line in self.context.parsed(change).added}
+        codes = {_meaningful(line) for line in self.context.glance(change).added}
         return {code for code in codes if code in wanted}
+
+
+def _adds_any(patch: str, wanted: set[str]) -> bool:
+    """Whether the patch adds a line whose text (stripped) is in `wanted`: read from the patch
+    as it goes, not kept (most of a big week's patches are asked, once each)."""
+    return any(raw[1:].strip() in wanted for raw in patch.splitlines() if raw[:1] == "+")
 
 
 def _normal(title: str) -> str:
@@ -229,8 +237,11 @@ class Followups:
     rules: tuple[FollowupRule, ...] = (reverts, fix_references, fix_same_code)
 
     def detect(self, prs: Sequence[PullRequest], context: Context) -> list[Risk]:
-        history = History(context, prs)
-        return [risk for pr in prs for rule in self.rules for risk in rule(pr, history)]
+        return detect_each(self.checker(prs, context), prs)
+
+    def checker(self, prs: Sequence[PullRequest], context: Context) -> Check:
+        history, rules = History(context, prs), self.rules
+        return lambda pr: [risk for rule in rules for risk in rule(pr, history)]
 
 
 DETECTOR = Followups()

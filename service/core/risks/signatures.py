@@ -172,7 +172,9 @@ def _param(text: str, at: int) -> list[Param]:
 
 def _signature(side: Side, index: int) -> Signature | None:
     """The def or class that starts at line `index` of the side, when the side shows it all."""
-    match = _DEF.match(side.lines[index].text)
+    first = side.lines[index].text
+    # most lines hold neither word, and cost no match to find out (~200,000 at 2,046 PRs)
+    match = _DEF.match(first) if "def" in first or "class" in first else None
     if not match:
         return None
     indent, kind, name = len(match.group(1)), match.group(2), match.group(3)
@@ -272,8 +274,11 @@ def _field_defaults(side: Side) -> dict[tuple[str, str], tuple[int, str]]:
     """(class, field) → (line index, default) of the class fields the side shows."""
     found = {}
     for index, line in enumerate(side.lines):
-        match = _FIELD.match(_COMMENT.sub("", line.text))
-        if not match or "(" in line.text.split(":", 1)[0]:
+        text = line.text
+        if "=" not in text or ":" not in text:  # no field with a default: most lines
+            continue
+        match = _FIELD.match(_COMMENT.sub("", text) if "#" in text else text)
+        if not match or "(" in text.split(":", 1)[0]:
             continue
         owner = _owner(side, index, len(match.group(1)))
         if owner and not owner.startswith("_"):

@@ -1,13 +1,14 @@
 """The build's Context keeps each patch's lines once (issue 30: a 2,000-PR week's parsed
 patches are most of the analysis's memory): the changed texts of a parsed patch are its
-lines' own strings, and the scoring takes each parsed patch over instead of keeping it."""
+lines' own strings, and the detectors hold one PR's parsed patches at a time, which the
+scoring reads before they are let go."""
 
 from __future__ import annotations
 
 from service.core.models import FileChange
 from service.core.profile import RepoProfile
-from service.core.risks import risk_context
-from service.core.risks.base import NO_PATCH, changed_texts, parse_patch
+from service.core.risks import detect_risks, detectors, ranked, risk_context, risks_by_pr
+from service.core.risks.base import changed_texts
 from tests.conftest import load_week
 
 
@@ -34,11 +35,27 @@ def test_changed_texts_share_the_parsed_lines_strings_whichever_is_asked_first(
         assert context.changed(change) == tuple(map(tuple, changed_texts(change.patch)))
 
 
-def test_take_hands_a_parsed_patch_over_once(verl_profile: RepoProfile) -> None:
-    files = _patched()
-    context = risk_context([], verl_profile)
-    kept = context.parsed(files[0])
-    assert context.take(files[0]) is kept
-    assert files[0].patch not in context.patches  # no longer held by the Context
-    assert context.take(files[0]) == parse_patch(files[0].patch)  # parsed anew if asked again
-    assert context.take(FileChange(path="a.py", patch=None)) is NO_PATCH
+def test_risks_by_pr_holds_one_prs_parsed_patches_at_a_time(verl_profile: RepoProfile) -> None:
+    weeks = {label: load_week(label) for label in ("2025-W47", "2025-W48")}
+    prs, earlier = weeks["2025-W48"].prs, weeks["2025-W47"].prs
+    context = risk_context(prs, verl_profile, earlier=earlier)
+    held = 0
+    for pr, _ in risks_by_pr(prs, context):
+        held = max(held, len(context.patches))
+        for change in pr.files:  # what the scoring reads next is what the detectors parsed
+            if change.patch in context.patches:
+                assert context.parsed(change) is context.patches[change.patch]
+    assert not context.patches  # all released at the end
+    assert not context.texts
+    week = {change.patch for pr in (*prs, *earlier) for change in pr.files if change.patch}
+    assert held < len(week) / 10  # a PR's and the few others a week-wide rule reads
+
+
+def test_risks_by_pr_finds_what_the_detectors_find_one_after_another(
+    verl_profile: RepoProfile,
+) -> None:
+    weeks = {label: load_week(label) for label in ("2025-W47", "2025-W48")}
+    prs, earlier = weeks["2025-W48"].prs, weeks["2025-W47"].prs
+    context = risk_context(prs, verl_profile, earlier=earlier)
+    whole = [risk for detector in detectors() for risk in detector.detect(prs, context)]
+    assert detect_risks(prs, verl_profile, earlier=earlier) == ranked(whole)
