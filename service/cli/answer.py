@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from service.commands.kinds import Answer
     from service.commands.parse import Command
     from service.core.filters import DigestFilter
-    from service.core.models import Digest, WeekWindow
+    from service.core.models import Digest, Period
     from service.core.scope import Scope
     from service.pipeline.jobs import Pipeline
     from service.settings import Settings
@@ -68,7 +68,7 @@ def answer_text(
     settings: Settings,
     pipeline: Pipeline,
     scope: Scope,
-    window: WeekWindow,
+    window: Period,
     lang: str,
 ) -> str:
     """The chat command's answer for the week, built first if not stored."""

@@ -213,10 +213,6 @@ class Period(Model):
         return period_of_label(label, timezone)
 
 
-# the week case of Period, by the name most of the code knows it under
-WeekWindow = Period
-
-
 class MissingItem(Model):
     """Something the collector could not get: a PR (number) or a whole page (number None)."""
 
@@ -238,7 +234,7 @@ class CollectedWeek(Model):
     """What the collector returns: every merged PR of the window, and what is missing, if any."""
 
     repo: str
-    window: WeekWindow
+    window: Period
     prs: list[PullRequest]
     completeness: Completeness = Field(default_factory=Completeness)
     source: str = "github"

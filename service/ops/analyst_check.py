@@ -19,7 +19,7 @@ from service.core.analyst.audit import Verdict, audit_answer
 from service.core.analyst.facts import WeekFacts, build_facts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
 from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
-from service.core.models import Digest, PullRequest, WeekWindow
+from service.core.models import Digest, Period, PullRequest
 from service.core.risks.secrets import PATTERNS, mask
 from service.errors import InputError
 from service.pipeline.jobs import Pipeline, build_week
@@ -64,7 +64,7 @@ def read_answer(path: Path) -> list[Draft]:
 
 
 def week_inputs(
-    pipeline: Pipeline, repo: str, window: WeekWindow, *, lang: str, sample: bool
+    pipeline: Pipeline, repo: str, window: Period, *, lang: str, sample: bool
 ) -> tuple[Digest, list[PullRequest]]:
     """The digest and PR snapshots the narrator would use: the sample built now in `lang`, or
     what the store holds for the week, in `lang` or else the pipeline's language (InputError
@@ -145,7 +145,7 @@ def check_file(
     path: Path,
     pipeline: Pipeline,
     repo: str,
-    window: WeekWindow,
+    window: Period,
     *,
     lang: str,
     sample: bool,

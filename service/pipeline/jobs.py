@@ -20,8 +20,8 @@ from service.core.models import (
     DIGEST_SCHEMA_VERSION,
     CollectedWeek,
     Digest,
+    Period,
     PullRequest,
-    WeekWindow,
 )
 from service.core.periods import parse_period, previous_period
 from service.core.profile import RepoProfile
@@ -55,7 +55,7 @@ class Pipeline:
     """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
 
     store: Store
-    collect: Callable[[str, WeekWindow], CollectedWeek]
+    collect: Callable[[str, Period], CollectedWeek]
     profile_for: Callable[[str], RepoProfile]
     repos: list[str]
     language: str
@@ -99,9 +99,7 @@ class RunResult:
     seconds: float = 0.0
 
 
-def _previous(
-    p: Pipeline, repo: str, window: WeekWindow
-) -> tuple[Digest | None, list[PullRequest]]:
+def _previous(p: Pipeline, repo: str, window: Period) -> tuple[Digest | None, list[PullRequest]]:
     """The stored digest of the period before `window` and that period's PRs."""
     before = previous_period(window)
     digest = p.store.get_digest(repo, before.label, p.language)
@@ -110,7 +108,7 @@ def _previous(
     return digest, p.store.load_prs_between(repo, before.start, before.end)
 
 
-def _save_snapshots(p: Pipeline, repo: str, window: WeekWindow, prs: list[PullRequest]) -> None:
+def _save_snapshots(p: Pipeline, repo: str, window: Period, prs: list[PullRequest]) -> None:
     """PR snapshots stay keyed by the ISO week each PR was merged in, whatever the period."""
     if window.kind == "week":
         p.store.save_prs(repo, window.label, prs)
@@ -172,7 +170,7 @@ def inputs_key(
 
 
 @fewer_gc_passes()
-def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[str] = ()) -> Digest:
+def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] = ()) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting); with a
     language model, its narrative in the digest's language and in each of `languages` (the
     languages its cards are posted in).
@@ -224,16 +222,14 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     return digest
 
 
-def build_scope(
-    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
-) -> Digest:
+def build_scope(p: Pipeline, scope: Scope, window: Period, languages: Sequence[str] = ()) -> Digest:
     """The digest of a repository (build_week) or of a family (one over its repositories)."""
     if not scope.is_family:
         return build_week(p, scope.primary, window, languages)
     return build_family(p, scope, window, languages)
 
 
-def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[CollectedWeek]:
+def collect_scope(p: Pipeline, scope: Scope, window: Period) -> list[CollectedWeek]:
     """Each repository's period, collected concurrently (one thread each, through the one
     GitHub client and its rate budget), in the scope's order."""
     from concurrent.futures import ThreadPoolExecutor
@@ -245,7 +241,7 @@ def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[Collect
 
 @fewer_gc_passes()
 def build_family(
-    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
+    p: Pipeline, scope: Scope, window: Period, languages: Sequence[str] = ()
 ) -> Digest:
     """One digest over the family: each repository's period analysed as its own (its profile,
     its previous period), merged under the scope's key with the ties between repositories;
@@ -420,7 +416,7 @@ def deliver_targets(
     return outcomes
 
 
-def _window_of(digest: Digest) -> WeekWindow:
+def _window_of(digest: Digest) -> Period:
     return digest.period
 
 
@@ -450,7 +446,7 @@ def _outcome_of(digest: Digest, outcomes: list[Outcome]) -> str:
 def run_week(
     p: Pipeline,
     repo: str,
-    window: WeekWindow,
+    window: Period,
     *,
     trigger: str,
     post: bool = True,

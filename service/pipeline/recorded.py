@@ -17,7 +17,6 @@ from service.core.models import (
     MissingItem,
     Period,
     PullRequest,
-    WeekWindow,
 )
 from service.core.weeks import parse_week
 from service.errors import InputError
@@ -137,7 +136,7 @@ def load_sample(now: datetime) -> CollectedWeek:
     return week_from_recorded(_sample_data(), now)  # which reads the data, never changes it
 
 
-def sample_window(now: datetime) -> WeekWindow:
+def sample_window(now: datetime) -> Period:
     """The bundled week's window, without building its PRs."""
     data = _sample_data()
     return parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)

@@ -26,7 +26,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 
-from service.core.models import WeekWindow
+from service.core.models import Period
 from service.errors import ServiceError
 from service.pipeline.runs import DEFAULT_LEASE, Heartbeat, RetryPolicy, RunWatch
 from service.store.repository import PROCESS_OWNER, Store
@@ -235,7 +235,7 @@ class CadenceJob:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    def owed(self) -> WeekWindow | None:
+    def owed(self) -> Period | None:
         """The period a catch-up would run now, or None (checked for every scope)."""
         return self.watch.first_owed()
 
@@ -429,7 +429,7 @@ class Scheduler:
         for cadence in self.cadences:
             cadence.tick()
 
-    def owed(self) -> WeekWindow | None:
+    def owed(self) -> Period | None:
         """The period the first cadence that owes one would catch up now, or None."""
         for cadence in self.cadences:
             due = cadence.owed()

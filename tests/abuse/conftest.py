@@ -21,7 +21,7 @@ import requests
 
 from service.commands.answer import EngineContext
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedWeek, Period
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
@@ -214,10 +214,10 @@ def feishu_action(
 
 def recorded_or_empty(
     weeks: dict[str, CollectedWeek],
-) -> Callable[[str, WeekWindow], CollectedWeek]:
+) -> Callable[[str, Period], CollectedWeek]:
     """The collector: a week the test put in `weeks`, else the recorded verl week, else empty."""
 
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedWeek:
         if window.label in weeks:
             return weeks[window.label]
         if (WEEKS / f"{window.label}.json").exists():

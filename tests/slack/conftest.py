@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from service.commands.answer import EngineContext
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedWeek, Period
 from service.core.profile import load_profile
 from service.pipeline.jobs import Pipeline, RunResult, regenerate
 from service.render.links import report_url
@@ -54,7 +54,7 @@ def store(db_url: str) -> Store:
     return opened
 
 
-def collect_recorded(repo: str, window: WeekWindow) -> CollectedWeek:
+def collect_recorded(repo: str, window: Period) -> CollectedWeek:
     """The collector for tests: the recorded verl week of that label (no network)."""
     path = WEEKS / f"{window.label}.json"
     if path.exists():
