@@ -28,7 +28,7 @@ from service.core.analyst.checker import check_answer  # noqa: E402
 from service.core.analyst.facts import WeekFacts, build_facts, facts_json  # noqa: E402
 from service.core.analyst.schema import LIMITS, Draft, parse_answer  # noqa: E402
 from service.core.digest import build_digest  # noqa: E402
-from service.core.models import CollectedWeek  # noqa: E402
+from service.core.models import CollectedPeriod  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render.prompt import prompt_chars, prompt_messages  # noqa: E402
@@ -70,7 +70,7 @@ def timed(drafts: list[Draft], facts: WeekFacts, repeat: int) -> tuple[float, in
     return statistics.median(runs), kept
 
 
-def row(label: str, week: CollectedWeek, repeat: int) -> list[str]:
+def row(label: str, week: CollectedPeriod, repeat: int) -> list[str]:
     started = time.perf_counter()
     digest = build_digest(week, load_profile("volcengine/verl"), language="zh", now=NOW)
     digest_s = time.perf_counter() - started

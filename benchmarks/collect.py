@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.core.models import CollectedWeek, Period  # noqa: E402
+from service.core.models import CollectedPeriod, Period  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.core.weeks import window_for  # noqa: E402
 from service.github.collect import collect_week  # noqa: E402
@@ -93,7 +93,7 @@ def _peak_mb() -> float:
 def _phase(url: str, store: Store, scenario: str, token: str | None) -> dict[str, Any]:
     http = GitHubHttp(api_url=url, graphql_url=f"{url}/graphql", token=token, cache=store)
     started = time.perf_counter()
-    week: CollectedWeek = collect_week(
+    week: CollectedPeriod = collect_week(
         http, REPO, _window(scenario), load_profile(REPO), check_references=False
     )
     wall = time.perf_counter() - started

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service import operator_text
-from service.core.models import CollectedWeek, Period, PullRequest
+from service.core.models import CollectedPeriod, Period, PullRequest
 from service.core.profile import RepoProfile, load_profile
 from service.core.scope import scope_of_key
 from service.delivery.outbox import Sender
@@ -131,10 +131,10 @@ def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]
     return label
 
 
-def sample_collector(now: Callable[[], datetime]) -> Callable[[str, Period], CollectedWeek]:
+def sample_collector(now: Callable[[], datetime]) -> Callable[[str, Period], CollectedPeriod]:
     """A collector that serves the bundled sample week only (no network, no token)."""
 
-    def collect(repo: str, window: Period) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         sample = load_sample(now())
         if repo == SAMPLE_REPO and window.kind != "week":  # a month, a range: its days of it
             return within(sample, window)
@@ -149,12 +149,12 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, Period], Col
 
 def github_collector(
     settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
-) -> tuple[Callable[[str, Period], CollectedWeek], Callable[[str, int], PullRequest]]:
+) -> tuple[Callable[[str, Period], CollectedPeriod], Callable[[str, int], PullRequest]]:
     from service.github.collect import collect_week, fetch_pr
 
     http = build_github(settings, store, metrics)
 
-    def collect(repo: str, window: Period) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         return collect_week(
             http,
             repo,

@@ -24,7 +24,7 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import text
 
-from service.core.models import CollectedWeek, Period
+from service.core.models import CollectedPeriod, Period
 from service.core.profile import load_profile
 from service.errors import InputError
 from service.observe.logs import build_handler
@@ -53,7 +53,7 @@ AFTER_W04_TICK = datetime(2026, 1, 28, 9, 0, tzinfo=SHANGHAI)
 WAIT = 10.0
 
 
-def recorded_collector(repo: str, window: Period) -> CollectedWeek:
+def recorded_collector(repo: str, window: Period) -> CollectedPeriod:
     """The far side of GitHub for these tests: the real recorded weeks, nothing else."""
     if repo != REPO or not (WEEKS / f"{window.label}.json").exists():
         raise InputError(f"no recorded week {repo} {window.label}")

@@ -230,7 +230,7 @@ class Completeness(Model):
     missing: list[MissingItem] = Field(default_factory=list)
 
 
-class CollectedWeek(Model):
+class CollectedPeriod(Model):
     """What the collector returns: every merged PR of the window, and what is missing, if any."""
 
     repo: str

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from service.core.models import (
-    CollectedWeek,
+    CollectedPeriod,
     Completeness,
     FileStatus,
     MissingItem,
@@ -515,7 +515,7 @@ def collect_week(
     check_references: bool = True,
     progress: Progress | None = None,
     stored: StoredPulls | None = None,
-) -> CollectedWeek:
+) -> CollectedPeriod:
     """Every PR merged in `window` (start inclusive, end exclusive), oldest merge first.
 
     A failed search page raises (the PR set would be unknown); a PR whose files, patches or
@@ -545,7 +545,7 @@ def collect_week(
         if search is not None:
             search.stop()
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
-    return CollectedWeek(
+    return CollectedPeriod(
         repo=repo,
         window=window,
         prs=prs,

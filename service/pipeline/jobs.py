@@ -18,7 +18,7 @@ from service import core as core_package
 from service.core.cadences import MONTHLY, WEEKLY
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
-    CollectedWeek,
+    CollectedPeriod,
     Digest,
     Period,
     PullRequest,
@@ -55,7 +55,7 @@ class Pipeline:
     """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
 
     store: Store
-    collect: Callable[[str, Period], CollectedWeek]
+    collect: Callable[[str, Period], CollectedPeriod]
     profile_for: Callable[[str], RepoProfile]
     repos: list[str]
     language: str
@@ -148,7 +148,7 @@ def helpers_key() -> str:
 
 
 def inputs_key(
-    collected: CollectedWeek,
+    collected: CollectedPeriod,
     profile: RepoProfile,
     language: str,
     discussion: str,
@@ -229,7 +229,7 @@ def build_scope(p: Pipeline, scope: Scope, window: Period, languages: Sequence[s
     return build_family(p, scope, window, languages)
 
 
-def collect_scope(p: Pipeline, scope: Scope, window: Period) -> list[CollectedWeek]:
+def collect_scope(p: Pipeline, scope: Scope, window: Period) -> list[CollectedPeriod]:
     """Each repository's period, collected concurrently (one thread each, through the one
     GitHub client and its rate budget), in the scope's order."""
     from concurrent.futures import ThreadPoolExecutor
@@ -333,7 +333,7 @@ def _family_previous(
     return merge_family(key, repos, found, prs, now=p.clock())
 
 
-def identified(p: Pipeline, asked: str, collected: CollectedWeek) -> CollectedWeek:
+def identified(p: Pipeline, asked: str, collected: CollectedPeriod) -> CollectedPeriod:
     """The collected week under the repository's name now: a repository GitHub knows by an
     id the store holds under an earlier name (or answered for `asked` under another name) has
     its history carried over to the new name, and the digest says it moved, once."""

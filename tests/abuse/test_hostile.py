@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.weeks import parse_week
 from service.pipeline import jobs
 from tests.abuse.conftest import REPO, SEEDED, USER, Service, feishu_message, said, snapshot
@@ -85,7 +85,7 @@ def test_hostile_feishu_message_text_gets_an_inert_reply(
     assert no_canary(tmp_path)
 
 
-def hostile_week() -> CollectedWeek:
+def hostile_week() -> CollectedPeriod:
     """The real 2026-W04 with hostile titles, bodies, authors and paths on its first PRs."""
     week = load_week("2026-W04")
     prs = list(week.prs)

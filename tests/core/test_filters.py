@@ -7,7 +7,7 @@ import pytest
 
 from service.core.digest import build_digest
 from service.core.filters import DigestFilter, matching_numbers, narrow_digest, narrow_risk
-from service.core.models import CollectedWeek, Digest, Risk, RiskKind, Severity
+from service.core.models import CollectedPeriod, Digest, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
 from tests.conftest import NOW, load_week
 
@@ -23,7 +23,7 @@ def previous(verl_profile: RepoProfile) -> Digest:
     return build_digest(load_week("2026-W03"), verl_profile, language="en", now=NOW)
 
 
-def labelled(week: CollectedWeek) -> CollectedWeek:
+def labelled(week: CollectedPeriod) -> CollectedPeriod:
     """The recorded week (git history has no labels) with the labels a maintainer might set."""
     prs = [pr.model_copy(update={"labels": LABELS.get(pr.number, [])}) for pr in week.prs]
     return week.model_copy(update={"prs": prs})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, PullRequest, ScoredPR
+from service.core.models import CollectedPeriod, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.trends import build_contributors, build_trends
 from tests.conftest import NOW, load_week
@@ -80,7 +80,7 @@ def test_change_from_previous_real_week(verl_profile: RepoProfile) -> None:
 
 
 def test_every_pr_of_a_real_week_is_behind_each_dimension(verl_profile: RepoProfile) -> None:
-    week: CollectedWeek = load_week("2026-W03")
+    week: CollectedPeriod = load_week("2026-W03")
     digest = build_digest(week, verl_profile, language="en", now=NOW)
     numbers = {pr.number for pr in week.prs}
     for buckets in (digest.trends.types, digest.trends.categories):

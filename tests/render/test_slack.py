@@ -18,7 +18,7 @@ from service.commands.answer import (
     answer_text,
 )
 from service.commands.registry import answer_adapter
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.render.limits import (
     ELLIPSIS,
     SLACK,
@@ -63,7 +63,7 @@ COMMANDS = [
 ]
 
 
-def hostile_week() -> CollectedWeek:
+def hostile_week() -> CollectedPeriod:
     base = load_week("2026-W04")
     prs = [
         pr.model_copy(
@@ -78,7 +78,7 @@ def hostile_week() -> CollectedWeek:
     return base.model_copy(update={"prs": prs})
 
 
-def empty_week() -> CollectedWeek:
+def empty_week() -> CollectedPeriod:
     return load_week("2026-W04").model_copy(update={"prs": []})
 
 
