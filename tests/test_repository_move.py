@@ -126,11 +126,11 @@ def test_a_move_keeps_one_history(
     assert moved["subscriptions"] == 1
     assert moved["runs"] == 2
     assert store.canonical_repo(OLD) == NEW
-    assert store.list_weeks(NEW) == [AFTER, BEFORE]
+    assert store.list_periods(NEW) == [AFTER, BEFORE]
     assert store.repo_privacy(OLD) is False
     last = store.last_run(OLD)  # the scheduler's catch-up asks by the configured (old) name
     assert last is not None
-    assert (last.repo, last.week) == (NEW, AFTER)
+    assert (last.repo, last.period) == (NEW, AFTER)
     targets = {t.destination for t in as_targets(pipeline.destinations_for(OLD, "weekly"))}
     assert targets == {t.destination for t in as_targets(pipeline.destinations_for(NEW, "weekly"))}
     assert targets == {"slack:C9"}

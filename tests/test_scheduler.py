@@ -307,7 +307,7 @@ def test_catch_up_after_downtime_runs_the_missed_week_exactly_once(
     assert job.calls == 1
     last = store.last_run(REPO, done_only=True)
     assert last is not None
-    assert last.week == "2026-W04"
+    assert last.period == "2026-W04"
     first.shutdown()
     again = make_scheduler(db_url, job)  # a restart the same day owes nothing
     again.start()
@@ -349,7 +349,7 @@ def test_two_schedulers_starting_together_catch_up_once(
         thread.join(WAIT)
     assert sorted(results) == [False, True]
     assert job.calls == 1
-    assert [d.week for d in [store.get_digest(REPO, "2026-W04", "zh")] if d] == ["2026-W04"]
+    assert [d.period for d in [store.get_digest(REPO, "2026-W04", "zh")] if d] == ["2026-W04"]
 
 
 def test_two_scheduler_processes_started_in_turn_catch_up_once(

@@ -81,7 +81,7 @@ def answer_text(
     repo = scope.key
     # `pr N` without --week searches every stored week, as the chat command does
     searching = args.command == "pr" and args.week is None and not args.sample
-    stored = pipeline.store.list_weeks(repo, lang) if searching else []
+    stored = pipeline.store.list_periods(repo, lang) if searching else []
     digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
     if args.sample or (digest is None and not stored):
         digest = build_scope(pipeline, scope, window)
@@ -97,7 +97,7 @@ def answer_text(
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise catalog_error(result.key, result.params)
-    if result.period and result.period != digest.week:
+    if result.period and result.period != digest.period:
         digest = pipeline.store.get_digest(repo, result.period, lang) or digest
     return render_answer_text(result, lang, digest)
 
@@ -147,7 +147,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
     except CommandError as exc:
         raise catalog_error(exc.key, exc.params) from None
     if command.period is None and built is not None:
-        command = command.model_copy(update={"period": built.week})
+        command = command.model_copy(update={"period": built.period})
     ctx = wiring.engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([scope.key, *ctx.repos]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)

@@ -32,7 +32,7 @@ class DigestReader(Protocol):
 
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None: ...
     def latest_digest(self, repo: str, language: str) -> Digest | None: ...
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]: ...
 
 
 K = TypeVar("K")
@@ -215,12 +215,12 @@ class CachedReader:
                 return indexed.by_number.get(number)
         return digest.pr(number)
 
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        load = lambda: list(self.reader.list_weeks(repo, language))  # noqa: E731
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]:
+        load = lambda: list(self.reader.list_periods(repo, language))  # noqa: E731
         return list(self._weeks.get((repo, language), load))
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
-        weeks = self.list_weeks(repo, language)
+        weeks = self.list_periods(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
     def invalidate(self, repo: str, week: str | None = None) -> None:

@@ -206,7 +206,7 @@ def build_digest(
     stats.first_time_contributors = _first_timers(trends.contributors)
     digest = Digest(
         repo=week.repo,
-        week=week.window.label,
+        period=week.window.label,
         timezone=week.window.timezone,
         start=week.window.start,
         end=week.window.end,

@@ -151,7 +151,7 @@ class _PathIndexes:
         self._lock = threading.Lock()
 
     def of(self, digest: Digest) -> PathIndex:
-        key = (digest.repo, digest.week, digest.language, digest.generated_at, len(digest.prs))
+        key = (digest.repo, digest.period, digest.language, digest.generated_at, len(digest.prs))
         with self._lock:
             index = self._kept.get(key)
             if index is not None:

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from service.core.periods.kinds import Words
@@ -556,9 +556,15 @@ class Crossing(Model):
 class Digest(Model):
     """The weekly digest: everything a renderer needs, JSON round-trippable."""
 
+    # the JSON keeps the key `week` for the period's label (reports read by users, stored digests)
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, serialize_by_alias=True, validate_by_name=True
+    )
+
     schema_version: int = DIGEST_SCHEMA_VERSION
     repo: str
-    week: str
+    # the label of the period told (`2026-W04`, `2026-01`, `2026-01-12..2026-01-25`)
+    period: str = Field(validation_alias=AliasChoices("week", "period"), serialization_alias="week")
     timezone: str
     start: datetime
     end: datetime
@@ -594,14 +600,14 @@ class Digest(Model):
     crossings: list[Crossing] = Field(default_factory=list)
 
     @property
-    def period(self) -> Period:
-        """The period the digest tells, its kind that of the kind whose labels look like `week`
-        (core/periods/kinds.py)."""
+    def window(self) -> Period:
+        """The period the digest tells as a value, its kind that of the kind whose labels look
+        like `period` (core/periods/kinds.py)."""
         from service.core.periods import kind_of
 
-        kind = kind_of(self.week) or PeriodKind.WEEK.value
+        kind = kind_of(self.period) or PeriodKind.WEEK.value
         return Period(
-            kind=kind, label=self.week, timezone=self.timezone, start=self.start, end=self.end
+            kind=kind, label=self.period, timezone=self.timezone, start=self.start, end=self.end
         )
 
     @property

@@ -168,10 +168,10 @@ def _deliver_one(
     destination, flt, lang = target.destination, target.filter, target.language
     channel = target.channel
     logged = recorded_name(destination)
-    key = idempotency_key(digest.repo, digest.week, logged, flt)
-    record = log.get_delivery(digest.repo, digest.week, logged, flt)
+    key = idempotency_key(digest.repo, digest.period, logged, flt)
+    record = log.get_delivery(digest.repo, digest.period, logged, flt)
     if record is None:
-        record = log.record_intent(digest.repo, digest.week, logged, key, flt)
+        record = log.record_intent(digest.repo, digest.period, logged, key, flt)
     if record.status == "sent" and record.message_id:
         if not force:
             return Outcome(destination, "skipped", record.message_id, filter=flt)
@@ -206,7 +206,7 @@ def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: Servi
     """A failed send is retried by the next run; one that may have arrived is left unknown."""
     destination, flt = target.destination, target.filter
     unconfirmed = isinstance(exc, UnconfirmedSendError)
-    record = log.get_delivery(digest.repo, digest.week, recorded_name(destination), flt)
+    record = log.get_delivery(digest.repo, digest.period, recorded_name(destination), flt)
     if record is not None and record.status != "sent":
         if unconfirmed:
             log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")

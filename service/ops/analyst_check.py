@@ -163,7 +163,7 @@ def check_file(
     kept = sum(v.kept for v in verdicts)
     dropped = sum(bool(v.reasons) for v in verdicts)
     head = (
-        f"{digest.repo} {digest.week} ({lang}): {kept + dropped} sentences, "
+        f"{digest.repo} {digest.period} ({lang}): {kept + dropped} sentences, "
         f"{kept} kept, {dropped} dropped"
     )
     return [head, *(line for v in verdicts for line in verdict_lines(v)), *notes]

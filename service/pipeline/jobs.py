@@ -186,7 +186,7 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     clock.lap("collect")
     profile = p.profile_for(repo)
     discussion = discussion_url(p.github_web_url, repo)
-    before = p.store.week_stamp(repo, previous_period(window).label, p.language)
+    before = p.store.period_stamp(repo, previous_period(window).label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
     digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
@@ -258,13 +258,13 @@ def build_family(
         p.store.save_repo_privacy(scope.key, any(private))
     profiles = [p.profile_for(repo) for repo in repos]
     before = previous_period(window)
-    stamp = p.store.week_stamp(scope.key, before.label, p.language)
+    stamp = p.store.period_stamp(scope.key, before.label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = hashlib.sha256(scope.key.encode())
     for week, profile in zip(weeks, profiles, strict=True):
         # each member's previous digest is its part's `previous`, and the family's previous
         # one may be merged from them: a member's previous week built later changes the key
-        member = p.store.week_stamp(week.repo, before.label, p.language)
+        member = p.store.period_stamp(week.repo, before.label, p.language)
         before_key = f"{stamp}|{member}"
         inputs.update(inputs_key(week, profile, p.language, "", before_key, narration).encode())
     key = inputs.hexdigest()
@@ -417,7 +417,7 @@ def deliver_targets(
 
 
 def _window_of(digest: Digest) -> Period:
-    return digest.period
+    return digest.window
 
 
 def _summary(result: RunResult) -> dict[str, object]:
@@ -507,7 +507,7 @@ def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -
         metrics.delivered(outcome.destination.partition(":")[0], outcome.action)
 
 
-def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) -> RunResult:
+def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunResult:
     """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
     repo = p.store.canonical_repo(repo)
     if repo not in {p.store.canonical_repo(r) for r in p.repos}:
@@ -516,7 +516,7 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
             key="cmd.error.unknown_repo",
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
-    window = parse_period(week_label, p.timezone, p.clock())
+    window = parse_period(label, p.timezone, p.clock())
     routes = [*p.destinations_for(repo, WEEKLY), *p.destinations_for(repo, MONTHLY)]
     languages = {t.key: t.language for t in as_targets(routes)}
     posted = [

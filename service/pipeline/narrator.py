@@ -115,7 +115,7 @@ class Narrator:
         started = time.monotonic()
         facts = build_facts(digest, prs, language)
         asked = _Asked(facts, facts_json(facts), prompt_version(facts.language, bool(facts.repos)))
-        where = {"repo": digest.repo, "week": digest.week, "language": facts.language}
+        where = {"repo": digest.repo, "week": digest.period, "language": facts.language}
         try:
             answer, cached = self._answer(asked)
         except ModelError as exc:

@@ -121,7 +121,7 @@ class RepoRuns:
         state = self.attempt_state
         if state in FAILED_OUTCOMES and self.last_attempt is not None:
             error = str((self.last_attempt.detail or {}).get("error") or "")
-            what = f"last run of {shown} {self.last_attempt.week} {state}"
+            what = f"last run of {shown} {self.last_attempt.period} {state}"
             return f"{what}: {error.replace(self.repo, shown)}" if error else what
         if self.owed is not None and not self.running:
             return f"{shown} {self.owed.label} is owed: not posted yet"
@@ -156,7 +156,7 @@ class RunWatch:
     def owed(self, repo: str | None = None) -> Period | None:
         """The week (month) a catch-up would run now for `repo` (None: nothing owed)."""
         last = self.store.last_run(repo, done_only=True, kind=self.kind)
-        done = last.week if last else None
+        done = last.period if last else None
         return catch_up_due(done, self.clock(), self.timezone, self.trigger, self.kind)
 
     def first_owed(self) -> Period | None:

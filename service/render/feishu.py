@@ -176,7 +176,7 @@ def action_value(action: str, digest: Digest) -> dict[str, str]:
     """The `value` a card button sends back in card.action.trigger (commands/buttons.py): the
     risks button carries a filtered card's filter, so it lists the card's risks."""
     filter_text = digest.filter if action == "risks" else ""
-    return buttons.encode(action, digest.repo, digest.week, filter_text)
+    return buttons.encode(action, digest.repo, digest.period, filter_text)
 
 
 def _fit(card: dict[str, Any], tr: Translator, url: str, via: Via) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def render_digest(
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
     CARD_RISK_LINES), the header coloured by the worst risk item."""
     url = escape.safe_url(report_url)
-    s = speaker(digest, lang, digest.period.kind)
+    s = speaker(digest, lang, digest.window.kind)
     groups = s.risk_groups()
     card = _render(
         "feishu/digest.json.j2",

@@ -161,7 +161,7 @@ def check_health(
         scheduler=alive,
         last_run_at=(last.finished_at or last.started_at) if last else None,
         last_run_outcome=last.state(now) if last else None,
-        last_run_week=last.week if last else None,
+        last_run_week=last.period if last else None,
         last_run_repo=last.repo if last else None,
         checked_at=now,
         reasons=tuple(reasons),
@@ -297,8 +297,8 @@ class _Reports:
 
     def not_found(self, request: Request, repo: str | None = None) -> HTMLResponse:
         lang = self.page_lang(request)
-        weeks = self.store.list_weeks(repo) if repo else []
-        html = render("web/not_found.html.j2", lang, repo=repo, weeks=weeks, repos=self.repos())
+        periods = self.store.list_periods(repo) if repo else []
+        html = render("web/not_found.html.j2", lang, repo=repo, periods=periods, repos=self.repos())
         return HTMLResponse(html, status_code=HTTP_NOT_FOUND)
 
     def repos(self) -> list[str]:
@@ -309,10 +309,10 @@ class _Reports:
         entries = await anyio.to_thread.run_sync(self._listed_reports)
         by_repo: dict[str, dict[str, list[str]]] = {}
         for entry in entries:
-            by_repo.setdefault(entry.repo, {}).setdefault(entry.week, []).append(entry.language)
+            by_repo.setdefault(entry.repo, {}).setdefault(entry.period, []).append(entry.language)
         listing = [
-            {"repo": repo, "weeks": [{"week": w, "languages": ls} for w, ls in weeks.items()]}
-            for repo, weeks in sorted(by_repo.items())
+            {"repo": repo, "periods": [{"period": p, "languages": ls} for p, ls in periods.items()]}
+            for repo, periods in sorted(by_repo.items())
         ]
         return HTMLResponse(render("web/reports.html.j2", lang, listing=listing))
 
@@ -361,7 +361,9 @@ class _Reports:
         wanted = request.query_params.get("lang")
         if wanted is not None:
             return self.store.get_digest(repo, week, wanted) if wanted in LANGUAGES else None
-        stored = [e.language for e in self.store.list_reports() if (e.repo, e.week) == (repo, week)]
+        stored = [
+            e.language for e in self.store.list_reports() if (e.repo, e.period) == (repo, week)
+        ]
         if not stored:
             return None
         lang = self.language if self.language in stored else sorted(stored)[0]

@@ -116,7 +116,7 @@ class SlackSender:
     def render(self, digest: Digest, language: str | None = None) -> SlackMessage:
         message = render_digest(
             digest,
-            report_url=self.report_url(digest.repo, digest.week),
+            report_url=self.report_url(digest.repo, digest.period),
             lang=language or self.language,
         )
         problems = slack_violations(message)
@@ -126,7 +126,7 @@ class SlackSender:
 
     @staticmethod
     def metadata(digest: Digest, key: str) -> dict[str, Any]:
-        payload = {"key": key, "repo": digest.repo, "week": digest.week}
+        payload = {"key": key, "repo": digest.repo, "week": digest.period}
         return {"event_type": METADATA_EVENT, "event_payload": payload}
 
     def _call(self, method: SlackMethod, where: str, /, **kwargs: Any) -> dict[str, Any]:

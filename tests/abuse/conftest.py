@@ -353,16 +353,16 @@ def snapshot(store: Store) -> Snapshot:
     digests = []
     deliveries = []
     for entry in store.list_reports():
-        digest = store.get_digest(entry.repo, entry.week, entry.language)
+        digest = store.get_digest(entry.repo, entry.period, entry.language)
         stamp = digest.generated_at.isoformat() if digest else "-"
-        digests.append((entry.week, entry.language, stamp))
+        digests.append((entry.period, entry.language, stamp))
         deliveries += [
-            (d.destination, d.message_id) for d in store.list_deliveries(REPO, entry.week)
+            (d.destination, d.message_id) for d in store.list_deliveries(REPO, entry.period)
         ]
     last = store.last_run()
     return Snapshot(
         digests=tuple(sorted(digests)),
         deliveries=tuple(sorted(deliveries, key=str)),
         subscriptions=tuple(sorted(store.subscriptions(REPO))),
-        last_run=(last.id, last.week, last.trigger, last.outcome) if last else None,
+        last_run=(last.id, last.period, last.trigger, last.outcome) if last else None,
     )

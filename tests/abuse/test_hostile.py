@@ -60,7 +60,7 @@ def test_hostile_slack_command_text_gets_an_inert_answer(
     assert "incident" not in said(response)  # a clear answer, not an internal error
     service.settle()
     assert snapshot(service.store) == before
-    assert [e.week for e in service.store.list_reports()] == sorted(SEEDED, reverse=True)
+    assert [e.period for e in service.store.list_reports()] == sorted(SEEDED, reverse=True)
     assert no_canary(tmp_path)
 
 

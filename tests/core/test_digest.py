@@ -154,7 +154,7 @@ def test_metadata_is_copied_from_the_week(verl_profile: RepoProfile) -> None:
     )
     url = "https://github.com/volcengine/verl/discussions/1"
     digest = build_digest(week, verl_profile, language="en", now=NOW, discussion_url=url)
-    assert (digest.repo, digest.week, digest.timezone) == (
+    assert (digest.repo, digest.period, digest.timezone) == (
         "volcengine/verl",
         "2026-W04",
         "Asia/Shanghai",

@@ -147,7 +147,7 @@ def test_digest_card_fits_every_limit(
     assert json.loads(actions[0]["elements"][1]["value"]) == {
         "verb": "risks",
         "repo": digest.repo,
-        "period": digest.week,
+        "period": digest.period,
     }
     assert_inert(message)
 
@@ -212,7 +212,7 @@ def test_every_answer_fits_and_is_inert(
     pr = digest.prs[0].number if digest.prs else 1
     kinds = set()
     for template in COMMANDS:
-        reply = answer_text(template.format(week=digest.week, pr=pr), caller, ctx)
+        reply = answer_text(template.format(week=digest.period, pr=pr), caller, ctx)
         kinds.add(reply.kind)
         message = render_answer(reply, lang)
         assert slack_violations(message) == [], template

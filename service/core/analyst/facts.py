@@ -498,7 +498,7 @@ def build_facts(
     }
     return WeekFacts(
         repo=digest.repo,
-        week=digest.week,
+        week=digest.period,
         language=language or digest.language,
         first_day=digest.start.date().isoformat(),
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
