@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.digest import LABELS, WEEKS, synthetic_week  # noqa: E402
 from service.core.analyst.facts import (  # noqa: E402
     DATA_BUDGET,
-    WeekFacts,
+    PeriodFacts,
     build_facts,
     facts_json,
     facts_payload,
@@ -35,7 +35,7 @@ NOW = datetime(2026, 12, 2, tzinfo=UTC)
 CHARS_PER_TOKEN = 3.5
 
 
-def facts_of(week: CollectedPeriod, language: str) -> WeekFacts:
+def facts_of(week: CollectedPeriod, language: str) -> PeriodFacts:
     digest = build_digest(week, load_profile("volcengine/verl"), language=language, now=NOW)
     return build_facts(digest, week.prs)
 

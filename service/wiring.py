@@ -378,8 +378,8 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
 def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
     from service.pipeline.jobs import regenerate
 
-    def run(repo: str, week: str, requested_by: str) -> RunResult:
-        return regenerate(pipeline, repo, week, requested_by=requested_by)
+    def run(repo: str, period: str, requested_by: str) -> RunResult:
+        return regenerate(pipeline, repo, period, requested_by=requested_by)
 
     return run
 

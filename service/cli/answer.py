@@ -102,8 +102,8 @@ def answer_text(
     return render_answer_text(result, lang, digest)
 
 
-def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
-    """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
+def _command(args: argparse.Namespace, repo: str, period: str | None, flt: DigestFilter) -> Command:
+    """The chat command the arguments stand for (`week` None: `pr N` in any stored period)."""
     from service.commands.grammar import Command, pr_reference
     from service.core.models import Severity
 
@@ -112,9 +112,11 @@ def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestF
         if ref is None:
             raise InputError(operator_text.bad_pr_number(args.number))
         member, number = ref
-        return Command(verb="pr", number=number, member=member, period=week, repo=repo, filter=flt)
+        return Command(
+            verb="pr", number=number, member=member, period=period, repo=repo, filter=flt
+        )
     severity = Severity(args.severity) if args.severity else None
-    return Command(verb="risks", period=week, severity=severity, repo=repo, filter=flt)
+    return Command(verb="risks", period=period, severity=severity, repo=repo, filter=flt)
 
 
 def typed_filter(text: str, digest: Digest) -> DigestFilter:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service.core.analyst.audit import Verdict, audit_answer
-from service.core.analyst.facts import WeekFacts, build_facts
+from service.core.analyst.facts import PeriodFacts, build_facts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
 from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
 from service.core.models import Digest, Period, PullRequest
@@ -105,7 +105,7 @@ def verdict_lines(verdict: Verdict) -> list[str]:
 
 
 def verified(
-    verdicts: list[Verdict], drafts: Sequence[Draft], facts: WeekFacts, verifier: Verifier
+    verdicts: list[Verdict], drafts: Sequence[Draft], facts: PeriodFacts, verifier: Verifier
 ) -> tuple[list[Verdict], list[str]]:
     """The verdicts after the verification pass (a kept sentence it refused is dropped with
     its reason), and a line saying why sentences went unjudged, if any did."""

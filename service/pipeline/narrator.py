@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from service import operator_text
 from service.core.analyst.checker import check_answer
-from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
+from service.core.analyst.facts import PeriodFacts, build_facts, content_hash, facts_json
 from service.core.analyst.family_refs import keyed_drafts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
 from service.core.analyst.verdicts import NOTE_SECTION
@@ -76,7 +76,7 @@ class AnswerCache(Protocol):
 class _Asked:
     """What is asked of the model for one week, and the key its answer is cached under."""
 
-    facts: WeekFacts
+    facts: PeriodFacts
     data: str
     version: str
 

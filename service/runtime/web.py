@@ -342,14 +342,14 @@ class _Reports:
             self._report, request, family, match["week"], match["fmt"] or "html"
         )
 
-    def _report(self, request: Request, repo: str, week: str, fmt: str) -> Response:
+    def _report(self, request: Request, repo: str, period: str, fmt: str) -> Response:
         token = request.query_params.get(TOKEN_PARAM)
-        if self.links is not None and not self.links.allows(repo, week, token):
+        if self.links is not None and not self.links.allows(repo, period, token):
             return self.not_found(request)  # the same 404 as a repository we never heard of
         repo = self.store.canonical_repo(repo)  # a link made before the repository moved
         if repo not in {e.repo for e in self.store.list_reports()}:
             return self.not_found(request)
-        digest = self._digest(request, repo, week)
+        digest = self._digest(request, repo, period)
         if digest is None:
             return self.not_found(request, repo if self.is_listed(repo) else None)
         response = Response(_render(digest, fmt), media_type=_MEDIA[fmt])
@@ -357,17 +357,17 @@ class _Reports:
             response.headers["cache-control"] = "private, no-store"
         return response
 
-    def _digest(self, request: Request, repo: str, week: str) -> Digest | None:
+    def _digest(self, request: Request, repo: str, period: str) -> Digest | None:
         wanted = request.query_params.get("lang")
         if wanted is not None:
-            return self.store.get_digest(repo, week, wanted) if wanted in LANGUAGES else None
+            return self.store.get_digest(repo, period, wanted) if wanted in LANGUAGES else None
         stored = [
-            e.language for e in self.store.list_reports() if (e.repo, e.period) == (repo, week)
+            e.language for e in self.store.list_reports() if (e.repo, e.period) == (repo, period)
         ]
         if not stored:
             return None
         lang = self.language if self.language in stored else sorted(stored)[0]
-        return self.store.get_digest(repo, week, lang)
+        return self.store.get_digest(repo, period, lang)
 
 
 def _render(digest: Digest, fmt: str) -> str:

@@ -108,10 +108,10 @@ class SlackSender:
         self.language = language
         self._report_url = report_url
 
-    def report_url(self, repo: str, week: str) -> str:
+    def report_url(self, repo: str, period: str) -> str:
         if self._report_url is not None:
-            return self._report_url(repo, week)
-        return links.report_url(self.public_base_url, repo, week)
+            return self._report_url(repo, period)
+        return links.report_url(self.public_base_url, repo, period)
 
     def render(self, digest: Digest, language: str | None = None) -> SlackMessage:
         message = render_digest(

@@ -286,7 +286,7 @@ class Relation:
 
 
 @dataclass
-class WeekEvidence:
+class PeriodEvidence:
     """The week's evidence index: relations, earlier counts, and each PR's evidence on demand."""
 
     scored: dict[int, ScoredPR] = field(default_factory=dict)
@@ -352,13 +352,13 @@ def _previous(digest: Digest) -> dict[str, dict[str, tuple[int, int]]]:
     }
 
 
-def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> WeekEvidence:
+def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> PeriodEvidence:
     """The evidence index of `digest`'s week (`prs`: the collected PRs, bodies and patches)."""
     own: dict[int, list[Risk]] = {}
     for risk in leaf_risks(digest.risks):
         for number in dict.fromkeys(risk.prs):
             own.setdefault(number, []).append(risk)
-    return WeekEvidence(
+    return PeriodEvidence(
         scored={p.number: p for p in digest.prs},
         collected={p.number: p for p in prs},
         risks=own,
