@@ -111,7 +111,7 @@ def test_a_move_keeps_one_history(
     # the weekly comparison crosses the move: the same trends as a store that never moved
     _, control = site(database_url=f"sqlite:///{settings.database_url.split('///')[1]}.ctl")
     control_week = run(control, NEW, BEFORE), run(control, NEW, AFTER)
-    assert after.trends.previous_week == BEFORE
+    assert after.trends.previous_period == BEFORE
     assert after.trends.model_dump() == control_week[1].trends.model_dump()
     assert any(b.previous is not None for b in after.trends.modules)
     assert after.repo == NEW
@@ -200,7 +200,7 @@ def test_a_new_name_in_the_settings_finds_the_history_of_the_old_one(
     _, renamed = site(digest_repos=NEW)  # the operator updated DIGEST_REPOS first
     after = run(renamed, NEW, AFTER)
     assert after.moved_from == [OLD]
-    assert after.trends.previous_week == BEFORE
+    assert after.trends.previous_period == BEFORE
     assert any(b.previous is not None for b in after.trends.modules)
     assert set(rows_named(renamed.store, OLD).values()) == {0}
     with renamed.store.engine.connect() as conn:

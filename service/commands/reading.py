@@ -120,7 +120,7 @@ def apply_filter(
     if unknown:
         value = f"module:{unknown}"
         return filter_usage(ctx, repo, value, usage_of(command.verb), command.verb)
-    before = digest.trends.previous_week
+    before = digest.trends.previous_period
     previous = ctx.reader.get_digest(repo, before, ctx.language) if before else None
     narrowed = narrow_digest(digest, flt, previous)
     if narrowed.prs:

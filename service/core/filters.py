@@ -246,7 +246,7 @@ def narrow_trends(trends: Trends, keep: set[int], previous: Trends | None) -> Tr
         labels=_buckets(trends.labels, keep, previous.labels if previous else None),
         categories=_buckets(trends.categories, keep, previous.categories if previous else None),
         contributors=contributors,
-        previous_week=trends.previous_week if previous is not None else None,
+        previous_period=trends.previous_period if previous is not None else None,
     )
 
 

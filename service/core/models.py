@@ -421,14 +421,24 @@ class Contributor(Model):
 
 
 class Trends(Model):
+    # the JSON keeps the key `previous_week` for the previous period's label (as Digest `week`)
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, serialize_by_alias=True, validate_by_name=True
+    )
+
     modules: list[TrendBucket] = Field(default_factory=list)
     types: list[TrendBucket] = Field(default_factory=list)
     labels: list[TrendBucket] = Field(default_factory=list)
     categories: list[TrendBucket] = Field(default_factory=list)
     contributors: list[Contributor] = Field(default_factory=list)
-    previous_week: str | None = None
-    # the stored previous week's totals (what "more than last week" is held against); None
-    # when no earlier week is stored
+    # the label of the period before (None: none is stored)
+    previous_period: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("previous_week", "previous_period"),
+        serialization_alias="previous_week",
+    )
+    # the stored previous period's totals (what "more than last week" is held against); None
+    # when no earlier period is stored
     previous_stats: Stats | None = None
 
 

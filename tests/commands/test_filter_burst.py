@@ -51,7 +51,7 @@ class Reader:
 
     def __init__(self, digest: Digest) -> None:
         self.digest = digest
-        self.before = digest.model_copy(update={"week": digest.trends.previous_week or "x"})
+        self.before = digest.model_copy(update={"period": digest.trends.previous_period or "x"})
 
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
         return {self.digest.period: self.digest, self.before.period: self.before}.get(week)

@@ -229,7 +229,7 @@ def test_previous_digest_feeds_trend_deltas(
     digest = build_digest(
         load_week("2026-W04"), verl_profile, language="zh", now=NOW, previous=previous
     )
-    assert digest.trends.previous_week == "2026-W03"
+    assert digest.trends.previous_period == "2026-W03"
     assert all(b.previous is not None for b in digest.trends.modules)
 
 

@@ -102,7 +102,7 @@ def test_trends_count_the_matching_prs_against_the_week_before(
     assert modules["megatron"].prs == sorted(MEGATRON)
     before = [n for b in previous.trends.modules if b.key == "megatron" for n in b.prs]
     assert modules["megatron"].previous == len(before)
-    assert narrowed.trends.previous_week == "2026-W03"
+    assert narrowed.trends.previous_period == "2026-W03"
     assert sum(b.count for b in narrowed.trends.types) == len(MEGATRON)
     # without the week before, no delta is claimed
     assert narrow_digest(digest, flt).trends.modules[0].previous is None

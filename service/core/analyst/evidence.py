@@ -295,7 +295,7 @@ class PeriodEvidence:
     relations: tuple[Relation, ...] = ()
     # kind → bucket key → (count this week, count the week before); empty: no earlier week
     previous: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
-    previous_week: str | None = None
+    previous_period: str | None = None
     # the repository's names: a link to one of its PRs is read as `#N` (as the model is told)
     repos: tuple[str, ...] = ()
     _cache: dict[int, PREvidence] = field(default_factory=dict, repr=False)
@@ -338,7 +338,7 @@ def _relations(digest: Digest) -> tuple[Relation, ...]:
 
 def _previous(digest: Digest) -> dict[str, dict[str, tuple[int, int]]]:
     trends = digest.trends
-    if trends.previous_week is None:
+    if trends.previous_period is None:
         return {}
     kinds = {
         "modules": trends.modules,
@@ -364,6 +364,6 @@ def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> PeriodEvidence
         risks=own,
         relations=_relations(digest),
         previous=_previous(digest),
-        previous_week=digest.trends.previous_week,
+        previous_period=digest.trends.previous_period,
         repos=(digest.repo, *digest.moved_from),
     )

@@ -441,7 +441,7 @@ def breaking_prs(digest: Digest) -> set[int]:
 
 
 def _earlier(digest: Digest) -> EarlierPeriod | None:
-    before, week = digest.trends.previous_stats, digest.trends.previous_week
+    before, week = digest.trends.previous_stats, digest.trends.previous_period
     if before is None or week is None:
         return None
     totals = {
