@@ -1,7 +1,8 @@
 """A throwaway chat verb that exists only for the tests: `echo [owner/repo]` answers who asked,
 in which channel, about which repository. It is the whole of a new verb but its catalog keys:
 one module with its tokens, its answer model and its answer function, registered through
-`service.commands.registry.register` (tests/channels/test_new_verb.py)."""
+`service.commands.registry.register` (tests/channels/test_new_verb.py). It is a button of the
+digest's Feishu card too (`button`), which the card shows and the button answers."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Literal
 
 from service.commands import tokens
 from service.commands.kinds import Said
-from service.commands.verbs import Request, VerbSpec
+from service.commands.verbs import CardButton, Request, VerbSpec
 
 NAME = "echo"
 ANSWER_KEY = "cmd.answer.echo"
@@ -17,10 +18,12 @@ ANSWER_KEY = "cmd.answer.echo"
 CATALOG = {
     "en": {
         f"cmd.usage.{NAME}": "`echo [owner/repo]`: who asks, where",
+        f"feishu.button.{NAME}": "Echo",
         ANSWER_KEY: "{user} asked in {channel} about {repo}",
     },
     "zh": {
         f"cmd.usage.{NAME}": "`echo [owner/repo]`：谁在哪里问",
+        f"feishu.button.{NAME}": "回声",
         ANSWER_KEY: "{user} 在 {channel} 问了 {repo}",
     },
 }
@@ -42,4 +45,10 @@ def respond(request: Request) -> EchoAnswer:
     return EchoAnswer(repo=request.repo, key=ANSWER_KEY, params=params)
 
 
-SPEC = VerbSpec(name=NAME, respond=respond, tokens=(tokens.repository,), models=(EchoAnswer,))
+SPEC = VerbSpec(
+    name=NAME,
+    respond=respond,
+    tokens=(tokens.period, tokens.repository),
+    models=(EchoAnswer,),
+    button=CardButton(),
+)
