@@ -193,7 +193,7 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     assert job.calls == 1
     last = store.last_run(REPO)
     assert last is not None
-    assert (last.week, last.outcome) == ("2026-W04", "ok")
+    assert (last.period, last.outcome) == ("2026-W04", "ok")
     assert store.get_digest(REPO, "2026-W04", "zh") is not None
 
 
