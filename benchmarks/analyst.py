@@ -25,10 +25,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.digest import LABELS, WEEKS, synthetic_week  # noqa: E402
 from service.core.analyst.checker import check_answer  # noqa: E402
-from service.core.analyst.facts import WeekFacts, build_facts, facts_json  # noqa: E402
+from service.core.analyst.facts import PeriodFacts, build_facts, facts_json  # noqa: E402
 from service.core.analyst.schema import LIMITS, Draft, parse_answer  # noqa: E402
 from service.core.digest import build_digest  # noqa: E402
-from service.core.models import CollectedWeek  # noqa: E402
+from service.core.models import CollectedPeriod  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render.prompt import prompt_chars, prompt_messages  # noqa: E402
@@ -38,7 +38,7 @@ CHARS_PER_TOKEN = 3.5
 ANSWERS = ROOT / "tests" / "data" / "llm"
 
 
-def full_answer(facts: WeekFacts) -> list[Draft]:
+def full_answer(facts: PeriodFacts) -> list[Draft]:
     """An answer at every section's limit, each sentence built from one top PR's facts (review
     notes only where a reviewer wrote something: the recorded weeks have no review data)."""
     top = facts.prs[: LIMITS["pr_points"]]
@@ -58,7 +58,7 @@ def full_answer(facts: WeekFacts) -> list[Draft]:
     return drafts
 
 
-def timed(drafts: list[Draft], facts: WeekFacts, repeat: int) -> tuple[float, int]:
+def timed(drafts: list[Draft], facts: PeriodFacts, repeat: int) -> tuple[float, int]:
     """Median milliseconds of one check_answer (checker set-up included) and sentences kept."""
     runs = []
     kept = 0
@@ -70,7 +70,7 @@ def timed(drafts: list[Draft], facts: WeekFacts, repeat: int) -> tuple[float, in
     return statistics.median(runs), kept
 
 
-def row(label: str, week: CollectedWeek, repeat: int) -> list[str]:
+def row(label: str, week: CollectedPeriod, repeat: int) -> list[str]:
     started = time.perf_counter()
     digest = build_digest(week, load_profile("volcengine/verl"), language="zh", now=NOW)
     digest_s = time.perf_counter() - started

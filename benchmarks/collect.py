@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.core.models import CollectedWeek, WeekWindow  # noqa: E402
+from service.core.models import CollectedPeriod, Period  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.core.weeks import window_for  # noqa: E402
 from service.github.collect import collect_week  # noqa: E402
@@ -43,14 +43,14 @@ def _week_file(label: str) -> dict[str, Any]:
     return json.loads((WEEKS / f"{label}.json").read_text(encoding="utf-8"))
 
 
-def _window(scenario: str) -> WeekWindow:
+def _window(scenario: str) -> Period:
     if scenario == "real":
         year, week = REAL_WEEK.split("-W")
         return window_for(int(year), int(week), TZ)
     return window_for(2026, 4, TZ)
 
 
-def synthetic(count: int, window: WeekWindow, *, distinct: bool = False) -> list[dict[str, Any]]:
+def synthetic(count: int, window: Period, *, distinct: bool = False) -> list[dict[str, Any]]:
     """`count` PRs made of the real recorded ones, renumbered and spread over the window.
 
     The copies share their patches' text unless `distinct`: then each patch ends with a context
@@ -93,7 +93,7 @@ def _peak_mb() -> float:
 def _phase(url: str, store: Store, scenario: str, token: str | None) -> dict[str, Any]:
     http = GitHubHttp(api_url=url, graphql_url=f"{url}/graphql", token=token, cache=store)
     started = time.perf_counter()
-    week: CollectedWeek = collect_week(
+    week: CollectedPeriod = collect_week(
         http, REPO, _window(scenario), load_profile(REPO), check_references=False
     )
     wall = time.perf_counter() - started

@@ -71,11 +71,11 @@ def serve(ttl: float) -> None:
             return revision(repo, week, language) if revision else None
 
         def latest_digest(self, repo: str, language: str) -> Any:
-            weeks = self.list_weeks(repo, language)
+            weeks = self.list_periods(repo, language)
             return self.get_digest(repo, weeks[0], language) if weeks else None
 
-        def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-            return store.list_weeks(repo, language)
+        def list_periods(self, repo: str, language: str | None = None) -> list[str]:
+            return store.list_periods(repo, language)
 
     with running_fake_slack() as slack:
         engine = EngineContext(

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from service.core.digest import build_digest  # noqa: E402
-from service.core.models import CollectedWeek  # noqa: E402
+from service.core.models import CollectedPeriod  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.core.weeks import previous_window  # noqa: E402
 from service.pipeline.recorded import load_recorded  # noqa: E402
@@ -33,11 +33,11 @@ REAL = "2025-W48"
 LABELS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
 
 
-def real_week() -> CollectedWeek:
+def real_week() -> CollectedPeriod:
     return load_recorded(WEEKS / f"{REAL}.json", NOW)
 
 
-def synthetic_week(count: int) -> CollectedWeek:
+def synthetic_week(count: int) -> CollectedPeriod:
     """`count` PRs made of the 132 recorded ones (with their patches), merges spread over a week."""
     real = [pr for label in LABELS for pr in load_recorded(WEEKS / f"{label}.json", NOW).prs]
     base = load_recorded(WEEKS / "2026-W04.json", NOW)
@@ -54,7 +54,7 @@ def synthetic_week(count: int) -> CollectedWeek:
     return base.model_copy(update={"prs": prs})
 
 
-def measure(week: CollectedWeek, earlier: list) -> dict[str, float | int]:
+def measure(week: CollectedPeriod, earlier: list) -> dict[str, float | int]:
     profile = load_profile("volcengine/verl")
     started = time.perf_counter()
     digest = build_digest(week, profile, language="zh", now=NOW, earlier=earlier)

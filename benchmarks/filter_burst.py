@@ -38,7 +38,8 @@ def main() -> None:
     )
     verbs = ["risks", "summary", "top"]
     texts = [
-        f"{verbs[i % 3]} {digest.week} path:{','.join(GLOBS[i % len(GLOBS)])}" for i in range(BURST)
+        f"{verbs[i % 3]} {digest.period} path:{','.join(GLOBS[i % len(GLOBS)])}"
+        for i in range(BURST)
     ]
     started = time.process_time()
     for text in texts:

@@ -28,7 +28,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.core.models import WeekWindow  # noqa: E402
+from service.core.models import Period  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.core.weeks import window_for  # noqa: E402
 from service.github.collect import collect_week  # noqa: E402
@@ -46,7 +46,7 @@ PER_PAGE = 100
 NOT_MODIFIED = 304
 
 
-def window() -> WeekWindow:
+def window() -> Period:
     return window_for(WEEK[0], WEEK[1], TZ)
 
 
@@ -137,7 +137,7 @@ class NaiveCollector:
                 self.cost.rate_limit_cost += 1
         return resp.json(), resp.links.get("next", {}).get("url")
 
-    def collect(self, repo: str, win: WeekWindow) -> list[dict[str, Any]]:
+    def collect(self, repo: str, win: Period) -> list[dict[str, Any]]:
         start = win.start.isoformat()
         end = win.end.isoformat()
         items = self._pages(

@@ -19,14 +19,14 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.digest import LABELS, WEEKS, synthetic_week  # noqa: E402
 from service.core.analyst.facts import (  # noqa: E402
     DATA_BUDGET,
-    WeekFacts,
+    PeriodFacts,
     build_facts,
     facts_json,
     facts_payload,
     trimmed_payload,
 )
 from service.core.digest import build_digest  # noqa: E402
-from service.core.models import CollectedWeek  # noqa: E402
+from service.core.models import CollectedPeriod  # noqa: E402
 from service.core.profile import load_profile  # noqa: E402
 from service.pipeline.recorded import load_recorded  # noqa: E402
 from service.render.prompt import prompt_chars, prompt_messages  # noqa: E402
@@ -35,12 +35,12 @@ NOW = datetime(2026, 12, 2, tzinfo=UTC)
 CHARS_PER_TOKEN = 3.5
 
 
-def facts_of(week: CollectedWeek, language: str) -> WeekFacts:
+def facts_of(week: CollectedPeriod, language: str) -> PeriodFacts:
     digest = build_digest(week, load_profile("volcengine/verl"), language=language, now=NOW)
     return build_facts(digest, week.prs)
 
 
-def row(label: str, week: CollectedWeek) -> str:
+def row(label: str, week: CollectedPeriod) -> str:
     zh, en = facts_of(week, "zh"), facts_of(week, "en")
     full = zh.prs[:20]
     summaries = sum(bool(p.summary) for p in full)

@@ -154,7 +154,7 @@ def cli_run(week: str, output: str) -> None:
     ready = time.perf_counter()
     digest = build_week(pipeline, REPO, window)
     built = time.perf_counter()
-    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
+    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.period)
     Path(output).write_text(render_format(digest, "markdown", "zh", report_url=url), "utf-8")
     done = time.perf_counter()
     laps = {

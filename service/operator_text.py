@@ -60,8 +60,10 @@ def bad_destination(item: str) -> str:
 NO_DESTINATION_NAMED = "--to names no destination"
 
 
-def sample_only(sample_repo: str, sample_week: str, repo: str, week: str) -> str:
-    return f"the bundled sample holds {sample_repo} {sample_week} only (asked for {repo} {week})"
+def sample_only(sample_repo: str, sample_period: str, repo: str, period: str) -> str:
+    return (
+        f"the bundled sample holds {sample_repo} {sample_period} only (asked for {repo} {period})"
+    )
 
 
 def progress_bar(done: int, total: int, width: int = 30) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service import operator_text
-from service.core.models import CollectedWeek, PullRequest, WeekWindow
+from service.core.models import CollectedPeriod, Period, PullRequest
 from service.core.profile import RepoProfile, load_profile
 from service.core.scope import scope_of_key
 from service.delivery.outbox import Sender
@@ -131,10 +131,10 @@ def metrics_repo_label(settings: Settings, store: Store) -> Callable[[str], str]
     return label
 
 
-def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow], CollectedWeek]:
+def sample_collector(now: Callable[[], datetime]) -> Callable[[str, Period], CollectedPeriod]:
     """A collector that serves the bundled sample week only (no network, no token)."""
 
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         sample = load_sample(now())
         if repo == SAMPLE_REPO and window.kind != "week":  # a month, a range: its days of it
             return within(sample, window)
@@ -149,12 +149,12 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, WeekWindow],
 
 def github_collector(
     settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
-) -> tuple[Callable[[str, WeekWindow], CollectedWeek], Callable[[str, int], PullRequest]]:
+) -> tuple[Callable[[str, Period], CollectedPeriod], Callable[[str, int], PullRequest]]:
     from service.github.collect import collect_week, fetch_pr
 
     http = build_github(settings, store, metrics)
 
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         return collect_week(
             http,
             repo,
@@ -378,8 +378,8 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
 def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
     from service.pipeline.jobs import regenerate
 
-    def run(repo: str, week: str, requested_by: str) -> RunResult:
-        return regenerate(pipeline, repo, week, requested_by=requested_by)
+    def run(repo: str, period: str, requested_by: str) -> RunResult:
+        return regenerate(pipeline, repo, period, requested_by=requested_by)
 
     return run
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile, load_profile
 from service.pipeline.recorded import load_recorded
 from service.settings import Settings
@@ -95,7 +95,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def load_week(label: str) -> CollectedWeek:
+def load_week(label: str) -> CollectedPeriod:
     """A real verl week from tests/data/weeks (copied from the public git history)."""
     return load_recorded(WEEKS / f"{label}.json", NOW)
 
@@ -106,7 +106,7 @@ def verl_profile() -> RepoProfile:
 
 
 @pytest.fixture(scope="session")
-def weeks() -> dict[str, CollectedWeek]:
+def weeks() -> dict[str, CollectedPeriod]:
     """All four recorded weeks by label."""
     return {p.stem: load_recorded(p, NOW) for p in sorted(WEEKS.glob("*.json"))}
 

@@ -15,7 +15,7 @@ import pytest
 from service import wiring
 from service.commands.answer import Caller, answer, answer_text
 from service.commands.kinds import PrAnswer
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.core.weeks import window_for
 from service.observe.logs import JsonFormatter, RequestIdFilter, TextFormatter
 from service.pipeline.jobs import Pipeline, build_week, regenerate, run_week
@@ -287,7 +287,7 @@ def test_an_invented_answer_posts_nothing_made_up_to_slack_or_feishu(
             assert invented not in payload, invented
 
 
-def _changed_week() -> CollectedWeek:
+def _changed_week() -> CollectedPeriod:
     week = load_week("2026-W04")
     first = week.prs[0].model_copy(update={"title": week.prs[0].title + " (retitled)"})
     return week.model_copy(update={"prs": [first, *week.prs[1:]]})

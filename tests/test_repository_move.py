@@ -111,7 +111,7 @@ def test_a_move_keeps_one_history(
     # the weekly comparison crosses the move: the same trends as a store that never moved
     _, control = site(database_url=f"sqlite:///{settings.database_url.split('///')[1]}.ctl")
     control_week = run(control, NEW, BEFORE), run(control, NEW, AFTER)
-    assert after.trends.previous_week == BEFORE
+    assert after.trends.previous_period == BEFORE
     assert after.trends.model_dump() == control_week[1].trends.model_dump()
     assert any(b.previous is not None for b in after.trends.modules)
     assert after.repo == NEW
@@ -126,11 +126,11 @@ def test_a_move_keeps_one_history(
     assert moved["subscriptions"] == 1
     assert moved["runs"] == 2
     assert store.canonical_repo(OLD) == NEW
-    assert store.list_weeks(NEW) == [AFTER, BEFORE]
+    assert store.list_periods(NEW) == [AFTER, BEFORE]
     assert store.repo_privacy(OLD) is False
     last = store.last_run(OLD)  # the scheduler's catch-up asks by the configured (old) name
     assert last is not None
-    assert (last.repo, last.week) == (NEW, AFTER)
+    assert (last.repo, last.period) == (NEW, AFTER)
     targets = {t.destination for t in as_targets(pipeline.destinations_for(OLD, "weekly"))}
     assert targets == {t.destination for t in as_targets(pipeline.destinations_for(NEW, "weekly"))}
     assert targets == {"slack:C9"}
@@ -200,7 +200,7 @@ def test_a_new_name_in_the_settings_finds_the_history_of_the_old_one(
     _, renamed = site(digest_repos=NEW)  # the operator updated DIGEST_REPOS first
     after = run(renamed, NEW, AFTER)
     assert after.moved_from == [OLD]
-    assert after.trends.previous_week == BEFORE
+    assert after.trends.previous_period == BEFORE
     assert any(b.previous is not None for b in after.trends.modules)
     assert set(rows_named(renamed.store, OLD).values()) == {0}
     with renamed.store.engine.connect() as conn:

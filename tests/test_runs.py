@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.errors import StoreUnavailableError, UnreachableError
 from service.observe.metrics import Metrics
 from service.pipeline import jobs
@@ -117,7 +117,7 @@ class FailingThenRecorded:
         self.failures = failures
         self.calls = 0
 
-    def __call__(self, repo: str, window: WeekWindow) -> CollectedWeek:
+    def __call__(self, repo: str, window: Period) -> CollectedPeriod:
         self.calls += 1
         if self.calls <= self.failures:
             raise UnreachableError("cannot reach GitHub at api.github.test (ConnectionError)")

@@ -24,7 +24,7 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import text
 
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.core.profile import load_profile
 from service.errors import InputError
 from service.observe.logs import build_handler
@@ -53,7 +53,7 @@ AFTER_W04_TICK = datetime(2026, 1, 28, 9, 0, tzinfo=SHANGHAI)
 WAIT = 10.0
 
 
-def recorded_collector(repo: str, window: WeekWindow) -> CollectedWeek:
+def recorded_collector(repo: str, window: Period) -> CollectedPeriod:
     """The far side of GitHub for these tests: the real recorded weeks, nothing else."""
     if repo != REPO or not (WEEKS / f"{window.label}.json").exists():
         raise InputError(f"no recorded week {repo} {window.label}")
@@ -193,7 +193,7 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     assert job.calls == 1
     last = store.last_run(REPO)
     assert last is not None
-    assert (last.week, last.outcome) == ("2026-W04", "ok")
+    assert (last.period, last.outcome) == ("2026-W04", "ok")
     assert store.get_digest(REPO, "2026-W04", "zh") is not None
 
 
@@ -307,7 +307,7 @@ def test_catch_up_after_downtime_runs_the_missed_week_exactly_once(
     assert job.calls == 1
     last = store.last_run(REPO, done_only=True)
     assert last is not None
-    assert last.week == "2026-W04"
+    assert last.period == "2026-W04"
     first.shutdown()
     again = make_scheduler(db_url, job)  # a restart the same day owes nothing
     again.start()
@@ -349,7 +349,7 @@ def test_two_schedulers_starting_together_catch_up_once(
         thread.join(WAIT)
     assert sorted(results) == [False, True]
     assert job.calls == 1
-    assert [d.week for d in [store.get_digest(REPO, "2026-W04", "zh")] if d] == ["2026-W04"]
+    assert [d.period for d in [store.get_digest(REPO, "2026-W04", "zh")] if d] == ["2026-W04"]
 
 
 def test_two_scheduler_processes_started_in_turn_catch_up_once(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from service.commands.kinds import Answer
     from service.commands.parse import Command
     from service.core.filters import DigestFilter
-    from service.core.models import Digest, WeekWindow
+    from service.core.models import Digest, Period
     from service.core.scope import Scope
     from service.pipeline.jobs import Pipeline
     from service.settings import Settings
@@ -68,7 +68,7 @@ def answer_text(
     settings: Settings,
     pipeline: Pipeline,
     scope: Scope,
-    window: WeekWindow,
+    window: Period,
     lang: str,
 ) -> str:
     """The chat command's answer for the week, built first if not stored."""
@@ -81,7 +81,7 @@ def answer_text(
     repo = scope.key
     # `pr N` without --week searches every stored week, as the chat command does
     searching = args.command == "pr" and args.week is None and not args.sample
-    stored = pipeline.store.list_weeks(repo, lang) if searching else []
+    stored = pipeline.store.list_periods(repo, lang) if searching else []
     digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
     if args.sample or (digest is None and not stored):
         digest = build_scope(pipeline, scope, window)
@@ -97,13 +97,13 @@ def answer_text(
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise catalog_error(result.key, result.params)
-    if result.period and result.period != digest.week:
+    if result.period and result.period != digest.period:
         digest = pipeline.store.get_digest(repo, result.period, lang) or digest
     return render_answer_text(result, lang, digest)
 
 
-def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestFilter) -> Command:
-    """The chat command the arguments stand for (`week` None: `pr N` in any stored week)."""
+def _command(args: argparse.Namespace, repo: str, period: str | None, flt: DigestFilter) -> Command:
+    """The chat command the arguments stand for (`week` None: `pr N` in any stored period)."""
     from service.commands.grammar import Command, pr_reference
     from service.core.models import Severity
 
@@ -112,9 +112,11 @@ def _command(args: argparse.Namespace, repo: str, week: str | None, flt: DigestF
         if ref is None:
             raise InputError(operator_text.bad_pr_number(args.number))
         member, number = ref
-        return Command(verb="pr", number=number, member=member, period=week, repo=repo, filter=flt)
+        return Command(
+            verb="pr", number=number, member=member, period=period, repo=repo, filter=flt
+        )
     severity = Severity(args.severity) if args.severity else None
-    return Command(verb="risks", period=week, severity=severity, repo=repo, filter=flt)
+    return Command(verb="risks", period=period, severity=severity, repo=repo, filter=flt)
 
 
 def typed_filter(text: str, digest: Digest) -> DigestFilter:
@@ -147,7 +149,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
     except CommandError as exc:
         raise catalog_error(exc.key, exc.params) from None
     if command.period is None and built is not None:
-        command = command.model_copy(update={"period": built.week})
+        command = command.model_copy(update={"period": built.period})
     ctx = wiring.engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([scope.key, *ctx.repos]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)

@@ -19,7 +19,7 @@ from service.cli.periods import add_period_options
 from service.errors import InputError
 
 if TYPE_CHECKING:
-    from service.core.models import WeekWindow
+    from service.core.models import Period
     from service.core.scope import Scope
     from service.pipeline.jobs import Pipeline
     from service.settings import Settings
@@ -96,7 +96,7 @@ def repo_of(args: argparse.Namespace, settings: Settings) -> str:
     return scope_of(args, settings).key
 
 
-def window_of(args: argparse.Namespace, settings: Settings) -> WeekWindow:
+def window_of(args: argparse.Namespace, settings: Settings) -> Period:
     """`--week` (default: last week; with `--sample`, the sample's week)."""
     from service import wiring
     from service.cli.periods import chosen_period

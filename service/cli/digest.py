@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     lang = args.lang or settings.digest_language
     pipeline.language = lang
     digest = build_scope(pipeline, scope_of(args, settings), window_of(args, settings))
-    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
+    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.period)
     if args.format == "json":  # tens of MB for a large week: kept as bytes
         emit(render_format_bytes(digest, "json", lang, report_url=url), args.output)
     else:

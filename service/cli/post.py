@@ -75,7 +75,7 @@ def dry_run_lines(
     chosen = as_targets(targets if targets is not None else routes)
     if not chosen:
         return [operator_text.NO_DESTINATION_CONFIGURED]
-    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.week)
+    url = wiring.pipeline_links(settings, pipeline).url(digest.repo, digest.period)
     lines = []
     for target in chosen:
         fmt = registry.card_of(target.destination).name
@@ -83,7 +83,7 @@ def dry_run_lines(
         shown = narrow_digest(digest, parse_filter(target.filter))
         size = len(render_format(shown, fmt, lang, report_url=url).encode())
         record = pipeline.store.get_delivery(
-            digest.repo, digest.week, recorded_name(target.destination), target.filter
+            digest.repo, digest.period, recorded_name(target.destination), target.filter
         )
         state = operator_text.dry_run_state(record.status if record else None)
         card = operator_text.dry_run_card(fmt, lang, shown.stats.prs, size)

@@ -30,9 +30,9 @@ LIVE_LOOKUP_SECONDS = 20.0  # PR_LOOKUP_TIMEOUT_SECONDS's default
 class DigestReader(Protocol):
     """Read access to stored digests (service.store.repository.Store satisfies it)."""
 
-    def get_digest(self, repo: str, week: str, language: str) -> Digest | None: ...
+    def get_digest(self, repo: str, period: str, language: str) -> Digest | None: ...
     def latest_digest(self, repo: str, language: str) -> Digest | None: ...
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]: ...
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]: ...
 
 
 K = TypeVar("K")
@@ -153,7 +153,7 @@ class _Indexed:
 
 
 def _revisions(reader: DigestReader) -> Callable[[str, str, str], str | None] | None:
-    """The reader's `digest_revision(repo, week, language)` when it has one (Store does): a
+    """The reader's `digest_revision(repo, period, language)` when it has one (Store does): a
     token new on every save, so a kept digest is checked without reading it again."""
     revision = getattr(reader, "digest_revision", None)
     return revision if callable(revision) else None
@@ -184,29 +184,29 @@ class CachedReader:
         self._digests: _Loads[DigestKey, _Indexed] = _Loads(clock, ttl, max_entries, spawn)
         self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
 
-    def _indexed(self, repo: str, week: str, language: str) -> _Indexed:
+    def _indexed(self, repo: str, period: str, language: str) -> _Indexed:
         revision = _revisions(self.reader)
         if revision is None:
 
             def load() -> _Indexed:
-                return _Indexed.of(self.reader.get_digest(repo, week, language))
+                return _Indexed.of(self.reader.get_digest(repo, period, language))
 
-            return self._digests.get((repo, week, language), load)
+            return self._digests.get((repo, period, language), load)
 
         def stamp() -> str | None:
-            return revision(repo, week, language)
+            return revision(repo, period, language)
 
         def load_revised() -> _Indexed:  # the token first: a save in between reads again later
             token = stamp()
-            return _Indexed.of(self.reader.get_digest(repo, week, language), token)
+            return _Indexed.of(self.reader.get_digest(repo, period, language), token)
 
         def current(kept: _Indexed) -> bool:
             return kept.revision is not None and stamp() == kept.revision
 
-        return self._digests.get((repo, week, language), load_revised, current)
+        return self._digests.get((repo, period, language), load_revised, current)
 
-    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
-        return self._indexed(repo, week, language).digest
+    def get_digest(self, repo: str, period: str, language: str) -> Digest | None:
+        return self._indexed(repo, period, language).digest
 
     def find_pr(self, digest: Digest, number: int) -> ScoredPR | None:
         """`digest.pr(number)` by index when `digest` is one this cache holds."""
@@ -215,17 +215,17 @@ class CachedReader:
                 return indexed.by_number.get(number)
         return digest.pr(number)
 
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        load = lambda: list(self.reader.list_weeks(repo, language))  # noqa: E731
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]:
+        load = lambda: list(self.reader.list_periods(repo, language))  # noqa: E731
         return list(self._weeks.get((repo, language), load))
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
-        weeks = self.list_weeks(repo, language)
+        weeks = self.list_periods(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
-    def invalidate(self, repo: str, week: str | None = None) -> None:
-        """Forget `repo` (one week, or all of it) so the next answer reads the store."""
-        self._digests.forget(lambda k: k[0] == repo and week in (None, k[1]))
+    def invalidate(self, repo: str, period: str | None = None) -> None:
+        """Forget `repo` (one period, or all of it) so the next answer reads the store."""
+        self._digests.forget(lambda k: k[0] == repo and period in (None, k[1]))
         self._weeks.forget(lambda k: k[0] == repo)
 
 
@@ -300,7 +300,7 @@ class Caller:
 
 @dataclass
 class Regenerations:
-    """Regenerate's in-process gate: one run per (repo, week) at a time, and a per-user rate."""
+    """Regenerate's in-process gate: one run per (repo, period) at a time, and a per-user rate."""
 
     interval: timedelta = REGENERATE_INTERVAL
     _running: set[tuple[str, str]] = field(default_factory=set)
@@ -315,23 +315,23 @@ class Regenerations:
             return 0
         return max(math.ceil((self.interval - (now - last)).total_seconds()), 1)
 
-    def try_start(self, user: str, repo: str, week: str, now: datetime) -> bool:
-        """Claim (repo, week); False when a regenerate of it is already running."""
+    def try_start(self, user: str, repo: str, period: str, now: datetime) -> bool:
+        """Claim (repo, period); False when a regenerate of it is already running."""
         with self._lock:
-            if (repo, week) in self._running:
+            if (repo, period) in self._running:
                 return False
-            self._running.add((repo, week))
+            self._running.add((repo, period))
             self._last[user] = now
             return True
 
-    def finish(self, repo: str, week: str) -> None:
-        """Release (repo, week) once the rebuild ended, however it ended."""
+    def finish(self, repo: str, period: str) -> None:
+        """Release (repo, period) once the rebuild ended, however it ended."""
         with self._lock:
-            self._running.discard((repo, week))
+            self._running.discard((repo, period))
 
-    def is_running(self, repo: str, week: str) -> bool:
+    def is_running(self, repo: str, period: str) -> bool:
         with self._lock:
-            return (repo, week) in self._running
+            return (repo, period) in self._running
 
 
 @dataclass
@@ -437,7 +437,7 @@ class EngineContext:
                 return found
         return self.language
 
-    def forget(self, repo: str, week: str) -> None:
-        """After a rebuild: drop the cached digest (when the reader caches) of (repo, week)."""
+    def forget(self, repo: str, period: str) -> None:
+        """After a rebuild: drop the cached digest (when the reader caches) of (repo, period)."""
         if isinstance(self.reader, CachedReader):
-            self.reader.invalidate(repo, week)
+            self.reader.invalidate(repo, period)

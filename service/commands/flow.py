@@ -121,24 +121,24 @@ class CommandFlow:
 
     def run_regenerate(self, started: Answer, requested_by: str, talk: Conversation) -> None:
         """The heavy part of regenerate, after the acknowledgement; its outcome comes later."""
-        repo, week = started.repo, started.period
+        repo, period = started.repo, started.period
         try:
             if self.regenerate is None:
-                done = regenerate_failed(repo, week, None)
+                done = regenerate_failed(repo, period, None)
             else:
                 done = answer_regenerated(
-                    self.regenerate(repo, week, requested_by=requested_by), self.engine
+                    self.regenerate(repo, period, requested_by=requested_by), self.engine
                 )
         except ServiceError as exc:
-            done = regenerate_failed(repo, week, exc)
+            done = regenerate_failed(repo, period, exc)
         finally:
-            self.engine.forget(repo, week)
-            self.engine.regenerations.finish(repo, week)
+            self.engine.forget(repo, period)
+            self.engine.regenerations.finish(repo, period)
         done.language = started.language
         logger.info(
             "chat regenerate %s %s by %s: %s",
             repo,
-            week,
+            period,
             requested_by,
             str(done.kind),
             extra={"platform": self.platform, "user": requested_by, "outcome": str(done.kind)},

@@ -54,7 +54,7 @@ def load(command: Command, ctx: EngineContext, repo: str) -> Digest | NoDigestAn
         digest = ctx.reader.get_digest(repo, period, ctx.language)
     if digest is not None:
         return digest
-    weeks = ctx.reader.list_weeks(repo, ctx.language)
+    weeks = ctx.reader.list_periods(repo, ctx.language)
     return NoDigestAnswer(
         repo=repo,
         period=period or "",
@@ -120,19 +120,19 @@ def apply_filter(
     if unknown:
         value = f"module:{unknown}"
         return filter_usage(ctx, repo, value, usage_of(command.verb), command.verb)
-    before = digest.trends.previous_week
+    before = digest.trends.previous_period
     previous = ctx.reader.get_digest(repo, before, ctx.language) if before else None
     narrowed = narrow_digest(digest, flt, previous)
     if narrowed.prs:
         return narrowed
     return NoMatchAnswer(
         repo=repo,
-        period=digest.week,
+        period=digest.period,
         filter=narrowed.filter,
         key="cmd.answer.no_match",
-        params={"repo": repo, "week": digest.week, "filter": narrowed.filter},
+        params={"repo": repo, "week": digest.period, "filter": narrowed.filter},
         public=command.public,
-        report_url=report_url(ctx, repo, digest.week),
+        report_url=report_url(ctx, repo, digest.period),
     )
 
 
@@ -148,9 +148,9 @@ def envelope(command: Command, ctx: EngineContext, repo: str, digest: Digest) ->
     """Where a digest's answer is about, to whom it is shown and the report it links."""
     return Envelope(
         repo=repo,
-        period=digest.week,
+        period=digest.period,
         public=command.public,
-        report_url=report_url(ctx, repo, digest.week),
+        report_url=report_url(ctx, repo, digest.period),
         filter=digest.filter,
     )
 

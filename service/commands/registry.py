@@ -13,6 +13,7 @@ from pydantic import Field, TypeAdapter
 from service.commands.grammar import CommandError
 from service.commands.kinds import ANSWER_MODELS, Answer
 from service.commands.verbs import (
+    CardButton,
     VerbSpec,
     authors,
     month,
@@ -72,6 +73,11 @@ for _spec in (
 
 def verb_names() -> list[str]:
     return list(VERBS)
+
+
+def card_buttons() -> list[tuple[str, CardButton]]:
+    """The verbs a digest's card shows as buttons, with their button, in the table's order."""
+    return [(name, spec.button) for name, spec in VERBS.items() if spec.button is not None]
 
 
 def verb_spec(word: str) -> VerbSpec:

@@ -14,7 +14,7 @@ from service.core.gists import files_gist, gist_of
 from service.core.mentions import leaf_risks
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
-    CollectedWeek,
+    CollectedPeriod,
     Contributor,
     Digest,
     FileStatus,
@@ -161,7 +161,7 @@ def _first_timers(people: list[Contributor]) -> int | None:
 
 
 def build_digest(
-    week: CollectedWeek,
+    week: CollectedPeriod,
     profile: RepoProfile,
     *,
     language: str,
@@ -207,7 +207,7 @@ def build_digest(
     stats.first_time_contributors = _first_timers(trends.contributors)
     digest = Digest(
         repo=week.repo,
-        week=week.window.label,
+        period=week.window.label,
         timezone=week.window.timezone,
         start=week.window.start,
         end=week.window.end,
@@ -232,7 +232,7 @@ def build_digest(
 
 
 def with_older(
-    history: Mapping[str, Sequence[PullRequest]], week: CollectedWeek
+    history: Mapping[str, Sequence[PullRequest]], week: CollectedPeriod
 ) -> dict[str, list[PullRequest]]:
     """`history` and the older PRs the week names (`week.older`), each under the week it was
     merged in, so relations link "#4280 broke this" to #4280 by number and title."""

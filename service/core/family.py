@@ -170,7 +170,7 @@ def merge_family(
         stats.first_time_contributors = None
     digest = Digest(
         repo=key,
-        week=primary.week,
+        period=primary.period,
         timezone=primary.timezone,
         start=primary.start,
         end=primary.end,

@@ -151,7 +151,7 @@ class _PathIndexes:
         self._lock = threading.Lock()
 
     def of(self, digest: Digest) -> PathIndex:
-        key = (digest.repo, digest.week, digest.language, digest.generated_at, len(digest.prs))
+        key = (digest.repo, digest.period, digest.language, digest.generated_at, len(digest.prs))
         with self._lock:
             index = self._kept.get(key)
             if index is not None:
@@ -246,7 +246,7 @@ def narrow_trends(trends: Trends, keep: set[int], previous: Trends | None) -> Tr
         labels=_buckets(trends.labels, keep, previous.labels if previous else None),
         categories=_buckets(trends.categories, keep, previous.categories if previous else None),
         contributors=contributors,
-        previous_week=trends.previous_week if previous is not None else None,
+        previous_period=trends.previous_period if previous is not None else None,
     )
 
 

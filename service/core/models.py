@@ -6,7 +6,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from service.core.periods.kinds import Words
@@ -213,10 +213,6 @@ class Period(Model):
         return period_of_label(label, timezone)
 
 
-# the week case of Period, by the name most of the code knows it under
-WeekWindow = Period
-
-
 class MissingItem(Model):
     """Something the collector could not get: a PR (number) or a whole page (number None)."""
 
@@ -234,11 +230,11 @@ class Completeness(Model):
     missing: list[MissingItem] = Field(default_factory=list)
 
 
-class CollectedWeek(Model):
+class CollectedPeriod(Model):
     """What the collector returns: every merged PR of the window, and what is missing, if any."""
 
     repo: str
-    window: WeekWindow
+    window: Period
     prs: list[PullRequest]
     completeness: Completeness = Field(default_factory=Completeness)
     source: str = "github"
@@ -425,14 +421,24 @@ class Contributor(Model):
 
 
 class Trends(Model):
+    # the JSON keeps the key `previous_week` for the previous period's label (as Digest `week`)
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, serialize_by_alias=True, validate_by_name=True
+    )
+
     modules: list[TrendBucket] = Field(default_factory=list)
     types: list[TrendBucket] = Field(default_factory=list)
     labels: list[TrendBucket] = Field(default_factory=list)
     categories: list[TrendBucket] = Field(default_factory=list)
     contributors: list[Contributor] = Field(default_factory=list)
-    previous_week: str | None = None
-    # the stored previous week's totals (what "more than last week" is held against); None
-    # when no earlier week is stored
+    # the label of the period before (None: none is stored)
+    previous_period: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("previous_week", "previous_period"),
+        serialization_alias="previous_week",
+    )
+    # the stored previous period's totals (what "more than last week" is held against); None
+    # when no earlier period is stored
     previous_stats: Stats | None = None
 
 
@@ -560,9 +566,15 @@ class Crossing(Model):
 class Digest(Model):
     """The weekly digest: everything a renderer needs, JSON round-trippable."""
 
+    # the JSON keeps the key `week` for the period's label (reports read by users, stored digests)
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, serialize_by_alias=True, validate_by_name=True
+    )
+
     schema_version: int = DIGEST_SCHEMA_VERSION
     repo: str
-    week: str
+    # the label of the period told (`2026-W04`, `2026-01`, `2026-01-12..2026-01-25`)
+    period: str = Field(validation_alias=AliasChoices("week", "period"), serialization_alias="week")
     timezone: str
     start: datetime
     end: datetime
@@ -598,14 +610,14 @@ class Digest(Model):
     crossings: list[Crossing] = Field(default_factory=list)
 
     @property
-    def period(self) -> Period:
-        """The period the digest tells, its kind that of the kind whose labels look like `week`
-        (core/periods/kinds.py)."""
+    def window(self) -> Period:
+        """The period the digest tells as a value, its kind that of the kind whose labels look
+        like `period` (core/periods/kinds.py)."""
         from service.core.periods import kind_of
 
-        kind = kind_of(self.week) or PeriodKind.WEEK.value
+        kind = kind_of(self.period) or PeriodKind.WEEK.value
         return Period(
-            kind=kind, label=self.week, timezone=self.timezone, start=self.start, end=self.end
+            kind=kind, label=self.period, timezone=self.timezone, start=self.start, end=self.end
         )
 
     @property

@@ -215,7 +215,7 @@ def _clauses(
     the lead's own first, so that "it" follows its sentence; at most STORY_CLAUSES), naming
     PRs while they have mentions left; a tie the lead's own sentence told (`said`) is not told
     again. A line that tells net results (`most` below STORY_CLAUSES) tells no weak tie."""
-    previous = label_before(digest.week)
+    previous = label_before(digest.period)
     grouped: dict[tuple[RelationKind, str, bool], tuple[list[int], list[int]]] = {}
     for r in story.relations:
         if (r.pr, r.other) in said or (most < STORY_CLAUSES and r.kind in WEAK_TIES):

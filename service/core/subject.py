@@ -31,4 +31,4 @@ class Subject:
 def subject_of(digest: Digest) -> Subject:
     """The subject `digest` tells: its repository or family, over its period."""
     repos = tuple(digest.repo_names) or (digest.repo,)
-    return Subject(Scope(digest.repo, repos), digest.period)
+    return Subject(Scope(digest.repo, repos), digest.window)

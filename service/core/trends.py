@@ -129,6 +129,6 @@ def build_trends(
             ((s.category, s.number) for s in scored), before.categories if before else None
         ),
         contributors=build_contributors(prs, earlier_authors),
-        previous_week=previous.week if previous is not None else None,
+        previous_period=previous.period if previous is not None else None,
         previous_stats=previous.stats if previous is not None else None,
     )

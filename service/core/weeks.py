@@ -6,7 +6,7 @@ import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from service.core.models import PeriodKind, WeekWindow
+from service.core.models import Period, PeriodKind
 from service.errors import InputError
 
 WEEK_RE = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
@@ -19,7 +19,7 @@ def year_in_range(year: int) -> bool:
     return FIRST_YEAR <= year <= LAST_YEAR
 
 
-def window_for(year: int, week: int, timezone: str) -> WeekWindow:
+def window_for(year: int, week: int, timezone: str) -> Period:
     """The window of ISO week `year`-W`week`: Monday 00:00 to next Monday 00:00 in `timezone`."""
     if not year_in_range(year):
         label = f"{year:04d}-W{week:02d}"
@@ -41,17 +41,17 @@ def window_for(year: int, week: int, timezone: str) -> WeekWindow:
     start = datetime.combine(monday, time(0), tzinfo=tz)
     end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=tz)
     label = format_week(year, week)
-    return WeekWindow(kind=PeriodKind.WEEK, label=label, timezone=timezone, start=start, end=end)
+    return Period(kind=PeriodKind.WEEK, label=label, timezone=timezone, start=start, end=end)
 
 
-def window_containing(moment: datetime, timezone: str) -> WeekWindow:
+def window_containing(moment: datetime, timezone: str) -> Period:
     """The week window that contains `moment` (an aware datetime)."""
     local = moment.astimezone(ZoneInfo(timezone))
     year, week, _ = local.isocalendar()
     return window_for(year, week, timezone)
 
 
-def parse_week(text: str, timezone: str, now: datetime) -> WeekWindow:
+def parse_week(text: str, timezone: str, now: datetime) -> Period:
     """`2026-W18`, `last` (last complete week) or `this`, relative to `now`, in `timezone`.
 
     A week that has not begun at `now` is refused: it can only be empty, and a stored empty
@@ -93,7 +93,7 @@ def before_time(label: str) -> InputError:
     )
 
 
-def refuse_before_time(window: WeekWindow) -> WeekWindow:
+def refuse_before_time(window: Period) -> Period:
     """`window`, unless the week before it (its trends' baseline) is out of range: 1970-W01."""
     try:
         previous_window(window)
@@ -102,12 +102,12 @@ def refuse_before_time(window: WeekWindow) -> WeekWindow:
     return window
 
 
-def has_not_begun(window: WeekWindow, now: datetime) -> bool:
+def has_not_begun(window: Period, now: datetime) -> bool:
     """Whether `window` starts after `now`."""
     return window.start > now
 
 
-def previous_window(window: WeekWindow) -> WeekWindow:
+def previous_window(window: Period) -> Period:
     """The week before `window`."""
     return window_containing(window.start - timedelta(days=1), window.timezone)
 
@@ -126,7 +126,7 @@ def label_before(label: str) -> str:
     return format_week(year, week)
 
 
-def owed_week(last_done: str | None, now: datetime, timezone: str) -> WeekWindow | None:
+def owed_week(last_done: str | None, now: datetime, timezone: str) -> Period | None:
     """The week a start-up catch-up owes: `last` if it was not done yet, else None.
 
     Only the newest complete week is owed, never one run per missed tick.

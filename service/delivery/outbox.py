@@ -3,7 +3,7 @@
 A destination is `platform:target` (`slack:C0123`, `feishu:oc_abc`, `feishu-webhook:default`);
 a Target adds the filter its card applies and the language it is written in. The log is written
 before each send and after it, so a re-run, a restart or a second process never posts a
-(repo, week, destination, filter) twice; `force` edits the earlier message in place instead.
+(repo, period, destination, filter) twice; `force` edits the earlier message in place instead.
 A record left at `intent` (the process died between sending and recording) is reconciled with
 the platform (`Sender.find_posted`) before anything is sent again. A sender that can't tell
 whether such a send arrived (the Feishu custom-bot webhook: no message id, no dedupe) is not
@@ -88,10 +88,10 @@ class DeliveryRecordLike(Protocol):
 
 class DeliveryLog(Protocol):
     def get_delivery(
-        self, repo: str, week: str, destination: str, filter_text: str = ""
+        self, repo: str, period: str, destination: str, filter_text: str = ""
     ) -> DeliveryRecordLike | None: ...
     def record_intent(
-        self, repo: str, week: str, destination: str, key: str, filter_text: str = ""
+        self, repo: str, period: str, destination: str, key: str, filter_text: str = ""
     ) -> DeliveryRecordLike: ...
     def mark_attempt(self, delivery_id: int) -> None: ...
     def record_sent(self, delivery_id: int, message_id: str) -> None: ...
@@ -102,7 +102,7 @@ class DeliveryLog(Protocol):
 @dataclass(frozen=True)
 class Target:
     """Where one card goes: a destination, the filter its digest is narrowed by ("" for the
-    whole week) and its language (None: the sender's default)."""
+    whole period) and its language (None: the sender's default)."""
 
     destination: str
     filter: str = ""
@@ -139,10 +139,10 @@ class Outcome:
     filter: str = ""
 
 
-def idempotency_key(repo: str, week: str, destination: str, filter_text: str = "") -> str:
-    """A stable key per (repo, week, destination, filter), also sent to platforms that dedupe
-    by it (a card of the whole week keeps the key it had before filters existed)."""
-    raw = f"{repo}|{week}|{destination}" + (f"|{filter_text}" if filter_text else "")
+def idempotency_key(repo: str, period: str, destination: str, filter_text: str = "") -> str:
+    """A stable key per (repo, period, destination, filter), also sent to platforms that dedupe
+    by it (a card of the whole period keeps the key it had before filters existed)."""
+    raw = f"{repo}|{period}|{destination}" + (f"|{filter_text}" if filter_text else "")
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
@@ -168,10 +168,10 @@ def _deliver_one(
     destination, flt, lang = target.destination, target.filter, target.language
     channel = target.channel
     logged = recorded_name(destination)
-    key = idempotency_key(digest.repo, digest.week, logged, flt)
-    record = log.get_delivery(digest.repo, digest.week, logged, flt)
+    key = idempotency_key(digest.repo, digest.period, logged, flt)
+    record = log.get_delivery(digest.repo, digest.period, logged, flt)
     if record is None:
-        record = log.record_intent(digest.repo, digest.week, logged, key, flt)
+        record = log.record_intent(digest.repo, digest.period, logged, key, flt)
     if record.status == "sent" and record.message_id:
         if not force:
             return Outcome(destination, "skipped", record.message_id, filter=flt)
@@ -194,7 +194,7 @@ def _deliver_one(
 
 
 def as_targets(destinations: Sequence[str | Target]) -> list[Target]:
-    """Targets, each (destination, filter) once; bare destination strings get the whole week."""
+    """Targets, each (destination, filter) once; bare destination strings get the whole period."""
     found: dict[tuple[str, str], Target] = {}
     for item in destinations:
         target = item if isinstance(item, Target) else Target(current_name(item))
@@ -206,7 +206,7 @@ def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: Servi
     """A failed send is retried by the next run; one that may have arrived is left unknown."""
     destination, flt = target.destination, target.filter
     unconfirmed = isinstance(exc, UnconfirmedSendError)
-    record = log.get_delivery(digest.repo, digest.week, recorded_name(destination), flt)
+    record = log.get_delivery(digest.repo, digest.period, recorded_name(destination), flt)
     if record is not None and record.status != "sent":
         if unconfirmed:
             log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")

@@ -46,6 +46,7 @@ from service.commands.answer import (
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate
 from service.commands.grammar import Command
 from service.commands.kinds import Said
+from service.commands.registry import card_buttons
 from service.errors import AuthRefusedError, ServiceError, StoreUnavailableError
 from service.feishu import crypto
 from service.feishu.api import FeishuApi
@@ -71,7 +72,7 @@ SIGNATURE_WINDOW_SECONDS = 5 * 60
 TIMESTAMP_RE = re.compile(r"^[0-9]{1,12}$")
 PRIVATE_CHAT = "p2p"
 # the verbs a card's buttons stand for (commands/buttons.py writes and reads their values)
-RISKS, REGENERATE = "risks", "regenerate"
+REGENERATE = "regenerate"
 
 
 class EventLog(Protocol):
@@ -274,14 +275,19 @@ class FeishuEvents:
         context = event.get("context") or {}
         message_id = str(context.get("open_message_id") or "")
         command = buttons.decode(value)
-        if command is not None and command.verb == RISKS:
-            chat = str(context.get("open_chat_id") or "")  # the card's chat: its language
-            risks = answer(command, Caller(operator, PLATFORM, chat), self.engine)
-            self.spawn(lambda: self._safe_reply(message_id, risks))
-            return self._toast("info", "feishu.event.risks_shown")
-        if command is not None and command.verb == REGENERATE:
+        if command is None or command.verb not in dict(card_buttons()):
+            return self._toast("warning", "feishu.event.unknown_action")
+        if command.verb == REGENERATE:
             return self._on_regenerate(command, operator, message_id)
-        return self._toast("warning", "feishu.event.unknown_action")
+        chat = str(context.get("open_chat_id") or "")  # the card's chat: its language
+        shown = answer(command, Caller(operator, PLATFORM, chat), self.engine)
+        self.spawn(lambda: self._safe_reply(message_id, shown))
+        return self._toast("info", self._shown_key(command.verb))
+
+    def _shown_key(self, verb: str) -> str:
+        """The toast of a button that answers in the chat: the verb's own, else the generic."""
+        own = f"feishu.event.{verb}_shown"
+        return own if translator(self.engine.language).has(own) else "feishu.event.answer_shown"
 
     def _on_regenerate(self, command: Command, operator: str, message_id: str) -> dict[str, Any]:
         gate = answer(command, Caller(operator, PLATFORM), self.engine)

@@ -32,8 +32,8 @@ def report_url_for(
     """The full report page of a digest (through `report_url(repo, week)` when given: the
     signed links of REPORTS_ACCESS)."""
     if report_url is not None:
-        return lambda digest: report_url(digest.repo, digest.week)
-    return lambda digest: links.report_url(public_base_url, digest.repo, digest.week)
+        return lambda digest: report_url(digest.repo, digest.period)
+    return lambda digest: links.report_url(public_base_url, digest.repo, digest.period)
 
 
 def check_card(card: dict[str, Any], *, via: Via, target: str) -> None:

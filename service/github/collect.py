@@ -11,12 +11,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from service.core.models import (
-    CollectedWeek,
+    CollectedPeriod,
     Completeness,
     FileStatus,
     MissingItem,
+    Period,
     PullRequest,
-    WeekWindow,
 )
 from service.core.relations import older_references
 from service.errors import AuthRefusedError, NotFoundError, RateLimitError, UpstreamError
@@ -92,7 +92,7 @@ def _check_repo(http: GitHubHttp, repo: str) -> convert.RepoIdentity:
     return convert.repo_identity(data, repo)
 
 
-def _in_window(moment: datetime | None, window: WeekWindow) -> bool:
+def _in_window(moment: datetime | None, window: Period) -> bool:
     return moment is not None and window.start <= moment < window.end
 
 
@@ -191,7 +191,7 @@ class _Run:
         if self.stored is not None and unknown:
             self.known.update(self.stored.stored_prs(self.repo, unknown))
 
-    def stored_window(self, window: WeekWindow) -> tuple[dict[int, PullRequest], datetime | None]:
+    def stored_window(self, window: Period) -> tuple[dict[int, PullRequest], datetime | None]:
         """The stored PRs of `window` and the moment to ask GitHub for changes since (None
         when nothing of the window is stored)."""
         if self.stored is None:
@@ -421,7 +421,7 @@ def _cap_reason(listed: int, total: int) -> str:
 
 
 def _window_nodes(
-    run: _Run, window: WeekWindow, concurrency: int, since: datetime | None = None
+    run: _Run, window: Period, concurrency: int, since: datetime | None = None
 ) -> list[dict[str, Any]]:
     nodes = graphql.search_nodes(
         run.http, run.repo, window.start, window.end, concurrency=concurrency, updated_since=since
@@ -430,7 +430,7 @@ def _window_nodes(
 
 
 def _search(
-    run: _Run, window: WeekWindow, concurrency: int
+    run: _Run, window: Period, concurrency: int
 ) -> tuple[list[dict[str, Any]], dict[int, PullRequest]]:
     """The search nodes of the window's PRs to read afresh, and the stored PRs that stand.
 
@@ -464,7 +464,7 @@ def whole(pr: PullRequest) -> bool:
 
 def _collect_graphql(
     run: _Run,
-    window: WeekWindow,
+    window: Period,
     concurrency: int,
     progress: Progress | None,
     search: _References | None = None,
@@ -497,7 +497,7 @@ def _collect_graphql(
 
 
 def _collect_rest(
-    run: _Run, window: WeekWindow, concurrency: int, progress: Progress | None
+    run: _Run, window: Period, concurrency: int, progress: Progress | None
 ) -> list[PullRequest]:
     items = rest.search_items(run.http, run.repo, window.start, window.end)
     items = _unique(i for i in items if _in_window(convert.merged_at_of_item(i), window))
@@ -508,14 +508,14 @@ def _collect_rest(
 def collect_week(
     http: GitHubHttp,
     repo: str,
-    window: WeekWindow,
+    window: Period,
     profile: RepoProfile,
     *,
     patch_concurrency: int = 4,
     check_references: bool = True,
     progress: Progress | None = None,
     stored: StoredPulls | None = None,
-) -> CollectedWeek:
+) -> CollectedPeriod:
     """Every PR merged in `window` (start inclusive, end exclusive), oldest merge first.
 
     A failed search page raises (the PR set would be unknown); a PR whose files, patches or
@@ -545,7 +545,7 @@ def collect_week(
         if search is not None:
             search.stop()
     missing = sorted(run.missing, key=lambda m: (m.number or 0, m.what))
-    return CollectedWeek(
+    return CollectedPeriod(
         repo=repo,
         window=window,
         prs=prs,

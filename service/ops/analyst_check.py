@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service.core.analyst.audit import Verdict, audit_answer
-from service.core.analyst.facts import WeekFacts, build_facts
+from service.core.analyst.facts import PeriodFacts, build_facts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
 from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
-from service.core.models import Digest, PullRequest, WeekWindow
+from service.core.models import Digest, Period, PullRequest
 from service.core.risks.secrets import PATTERNS, mask
 from service.errors import InputError
 from service.pipeline.jobs import Pipeline, build_week
@@ -64,7 +64,7 @@ def read_answer(path: Path) -> list[Draft]:
 
 
 def week_inputs(
-    pipeline: Pipeline, repo: str, window: WeekWindow, *, lang: str, sample: bool
+    pipeline: Pipeline, repo: str, window: Period, *, lang: str, sample: bool
 ) -> tuple[Digest, list[PullRequest]]:
     """The digest and PR snapshots the narrator would use: the sample built now in `lang`, or
     what the store holds for the week, in `lang` or else the pipeline's language (InputError
@@ -105,7 +105,7 @@ def verdict_lines(verdict: Verdict) -> list[str]:
 
 
 def verified(
-    verdicts: list[Verdict], drafts: Sequence[Draft], facts: WeekFacts, verifier: Verifier
+    verdicts: list[Verdict], drafts: Sequence[Draft], facts: PeriodFacts, verifier: Verifier
 ) -> tuple[list[Verdict], list[str]]:
     """The verdicts after the verification pass (a kept sentence it refused is dropped with
     its reason), and a line saying why sentences went unjudged, if any did."""
@@ -145,7 +145,7 @@ def check_file(
     path: Path,
     pipeline: Pipeline,
     repo: str,
-    window: WeekWindow,
+    window: Period,
     *,
     lang: str,
     sample: bool,
@@ -163,7 +163,7 @@ def check_file(
     kept = sum(v.kept for v in verdicts)
     dropped = sum(bool(v.reasons) for v in verdicts)
     head = (
-        f"{digest.repo} {digest.week} ({lang}): {kept + dropped} sentences, "
+        f"{digest.repo} {digest.period} ({lang}): {kept + dropped} sentences, "
         f"{kept} kept, {dropped} dropped"
     )
     return [head, *(line for v in verdicts for line in verdict_lines(v)), *notes]

@@ -18,10 +18,10 @@ from service import core as core_package
 from service.core.cadences import MONTHLY, WEEKLY
 from service.core.models import (
     DIGEST_SCHEMA_VERSION,
-    CollectedWeek,
+    CollectedPeriod,
     Digest,
+    Period,
     PullRequest,
-    WeekWindow,
 )
 from service.core.periods import parse_period, previous_period
 from service.core.profile import RepoProfile
@@ -55,7 +55,7 @@ class Pipeline:
     """Everything a run needs, built by wiring from Settings (or by tests from loopback fakes)."""
 
     store: Store
-    collect: Callable[[str, WeekWindow], CollectedWeek]
+    collect: Callable[[str, Period], CollectedPeriod]
     profile_for: Callable[[str], RepoProfile]
     repos: list[str]
     language: str
@@ -99,9 +99,7 @@ class RunResult:
     seconds: float = 0.0
 
 
-def _previous(
-    p: Pipeline, repo: str, window: WeekWindow
-) -> tuple[Digest | None, list[PullRequest]]:
+def _previous(p: Pipeline, repo: str, window: Period) -> tuple[Digest | None, list[PullRequest]]:
     """The stored digest of the period before `window` and that period's PRs."""
     before = previous_period(window)
     digest = p.store.get_digest(repo, before.label, p.language)
@@ -110,7 +108,7 @@ def _previous(
     return digest, p.store.load_prs_between(repo, before.start, before.end)
 
 
-def _save_snapshots(p: Pipeline, repo: str, window: WeekWindow, prs: list[PullRequest]) -> None:
+def _save_snapshots(p: Pipeline, repo: str, window: Period, prs: list[PullRequest]) -> None:
     """PR snapshots stay keyed by the ISO week each PR was merged in, whatever the period."""
     if window.kind == "week":
         p.store.save_prs(repo, window.label, prs)
@@ -150,7 +148,7 @@ def helpers_key() -> str:
 
 
 def inputs_key(
-    collected: CollectedWeek,
+    collected: CollectedPeriod,
     profile: RepoProfile,
     language: str,
     discussion: str,
@@ -172,7 +170,7 @@ def inputs_key(
 
 
 @fewer_gc_passes()
-def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[str] = ()) -> Digest:
+def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] = ()) -> Digest:
     """Collect the week, keep the PR snapshots, build and store the digest (no posting); with a
     language model, its narrative in the digest's language and in each of `languages` (the
     languages its cards are posted in).
@@ -188,7 +186,7 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     clock.lap("collect")
     profile = p.profile_for(repo)
     discussion = discussion_url(p.github_web_url, repo)
-    before = p.store.week_stamp(repo, previous_period(window).label, p.language)
+    before = p.store.period_stamp(repo, previous_period(window).label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
     digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
@@ -224,16 +222,14 @@ def build_week(p: Pipeline, repo: str, window: WeekWindow, languages: Sequence[s
     return digest
 
 
-def build_scope(
-    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
-) -> Digest:
+def build_scope(p: Pipeline, scope: Scope, window: Period, languages: Sequence[str] = ()) -> Digest:
     """The digest of a repository (build_week) or of a family (one over its repositories)."""
     if not scope.is_family:
         return build_week(p, scope.primary, window, languages)
     return build_family(p, scope, window, languages)
 
 
-def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[CollectedWeek]:
+def collect_scope(p: Pipeline, scope: Scope, window: Period) -> list[CollectedPeriod]:
     """Each repository's period, collected concurrently (one thread each, through the one
     GitHub client and its rate budget), in the scope's order."""
     from concurrent.futures import ThreadPoolExecutor
@@ -245,7 +241,7 @@ def collect_scope(p: Pipeline, scope: Scope, window: WeekWindow) -> list[Collect
 
 @fewer_gc_passes()
 def build_family(
-    p: Pipeline, scope: Scope, window: WeekWindow, languages: Sequence[str] = ()
+    p: Pipeline, scope: Scope, window: Period, languages: Sequence[str] = ()
 ) -> Digest:
     """One digest over the family: each repository's period analysed as its own (its profile,
     its previous period), merged under the scope's key with the ties between repositories;
@@ -262,13 +258,13 @@ def build_family(
         p.store.save_repo_privacy(scope.key, any(private))
     profiles = [p.profile_for(repo) for repo in repos]
     before = previous_period(window)
-    stamp = p.store.week_stamp(scope.key, before.label, p.language)
+    stamp = p.store.period_stamp(scope.key, before.label, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = hashlib.sha256(scope.key.encode())
     for week, profile in zip(weeks, profiles, strict=True):
         # each member's previous digest is its part's `previous`, and the family's previous
         # one may be merged from them: a member's previous week built later changes the key
-        member = p.store.week_stamp(week.repo, before.label, p.language)
+        member = p.store.period_stamp(week.repo, before.label, p.language)
         before_key = f"{stamp}|{member}"
         inputs.update(inputs_key(week, profile, p.language, "", before_key, narration).encode())
     key = inputs.hexdigest()
@@ -337,7 +333,7 @@ def _family_previous(
     return merge_family(key, repos, found, prs, now=p.clock())
 
 
-def identified(p: Pipeline, asked: str, collected: CollectedWeek) -> CollectedWeek:
+def identified(p: Pipeline, asked: str, collected: CollectedPeriod) -> CollectedPeriod:
     """The collected week under the repository's name now: a repository GitHub knows by an
     id the store holds under an earlier name (or answered for `asked` under another name) has
     its history carried over to the new name, and the digest says it moved, once."""
@@ -420,8 +416,8 @@ def deliver_targets(
     return outcomes
 
 
-def _window_of(digest: Digest) -> WeekWindow:
-    return digest.period
+def _window_of(digest: Digest) -> Period:
+    return digest.window
 
 
 def _summary(result: RunResult) -> dict[str, object]:
@@ -450,7 +446,7 @@ def _outcome_of(digest: Digest, outcomes: list[Outcome]) -> str:
 def run_week(
     p: Pipeline,
     repo: str,
-    window: WeekWindow,
+    window: Period,
     *,
     trigger: str,
     post: bool = True,
@@ -511,7 +507,7 @@ def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -
         metrics.delivered(outcome.destination.partition(":")[0], outcome.action)
 
 
-def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) -> RunResult:
+def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunResult:
     """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
     repo = p.store.canonical_repo(repo)
     if repo not in {p.store.canonical_repo(r) for r in p.repos}:
@@ -520,7 +516,7 @@ def regenerate(p: Pipeline, repo: str, week_label: str, *, requested_by: str) ->
             key="cmd.error.unknown_repo",
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
-    window = parse_period(week_label, p.timezone, p.clock())
+    window = parse_period(label, p.timezone, p.clock())
     routes = [*p.destinations_for(repo, WEEKLY), *p.destinations_for(repo, MONTHLY)]
     languages = {t.key: t.language for t in as_targets(routes)}
     posted = [

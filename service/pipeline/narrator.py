@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from service import operator_text
 from service.core.analyst.checker import check_answer
-from service.core.analyst.facts import WeekFacts, build_facts, content_hash, facts_json
+from service.core.analyst.facts import PeriodFacts, build_facts, content_hash, facts_json
 from service.core.analyst.family_refs import keyed_drafts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer, response_format
 from service.core.analyst.verdicts import NOTE_SECTION
@@ -76,7 +76,7 @@ class AnswerCache(Protocol):
 class _Asked:
     """What is asked of the model for one week, and the key its answer is cached under."""
 
-    facts: WeekFacts
+    facts: PeriodFacts
     data: str
     version: str
 
@@ -115,7 +115,7 @@ class Narrator:
         started = time.monotonic()
         facts = build_facts(digest, prs, language)
         asked = _Asked(facts, facts_json(facts), prompt_version(facts.language, bool(facts.repos)))
-        where = {"repo": digest.repo, "week": digest.week, "language": facts.language}
+        where = {"repo": digest.repo, "week": digest.period, "language": facts.language}
         try:
             answer, cached = self._answer(asked)
         except ModelError as exc:

@@ -1,4 +1,4 @@
-"""Recorded weeks (git-history JSON, as in the bundled sample) → CollectedWeek, no network."""
+"""Recorded weeks (git-history JSON, as in the bundled sample) → CollectedPeriod, no network."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from service.core.models import (
-    CollectedWeek,
+    CollectedPeriod,
     Completeness,
     FileChange,
     FileStatus,
     MissingItem,
     Period,
     PullRequest,
-    WeekWindow,
 )
 from service.core.weeks import parse_week
 from service.errors import InputError
@@ -68,13 +67,13 @@ def pr_from_recorded(raw: dict[str, Any], repo: str, web_url: str = "") -> PullR
     )
 
 
-def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedWeek:
-    """A recorded week file's content → CollectedWeek (source `sample`)."""
+def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedPeriod:
+    """A recorded week file's content → CollectedPeriod (source `sample`)."""
     repo = data["repo"]
     window = parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)
     prs = [pr_from_recorded(raw, repo, str(data.get("web_url") or "")) for raw in data["pulls"]]
     private = data.get("private")
-    return CollectedWeek(
+    return CollectedPeriod(
         repo=repo,
         window=window,
         prs=prs,
@@ -83,7 +82,7 @@ def week_from_recorded(data: dict[str, Any], now: datetime) -> CollectedWeek:
     )
 
 
-def load_recorded(path: Path, now: datetime) -> CollectedWeek:
+def load_recorded(path: Path, now: datetime) -> CollectedPeriod:
     """Read a recorded week file; a missing or malformed file is an InputError."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -92,7 +91,7 @@ def load_recorded(path: Path, now: datetime) -> CollectedWeek:
     return week_from_recorded(data, now)
 
 
-def within(recorded: CollectedWeek, period: Period) -> CollectedWeek:
+def within(recorded: CollectedPeriod, period: Period) -> CollectedPeriod:
     """The recorded week's PRs merged in `period` (a month, a range), said incomplete on its
     face for the days of `period` the recording does not cover."""
     rec = recorded.window
@@ -132,12 +131,12 @@ def _sample_data() -> dict[str, Any]:
     return data
 
 
-def load_sample(now: datetime) -> CollectedWeek:
+def load_sample(now: datetime) -> CollectedPeriod:
     """The real verl week bundled inside the package."""
     return week_from_recorded(_sample_data(), now)  # which reads the data, never changes it
 
 
-def sample_window(now: datetime) -> WeekWindow:
+def sample_window(now: datetime) -> Period:
     """The bundled week's window, without building its PRs."""
     data = _sample_data()
     return parse_week(data["week"], data.get("timezone", "Asia/Shanghai"), now)

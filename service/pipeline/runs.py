@@ -13,7 +13,7 @@ from types import TracebackType
 from apscheduler.triggers.base import BaseTrigger
 
 from service import operator_text
-from service.core.models import WeekWindow
+from service.core.models import Period
 from service.core.periods import owed_month
 from service.core.weeks import owed_week
 from service.observe.metrics import Metrics
@@ -82,7 +82,7 @@ class Heartbeat:
 
 def catch_up_due(
     last_done: str | None, now: datetime, timezone: str, trigger: BaseTrigger, kind: str = "week"
-) -> WeekWindow | None:
+) -> Period | None:
     """The period to catch up: the last complete week (or month, for `kind` month) when it
     was not done and its tick has already passed."""
     owed = owed_month if kind == "month" else owed_week
@@ -100,7 +100,7 @@ class RepoRuns:
     """One repository's runs as /healthz and /metrics tell them."""
 
     repo: str
-    owed: WeekWindow | None
+    owed: Period | None
     last_attempt: RunRecord | None
     last_success: RunRecord | None
     now: datetime
@@ -121,7 +121,7 @@ class RepoRuns:
         state = self.attempt_state
         if state in FAILED_OUTCOMES and self.last_attempt is not None:
             error = str((self.last_attempt.detail or {}).get("error") or "")
-            what = f"last run of {shown} {self.last_attempt.week} {state}"
+            what = f"last run of {shown} {self.last_attempt.period} {state}"
             return f"{what}: {error.replace(self.repo, shown)}" if error else what
         if self.owed is not None and not self.running:
             return f"{shown} {self.owed.label} is owed: not posted yet"
@@ -153,13 +153,13 @@ class RunWatch:
         self.clock = clock
         self.kind = kind  # the cadence watched: `week`, or `month` for the monthly job
 
-    def owed(self, repo: str | None = None) -> WeekWindow | None:
+    def owed(self, repo: str | None = None) -> Period | None:
         """The week (month) a catch-up would run now for `repo` (None: nothing owed)."""
         last = self.store.last_run(repo, done_only=True, kind=self.kind)
-        done = last.week if last else None
+        done = last.period if last else None
         return catch_up_due(done, self.clock(), self.timezone, self.trigger, self.kind)
 
-    def first_owed(self) -> WeekWindow | None:
+    def first_owed(self) -> Period | None:
         """The owed week of the first repository that owes one (every repo is checked)."""
         if self.scopes is not None:
             repos: list[str | None] = list(self.scopes())

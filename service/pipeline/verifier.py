@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from service import operator_text
-from service.core.analyst.facts import WeekFacts, content_hash
+from service.core.analyst.facts import PeriodFacts, content_hash
 from service.core.analyst.schema import Draft
 from service.core.analyst.verdicts import (
     InvalidVerdictsError,
@@ -98,7 +98,7 @@ class Verifier:
         versions = ",".join(verify_version(lang) for lang in LANGUAGES)
         return f"{self.client.model}\0{versions}"
 
-    def verified(self, analysis: Analysis, drafts: Sequence[Draft], facts: WeekFacts) -> Analysis:
+    def verified(self, analysis: Analysis, drafts: Sequence[Draft], facts: PeriodFacts) -> Analysis:
         """`analysis` with only the sentences the verifier judged entailed (or did not judge)."""
         sentences = sentences_of(analysis, drafts)
         if not sentences:
@@ -108,7 +108,7 @@ class Verifier:
         note = unjudged_note(len(unjudged), judged.failures[0]) if judged.failures else None
         return apply_verdicts(analysis, sentences, judged.verdicts, note)
 
-    def judge(self, sentences: Sequence[Sentence], facts: WeekFacts) -> Judged:
+    def judge(self, sentences: Sequence[Sentence], facts: PeriodFacts) -> Judged:
         """The verdicts on `sentences`, batch by batch until LLM_VERIFY_TIMEOUT_SECONDS; logs
         the pass (and, once, why sentences went unjudged)."""
         started = self.clock()
@@ -130,14 +130,16 @@ class Verifier:
         self._log(sentences, facts, out, started)
         return out
 
-    def _batch(self, batch: list[Sentence], facts: WeekFacts, out: Judged) -> dict[int, Judgement]:
+    def _batch(
+        self, batch: list[Sentence], facts: PeriodFacts, out: Judged
+    ) -> dict[int, Judgement]:
         data = batch_data(batch, facts)
         key = (content_hash(data), self.client.model, verify_version(facts.language))
         hit = self._cached(*key, facts.language)
         if hit is not None:
             out.cached += 1
             return parse_verdicts(hit.content, batch)
-        messages = verify_messages(facts.repo, facts.week, facts.language, data, facts.repos)
+        messages = verify_messages(facts.repo, facts.period, facts.language, data, facts.repos)
         out.asked += 1
         answer = self.client.complete(messages, response_format())
         out.tokens += answer.prompt_tokens + answer.completion_tokens
@@ -167,9 +169,9 @@ class Verifier:
             logger.warning(operator_text.LOG_MODEL_NOT_CACHED, exc.message)
 
     def _log(
-        self, sentences: Sequence[Sentence], facts: WeekFacts, out: Judged, started: float
+        self, sentences: Sequence[Sentence], facts: PeriodFacts, out: Judged, started: float
     ) -> None:
-        where = {"repo": facts.repo, "week": facts.week, "language": facts.language}
+        where = {"repo": facts.repo, "week": facts.period, "language": facts.language}
         extra = {**where, "model": self.client.model}
         unjudged = sum(s.id not in out.verdicts for s in sentences)
         if out.failures:

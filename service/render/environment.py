@@ -176,7 +176,7 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         safe_url=escape.safe_url,
         truncate_text=escape.truncate,
         tojson=_tojson,
-        week_label=week_label,
+        period_label=period_label,
         date=format_date,
         signed=signed,
         number=format_number,
@@ -218,14 +218,10 @@ def _moves(digest: Any) -> list[tuple[list[str], str]]:
     return [(digest.moved_from, digest.repo)] if digest.moved_from else []
 
 
-def week_label(week: str, lang: str) -> str:
-    """A period's label as its kind's title in the catalog's words (`2026-W04` → 2026 年第 4 周,
-    Week 4 of 2026; `2026-01` → January 2026); anything that is no period's label as is."""
-    return period_label(week, lang)
-
-
 def period_label(label: str, lang: str) -> str:
-    """A period's label as its kind writes it in `lang` (Period.title); anything else as is."""
+    """A period's label as its kind's title in the catalog's words (`2026-W04` → 2026 年第 4 周,
+    Week 4 of 2026; `2026-01` → January 2026; Period.title); anything that is no period's
+    label as is."""
     try:
         period = Period.of_label(label, TITLE_TIMEZONE)
     except InputError:

@@ -25,6 +25,7 @@ from service.commands.kinds import (
     SubscriptionsAnswer,
     TopAnswer,
 )
+from service.commands.registry import card_buttons
 from service.core.models import Digest, Evidence, Risk, Severity
 from service.core.ranking import top_prs, worst_severity
 from service.render import answers, escape
@@ -53,7 +54,6 @@ PLATFORM = "feishu"
 # the card of a one-sentence answer, and of a kind Feishu has no view of its own for
 SAID = "feishu/said.json.j2"
 ANSWER_RISKS = 10
-BUTTON_ACTIONS = ("risks", "regenerate")
 # `module: n PRs (±d)`: a module's (or a change type's) line of the card
 MODULE_LINE = "feishu.digest.module_line"
 
@@ -172,11 +172,20 @@ def _render(template: str, tr: Translator, **context: Any) -> dict[str, Any]:
     return card
 
 
-def action_value(action: str, digest: Digest) -> dict[str, str]:
-    """The `value` a card button sends back in card.action.trigger (commands/buttons.py): the
-    risks button carries a filtered card's filter, so it lists the card's risks."""
-    filter_text = digest.filter if action == "risks" else ""
-    return buttons.encode(action, digest.repo, digest.week, filter_text)
+def card_actions(digest: Digest) -> list[dict[str, Any]]:
+    """The card's callback buttons: every verb the registry shows as a button, each with the
+    `value` it sends back in card.action.trigger (commands/buttons.py); a filtered button
+    carries a filtered card's filter, so it answers about what the card shows."""
+    return [
+        {
+            "verb": verb,
+            "style": button.style,
+            "value": buttons.encode(
+                verb, digest.repo, digest.period, digest.filter if button.filtered else ""
+            ),
+        }
+        for verb, button in card_buttons()
+    ]
 
 
 def _fit(card: dict[str, Any], tr: Translator, url: str, via: Via) -> dict[str, Any]:
@@ -192,7 +201,7 @@ def render_digest(
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
     CARD_RISK_LINES), the header coloured by the worst risk item."""
     url = escape.safe_url(report_url)
-    s = speaker(digest, lang, digest.period.kind)
+    s = speaker(digest, lang, digest.window.kind)
     groups = s.risk_groups()
     card = _render(
         "feishu/digest.json.j2",
@@ -209,7 +218,7 @@ def render_digest(
         modules=digest.trends.modules[:TOP_MODULES],
         report_url=url,
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
-        actions={a: action_value(a, digest) for a in BUTTON_ACTIONS},
+        actions=card_actions(digest),
         **s.card_context(),
     )
     card = with_notes(card, s, None, digest.filter)

@@ -1,5 +1,5 @@
 """Where the service serves a week's full report: the one place that builds that URL, and the
-signed links of REPORTS_ACCESS (an HMAC of repo, week and expiry in the `t` query parameter)."""
+signed links of REPORTS_ACCESS (an HMAC of repo, period and expiry in the `t` query parameter)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ class ReportsAccess(StrEnum):
     SIGNED = "signed"
 
 
-def report_url(public_base_url: str, repo: str, week: str) -> str:
+def report_url(public_base_url: str, repo: str, period: str) -> str:
     """`PUBLIC_BASE_URL/reports/<owner>/<repo>/<week>`, as service/runtime/web.py routes it."""
-    return f"{public_base_url.rstrip('/')}/reports/{repo}/{week}"
+    return f"{public_base_url.rstrip('/')}/reports/{repo}/{period}"
 
 
 def signing_key(secret: str) -> bytes:
@@ -35,21 +35,21 @@ def signing_key(secret: str) -> bytes:
     return hmac.new(secret.encode(), KEY_CONTEXT, hashlib.sha256).digest()
 
 
-def _signature(key: bytes, repo: str, week: str, expires: int) -> str:
-    mac = hmac.new(key, f"{repo}\n{week}\n{expires}".encode(), hashlib.sha256).digest()
+def _signature(key: bytes, repo: str, period: str, expires: int) -> str:
+    mac = hmac.new(key, f"{repo}\n{period}\n{expires}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
 
-def report_token(key: bytes, repo: str, week: str, expires: int) -> str:
-    """`<expires>.<signature>`: opens the report of (repo, week), any format or language,
+def report_token(key: bytes, repo: str, period: str, expires: int) -> str:
+    """`<expires>.<signature>`: opens the report of (repo, period), any format or language,
     until `expires` (Unix seconds)."""
-    return f"{expires}.{_signature(key, repo, week, expires)}"
+    return f"{expires}.{_signature(key, repo, period, expires)}"
 
 
 def token_is_valid(
-    token: str, key: bytes, repo: str, week: str, now: int, max_ahead: int | None = None
+    token: str, key: bytes, repo: str, period: str, now: int, max_ahead: int | None = None
 ) -> bool:
-    """Whether `token` was signed with `key` for (repo, week), has not expired at `now` and,
+    """Whether `token` was signed with `key` for (repo, period), has not expired at `now` and,
     with `max_ahead`, expires no further than that many seconds after `now` (a link signed
     with a leaked key still cannot outlive the configured lifetime)."""
     match = _TOKEN_RE.match(token)
@@ -58,7 +58,7 @@ def token_is_valid(
     expires = int(match.group(1))
     if max_ahead is not None and expires > now + max_ahead:
         return False
-    expected = _signature(key, repo, week, expires)
+    expected = _signature(key, repo, period, expires)
     return hmac.compare_digest(expected, match.group(2)) and now < expires
 
 
@@ -89,16 +89,16 @@ class ReportLinks:
             return self.access is ReportsAccess.SIGNED
         return self.key is not None and self.privacy(repo) is not False
 
-    def url(self, repo: str, week: str) -> str:
+    def url(self, repo: str, period: str) -> str:
         """The link to put in a card: signed (and expiring) when the page needs it."""
-        plain = report_url(self.base_url, repo, week)
+        plain = report_url(self.base_url, repo, period)
         if self.key is None or not self.needs_token(repo):
             return plain
         expires = int((self.clock() + self.ttl).timestamp())
-        return f"{plain}?{TOKEN_PARAM}={report_token(self.key, repo, week, expires)}"
+        return f"{plain}?{TOKEN_PARAM}={report_token(self.key, repo, period, expires)}"
 
-    def allows(self, repo: str, week: str, token: str | None) -> bool:
-        """Whether a request for the report of (repo, week) carrying `token` may see it."""
+    def allows(self, repo: str, period: str, token: str | None) -> bool:
+        """Whether a request for the report of (repo, period) carrying `token` may see it."""
         if not self.needs_token(repo):
             return True
         if self.key is None or not token:
@@ -107,4 +107,4 @@ class ReportLinks:
         # no link lives longer than REPORT_LINK_DAYS, whatever expiry it was signed with
         ahead = int(self.ttl.total_seconds()) + CLOCK_SLACK_SECONDS
         keys = (self.key, *self.old_keys)
-        return any(token_is_valid(token, k, repo, week, now, ahead) for k in keys)
+        return any(token_is_valid(token, k, repo, period, now, ahead) for k in keys)

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import json
 
-from service.core.analyst.facts import WeekFacts, facts_json
+from service.core.analyst.facts import PeriodFacts, facts_json
 from service.core.analyst.schema import LIMITS, PROMPT_VERSION, answer_schema
 from service.core.scope import short_name
 from service.render.environment import environment
@@ -37,7 +37,7 @@ def prompt_version(lang: str, family: bool = False) -> str:
     return f"{PROMPT_VERSION}.{digest.hexdigest()[:VERSION_HASH_CHARS]}"
 
 
-def prompt_messages(facts: WeekFacts, data: str | None = None) -> list[Message]:
+def prompt_messages(facts: PeriodFacts, data: str | None = None) -> list[Message]:
     """The system and user messages for `facts` in the facts' language (`data`: the facts'
     JSON when the caller has it already)."""
     env = environment()
@@ -48,7 +48,7 @@ def prompt_messages(facts: WeekFacts, data: str | None = None) -> list[Message]:
         # a family's repositories by their full and short names, the first the primary
         "repos": list(facts.repos),
         "short_names": [short_name(r) for r in facts.repos],
-        "week": facts.week,
+        "week": facts.period,
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "limits": LIMITS,

@@ -16,8 +16,8 @@ from service.render.environment import (
     environment,
     format_date,
     html_sentences,
+    period_label,
     translator,
-    week_label,
 )
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
 
@@ -57,7 +57,7 @@ def _dates(digest: Digest, lang: str) -> dict[str, str]:
     last = _local(digest.end, digest) - timedelta(days=1)
     generated = _local(digest.generated_at, digest)
     return {
-        "week": week_label(digest.week, lang),
+        "period": period_label(digest.period, lang),
         "start": format_date(start, lang, "short"),
         "end": format_date(last, lang, "short"),
         "start_long": format_date(start, lang),
@@ -96,7 +96,7 @@ def _discussion_url(digest: Digest) -> str:
 
 
 def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
-    tr = translator(lang, digest.period.kind)
+    tr = translator(lang, digest.window.kind)
     speaker = Speaker(digest, tr, target)
     ranked = ranked_prs(digest)
     # the top rows, and any PR below them the model wrote a checked point for (a kept sentence

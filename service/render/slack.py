@@ -187,7 +187,7 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
     summary with linked PRs, the top PRs with their point, one line per risk item (at most
     CARD_RISK_LINES), the busiest modules."""
     url = escape.safe_url(report_url)
-    s = speaker(digest, lang, digest.period.kind)
+    s = speaker(digest, lang, digest.window.kind)
     groups = s.risk_groups()
     modules = digest.trends.modules[:TOP_MODULES]
     return _render(
@@ -209,8 +209,8 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         discussion_url=escape.safe_url(digest.discussion_url),
         first_day=digest.start.date().isoformat(),
         last_day=_last_day(digest).isoformat(),
-        risks_value=buttons.encode_text("risks", digest.repo, digest.week, digest.filter),
-        regenerate_value=buttons.encode_text("regenerate", digest.repo, digest.week),
+        risks_value=buttons.encode_text("risks", digest.repo, digest.period, digest.filter),
+        regenerate_value=buttons.encode_text("regenerate", digest.repo, digest.period),
         **s.card_context(),
     )
 

@@ -33,7 +33,7 @@ def verify_version(lang: str) -> str:
 
 
 def verify_messages(
-    repo: str, week: str, lang: str, data: str, repos: Sequence[str] = ()
+    repo: str, period: str, lang: str, data: str, repos: Sequence[str] = ()
 ) -> list[Message]:
     """The system and user messages asking for the verdicts on one batch (`data`); `repos`:
     a family's repositories, the first the primary (its PRs are named by reference)."""
@@ -42,7 +42,7 @@ def verify_messages(
         "repo": repo,
         "repos": list(repos),
         "short_names": [short_name(r) for r in repos],
-        "week": week,
+        "week": period,  # the prompts' name (their text is hashed into VERIFY_VERSION)
         "schema": json.dumps(verdict_schema(), ensure_ascii=False),
         "data": data,
         "open": OPEN,

@@ -162,7 +162,7 @@ def check_health(
         scheduler=alive,
         last_run_at=(last.finished_at or last.started_at) if last else None,
         last_run_outcome=last.state(now) if last else None,
-        last_run_week=last.week if last else None,
+        last_run_week=last.period if last else None,
         last_run_repo=last.repo if last else None,
         checked_at=now,
         reasons=tuple(reasons),
@@ -298,8 +298,8 @@ class _Reports:
 
     def not_found(self, request: Request, repo: str | None = None) -> HTMLResponse:
         lang = self.page_lang(request)
-        weeks = self.store.list_weeks(repo) if repo else []
-        html = render("web/not_found.html.j2", lang, repo=repo, weeks=weeks, repos=self.repos())
+        periods = self.store.list_periods(repo) if repo else []
+        html = render("web/not_found.html.j2", lang, repo=repo, periods=periods, repos=self.repos())
         return HTMLResponse(html, status_code=HTTP_NOT_FOUND)
 
     def repos(self) -> list[str]:
@@ -310,10 +310,10 @@ class _Reports:
         entries = await anyio.to_thread.run_sync(self._listed_reports)
         by_repo: dict[str, dict[str, list[str]]] = {}
         for entry in entries:
-            by_repo.setdefault(entry.repo, {}).setdefault(entry.week, []).append(entry.language)
+            by_repo.setdefault(entry.repo, {}).setdefault(entry.period, []).append(entry.language)
         listing = [
-            {"repo": repo, "weeks": [{"week": w, "languages": ls} for w, ls in weeks.items()]}
-            for repo, weeks in sorted(by_repo.items())
+            {"repo": repo, "periods": [{"period": p, "languages": ls} for p, ls in periods.items()]}
+            for repo, periods in sorted(by_repo.items())
         ]
         return HTMLResponse(render("web/reports.html.j2", lang, listing=listing))
 
@@ -343,14 +343,14 @@ class _Reports:
             self._report, request, family, match["week"], match["fmt"] or "html"
         )
 
-    def _report(self, request: Request, repo: str, week: str, fmt: str) -> Response:
+    def _report(self, request: Request, repo: str, period: str, fmt: str) -> Response:
         token = request.query_params.get(TOKEN_PARAM)
-        if self.links is not None and not self.links.allows(repo, week, token):
+        if self.links is not None and not self.links.allows(repo, period, token):
             return self.not_found(request)  # the same 404 as a repository we never heard of
         repo = self.store.canonical_repo(repo)  # a link made before the repository moved
         if repo not in {e.repo for e in self.store.list_reports()}:
             return self.not_found(request)
-        digest = self._digest(request, repo, week)
+        digest = self._digest(request, repo, period)
         if digest is None:
             return self.not_found(request, repo if self.is_listed(repo) else None)
         response = Response(_render(digest, fmt), media_type=_MEDIA[fmt])
@@ -358,15 +358,17 @@ class _Reports:
             response.headers["cache-control"] = "private, no-store"
         return response
 
-    def _digest(self, request: Request, repo: str, week: str) -> Digest | None:
+    def _digest(self, request: Request, repo: str, period: str) -> Digest | None:
         wanted = request.query_params.get("lang")
         if wanted is not None:
-            return self.store.get_digest(repo, week, wanted) if wanted in LANGUAGES else None
-        stored = [e.language for e in self.store.list_reports() if (e.repo, e.week) == (repo, week)]
+            return self.store.get_digest(repo, period, wanted) if wanted in LANGUAGES else None
+        stored = [
+            e.language for e in self.store.list_reports() if (e.repo, e.period) == (repo, period)
+        ]
         if not stored:
             return None
         lang = self.language if self.language in stored else sorted(stored)[0]
-        return self.store.get_digest(repo, week, lang)
+        return self.store.get_digest(repo, period, lang)
 
 
 def _render(digest: Digest, fmt: str) -> str:

@@ -108,15 +108,15 @@ class SlackSender:
         self.language = language
         self._report_url = report_url
 
-    def report_url(self, repo: str, week: str) -> str:
+    def report_url(self, repo: str, period: str) -> str:
         if self._report_url is not None:
-            return self._report_url(repo, week)
-        return links.report_url(self.public_base_url, repo, week)
+            return self._report_url(repo, period)
+        return links.report_url(self.public_base_url, repo, period)
 
     def render(self, digest: Digest, language: str | None = None) -> SlackMessage:
         message = render_digest(
             digest,
-            report_url=self.report_url(digest.repo, digest.week),
+            report_url=self.report_url(digest.repo, digest.period),
             lang=language or self.language,
         )
         problems = slack_violations(message)
@@ -126,7 +126,7 @@ class SlackSender:
 
     @staticmethod
     def metadata(digest: Digest, key: str) -> dict[str, Any]:
-        payload = {"key": key, "repo": digest.repo, "week": digest.week}
+        payload = {"key": key, "repo": digest.repo, "week": digest.period}
         return {"event_type": METADATA_EVENT, "event_payload": payload}
 
     def _call(self, method: SlackMethod, where: str, /, **kwargs: Any) -> dict[str, Any]:

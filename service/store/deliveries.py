@@ -20,7 +20,7 @@ ERROR_TEXT_LIMIT = 2000  # characters of an error kept with a delivery
 class DeliveryRecord:
     id: int
     repo: str
-    week: str
+    period: str
     destination: str
     status: str
     message_id: str | None
@@ -51,11 +51,14 @@ class Deliveries(Aggregate):
 
     @translated
     def get_delivery(
-        self, repo: str, week: str, destination: str, filter_text: str = ""
+        self, repo: str, period: str, destination: str, filter_text: str = ""
     ) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
-            c.repo == repo, c.period == week, c.destination == destination, c.filter == filter_text
+            c.repo == repo,
+            c.period == period,
+            c.destination == destination,
+            c.filter == filter_text,
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -63,7 +66,7 @@ class Deliveries(Aggregate):
 
     @translated
     def record_intent(
-        self, repo: str, week: str, destination: str, key: str, filter_text: str = ""
+        self, repo: str, period: str, destination: str, key: str, filter_text: str = ""
     ) -> DeliveryRecord:
         """Record that we are about to post; returns the existing record if there is one."""
         now = utc_now()
@@ -72,8 +75,8 @@ class Deliveries(Aggregate):
                 conn.execute(
                     insert(t.deliveries).values(
                         repo=repo,
-                        period=week,
-                        period_kind=period_kind(week),
+                        period=period,
+                        period_kind=period_kind(period),
                         destination=destination,
                         filter=filter_text,
                         status="intent",
@@ -85,7 +88,7 @@ class Deliveries(Aggregate):
                 )
         except IntegrityError:
             pass  # another process or an earlier run recorded it first
-        record = self.get_delivery(repo, week, destination, filter_text)
+        record = self.get_delivery(repo, period, destination, filter_text)
         assert record is not None  # noqa: S101 - inserted or already present just above
         return record
 
@@ -115,8 +118,8 @@ class Deliveries(Aggregate):
             )
 
     @translated
-    def list_deliveries(self, repo: str, week: str) -> list[DeliveryRecord]:
+    def list_deliveries(self, repo: str, period: str) -> list[DeliveryRecord]:
         c = t.deliveries.c
-        query = select(t.deliveries).where(c.repo == repo, c.period == week).order_by(c.id)
+        query = select(t.deliveries).where(c.repo == repo, c.period == period).order_by(c.id)
         with self.engine.connect() as conn:
             return [_record(row) for row in conn.execute(query)]

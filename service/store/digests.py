@@ -29,14 +29,14 @@ class PeriodPulls(Protocol):
 @dataclass(frozen=True)
 class ReportEntry:
     repo: str
-    week: str
+    period: str
     language: str
     generated_at: datetime
     complete: bool
 
 
 class Digests(Aggregate):
-    """The `digests` table (and the snapshot count a week's stamp includes)."""
+    """The `digests` table (and the snapshot count a period's stamp includes)."""
 
     def __init__(self, engine: Engine, pulls: PeriodPulls) -> None:
         super().__init__(engine)
@@ -44,12 +44,12 @@ class Digests(Aggregate):
 
     @translated
     def save_digest(self, digest: Digest, inputs: str | None = None) -> None:
-        """Store (or replace) the digest of (repo, week, language); `inputs` is the key of what
+        """Store (or replace) the digest of (repo, period, language); `inputs` is the key of what
         it was built from (see digest_built_from)."""
         row = {
             "repo": digest.repo,
-            "period": digest.week,
-            "period_kind": period_kind(digest.week),
+            "period": digest.period,
+            "period_kind": period_kind(digest.period),
             "language": digest.language,
             "inputs": inputs,
             "revision": uuid.uuid4().hex,
@@ -63,9 +63,9 @@ class Digests(Aggregate):
             upsert(conn, t.digests, ("repo", "period", "language"), [row])
 
     @translated
-    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
+    def get_digest(self, repo: str, period: str, language: str) -> Digest | None:
         query = select(t.digests.c.data).where(
-            t.digests.c.repo == repo, t.digests.c.period == week, t.digests.c.language == language
+            t.digests.c.repo == repo, t.digests.c.period == period, t.digests.c.language == language
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -73,52 +73,55 @@ class Digests(Aggregate):
             return None
         digest = Digest.model_validate(row[0])
         if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
-            return self._upgraded(digest, repo, week)
+            return self._upgraded(digest, repo, period)
         return digest
 
-    def _upgraded(self, digest: Digest, repo: str, week: str) -> Digest:
+    def _upgraded(self, digest: Digest, repo: str, period: str) -> Digest:
         from service.core.digest import upgrade_digest  # the analysis, only when needed
 
-        before = label_before(week)
+        before = label_before(period)
         earlier = {before: self.pulls.load_prs(repo, before)} if before else {}
         prs = (
-            self.pulls.load_prs(repo, week)
-            if period_kind(week) == "week"
+            self.pulls.load_prs(repo, period)
+            if period_kind(period) == "week"
             else self.pulls.load_prs_between(repo, digest.start, digest.end)
         )
         return upgrade_digest(digest, prs, earlier)
 
     @translated
-    def digest_revision(self, repo: str, week: str, language: str) -> str | None:
-        """The token the stored digest of (repo, week, language) got when it was last saved
+    def digest_revision(self, repo: str, period: str, language: str) -> str | None:
+        """The token the stored digest of (repo, period, language) got when it was last saved
         (None when there is none, or it was saved before tokens were kept): unchanged exactly
         while the stored digest is, read without reading the digest."""
         c = t.digests.c
-        query = select(c.revision).where(c.repo == repo, c.period == week, c.language == language)
+        query = select(c.revision).where(c.repo == repo, c.period == period, c.language == language)
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return row[0] if row else None
 
     @translated
-    def digest_built_from(self, repo: str, week: str, language: str, inputs: str) -> Digest | None:
-        """The stored digest of (repo, week, language) if it was built from `inputs`, else None."""
+    def digest_built_from(
+        self, repo: str, period: str, language: str, inputs: str
+    ) -> Digest | None:
+        """The stored digest of (repo, period, language) if it was built from `inputs`, else
+        None."""
         c = t.digests.c
         query = select(c.data).where(
-            c.repo == repo, c.period == week, c.language == language, c.inputs == inputs
+            c.repo == repo, c.period == period, c.language == language, c.inputs == inputs
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return Digest.model_validate(row[0]) if row else None
 
     @translated
-    def week_stamp(self, repo: str, week: str, language: str) -> str:
-        """A short text that changes when the stored digest of the week or its set of PR
+    def period_stamp(self, repo: str, period: str, language: str) -> str:
+        """A short text that changes when the stored digest of the period or its set of PR
         snapshots does: the digest's inputs key (else its time), and the snapshot count."""
         d, s = t.digests.c, t.pr_snapshots.c
         digest = select(d.inputs, d.generated_at).where(
-            d.repo == repo, d.period == week, d.language == language
+            d.repo == repo, d.period == period, d.language == language
         )
-        count = select(func.count()).where(s.repo == repo, s.week == week)
+        count = select(func.count()).where(s.repo == repo, s.week == period)
         with self.engine.connect() as conn:
             row = conn.execute(digest).first()
             snapshots = conn.execute(count).scalar_one()
@@ -129,11 +132,11 @@ class Digests(Aggregate):
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         """The digest of the newest stored week of `repo` (months and ranges are asked by
         label)."""
-        weeks = self.list_weeks(repo, language)
+        weeks = self.list_periods(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
     @translated
-    def list_weeks(
+    def list_periods(
         self, repo: str, language: str | None = None, *, kind: str = "week"
     ) -> list[str]:
         """Stored periods of `kind` (weeks unless told) of `repo`, newest first."""
@@ -146,11 +149,11 @@ class Digests(Aggregate):
 
     @translated
     def list_reports(self) -> list[ReportEntry]:
-        """Every stored digest, newest week first, then repo and language."""
+        """Every stored digest, newest period first, then repo and language."""
         cols = t.digests.c
         query = select(cols.repo, cols.period, cols.language, cols.generated_at, cols.complete)
         with self.engine.connect() as conn:
             rows = [
                 ReportEntry(r[0], r[1], r[2], aware(r[3]), bool(r[4])) for r in conn.execute(query)
             ]
-        return sorted(rows, key=lambda e: (e.week, e.repo, e.language), reverse=True)
+        return sorted(rows, key=lambda e: (e.period, e.repo, e.language), reverse=True)

@@ -80,21 +80,21 @@ class Repositories(Aggregate):
         return sorted(earlier - aliases)
 
     @translated
-    def moves_to_announce(self, repo: str, week: str) -> list[str]:
+    def moves_to_announce(self, repo: str, period: str) -> list[str]:
         """Earlier names of `repo` that the digest of `week` says it moved from: moves no
-        digest has announced yet, or that this week's digest announced."""
+        digest has announced yet, or that this period's digest announced."""
         r, a = t.repositories.c, t.repository_aliases.c
         query = (
             select(a.alias)
             .join(t.repositories, a.github_id == r.github_id)
-            .where(r.repo == repo, a.announced_period.is_(None) | (a.announced_period == week))
+            .where(r.repo == repo, a.announced_period.is_(None) | (a.announced_period == period))
             .order_by(a.moved_at, a.alias)
         )
         with self.engine.connect() as conn:
             return list(conn.execute(query).scalars())
 
     @translated
-    def announce_moves(self, repo: str, week: str, names: Collection[str]) -> None:
+    def announce_moves(self, repo: str, period: str, names: Collection[str]) -> None:
         """The digest of `week` has said that `repo` moved from `names`."""
         if not names:
             return
@@ -103,5 +103,5 @@ class Repositories(Aggregate):
             conn.execute(
                 update(t.repository_aliases)
                 .where(a.alias.in_(list(names)), a.announced_period.is_(None))
-                .values(announced_period=week)
+                .values(announced_period=period)
             )

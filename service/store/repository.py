@@ -122,9 +122,9 @@ class Store:
     get_digest = via("digests", Digests.get_digest)
     digest_revision = via("digests", Digests.digest_revision)
     digest_built_from = via("digests", Digests.digest_built_from)
-    week_stamp = via("digests", Digests.week_stamp)
+    period_stamp = via("digests", Digests.period_stamp)
     latest_digest = via("digests", Digests.latest_digest)
-    list_weeks = via("digests", Digests.list_weeks)
+    list_periods = via("digests", Digests.list_periods)
     list_reports = via("digests", Digests.list_reports)
 
     # deliveries (delivery.outbox.DeliveryLog)

@@ -40,7 +40,7 @@ def _lost(run_id: int, owner: str | None, lease_expires_at: datetime | None, now
 class RunRecord:
     id: int
     repo: str
-    week: str
+    period: str
     trigger: str
     started_at: datetime
     finished_at: datetime | None
@@ -87,7 +87,7 @@ class Runs(Aggregate):
     def start_run(
         self,
         repo: str,
-        week: str,
+        period: str,
         trigger: str,
         *,
         owner: str = PROCESS_OWNER,
@@ -100,8 +100,8 @@ class Runs(Aggregate):
             result = conn.execute(
                 insert(t.runs).values(
                     repo=repo,
-                    period=week,
-                    period_kind=period_kind(week),
+                    period=period,
+                    period_kind=period_kind(period),
                     trigger=trigger,
                     started_at=now,
                     outcome=RUNNING,

@@ -21,7 +21,7 @@ import requests
 
 from service.commands.answer import EngineContext
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
@@ -112,7 +112,7 @@ class Service:
     feishu: FakeFeishu
     pipeline: jobs.Pipeline
     log: io.StringIO
-    weeks: dict[str, CollectedWeek] = field(default_factory=dict)
+    weeks: dict[str, CollectedPeriod] = field(default_factory=dict)
     responses: list[requests.Response] = field(default_factory=list)
     spawned: Spawned = field(default_factory=Spawned)
     observed: Observed = field(default_factory=Observed)
@@ -213,16 +213,16 @@ def feishu_action(
 
 
 def recorded_or_empty(
-    weeks: dict[str, CollectedWeek],
-) -> Callable[[str, WeekWindow], CollectedWeek]:
+    weeks: dict[str, CollectedPeriod],
+) -> Callable[[str, Period], CollectedPeriod]:
     """The collector: a week the test put in `weeks`, else the recorded verl week, else empty."""
 
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         if window.label in weeks:
             return weeks[window.label]
         if (WEEKS / f"{window.label}.json").exists():
             return load_week(window.label)
-        return CollectedWeek(repo=repo, window=window, prs=[], source="sample")
+        return CollectedPeriod(repo=repo, window=window, prs=[], source="sample")
 
     return collect
 
@@ -247,7 +247,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
     for label in SEEDED:
         store.save_digest(seeded_digest(label))
     with running_fake_slack() as slack, serve_feishu(app_secret=FEISHU_APP_SECRET) as feishu:
-        weeks: dict[str, CollectedWeek] = {}
+        weeks: dict[str, CollectedPeriod] = {}
         spawned, observed = Spawned(), Observed()
         slack_sender = SlackSender(
             build_web_client(BOT_TOKEN, slack.api_url), public_base_url=BASE_URL, language=LANG
@@ -353,16 +353,16 @@ def snapshot(store: Store) -> Snapshot:
     digests = []
     deliveries = []
     for entry in store.list_reports():
-        digest = store.get_digest(entry.repo, entry.week, entry.language)
+        digest = store.get_digest(entry.repo, entry.period, entry.language)
         stamp = digest.generated_at.isoformat() if digest else "-"
-        digests.append((entry.week, entry.language, stamp))
+        digests.append((entry.period, entry.language, stamp))
         deliveries += [
-            (d.destination, d.message_id) for d in store.list_deliveries(REPO, entry.week)
+            (d.destination, d.message_id) for d in store.list_deliveries(REPO, entry.period)
         ]
     last = store.last_run()
     return Snapshot(
         digests=tuple(sorted(digests)),
         deliveries=tuple(sorted(deliveries, key=str)),
         subscriptions=tuple(sorted(store.subscriptions(REPO))),
-        last_run=(last.id, last.week, last.trigger, last.outcome) if last else None,
+        last_run=(last.id, last.period, last.trigger, last.outcome) if last else None,
     )

@@ -79,7 +79,7 @@ def test_a_week_that_has_not_begun_gets_the_usage_reply_in_slack(
     service.settle()
     assert service.observed.kinds["slack"] == ["usage_error"]
     assert snapshot(service.store) == before
-    assert service.store.list_weeks("volcengine/verl")[0] != FUTURE
+    assert service.store.list_periods("volcengine/verl")[0] != FUTURE
 
 
 def test_a_week_that_has_not_begun_gets_the_usage_reply_in_feishu(service: Service) -> None:

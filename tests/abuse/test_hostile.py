@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.weeks import parse_week
 from service.pipeline import jobs
 from tests.abuse.conftest import REPO, SEEDED, USER, Service, feishu_message, said, snapshot
@@ -60,7 +60,7 @@ def test_hostile_slack_command_text_gets_an_inert_answer(
     assert "incident" not in said(response)  # a clear answer, not an internal error
     service.settle()
     assert snapshot(service.store) == before
-    assert [e.week for e in service.store.list_reports()] == sorted(SEEDED, reverse=True)
+    assert [e.period for e in service.store.list_reports()] == sorted(SEEDED, reverse=True)
     assert no_canary(tmp_path)
 
 
@@ -85,7 +85,7 @@ def test_hostile_feishu_message_text_gets_an_inert_reply(
     assert no_canary(tmp_path)
 
 
-def hostile_week() -> CollectedWeek:
+def hostile_week() -> CollectedPeriod:
     """The real 2026-W04 with hostile titles, bodies, authors and paths on its first PRs."""
     week = load_week("2026-W04")
     prs = list(week.prs)

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import requests
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.weeks import parse_week
 from service.pipeline import jobs
 from tests.abuse.conftest import REPO, Service, feishu_message, said
@@ -31,7 +31,7 @@ def found(text: str) -> list[str]:
     return [f"U+{ord(ch):04X}" for ch in INVISIBLE_RE.findall(text)]
 
 
-def spoofed_week() -> CollectedWeek:
+def spoofed_week() -> CollectedPeriod:
     week = load_week("2026-W04")
     prs = list(week.prs)
     for i in range(3):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.pipeline.jobs import run_scheduled
 from service.render.slack import ACTION_RISKS
 from tests.channels.conftest import (
@@ -160,7 +160,7 @@ def test_subscribing_an_unknown_module_answers_the_usage(wired: Wired) -> None:
     assert wired.pipeline.store.subscription_records() == []
 
 
-def recorded_everywhere(repo: str, window: WeekWindow) -> CollectedWeek:
+def recorded_everywhere(repo: str, window: Period) -> CollectedPeriod:
     """The recorded 2026-W04 PRs, as if every repository had merged them."""
     week = load_week(window.label)
     return week.model_copy(update={"repo": repo})

@@ -6,7 +6,7 @@ import functools
 from datetime import timedelta
 
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, Digest, PullRequest, Risk, ScoredPR, Stats
+from service.core.models import CollectedPeriod, Digest, PullRequest, Risk, ScoredPR, Stats
 from service.core.profile import load_profile
 from tests.conftest import NOW, load_week
 
@@ -15,7 +15,7 @@ HUGE = 2000
 HUGE_BASE = 100_000
 
 
-def digest_from_week(collected: CollectedWeek, *, language: str = "en") -> Digest:
+def digest_from_week(collected: CollectedPeriod, *, language: str = "en") -> Digest:
     """The real pipeline's digest of a collected week."""
     return build_digest(collected, load_profile(collected.repo), language=language, now=NOW)
 
@@ -26,7 +26,7 @@ def real_digest(label: str = "2026-W04", *, language: str = "en") -> Digest:
     return digest_from_week(load_week(label), language=language)
 
 
-def huge_week(count: int = HUGE, *, hostile: bool = False) -> CollectedWeek:
+def huge_week(count: int = HUGE, *, hostile: bool = False) -> CollectedPeriod:
     """A synthetic week of `count` PRs made by repeating the real W04 PRs under new numbers."""
     base = load_week("2026-W04")
     prs: list[PullRequest] = []

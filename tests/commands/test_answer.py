@@ -344,7 +344,7 @@ def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
     # past the ttl the kept digest answers while the store is read again (here at once)
     assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
     assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
-    assert cached.list_weeks(REPO, "en") == sorted(digests, reverse=True)
+    assert cached.list_periods(REPO, "en") == sorted(digests, reverse=True)
 
 
 def test_a_refresh_that_cannot_start_leaves_no_stale_claim(

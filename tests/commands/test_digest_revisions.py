@@ -32,11 +32,11 @@ class CountingStore:
         return self.store.digest_revision(repo, week, language)
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
-        weeks = self.list_weeks(repo, language)
+        weeks = self.list_periods(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        return self.store.list_weeks(repo, language)
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]:
+        return self.store.list_periods(repo, language)
 
 
 def test_every_save_gets_a_new_revision_and_an_unknown_digest_none(
@@ -79,7 +79,7 @@ def test_a_reader_without_revisions_reads_the_digest_again(
     class Plain:  # a DigestReader that cannot say whether its digest changed
         get_digest = store.digests.get_digest
         latest_digest = store.digests.latest_digest
-        list_weeks = store.digests.list_weeks
+        list_periods = store.digests.list_periods
 
     cached = CachedReader(Plain(), clock, spawn=lambda refresh: refresh())
     first = cached.get_digest(REPO, WEEK, "en")

@@ -51,13 +51,13 @@ class Reader:
 
     def __init__(self, digest: Digest) -> None:
         self.digest = digest
-        self.before = digest.model_copy(update={"week": digest.trends.previous_week or "x"})
+        self.before = digest.model_copy(update={"period": digest.trends.previous_period or "x"})
 
     def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
-        return {self.digest.week: self.digest, self.before.week: self.before}.get(week)
+        return {self.digest.period: self.digest, self.before.period: self.before}.get(week)
 
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
-        return [self.digest.week]
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]:
+        return [self.digest.period]
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         return self.digest
@@ -81,7 +81,8 @@ def test_a_burst_of_filtered_reads_answers_from_one_index_of_the_digest(digest: 
     )
     verbs = ["risks", "summary", "top"]
     texts = [
-        f"{verbs[i % 3]} {digest.week} path:{','.join(GLOBS[i % len(GLOBS)])}" for i in range(BURST)
+        f"{verbs[i % 3]} {digest.period} path:{','.join(GLOBS[i % len(GLOBS)])}"
+        for i in range(BURST)
     ]
     answers = [answer_text(text, Caller("U1", "slack", "C1"), ctx) for text in texts]
     index = _INDEXES.of(digest)

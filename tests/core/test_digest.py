@@ -154,7 +154,7 @@ def test_metadata_is_copied_from_the_week(verl_profile: RepoProfile) -> None:
     )
     url = "https://github.com/volcengine/verl/discussions/1"
     digest = build_digest(week, verl_profile, language="en", now=NOW, discussion_url=url)
-    assert (digest.repo, digest.week, digest.timezone) == (
+    assert (digest.repo, digest.period, digest.timezone) == (
         "volcengine/verl",
         "2026-W04",
         "Asia/Shanghai",
@@ -229,7 +229,7 @@ def test_previous_digest_feeds_trend_deltas(
     digest = build_digest(
         load_week("2026-W04"), verl_profile, language="zh", now=NOW, previous=previous
     )
-    assert digest.trends.previous_week == "2026-W03"
+    assert digest.trends.previous_period == "2026-W03"
     assert all(b.previous is not None for b in digest.trends.modules)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from service.core.digest import build_digest
 from service.core.filters import DigestFilter, matching_numbers, narrow_digest, narrow_risk
-from service.core.models import CollectedWeek, Digest, Risk, RiskKind, Severity
+from service.core.models import CollectedPeriod, Digest, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
 from tests.conftest import NOW, load_week
 
@@ -23,7 +23,7 @@ def previous(verl_profile: RepoProfile) -> Digest:
     return build_digest(load_week("2026-W03"), verl_profile, language="en", now=NOW)
 
 
-def labelled(week: CollectedWeek) -> CollectedWeek:
+def labelled(week: CollectedPeriod) -> CollectedPeriod:
     """The recorded week (git history has no labels) with the labels a maintainer might set."""
     prs = [pr.model_copy(update={"labels": LABELS.get(pr.number, [])}) for pr in week.prs]
     return week.model_copy(update={"prs": prs})
@@ -102,7 +102,7 @@ def test_trends_count_the_matching_prs_against_the_week_before(
     assert modules["megatron"].prs == sorted(MEGATRON)
     before = [n for b in previous.trends.modules if b.key == "megatron" for n in b.prs]
     assert modules["megatron"].previous == len(before)
-    assert narrowed.trends.previous_week == "2026-W03"
+    assert narrowed.trends.previous_period == "2026-W03"
     assert sum(b.count for b in narrowed.trends.types) == len(MEGATRON)
     # without the week before, no delta is claimed
     assert narrow_digest(digest, flt).trends.modules[0].previous is None

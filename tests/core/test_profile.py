@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile, matches_any, path_matches
 
 
@@ -32,7 +32,7 @@ def test_no_globs_match_nothing() -> None:
 
 
 def test_a_list_matches_where_one_of_its_globs_does(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     """Every glob list of the verl profile on every path of the recorded weeks."""
     paths = {f.path for week in weeks.values() for pr in week.prs for f in pr.files}

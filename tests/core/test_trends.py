@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, PullRequest, ScoredPR
+from service.core.models import CollectedPeriod, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.trends import build_contributors, build_trends
 from tests.conftest import NOW, load_week
@@ -51,7 +51,7 @@ def test_buckets_count_prs_per_key_with_their_numbers() -> None:
     assert [(b.key, b.prs) for b in trends.categories] == [("fixes", [1, 2]), ("features", [3])]
     assert all(b.previous is None for b in trends.modules)
     assert trends.labels == []  # GitHub gave no labels
-    assert trends.previous_week is None
+    assert trends.previous_period is None
 
 
 def test_labels_counted_only_when_known() -> None:
@@ -66,7 +66,7 @@ def test_change_from_previous_real_week(verl_profile: RepoProfile) -> None:
     previous = build_digest(w47, verl_profile, language="zh", now=NOW)
     current = build_digest(w48, verl_profile, language="zh", now=NOW, previous=previous)
     trends = current.trends
-    assert trends.previous_week == "2025-W47"
+    assert trends.previous_period == "2025-W47"
     before = {b.key: b.count for b in previous.trends.modules}
     for bucket in trends.modules:
         assert bucket.previous == before.get(bucket.key, 0)
@@ -80,7 +80,7 @@ def test_change_from_previous_real_week(verl_profile: RepoProfile) -> None:
 
 
 def test_every_pr_of_a_real_week_is_behind_each_dimension(verl_profile: RepoProfile) -> None:
-    week: CollectedWeek = load_week("2026-W03")
+    week: CollectedPeriod = load_week("2026-W03")
     digest = build_digest(week, verl_profile, language="en", now=NOW)
     numbers = {pr.number for pr in week.prs}
     for buckets in (digest.trends.types, digest.trends.categories):

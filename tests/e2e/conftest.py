@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from service.core.models import WeekWindow
+from service.core.models import Period
 from service.core.weeks import parse_week
 from tests.conftest import WEEKS
 from tests.harness import (
@@ -34,7 +34,7 @@ __all__ = ["FEISHU_ADMIN", "GITHUB_TOKEN", "REPO", "ROOT", "SLACK_ADMIN", "Fakes
 SCHEDULE = "0 0 * * MON"  # the `last` week's own tick (Monday 00:00) has always passed
 
 
-def last_window() -> WeekWindow:
+def last_window() -> Period:
     return parse_week("last", TZ, datetime.now(UTC))
 
 

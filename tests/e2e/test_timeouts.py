@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.core.profile import load_profile
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
@@ -77,7 +77,7 @@ def pipeline_for(fakes: Fakes, folder: Path) -> jobs.Pipeline:
         backoff_base=0.1,
     )
 
-    def collect(repo: str, window: WeekWindow) -> CollectedWeek:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         return collect_week(http, repo, window, load_profile(repo), check_references=False)
 
     pipeline.collect = collect

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from service import wiring
-from service.core.models import WeekWindow
+from service.core.models import Period
 from service.core.weeks import window_for
 from service.pipeline.jobs import Pipeline
 from service.settings import Settings
@@ -47,7 +47,7 @@ def family_github(week: str = WEEK) -> FakeGitHub:
     return fake
 
 
-def w34() -> WeekWindow:
+def w34() -> Period:
     return window_for(2026, 34, TZ)
 
 

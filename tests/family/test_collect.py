@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.core.scope import Scope
 from service.pipeline.jobs import build_week, collect_scope
 from tests.family.conftest import FAMILY, GROUPS, family_service, family_week, w34
@@ -23,7 +23,7 @@ def test_one_fake_serves_every_repository_of_the_family(tmp_path: Path) -> None:
         threads: set[str] = set()
         collect = pipeline.collect
 
-        def seen(repo: str, window: WeekWindow) -> CollectedWeek:
+        def seen(repo: str, window: Period) -> CollectedPeriod:
             threads.add(threading.current_thread().name)
             return collect(repo, window)
 

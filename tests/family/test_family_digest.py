@@ -14,7 +14,7 @@ from service.core.crossings import find_crossings
 from service.core.digest import build_digest
 from service.core.family import merge_family
 from service.core.models import (
-    CollectedWeek,
+    CollectedPeriod,
     Digest,
     FileChange,
     FileStatus,
@@ -34,14 +34,14 @@ NOW = datetime(2026, 8, 25, tzinfo=UTC)
 OMNI, VLA = pr_key(1, 0), pr_key(3, 0)
 
 
-def _week(repo: str) -> CollectedWeek:
+def _week(repo: str) -> CollectedPeriod:
     data = family_week(repo)
     if not data["pulls"]:
-        return CollectedWeek(repo=repo, window=w34(), prs=[])
+        return CollectedPeriod(repo=repo, window=w34(), prs=[])
     return week_from_recorded({**data, "web_url": "https://github.com"}, NOW)
 
 
-def family_digest(weeks: Sequence[CollectedWeek], language: str = "en") -> Digest:
+def family_digest(weeks: Sequence[CollectedPeriod], language: str = "en") -> Digest:
     repos = [w.repo for w in weeks]
     parts = [build_digest(w, load_profile(w.repo), language=language, now=NOW) for w in weeks]
     crossings, ties = find_crossings(repos, [w.prs for w in weeks])
@@ -205,8 +205,8 @@ def test_the_receiving_pr_may_be_of_a_stored_earlier_week() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_report_tells_the_move(lang: str) -> None:
     weeks = [
-        CollectedWeek(repo=FAMILY[0], window=w34(), prs=[_moved_out()]),
-        CollectedWeek(repo=FAMILY[1], window=w34(), prs=[_received(25, 19)]),
+        CollectedPeriod(repo=FAMILY[0], window=w34(), prs=[_moved_out()]),
+        CollectedPeriod(repo=FAMILY[1], window=w34(), prs=[_received(25, 19)]),
     ]
     digest = family_digest(weeks, lang)
     text = render_format(digest, "markdown", lang, report_url="")

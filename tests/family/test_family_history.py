@@ -77,7 +77,7 @@ def site(make_settings: Callable[..., Settings], github: FakeGitHub) -> Iterator
 def test_the_trends_compare_with_the_familys_previous_week(site: Site) -> None:
     site.family("2026-W19")
     w20 = site.family("2026-W20")
-    assert w20.trends.previous_week == "2026-W19"
+    assert w20.trends.previous_period == "2026-W19"
     assert w20.trends.previous_stats is not None
     assert any(b.previous is not None for b in w20.trends.modules)
 
@@ -88,7 +88,7 @@ def test_the_trends_compare_with_its_repositories_digested_one_by_one(site: Site
         built = run_week(site.pipeline, repo, window, trigger="test", post=False)
         assert built.digest is not None
     w20 = site.family("2026-W20")
-    assert w20.trends.previous_week == "2026-W19"
+    assert w20.trends.previous_period == "2026-W19"
     assert w20.trends.previous_stats is not None
     both = len(_week("verl", "2026-W19")["pulls"]) + len(_week("verl-omni", "2026-W19")["pulls"])
     assert w20.trends.previous_stats.prs == both
@@ -102,7 +102,7 @@ def test_a_moved_repository_of_the_family_is_told_once_by_its_new_home(
     w20 = site.family("2026-W20")
     assert [p.repo for p in w20.repos] == [NEW, OMNI]
     assert w20.repos[0].moved_from == [OLD]
-    assert w20.trends.previous_week == "2026-W19"
+    assert w20.trends.previous_period == "2026-W19"
     for lang in ("zh", "en"):
         tr = translator(lang)
         shown = w20.model_copy(update={"language": lang})

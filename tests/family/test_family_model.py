@@ -135,7 +135,7 @@ def test_the_prompts_name_the_family_and_each_pr_by_its_reference(lang: str) -> 
         quotes=(Quote(OMNI_373, "make pixel responses always uint8"),),
     )
     asked = batch_data([sentence], facts)
-    verify = verify_messages(facts.repo, facts.week, lang, asked, facts.repos)
+    verify = verify_messages(facts.repo, facts.period, lang, asked, facts.repos)
     _no_family_key(verify[0]["content"] + verify[1]["content"])
     said = json.loads(asked)["sentences"][0]
     assert said["prs"] == ["verl-omni#373", "#7347"]

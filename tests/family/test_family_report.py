@@ -14,7 +14,7 @@ import pytest
 from service.core.crossings import find_crossings
 from service.core.digest import build_digest
 from service.core.family import merge_family
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.core.profile import load_profile
 from service.core.scope import pr_key
 from service.core.weeks import window_for
@@ -31,12 +31,12 @@ URL = "http://reports.test/r"
 FORMATS = ("markdown", "html", "slack", "feishu")
 
 
-def recorded(repo: str, week: str) -> CollectedWeek:
+def recorded(repo: str, week: str) -> CollectedPeriod:
     """A recorded week of one repository (none recorded: it merged nothing)."""
     path = WEEKS / f"{repo.rpartition('/')[2]}.{week}.json"
     if not path.exists():
         year, number = (int(x) for x in week.split("-W"))
-        return CollectedWeek(repo=repo, window=window_for(year, number, TZ), prs=[])
+        return CollectedPeriod(repo=repo, window=window_for(year, number, TZ), prs=[])
     data = json.loads(path.read_text("utf-8"))
     return week_from_recorded({**data, "web_url": "https://github.com"}, NOW)
 
@@ -48,7 +48,7 @@ def family_digest(
 
 
 def family_digest_of(
-    weeks: Sequence[CollectedWeek], key: str = "verl-project", lang: str = "zh"
+    weeks: Sequence[CollectedPeriod], key: str = "verl-project", lang: str = "zh"
 ) -> Digest:
     repos = [w.repo for w in weeks]
     parts = [build_digest(w, load_profile(w.repo), language=lang, now=NOW) for w in weeks]

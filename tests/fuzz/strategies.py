@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from hypothesis import strategies as st
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest
+from service.core.models import CollectedPeriod, FileChange, FileStatus, PullRequest
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -113,6 +113,6 @@ def pull_requests(draw: st.DrawFn, window_start: datetime, count: int = 6) -> li
     return made
 
 
-def hostile_week(base: CollectedWeek, prs: list[PullRequest]) -> CollectedWeek:
+def hostile_week(base: CollectedPeriod, prs: list[PullRequest]) -> CollectedPeriod:
     """`base` (a real week's window and repo) with `prs` instead of its own."""
     return base.model_copy(update={"prs": prs})

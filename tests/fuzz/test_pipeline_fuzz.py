@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from service.commands.answer import Answer, Caller, EngineContext, answer_text
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, Digest, PullRequest
+from service.core.models import CollectedPeriod, Digest, PullRequest
 from service.core.profile import RepoProfile, load_profile
 from service.render import feishu, report, slack
 from service.render.feishu_limits import feishu_violations
@@ -89,7 +89,7 @@ def check_answer(reply: Answer, lang: str, digest: Digest) -> None:
     assert inert.markdown_problems(render_answer_text(reply, lang, digest)) == []
 
 
-def build(week: CollectedWeek, lang: str) -> Digest:
+def build(week: CollectedPeriod, lang: str) -> Digest:
     digest = build_digest(week, PROFILE, language=lang, now=NOW)
     assert sorted(p.number for p in digest.prs) == sorted(p.number for p in week.prs)
     return digest

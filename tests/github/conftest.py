@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from service.core.models import WeekWindow
+from service.core.models import Period
 from service.core.weeks import window_for
 from service.github.http import GitHubHttp
 from service.store.repository import Store
@@ -29,7 +29,7 @@ def week_data(label: str) -> dict[str, Any]:
     return json.loads((WEEKS / f"{label}.json").read_text(encoding="utf-8"))
 
 
-def w04() -> WeekWindow:
+def w04() -> Period:
     return window_for(2026, 4, TZ)
 
 
@@ -37,9 +37,7 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def many_prs(
-    count: int, window: WeekWindow, *, first_number: int = 100_000
-) -> list[dict[str, Any]]:
+def many_prs(count: int, window: Period, *, first_number: int = 100_000) -> list[dict[str, Any]]:
     """`count` PRs made from the real recorded ones: renumbered, merges spread over `window`."""
     real = [
         pr
@@ -57,7 +55,7 @@ def many_prs(
     return made
 
 
-def wide_pr(number: int, files: int, window: WeekWindow) -> dict[str, Any]:
+def wide_pr(number: int, files: int, window: Period) -> dict[str, Any]:
     """A real PR's files repeated under distinct paths until it changes `files` files."""
     base = week_data("2025-W48")["pulls"][0]
     pr = copy.deepcopy(base)

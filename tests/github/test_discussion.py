@@ -14,7 +14,7 @@ from service.commands.answer import AnswerKind, Caller, EngineContext, answer_te
 from service.commands.kinds import PrAnswer
 from service.core.digest import build_digest
 from service.core.discussion import MAX_NOTES, discussion, one_line
-from service.core.models import CollectedWeek, Digest, PullRequest, Review, ReviewState
+from service.core.models import CollectedPeriod, Digest, PullRequest, Review, ReviewState
 from service.core.profile import RepoProfile
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
@@ -79,12 +79,12 @@ def _discuss(github: FakeGitHub) -> None:
 @pytest.fixture
 def collected(
     github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
-) -> CollectedWeek:
+) -> CollectedPeriod:
     _discuss(github)
     return collect_week(make_http(), REPO, w04(), verl_profile, check_references=False)
 
 
-def test_collector_reads_conversation_and_inline_comments(collected: CollectedWeek) -> None:
+def test_collector_reads_conversation_and_inline_comments(collected: CollectedPeriod) -> None:
     pr = next(p for p in collected.prs if p.number == 4280)
     assert [(c.author, c.path) for c in pr.conversation] == [("erin", None), ("jianjunzhong", None)]
     assert [(c.author, c.path, c.line) for c in pr.inline_comments] == [
@@ -93,7 +93,7 @@ def test_collector_reads_conversation_and_inline_comments(collected: CollectedWe
     ]
 
 
-def test_collector_reads_review_bodies_and_thread_times(collected: CollectedWeek) -> None:
+def test_collector_reads_review_bodies_and_thread_times(collected: CollectedPeriod) -> None:
     pr = next(p for p in collected.prs if p.number == 4280)
     assert pr.reviews is not None
     alice = next(r for r in pr.reviews if r.author == "alice")
@@ -104,7 +104,7 @@ def test_collector_reads_review_bodies_and_thread_times(collected: CollectedWeek
 
 
 def test_discussion_is_standing_requests_threads_and_comments_newest_first(
-    collected: CollectedWeek,
+    collected: CollectedPeriod,
 ) -> None:
     pr = next(p for p in collected.prs if p.number == 4280)
     found = discussion(pr)
@@ -146,7 +146,7 @@ def test_at_most_five_notes_and_what_stands_is_kept() -> None:
 
 
 def test_changes_requested_risk_quotes_the_reviewer(
-    collected: CollectedWeek, verl_profile: RepoProfile
+    collected: CollectedPeriod, verl_profile: RepoProfile
 ) -> None:
     digest = build_digest(collected, verl_profile, language="en", now=NOW)
     (risk,) = [r for r in digest.risks if r.rule == "changes_requested"]
@@ -161,7 +161,7 @@ def test_changes_requested_risk_quotes_the_reviewer(
 
 
 @pytest.fixture
-def answered(collected: CollectedWeek, verl_profile: RepoProfile, store: Store) -> Digest:
+def answered(collected: CollectedPeriod, verl_profile: RepoProfile, store: Store) -> Digest:
     digest = build_digest(collected, verl_profile, language="en", now=NOW)
     store.save_digest(digest)
     return digest

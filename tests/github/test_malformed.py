@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile
 from service.errors import UpstreamError
 from service.github import rest
@@ -220,7 +220,7 @@ def test_a_5000_file_pr_stays_partial_on_every_build_until_its_data_is_whole(
     github.add_pr(wide_pr(888, 5000, w04()))
     profile = RepoProfile(name="docs", patterns={"docs": ["docs/**"]})
 
-    def build(with_token: str | None) -> CollectedWeek:
+    def build(with_token: str | None) -> CollectedPeriod:
         http = make_http(token=with_token)
         week = collect_week(http, REPO, w04(), profile, stored=store, check_references=False)
         store.save_prs(REPO, w04().label, week.prs)

@@ -16,7 +16,7 @@ import pytest
 
 from service.commands.answer import AnswerKind, Caller, EngineContext, answer_text
 from service.core.digest import build_digest
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.core.profile import RepoProfile
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
@@ -46,14 +46,14 @@ def _older_requests(github: FakeGitHub) -> int:
 @pytest.fixture
 def collected(
     github: FakeGitHub, make_http: Callable[..., GitHubHttp], verl_profile: RepoProfile
-) -> CollectedWeek:
+) -> CollectedPeriod:
     _serve_older(github)
     return collect_week(make_http(), REPO, w04(), verl_profile, check_references=False)
 
 
 def test_older_named_prs_are_fetched_once_and_kept(
     github: FakeGitHub,
-    collected: CollectedWeek,
+    collected: CollectedPeriod,
     make_http: Callable[..., GitHubHttp],
     verl_profile: RepoProfile,
 ) -> None:
@@ -70,7 +70,7 @@ def test_older_named_prs_are_fetched_once_and_kept(
 
 
 def test_the_digest_relates_the_fix_to_the_older_pr(
-    collected: CollectedWeek, verl_profile: RepoProfile
+    collected: CollectedPeriod, verl_profile: RepoProfile
 ) -> None:
     digest = build_digest(collected, verl_profile, language="en", now=NOW)
     links = [(r.pr, r.other, r.kind, r.week) for r in digest.relations if r.other == OLDER]

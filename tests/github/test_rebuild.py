@@ -11,7 +11,7 @@ from itertools import pairwise
 
 import pytest
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile
 from service.core.relations import older_references
 from service.core.weeks import window_for
@@ -47,7 +47,7 @@ def merged_between(github: FakeGitHub, q: str) -> list[int]:
 
 def collect_and_keep(
     make_http: Callable[..., GitHubHttp], store: Store, profile: RepoProfile, **kw: object
-) -> CollectedWeek:
+) -> CollectedPeriod:
     """What the pipeline does: collect with the store as the memory of PRs, keep the PRs."""
     week = collect_week(make_http(**kw), REPO, w04(), profile, stored=store, check_references=False)
     store.save_prs(REPO, w04().label, week.prs)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from service.core.models import CollectedWeek
+from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile
 from service.github.collect import collect_week
 from service.github.http import GitHubHttp
@@ -22,7 +22,7 @@ BARE = RepoProfile(name="bare")  # asks for no patches: GraphQL's file lists onl
 
 def collect_and_keep(
     make_http: Callable[..., GitHubHttp], store: Store, **kw: object
-) -> CollectedWeek:
+) -> CollectedPeriod:
     week = collect_week(make_http(**kw), REPO, w04(), BARE, stored=store, check_references=False)
     store.save_prs(REPO, w04().label, week.prs)
     return week

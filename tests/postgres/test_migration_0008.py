@@ -63,7 +63,7 @@ def test_an_upgrade_from_0007_keeps_every_week(database_url: str) -> None:
         width = len(before[name][0])  # later revisions' columns (0010's cadence) go last
         assert [r[:width] for r in after[name]] == before[name], name
     assert upgraded.get_digest(NEW, WEEK, "zh") is not None
-    assert upgraded.list_weeks(NEW) == [WEEK]
+    assert upgraded.list_periods(NEW) == [WEEK]
     assert upgraded.last_run(OLD, done_only=True, kind="week") is not None
     assert upgraded.moves_to_announce(NEW, WEEK) == [OLD]  # announced by that week, as before
 
@@ -92,17 +92,17 @@ def test_months_and_ranges_are_stored_beside_weeks_and_the_way_back_refuses_them
     assert stored is not None
     assert stored.stats.prs == len(w03.prs) + len(w04.prs)
     # weeks are listed apart from months and ranges: `latest` stays the newest week
-    assert store.list_weeks(OLD) == [WEEK]
-    assert store.list_weeks(OLD, kind="month") == ["2026-01"]
+    assert store.list_periods(OLD) == [WEEK]
+    assert store.list_periods(OLD, kind="month") == ["2026-01"]
     latest = store.latest_digest(OLD, "zh")
     assert latest is not None
-    assert latest.week == WEEK
+    assert latest.period == WEEK
     last_month = store.last_run(OLD, done_only=True, kind="month")
     assert last_month is not None
-    assert last_month.week == "2026-01"
+    assert last_month.period == "2026-01"
     week_run = store.last_run(OLD, done_only=True, kind="week")
     assert week_run is not None
-    assert week_run.week == WEEK
+    assert week_run.period == WEEK
 
     with pytest.raises(InputError) as refused:
         downgrade_schema(store.engine, "0007")

@@ -76,8 +76,8 @@ def test_an_upgrade_from_0009_keeps_every_row_under_the_new_names(database_url: 
         assert "week" not in names, table
     assert "announced_period" in _columns(upgraded, "repository_aliases")
     assert "week" in _columns(upgraded, "pr_snapshots")  # the ISO week a PR was merged in
-    assert upgraded.list_weeks(NEW) == [WEEK]
-    assert upgraded.list_weeks(NEW, kind="month") == ["2026-01"]
+    assert upgraded.list_periods(NEW) == [WEEK]
+    assert upgraded.list_periods(NEW, kind="month") == ["2026-01"]
     assert upgraded.get_digest(NEW, "2026-01", "zh") is not None
     assert upgraded.moves_to_announce(NEW, WEEK) == [OLD]
     # the unique key holds on the renamed column

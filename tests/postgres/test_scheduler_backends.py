@@ -38,7 +38,7 @@ def test_job_is_stored_and_fires_on_a_near_future_trigger(database_url: str) -> 
     assert job.calls == 1
     last = store.last_run(REPO, done_only=True)
     assert last is not None
-    assert last.week == "2026-W04"
+    assert last.period == "2026-W04"
 
 
 def test_two_schedulers_on_one_database_catch_up_once(database_url: str) -> None:

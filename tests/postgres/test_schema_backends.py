@@ -54,7 +54,7 @@ def test_a_database_made_by_create_all_is_adopted_with_its_data(database_url: st
         conn.execute(
             insert(legacy.digests).values(
                 repo=REPO,
-                week=digest.week,
+                week=digest.period,
                 language="zh",
                 schema_version=digest.schema_version,
                 data=digest.model_dump(mode="json"),
@@ -66,7 +66,7 @@ def test_a_database_made_by_create_all_is_adopted_with_its_data(database_url: st
         conn.execute(
             insert(legacy.deliveries).values(
                 repo=REPO,
-                week=digest.week,
+                week=digest.period,
                 destination="slack:C1",
                 status="sent",
                 message_id="C1:1700000000.000100",
@@ -78,8 +78,8 @@ def test_a_database_made_by_create_all_is_adopted_with_its_data(database_url: st
         )
     engine.dispose()
     store = Store.open(database_url)
-    assert store.get_digest(REPO, digest.week, "zh") == digest
-    sent = store.get_delivery(REPO, digest.week, "slack:C1")
+    assert store.get_digest(REPO, digest.period, "zh") == digest
+    sent = store.get_delivery(REPO, digest.period, "slack:C1")
     assert sent is not None
     assert (sent.status, sent.message_id) == ("sent", "C1:1700000000.000100")
     assert "schema_version" not in table_names(store)

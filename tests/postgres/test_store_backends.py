@@ -44,11 +44,11 @@ def test_digest_round_trips_and_lists_newest_first(store: Store, digest_w04: Dig
     store.save_digest(older)
     assert store.get_digest(REPO, "2026-W04", "zh") == digest_w04
     assert store.get_digest(REPO, "2026-W04", "en") is None
-    assert store.list_weeks(REPO) == ["2026-W04", "2026-W03"]
-    assert store.list_weeks(REPO, "en") == ["2026-W03"]
+    assert store.list_periods(REPO) == ["2026-W04", "2026-W03"]
+    assert store.list_periods(REPO, "en") == ["2026-W03"]
     assert store.latest_digest(REPO, "zh") == digest_w04
     entries = store.list_reports()
-    assert [(e.repo, e.week, e.language) for e in entries] == [
+    assert [(e.repo, e.period, e.language) for e in entries] == [
         (REPO, "2026-W04", "zh"),
         (REPO, "2026-W03", "en"),
     ]
@@ -62,7 +62,7 @@ def test_saving_a_digest_again_replaces_it(store: Store, digest_w04: Digest) -> 
     stored = store.get_digest(REPO, "2026-W04", "zh")
     assert stored is not None
     assert stored.discussion_url == "https://example.com/d/1"
-    assert store.list_weeks(REPO) == ["2026-W04"]
+    assert store.list_periods(REPO) == ["2026-W04"]
 
 
 def test_pr_snapshots_round_trip_with_patches(store: Store) -> None:
@@ -101,17 +101,19 @@ def test_a_week_of_2000_snapshots_is_written_and_read_in_batches(store: Store) -
 
 
 def test_digest_is_found_by_what_it_was_built_from(store: Store, digest_w04: Digest) -> None:
-    assert store.week_stamp(REPO, "2026-W04", "zh") == "-:0"
+    assert store.period_stamp(REPO, "2026-W04", "zh") == "-:0"
     store.save_digest(digest_w04, inputs="a" * 64)
     assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) == digest_w04
     assert store.digest_built_from(REPO, "2026-W04", "zh", "b" * 64) is None
     assert store.digest_built_from(REPO, "2026-W04", "en", "a" * 64) is None
-    assert store.week_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:0"
+    assert store.period_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:0"
     store.save_prs(REPO, "2026-W04", load_week("2026-W04").prs)
-    assert store.week_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:22"
+    assert store.period_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:22"
     store.save_digest(digest_w04)  # built from something unknown: never reused
     assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) is None
-    assert store.week_stamp(REPO, "2026-W04", "zh").startswith(digest_w04.generated_at.isoformat())
+    assert store.period_stamp(REPO, "2026-W04", "zh").startswith(
+        digest_w04.generated_at.isoformat()
+    )
 
 
 def test_a_fresh_cached_answer_is_served_by_age(store: Store) -> None:
@@ -283,10 +285,10 @@ def test_runs_last_run_and_interrupted(store: Store) -> None:
     running = store.start_run(REPO, "2026-W04", "catch-up")
     last = store.last_run(REPO)
     assert last is not None
-    assert (last.week, last.outcome, last.finished_at) == ("2026-W04", "running", None)
+    assert (last.period, last.outcome, last.finished_at) == ("2026-W04", "running", None)
     last_done = store.last_run(REPO, done_only=True)
     assert last_done is not None
-    assert (last_done.week, last_done.detail) == ("2026-W03", {"posted": 2})
+    assert (last_done.period, last_done.detail) == ("2026-W03", {"posted": 2})
     assert store.interrupt_running() == 1
     interrupted = store.last_run(REPO)
     assert interrupted is not None

@@ -75,7 +75,9 @@ def test_which_templates_autoescape(name: str | None, escaped: bool) -> None:
 
 
 def test_not_found_page_escapes_a_hostile_repository_name_once() -> None:
-    page = render("web/not_found.html.j2", "en", repo=HOSTILE, weeks=["2026-W04"], repos=[HOSTILE])
+    page = render(
+        "web/not_found.html.j2", "en", repo=HOSTILE, periods=["2026-W04"], repos=[HOSTILE]
+    )
     assert "<script>" not in page
     assert "&amp;lt;" not in page  # not escaped twice
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page

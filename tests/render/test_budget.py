@@ -16,7 +16,7 @@ from service.core.analyst.schema import parse_answer
 from service.core.analyst.sections import written
 from service.core.digest import build_digest
 from service.core.mentions import MENTION_LIMIT, leaf_risks
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.core.profile import load_profile
 from service.render.report import render_html, render_json, render_markdown
 from tests.conftest import NOW, load_week
@@ -61,7 +61,7 @@ def recorded(week: str, lang: str) -> Digest:
     )
 
 
-def synthetic_week() -> CollectedWeek:
+def synthetic_week() -> CollectedPeriod:
     """Every recorded PR (132) in one week under new numbers, merges spread over the week."""
     base = load_week("2026-W04")
     real = [pr for label in PREVIOUS for pr in load_week(label).prs]

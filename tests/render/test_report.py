@@ -343,7 +343,7 @@ def test_empty_week_renders_every_section() -> None:
     page = parse_page(render_html(empty))
     assert page.errors == []
     assert page.stack == []
-    assert digest.week == empty.week
+    assert digest.period == empty.period
 
 
 # --- risk and factor wording ------------------------------------------------------------

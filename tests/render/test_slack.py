@@ -18,7 +18,7 @@ from service.commands.answer import (
     answer_text,
 )
 from service.commands.registry import answer_adapter
-from service.core.models import CollectedWeek, Digest
+from service.core.models import CollectedPeriod, Digest
 from service.render.limits import (
     ELLIPSIS,
     SLACK,
@@ -63,7 +63,7 @@ COMMANDS = [
 ]
 
 
-def hostile_week() -> CollectedWeek:
+def hostile_week() -> CollectedPeriod:
     base = load_week("2026-W04")
     prs = [
         pr.model_copy(
@@ -78,7 +78,7 @@ def hostile_week() -> CollectedWeek:
     return base.model_copy(update={"prs": prs})
 
 
-def empty_week() -> CollectedWeek:
+def empty_week() -> CollectedPeriod:
     return load_week("2026-W04").model_copy(update={"prs": []})
 
 
@@ -147,7 +147,7 @@ def test_digest_card_fits_every_limit(
     assert json.loads(actions[0]["elements"][1]["value"]) == {
         "verb": "risks",
         "repo": digest.repo,
-        "period": digest.week,
+        "period": digest.period,
     }
     assert_inert(message)
 
@@ -212,7 +212,7 @@ def test_every_answer_fits_and_is_inert(
     pr = digest.prs[0].number if digest.prs else 1
     kinds = set()
     for template in COMMANDS:
-        reply = answer_text(template.format(week=digest.week, pr=pr), caller, ctx)
+        reply = answer_text(template.format(week=digest.period, pr=pr), caller, ctx)
         kinds.add(reply.kind)
         message = render_answer(reply, lang)
         assert slack_violations(message) == [], template

@@ -13,9 +13,9 @@ import pytest
 from service.render.environment import (
     format_date,
     format_number,
+    period_label,
     signed,
     templates_dir,
-    week_label,
 )
 from service.render.strings import LANGUAGES, Translator, load_catalog
 
@@ -124,9 +124,9 @@ def test_missing_key_and_missing_placeholder_raise() -> None:
 
 
 def test_format_filters_take_their_words_from_the_catalog() -> None:
-    assert week_label("2026-W04", "zh") == "2026 年第 4 周"
-    assert week_label("2026-W04", "en") == "Week 4, 2026"
-    assert week_label("not-a-week", "en") == "not-a-week"
+    assert period_label("2026-W04", "zh") == "2026 年第 4 周"
+    assert period_label("2026-W04", "en") == "Week 4, 2026"
+    assert period_label("not-a-week", "en") == "not-a-week"
     assert format_date(date(2025, 11, 24), "zh") == "2025 年 11 月 24 日"
     assert format_date(datetime(2025, 11, 24, 3, tzinfo=UTC), "en", "short") == "Nov 24"
     assert format_date(date(2026, 1, 5), "en") == "Jan 5, 2026"

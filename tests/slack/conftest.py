@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from service.commands.answer import EngineContext
-from service.core.models import CollectedWeek, WeekWindow
+from service.core.models import CollectedPeriod, Period
 from service.core.profile import load_profile
 from service.pipeline.jobs import Pipeline, RunResult, regenerate
 from service.render.links import report_url
@@ -54,12 +54,12 @@ def store(db_url: str) -> Store:
     return opened
 
 
-def collect_recorded(repo: str, window: WeekWindow) -> CollectedWeek:
+def collect_recorded(repo: str, window: Period) -> CollectedPeriod:
     """The collector for tests: the recorded verl week of that label (no network)."""
     path = WEEKS / f"{window.label}.json"
     if path.exists():
         return load_week(window.label)
-    return CollectedWeek(repo=repo, window=window, prs=[], source="sample")
+    return CollectedPeriod(repo=repo, window=window, prs=[], source="sample")
 
 
 def make_sender(slack: FakeSlack, **client_args: Any) -> SlackSender:

@@ -49,13 +49,13 @@ class GatedStore:
         return self.store.get_digest(repo, week, language)
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
-        weeks = self.list_weeks(repo, language)
+        weeks = self.list_periods(repo, language)
         return self.get_digest(repo, weeks[0], language) if weeks else None
 
-    def list_weeks(self, repo: str, language: str | None = None) -> list[str]:
+    def list_periods(self, repo: str, language: str | None = None) -> list[str]:
         with self._lock:
             self.reads["weeks"] += 1
-        return self.store.list_weeks(repo, language)
+        return self.store.list_periods(repo, language)
 
 
 @pytest.fixture

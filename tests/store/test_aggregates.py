@@ -43,7 +43,7 @@ def test_each_aggregate_is_its_consumers_protocol(store: Store) -> None:
         store,
         store,
     )
-    assert digests.list_weeks("o/r") == []
+    assert digests.list_periods("o/r") == []
     assert subscriptions.channel_subscriptions("slack", "C1") == []
     assert deliveries.get_delivery("o/r", "2026-W04", "slack:C1") is None
     assert answers.get_model_answer("h", "m", "v1", "en") is None

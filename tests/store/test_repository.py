@@ -29,7 +29,7 @@ def _digest(week: str = "2026-W04", lang: str = "zh") -> Digest:
     now = datetime(2026, 1, 26, tzinfo=UTC)
     return Digest(
         repo="volcengine/verl",
-        week=week,
+        period=week,
         timezone="Asia/Shanghai",
         start=now,
         end=now,
@@ -78,7 +78,7 @@ def test_a_database_before_the_inputs_revision_gains_the_digest_inputs_column(
 def _digest_row(digest: Digest) -> dict[str, object]:
     return {
         "repo": digest.repo,
-        "week": digest.week,
+        "week": digest.period,
         "language": digest.language,
         "schema_version": digest.schema_version,
         "data": digest.model_dump(mode="json"),
@@ -104,10 +104,10 @@ def test_digest_round_trip_and_listing(store: Store) -> None:
     store.save_digest(_digest("2026-W04", "en"))
     store.save_digest(_digest("2026-W04"))  # replace, not duplicate
     assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest("2026-W04")
-    assert store.list_weeks("volcengine/verl") == ["2026-W04", "2026-W03"]
+    assert store.list_periods("volcengine/verl") == ["2026-W04", "2026-W03"]
     latest = store.latest_digest("volcengine/verl", "en")
     assert latest is not None
-    assert latest.week == "2026-W04"
+    assert latest.period == "2026-W04"
     assert len(store.list_reports()) == 3
     assert store.list_reports()[0].complete is False
 
@@ -163,7 +163,7 @@ def test_runs_and_interrupted(store: Store) -> None:
     assert last.outcome == "interrupted"
     finished = store.last_run("o/r", done_only=True)
     assert finished is not None
-    assert finished.week == "2026-W03"
+    assert finished.period == "2026-W03"
 
 
 def test_subscriptions_and_events(store: Store) -> None:

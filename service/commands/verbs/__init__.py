@@ -36,6 +36,15 @@ Respond = Callable[[Request], Answer]
 
 
 @dataclass(frozen=True)
+class CardButton:
+    """A verb shown as a button on a digest's card: its style (`default`, `danger`) and whether
+    it carries a filtered card's filter; its label is the catalog's `feishu.button.<verb>`."""
+
+    style: str = "default"
+    filtered: bool = False
+
+
+@dataclass(frozen=True)
 class VerbSpec:
     """One chat verb. `reads`: it shows what a repository's digests hold (refused on a private
     repository to who may not read it); `admin`: admins only; `filters`: it takes `key:value`
@@ -59,6 +68,8 @@ class VerbSpec:
     bad_argument: str = ""
     # the answer models this verb adds to the engine's (commands/kinds.py holds the shared ones)
     models: tuple[type[BaseModel], ...] = field(default=())
+    # the verb's button on a digest's card (None: it has none); commands/buttons.py its value
+    button: CardButton | None = None
 
     @property
     def usage_key(self) -> str:

@@ -36,7 +36,7 @@ def respond(request: Request) -> Answer:
     assert command.number is not None  # noqa: S101 - SPEC.required guarantees it
     member, number = _member_key(command, ctx, repo)
     period = resolve(command.period, ctx, command.verb)
-    periods = [period] if period else ctx.reader.list_weeks(repo, ctx.language)
+    periods = [period] if period else ctx.reader.list_periods(repo, ctx.language)
     for label in periods:
         stored = ctx.reader.get_digest(repo, label, ctx.language)
         if stored is not None and find_pr(ctx.reader, stored, number) is not None:
@@ -61,12 +61,12 @@ def _stored_pr(request: Request, stored: Digest, number: int) -> Answer:
         point=view.point(number) if view else None,
         point_model=view.model if view else "",
         repo=repo,
-        period=digest.week,
+        period=digest.period,
         pr=found,
         number=number,
         risks=sorted_risks(risks),
         public=command.public,
-        report_url=report_url(ctx, repo, digest.week),
+        report_url=report_url(ctx, repo, digest.period),
         filter=digest.filter,
         discussion=found.discussion,
         relations=[r for r in digest.relations if r.pr == number][:MAX_RELATIONS],
@@ -95,7 +95,7 @@ def _member_key(command: Command, ctx: EngineContext, repo: str) -> tuple[str, i
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> NoMatchAnswer:
     return NoMatchAnswer(
         repo=repo,
-        period=digest.week,
+        period=digest.period,
         number=number,
         filter=digest.filter,
         key="cmd.answer.pr_no_match",

@@ -9,7 +9,7 @@ from service.commands.context import EngineContext, RunResultLike
 from service.commands.failures import NOT_CONFIGURED_REASON, reason
 from service.commands.kinds import Answer, AnswerKind, NoticeAnswer, RegenerateAnswer, Sentence
 from service.commands.reading import report_url, resolve
-from service.commands.verbs import Request, VerbSpec
+from service.commands.verbs import CardButton, Request, VerbSpec
 from service.errors import ServiceError
 
 NAME = "regenerate"
@@ -93,4 +93,5 @@ SPEC = VerbSpec(
     tokens=(tokens.period, tokens.repository),
     aliases=("regen",),
     admin=True,
+    button=CardButton(style="danger"),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from service.commands import tokens
 from service.commands.kinds import Answer, RisksAnswer
 from service.commands.reading import envelope, read_digest
-from service.commands.verbs import Request, VerbSpec
+from service.commands.verbs import CardButton, Request, VerbSpec
 from service.core.models import Digest, Risk, ScoredPR
 from service.core.ranking import sorted_risks
 
@@ -39,4 +39,5 @@ SPEC = VerbSpec(
     aliases=("risk",),
     reads=True,
     filters=True,
+    button=CardButton(filtered=True),
 )

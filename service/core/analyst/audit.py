@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.core.analyst.checker import Checker, check_answer, grounds
-from service.core.analyst.facts import WeekFacts
+from service.core.analyst.facts import PeriodFacts
 from service.core.analyst.schema import Draft
 
 
@@ -29,7 +29,7 @@ class Verdict:
         return not self.reasons and not self.empty
 
 
-def audit_answer(drafts: Sequence[Draft], facts: WeekFacts) -> list[Verdict]:
+def audit_answer(drafts: Sequence[Draft], facts: PeriodFacts) -> list[Verdict]:
     """Each draft in answer order with the checker's verdict on it, from one checker pass (so
     limits and duplicates count exactly as in the whole answer, and a long answer costs time
     linear in its drafts)."""

@@ -41,8 +41,8 @@ from service.core.analyst import (
     structure,
     transitions,
 )
-from service.core.analyst.evidence import PREvidence, WeekEvidence, text_actions
-from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.evidence import PeriodEvidence, PREvidence, text_actions
+from service.core.analyst.facts import PeriodFacts, PRFacts
 from service.core.analyst.glossary import glossary
 from service.core.analyst.injection import injection_reasons, masked, safety_reasons
 from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
@@ -89,7 +89,7 @@ class Checker:
     """Precomputed views of the week's facts (figures and words per PR), so that checking the
     sentences of a 2,000-PR week stays fast."""
 
-    facts: WeekFacts
+    facts: PeriodFacts
     _numbers: dict[int, set[str]] = field(default_factory=dict)
     _ints: dict[int, list[int]] = field(default_factory=dict)
     _words: dict[int, str] = field(default_factory=dict)
@@ -100,7 +100,7 @@ class Checker:
     week_words: str = ""
     roots: frozenset[str] = frozenset()
     any_risk: bool = False
-    evidence: WeekEvidence = field(default_factory=WeekEvidence)
+    evidence: PeriodEvidence = field(default_factory=PeriodEvidence)
     total_ints: list[int] = field(default_factory=list)
     date_ints: list[int] = field(default_factory=list)
     _week_text: str | None = None
@@ -110,13 +110,13 @@ class Checker:
         f = self.facts
         values: list[int] = [*f.totals.values(), len(f.prs)]
         self.total_ints = list(values)
-        year, week = f.week.split("-W") if "-W" in f.week else (f.week, "0")
+        year, week = f.period.split("-W") if "-W" in f.period else (f.period, "0")
         dates = [int(year), int(week)] if year.isdigit() and week.isdigit() else []
         for day in (f.first_day, f.last_day):
             dates += [int(part) for part in day.split("-") if part.isdigit()]
         self.date_ints = dates
         values += dates
-        words = [f.repo, f.week]
+        words = [f.repo, f.period]
         counts = [f.totals.get("prs", 0), f.totals.get("breaking_prs", 0), len(f.prs)]
         for buckets in f.trends.values():
             for b in buckets:
@@ -146,7 +146,7 @@ class Checker:
         `text` names (risks, contributors, files …)."""
         out = quoted.named_totals(text, self.facts.totals)
         before = self.facts.earlier
-        if before and (before.week in text or glossary().word("previous_week").search(text)):
+        if before and (before.period in text or glossary().word("previous_week").search(text)):
             out |= quoted.named_totals(text, before.totals)
         return out
 
@@ -214,10 +214,10 @@ class Checker:
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
 
-def _facts_evidence(facts: WeekFacts) -> WeekEvidence:
+def _facts_evidence(facts: PeriodFacts) -> PeriodEvidence:
     """Evidence from the facts alone, for facts built without a digest (no diff, no
     relations, no earlier week)."""
-    evidence = WeekEvidence()
+    evidence = PeriodEvidence()
     for pr in facts.prs:
         notes = [*pr.review_notes, *(e for r in pr.risks for e in r.evidence)]
         text = "\n".join([pr.title, pr.excerpt, *notes, *pr.modules]).lower()
@@ -511,7 +511,7 @@ def _reasons(draft: Draft, sorted_: _Sorted, checker: Checker) -> list[str]:
 
 def check_answer(
     drafts: Sequence[Draft],
-    facts: WeekFacts,
+    facts: PeriodFacts,
     *,
     model: str,
     prompt_version: str,

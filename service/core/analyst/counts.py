@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.core.analyst import claims
-from service.core.analyst.evidence import WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence
 from service.core.analyst.glossary import glossary
 
 MIN_NAME = 3
 
 
-def _names(evidence: WeekEvidence) -> dict[str, str]:
+def _names(evidence: PeriodEvidence) -> dict[str, str]:
     """Each author's login and display name (lower case) → the login."""
     out: dict[str, str] = {}
     for scored in evidence.scored.values():
@@ -31,7 +31,7 @@ def _names(evidence: WeekEvidence) -> dict[str, str]:
     return out
 
 
-def author_count_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A count of PRs in a sentence that names an author is that author's count."""
     figures = [f for f in claims.figures(text) if f.kind == "prs"]
     if not figures:

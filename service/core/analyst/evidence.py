@@ -286,7 +286,7 @@ class Relation:
 
 
 @dataclass
-class WeekEvidence:
+class PeriodEvidence:
     """The week's evidence index: relations, earlier counts, and each PR's evidence on demand."""
 
     scored: dict[int, ScoredPR] = field(default_factory=dict)
@@ -295,7 +295,7 @@ class WeekEvidence:
     relations: tuple[Relation, ...] = ()
     # kind → bucket key → (count this week, count the week before); empty: no earlier week
     previous: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
-    previous_week: str | None = None
+    previous_period: str | None = None
     # the repository's names: a link to one of its PRs is read as `#N` (as the model is told)
     repos: tuple[str, ...] = ()
     _cache: dict[int, PREvidence] = field(default_factory=dict, repr=False)
@@ -338,7 +338,7 @@ def _relations(digest: Digest) -> tuple[Relation, ...]:
 
 def _previous(digest: Digest) -> dict[str, dict[str, tuple[int, int]]]:
     trends = digest.trends
-    if trends.previous_week is None:
+    if trends.previous_period is None:
         return {}
     kinds = {
         "modules": trends.modules,
@@ -352,18 +352,18 @@ def _previous(digest: Digest) -> dict[str, dict[str, tuple[int, int]]]:
     }
 
 
-def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> WeekEvidence:
+def build_evidence(digest: Digest, prs: Sequence[PullRequest]) -> PeriodEvidence:
     """The evidence index of `digest`'s week (`prs`: the collected PRs, bodies and patches)."""
     own: dict[int, list[Risk]] = {}
     for risk in leaf_risks(digest.risks):
         for number in dict.fromkeys(risk.prs):
             own.setdefault(number, []).append(risk)
-    return WeekEvidence(
+    return PeriodEvidence(
         scored={p.number: p for p in digest.prs},
         collected={p.number: p for p in prs},
         risks=own,
         relations=_relations(digest),
         previous=_previous(digest),
-        previous_week=digest.trends.previous_week,
+        previous_period=digest.trends.previous_period,
         repos=(digest.repo, *digest.moved_from),
     )

@@ -33,7 +33,7 @@ from service.core.analyst.body import (
     summary_lines,
 )
 from service.core.analyst.config_changes import ConfigChange, config_changes
-from service.core.analyst.evidence import WeekEvidence, build_evidence
+from service.core.analyst.evidence import PeriodEvidence, build_evidence
 from service.core.analyst.family_refs import named_payload, qualified
 from service.core.analyst.telling_lines import LINES_KEPT, telling_lines
 from service.core.mentions import leaf_risks, risk_groups
@@ -126,10 +126,10 @@ class Relation:
 
 
 @dataclass(frozen=True)
-class EarlierWeek:
+class EarlierPeriod:
     """The previous stored week: its label and totals (for "more than last week")."""
 
-    week: str
+    period: str
     totals: dict[str, int]
 
 
@@ -185,11 +185,11 @@ class Bucket:
 
 
 @dataclass(frozen=True)
-class WeekFacts:
+class PeriodFacts:
     """The week: totals, trends, risks and every PR's facts, most important PR first."""
 
     repo: str
-    week: str
+    period: str
     language: str
     first_day: str
     last_day: str
@@ -201,8 +201,8 @@ class WeekFacts:
     prs: tuple[PRFacts, ...]
     by_number: dict[int, PRFacts] = field(default_factory=dict)
     # what the checker grounds claims in beyond these facts (diff sides, relations, earlier week)
-    evidence: WeekEvidence | None = field(default=None, compare=False, repr=False)
-    earlier: EarlierWeek | None = None
+    evidence: PeriodEvidence | None = field(default=None, compare=False, repr=False)
+    earlier: EarlierPeriod | None = None
     # the findings (a PR's own risk) in each group of `risks`, in its order
     risk_findings: tuple[int, ...] = ()
     # trend buckets beyond the first TREND_BUCKETS, by trend
@@ -440,8 +440,8 @@ def breaking_prs(digest: Digest) -> set[int]:
     return found | {p.number for p in digest.prs if p.breaking}
 
 
-def _earlier(digest: Digest) -> EarlierWeek | None:
-    before, week = digest.trends.previous_stats, digest.trends.previous_week
+def _earlier(digest: Digest) -> EarlierPeriod | None:
+    before, week = digest.trends.previous_stats, digest.trends.previous_period
     if before is None or week is None:
         return None
     totals = {
@@ -455,7 +455,7 @@ def _earlier(digest: Digest) -> EarlierWeek | None:
         "risk_findings_medium": before.risks_medium,
         "risk_findings_low": before.risks_low,
     }
-    return EarlierWeek(week, totals)
+    return EarlierPeriod(week, totals)
 
 
 def own_names(digest: Digest) -> tuple[str, ...]:
@@ -465,7 +465,7 @@ def own_names(digest: Digest) -> tuple[str, ...]:
 
 def build_facts(
     digest: Digest, prs: Sequence[PullRequest], language: str | None = None
-) -> WeekFacts:
+) -> PeriodFacts:
     """The facts of `digest`'s week, to be written about in `language` (default: the digest's);
     `prs` are the collected PRs (bodies and reviews)."""
     collected = {pr.number: pr for pr in prs}
@@ -496,9 +496,9 @@ def build_facts(
         "types": trends.types,
         "labels": trends.labels,
     }
-    return WeekFacts(
+    return PeriodFacts(
         repo=digest.repo,
-        week=digest.week,
+        period=digest.period,
         language=language or digest.language,
         first_day=digest.start.date().isoformat(),
         last_day=date.fromordinal(digest.end.date().toordinal() - 1).isoformat(),
@@ -618,13 +618,13 @@ def _bucket_json(buckets: tuple[Bucket, ...]) -> list[dict[str, Any]]:
     return out
 
 
-def _trends_json(facts: WeekFacts) -> dict[str, Any]:
+def _trends_json(facts: PeriodFacts) -> dict[str, Any]:
     """Each trend's buckets (the first TREND_BUCKETS), and how many more each trend has."""
     out: dict[str, Any] = {name: _bucket_json(b) for name, b in facts.trends.items() if b}
     return out | {f"more_{name}": more for name, more in facts.more_buckets.items()}
 
 
-def _risks_json(facts: WeekFacts) -> dict[str, Any]:
+def _risks_json(facts: PeriodFacts) -> dict[str, Any]:
     """The week's risk groups (the first WEEK_RISKS, each with its first BUCKET_PRS PRs and
     its number of findings), and how many more groups there are."""
     shown = []
@@ -650,7 +650,7 @@ def _changed_lines(detail: tuple[int, int, int] | None, *, top: bool) -> int:
     return LINES_AFTER if detail is None else min(LINES_AFTER, detail[1])
 
 
-def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) -> dict[str, Any]:
+def facts_payload(facts: PeriodFacts, detail: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """The data the model is given, as a JSON-able dict (bounded however large the week);
     `detail` (summary lines, config keys, paths) for the fully listed PRs after the first
     DETAILED_PRS (None: all of it)."""
@@ -658,13 +658,13 @@ def facts_payload(facts: WeekFacts, detail: tuple[int, int, int] | None = None) 
     lines = facts.prs[FULL_PRS : FULL_PRS + LINE_PRS]
     payload: dict[str, Any] = {
         "repo": facts.repo,
-        "week": facts.week,
+        "week": facts.period,
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "totals": facts.totals,
     }
     if facts.earlier is not None:
-        payload["previous_week"] = {"week": facts.earlier.week, **facts.earlier.totals}
+        payload["previous_week"] = {"week": facts.earlier.period, **facts.earlier.totals}
     payload |= {
         "trends": _trends_json(facts),
         **_risks_json(facts),
@@ -690,7 +690,7 @@ def _encoded(payload: dict[str, Any]) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def trimmed_payload(facts: WeekFacts, budget: int = DATA_BUDGET) -> dict[str, Any]:
+def trimmed_payload(facts: PeriodFacts, budget: int = DATA_BUDGET) -> dict[str, Any]:
     """`facts_payload` in full when its JSON fits `budget` characters, else with the PRs after
     the first DETAILED_PRS told with fewer summary lines, config keys and paths, step by step;
     then, if it still does not fit, with the last one-line PRs only counted."""
@@ -707,7 +707,7 @@ def trimmed_payload(facts: WeekFacts, budget: int = DATA_BUDGET) -> dict[str, An
     return payload
 
 
-def facts_json(facts: WeekFacts, budget: int = DATA_BUDGET) -> str:
+def facts_json(facts: PeriodFacts, budget: int = DATA_BUDGET) -> str:
     """The prompt's data section: compact JSON in which no `<` or `>` survives as such, within
     `budget` characters when trimming the detail of the less important PRs can make it."""
     return _encoded(trimmed_payload(facts, budget))

@@ -58,7 +58,7 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
         named = checker.named_counts(claim.text)
         before = checker.facts.earlier
         said = glossary().word("previous_week").search(claim.text)
-        if before and (said or before.week in claim.text):
+        if before and (said or before.period in claim.text):
             earlier = list(before.totals.values())  # "从上周的 34 个降到 22 个"
             if not named:
                 return checker.week_ints + earlier, checker.pr_counts | {str(before.totals["prs"])}

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from service.core.analyst import claims
 from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
-from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence
 from service.core.analyst.glossary import Glossary, glossary
 
 # a clause ends here: what follows is not the object of the verb before
@@ -70,7 +70,7 @@ class Segment:
     prs: tuple[PREvidence, ...]
 
 
-def segments(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[Segment]:
+def segments(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[Segment]:
     """The sentence's parts with the PRs each is said of (see the module's docstring)."""
     every = tuple(e for e in (evidence.pr(n) for n in cited) if e is not None)
     spans = [s for s in claims.pr_spans(text) if s[2] in cited]
@@ -224,11 +224,11 @@ def _after(text: str, start: int) -> str:
     return text[start : rest.end() if rest else end]
 
 
-def _reverted(number: int, evidence: WeekEvidence) -> bool:
+def _reverted(number: int, evidence: PeriodEvidence) -> bool:
     return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
 
 
-def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) -> list[str]:
+def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) -> list[str]:
     """What the segment says its PRs do must be what their words or diff show."""
     if not segment.prs:
         return []
@@ -456,7 +456,7 @@ def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())
 
 
-def failure_reasons(segment: Segment, evidence: WeekEvidence) -> list[str]:
+def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
     """A failure or revert word needs a risk, failing check, revert or follow-up fix on one of
     the segment's PRs, unless the segment says the PR fixes it."""
     if not segment.prs:

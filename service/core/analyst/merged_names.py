@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from service.core.analyst import claims
-from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence
 from service.core.models import FileStatus
 
 # code-spelled names only: a word with `_`, a `.` between name parts, or inner capitals
@@ -53,7 +53,7 @@ def _code_name(token: str) -> bool:
     return "_" in token.strip("_") or "." in token or bool(re.search(r"[a-z][A-Z]", token))
 
 
-def merged_text(evidence: WeekEvidence, number: int) -> str | None:
+def merged_text(evidence: PeriodEvidence, number: int) -> str | None:
     """Everything the merged change of `number` shows (every line of its patch with hunk
     headers, and its paths), lower-cased; None when a changed file's patch is missing."""
     pr = evidence.collected.get(number)
@@ -72,7 +72,7 @@ def _words(name: str) -> tuple[str, ...]:
     return tuple(w for w in _WORD_SPLIT.split(spaced) if w)
 
 
-def _raw_merged(evidence: WeekEvidence, number: int) -> str:
+def _raw_merged(evidence: PeriodEvidence, number: int) -> str:
     pr = evidence.collected.get(number)
     return "\n".join(c.patch or "" for c in pr.files) if pr else ""
 
@@ -107,7 +107,7 @@ def _other_key_path(name: str, raw: str) -> str | None:
     return None
 
 
-def renamed_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def renamed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A name the sentence takes from a cited PR's description that the merged change spells
     another way (see the module's docstring)."""
     found = [(n, e) for n in cited if (e := evidence.pr(n)) is not None]
@@ -175,7 +175,7 @@ _SIZE_WORDS = re.compile(r"\blines?\b|行|\bacross\b|涉及", re.IGNORECASE)
 _ADD_TITLE = re.compile(r"\badd\b[^,;:()]{0,40}?\b(?:scripts?|files?)\b", re.IGNORECASE)
 
 
-def new_file_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def new_file_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """Scripts or files told as added by a PR that adds no file (it changes existing ones)."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons = []
@@ -238,7 +238,7 @@ def _signatures(lines: Sequence[str]) -> dict[str, set[str]]:
 
 
 def replaced_parameter_reasons(
-    text: str, cited: Sequence[int], evidence: WeekEvidence
+    text: str, cited: Sequence[int], evidence: PeriodEvidence
 ) -> list[str]:
     """A parameter told as added that takes another's place in the same signature
     (`-def __init__(self, config, worker_group=None)` / `+def __init__(self, config,
@@ -262,7 +262,7 @@ def replaced_parameter_reasons(
     return list(dict.fromkeys(reasons))
 
 
-def existing_mode_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def existing_mode_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A mode told as added that a removed line of the PR already names ("-Discrete mode saves
     separate trace files for each step"): the PR changes the mode, it does not add it."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
@@ -278,7 +278,7 @@ def existing_mode_reasons(text: str, cited: Sequence[int], evidence: WeekEvidenc
     return list(dict.fromkeys(reasons))
 
 
-def existing_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def existing_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A name told as added that a removed line of the PR defines (it existed before)."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons = []
@@ -301,7 +301,7 @@ _INTRODUCED_BY = re.compile(
 )
 
 
-def introduced_by_reasons(text: str, evidence: WeekEvidence) -> list[str]:
+def introduced_by_reasons(text: str, evidence: PeriodEvidence) -> list[str]:
     """A name told as introduced by a PR of the week must be on that PR's added side (its
     added lines or new paths)."""
     reasons = []
@@ -325,7 +325,7 @@ _STILL_WORKS = re.compile(
 )
 
 
-def gone_module_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def gone_module_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A package told as still working that a cited PR takes away: its `__init__.py` removed
     or moved, and no changed file left in its folder."""
     if not _STILL_WORKS.search(text):

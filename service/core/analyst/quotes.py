@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from service.core.analyst.config_changes import ConfigChange
-from service.core.analyst.evidence import WeekEvidence
-from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.evidence import PeriodEvidence
+from service.core.analyst.facts import PeriodFacts, PRFacts
 from service.core.risks.base import changed_texts
 
 QUOTE_SHOWN = 80
@@ -108,7 +108,7 @@ class _PRData:
         return self._loose
 
 
-def _said(pr: PRFacts, evidence: WeekEvidence) -> str:
+def _said(pr: PRFacts, evidence: PeriodEvidence) -> str:
     own = evidence.pr(pr.number)
     risks = [e for r in pr.risks for e in r.evidence]
     parts = [pr.title, pr.excerpt, *pr.summary, *pr.review_notes, *risks, *pr.modules, *pr.paths]
@@ -116,7 +116,7 @@ def _said(pr: PRFacts, evidence: WeekEvidence) -> str:
     return "\n".join(norm(p) for p in parts if p)
 
 
-def _changed_lines(pr: PRFacts, evidence: WeekEvidence) -> dict[str, tuple[list[str], list[str]]]:
+def _changed_lines(pr: PRFacts, evidence: PeriodEvidence) -> dict[str, tuple[list[str], list[str]]]:
     collected = evidence.collected.get(pr.number)
     out: dict[str, tuple[list[str], list[str]]] = {}
     if collected is not None:
@@ -135,7 +135,7 @@ def _changed_lines(pr: PRFacts, evidence: WeekEvidence) -> dict[str, tuple[list[
 class QuoteFinder:
     """Looks quotes up in the week's PR data (each PR's data normalised the first time)."""
 
-    def __init__(self, facts: WeekFacts, evidence: WeekEvidence) -> None:
+    def __init__(self, facts: PeriodFacts, evidence: PeriodEvidence) -> None:
         self.facts = facts
         self.evidence = evidence
         self._data: dict[int, _PRData] = {}

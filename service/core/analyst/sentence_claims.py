@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from service.core.analyst import claims
-from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence
 from service.core.analyst.glossary import Glossary, glossary
 from service.core.analyst.grounding import found_in
 
@@ -35,7 +35,7 @@ _APPOSITIVE_AFTER = re.compile(r"\s+(?:on|in|at|merged|landed)\b", re.IGNORECASE
 _WORDS_AFTER = re.compile(r"(?:\s+[\w-]+){1,3}")
 
 
-def relation_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """`#A <relation> #B` (or `#B <passive relation> by #A`) must be a relation the digest
     found; a relation word on one PR needs that PR to be a revert or follow-up."""
     words = glossary()
@@ -84,7 +84,7 @@ def _respectively(
     return None
 
 
-def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> bool:
+def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> bool:
     rules = evidence.related(later, earlier)
     if kind == "revert":
         return "revert" in rules
@@ -93,7 +93,7 @@ def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> boo
     return False
 
 
-def _single_relation(text: str, span: tuple[int, int, int], evidence: WeekEvidence) -> list[str]:
+def _single_relation(text: str, span: tuple[int, int, int], evidence: PeriodEvidence) -> list[str]:
     number = span[2]
     after = text[span[1] :]
     words = glossary()
@@ -123,7 +123,7 @@ _TOTALS = (
 _COMPARISON_CUT = re.compile(r"[，,；;。]|\band\b|\bwhile\b|而|但")
 
 
-def _named_buckets(text: str, evidence: WeekEvidence) -> dict[tuple[str, str], tuple[int, int]]:
+def _named_buckets(text: str, evidence: PeriodEvidence) -> dict[tuple[str, str], tuple[int, int]]:
     words = glossary()
     return {
         (kind, key): counts
@@ -133,7 +133,7 @@ def _named_buckets(text: str, evidence: WeekEvidence) -> dict[tuple[str, str], t
     }
 
 
-def _comparison_clauses(text: str, evidence: WeekEvidence) -> list[str]:
+def _comparison_clauses(text: str, evidence: PeriodEvidence) -> list[str]:
     """The sentence cut where a new clause names a bucket of its own."""
     clauses: list[str] = []
     start = 0
@@ -170,7 +170,7 @@ def _compared(
 
 def comparison_reasons(
     text: str,
-    evidence: WeekEvidence,
+    evidence: PeriodEvidence,
     totals: dict[str, int] | None = None,
     earlier: dict[str, int] | None = None,
 ) -> list[str]:
@@ -202,7 +202,7 @@ def comparison_reasons(
     return [f"comparison: {failure} {week}"] if failure else []
 
 
-def comparison_ratios(text: str, evidence: WeekEvidence) -> list[float]:
+def comparison_ratios(text: str, evidence: PeriodEvidence) -> list[float]:
     """The ratios (this week / the earlier week) of the buckets a comparison names."""
     words = glossary()
     if words.word("previous_week").search(text) is None:

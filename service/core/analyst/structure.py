@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from service.core.analyst import claims
-from service.core.analyst.evidence import WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence
 from service.core.analyst.facts import PRFacts
 from service.core.risks.base import changed_texts
 
@@ -130,7 +130,7 @@ def value(text: str) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
-def _diff_settings(number: int, evidence: WeekEvidence) -> Iterator[Setting]:
+def _diff_settings(number: int, evidence: PeriodEvidence) -> Iterator[Setting]:
     pr = evidence.collected.get(number)
     if pr is None:
         return
@@ -154,7 +154,7 @@ def _diff_settings(number: int, evidence: WeekEvidence) -> Iterator[Setting]:
                 )
 
 
-def settings(prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[Setting]:
+def settings(prs: Sequence[PRFacts], evidence: PeriodEvidence) -> list[Setting]:
     """The keys the cited PRs give values: their config changes first, then their diffs'."""
     out = [
         Setting(
@@ -325,7 +325,7 @@ def _not_of_each(name: str, subjects: list[int], found: list[Setting]) -> str:
     return f"value of {name}: said of {said}, which does not change it (the data: {others})"
 
 
-def value_claims(text: str, prs: Sequence[PRFacts], evidence: WeekEvidence) -> list[ValueClaim]:
+def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) -> list[ValueClaim]:
     """Each value or default claim of `text` about a key the cited PRs change, judged; a claim
     said of several PRs (or of one of several the sentence joins) must be true of each."""
     known = settings(prs, evidence)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from service.core.analyst.evidence import PREvidence, WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence
 
 _VALUE = r"`?(?P<{0}>[A-Za-z0-9][\w.\-]*?)`?"
 _FROM_TO = re.compile(
@@ -53,7 +53,7 @@ def _pr_pairs(e: PREvidence) -> set[tuple[str, str]]:
     return out
 
 
-def reversed_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def reversed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """Each "from A to B" of `text` that the cited PRs show only as B → A."""
     said = list(dict.fromkeys(p for p in _pairs(text) if p[0] != p[1]))
     if not said:
@@ -76,12 +76,12 @@ _PIN_IN = re.compile(
 )
 
 
-def _file_lines(evidence: WeekEvidence, number: int) -> dict[str, str]:
+def _file_lines(evidence: PeriodEvidence, number: int) -> dict[str, str]:
     pr = evidence.collected.get(number)
     return {c.path.lower(): (c.patch or "").lower() for c in pr.files} if pr else {}
 
 
-def pin_file_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def pin_file_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A version pin said to be in a named file ("pins X==1.2 in setup.py") must be on that
     file's changed lines when the PR changes the file and pins X==1.2 elsewhere."""
     placed = [
@@ -111,7 +111,7 @@ _UPGRADE_TO = re.compile(
 )
 
 
-def upgrade_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence) -> list[str]:
+def upgrade_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A version told as what a PR upgrades to must be on its added side: one found only on
     removed lines is the version it upgrades from."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None and e.changed[1]]

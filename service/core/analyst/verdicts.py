@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounded, pr_payload
+from service.core.analyst.facts import EXCERPT_CHARS, PeriodFacts, PRFacts, bounded, pr_payload
 from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
@@ -154,7 +154,7 @@ def sentences_of(analysis: Analysis, drafts: Sequence[Draft]) -> list[Sentence]:
     ]
 
 
-def _pr_data(pr: PRFacts, facts: WeekFacts) -> dict[str, Any]:
+def _pr_data(pr: PRFacts, facts: PeriodFacts) -> dict[str, Any]:
     data = {**pr_payload(pr), "body": bounded(pr.excerpt, EXCERPT_CHARS)}
     found = facts.evidence.pr(pr.number) if facts.evidence is not None else None
     if found is not None and found.author:
@@ -165,7 +165,7 @@ def _pr_data(pr: PRFacts, facts: WeekFacts) -> dict[str, Any]:
     return data
 
 
-def _author_counts(cited: Iterable[int], facts: WeekFacts) -> dict[str, int]:
+def _author_counts(cited: Iterable[int], facts: PeriodFacts) -> dict[str, int]:
     """How many of the week's PRs each author of the cited PRs wrote (by login): a sentence
     saying "X merged four PRs" is judged on the week, not on the PRs it happens to cite."""
     if facts.evidence is None:
@@ -176,7 +176,7 @@ def _author_counts(cited: Iterable[int], facts: WeekFacts) -> dict[str, int]:
     return {login: week[login] for login in logins}
 
 
-def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
+def _sentence_data(sentence: Sentence, facts: PeriodFacts) -> dict[str, Any]:
     return {
         "id": sentence.id,
         "text": sentence.text,
@@ -191,11 +191,11 @@ def _encoded(payload: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _week_data(facts: WeekFacts) -> dict[str, Any]:
+def _week_data(facts: PeriodFacts) -> dict[str, Any]:
     """The week's own figures, for sentences about the whole week (they cite no PR)."""
-    out: dict[str, Any] = {"repo": facts.repo, "week": facts.week, "totals": facts.totals}
+    out: dict[str, Any] = {"repo": facts.repo, "week": facts.period, "totals": facts.totals}
     if facts.earlier is not None:
-        out["previous_week"] = {"week": facts.earlier.week, **facts.earlier.totals}
+        out["previous_week"] = {"week": facts.earlier.period, **facts.earlier.totals}
     out["trends"] = {
         name: [{"key": b.key, "count": b.count, "previous": b.previous} for b in buckets]
         for name, buckets in facts.trends.items()
@@ -204,7 +204,7 @@ def _week_data(facts: WeekFacts) -> dict[str, Any]:
     return out
 
 
-def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
+def batch_data(batch: Sequence[Sentence], facts: PeriodFacts) -> str:
     """The data block of one request: the week's figures, the cited PRs' facts, then the
     sentences."""
     cited = dict.fromkeys(n for s in batch for n in s.prs)
@@ -219,7 +219,7 @@ def batch_data(batch: Sequence[Sentence], facts: WeekFacts) -> str:
 
 
 def batches(
-    sentences: Sequence[Sentence], facts: WeekFacts, max_tokens: int
+    sentences: Sequence[Sentence], facts: PeriodFacts, max_tokens: int
 ) -> list[list[Sentence]]:
     """The sentences in order, cut so that each request's data stays within BATCH_CHARS and
     its verdicts within `max_tokens` (a sentence too large alone goes alone)."""

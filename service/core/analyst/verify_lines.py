@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from service.core.analyst.evidence import PREvidence, SourceLine, WeekEvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence, SourceLine
 from service.core.analyst.facts import ELLIPSIS
 
 LINES_PER_SENTENCE = 12
@@ -173,14 +173,14 @@ def _entry(found: _Found) -> dict[str, object]:
     return entry
 
 
-def _cited(prs: Iterable[int], evidence: WeekEvidence | None) -> list[PREvidence]:
+def _cited(prs: Iterable[int], evidence: PeriodEvidence | None) -> list[PREvidence]:
     if evidence is None:
         return []
     return [e for e in (evidence.pr(n) for n in dict.fromkeys(prs)) if e is not None]
 
 
 def evidence_lines(
-    text: str, prs: Sequence[int], evidence: WeekEvidence | None
+    text: str, prs: Sequence[int], evidence: PeriodEvidence | None
 ) -> list[dict[str, object]]:
     """The cited PRs' lines holding what `text` names or states, searched in their whole
     patches and bodies: `{"pr": n, "side": "+" | "-" | "body", "file": path, "line": …}`

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from service.core.models import Discussion, Relation, ReviewNote, ScoredPR
-from service.render.environment import week_label
+from service.render.environment import period_label
 from service.render.speaking.voice import Voice
 
 if TYPE_CHECKING:  # the typed answers' pydantic models are built when a command answers
@@ -88,7 +88,7 @@ class AnswerWords(Voice):
                     {"number": relation.other},
                     how=self.tr.t(f"cmd.answer.relation_kind.{relation.kind.value}"),
                     title=self.target.escape(relation.other_title),
-                    week=self.target.escape(week_label(relation.week, self.tr.lang)),
+                    week=self.target.escape(period_label(relation.week, self.tr.lang)),
                 )
             )
         return lines

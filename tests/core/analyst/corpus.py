@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.core.analyst.facts import WeekFacts, build_facts
+from service.core.analyst.facts import PeriodFacts, build_facts
 from service.core.digest import build_digest
 from service.core.profile import load_profile
 from tests.commands.builders import digest_from_week
@@ -69,7 +69,7 @@ def earlier_week(week: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=16)
-def corpus_facts(week: str, language: str) -> WeekFacts:
+def corpus_facts(week: str, language: str) -> PeriodFacts:
     """The facts of `week` in `language`, with the earlier week's counts when it is stored."""
     earlier = earlier_week(week)
     collected = load_week(week)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from service.core.analyst.checker import Checker, check_answer, check_text
-from service.core.analyst.facts import WeekFacts, build_facts
+from service.core.analyst.facts import PeriodFacts, build_facts
 from service.core.analyst.schema import Draft, parse_answer
 from service.core.models import Review, ReviewState, ReviewThread
 from tests.commands.builders import digest_from_week
@@ -204,7 +204,7 @@ def test_claims_of_exclusivity_are_never_taken_on_trust() -> None:
     assert reasons("#4280 将 rollout 从单进程重构为多进程架构。", [4280]) == []
 
 
-def _reviewed_facts() -> WeekFacts:
+def _reviewed_facts() -> PeriodFacts:
     week = load_week("2026-W04")
     target = next(p for p in week.prs if p.number == 4665)
     reviewed = target.model_copy(

@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from service.core.analyst.checker import Checker, check_text
-from service.core.analyst.facts import PRFacts, WeekFacts
+from service.core.analyst.facts import PeriodFacts, PRFacts
 from tests.commands.builders import WEEK_LABELS
 from tests.core.analyst.helpers import week_facts
 
@@ -87,11 +87,11 @@ NAMES = st.from_regex(r"[a-z]{3,8}_[a-z]{3,8}", fullmatch=True)
 TENTHS = st.integers(min_value=11, max_value=99).map(lambda v: f"{v / 10:g}")
 
 
-def _week(pr: PRFacts, lang: str) -> WeekFacts:
+def _week(pr: PRFacts, lang: str) -> PeriodFacts:
     other = PRFacts(number=pr.number + 1, title="[ci] chore: bump", additions=1, files=1)
-    return WeekFacts(
+    return PeriodFacts(
         repo="o/r",
-        week="2026-W04",
+        period="2026-W04",
         language=lang,
         first_day="2026-01-19",
         last_day="2026-01-25",

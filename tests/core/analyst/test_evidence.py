@@ -50,7 +50,7 @@ def test_relations_are_the_ones_the_digest_found() -> None:
 def test_the_earlier_weeks_counts_only_when_it_is_stored() -> None:
     with_earlier = corpus_facts("2026-W04", "zh").evidence
     assert with_earlier is not None
-    assert with_earlier.previous_week == "2026-W03"
+    assert with_earlier.previous_period == "2026-W03"
     assert with_earlier.previous["modules"]["rollout"] == (5, 3)
     assert with_earlier.previous["categories"]["fixes"] == (8, 15)
     alone = week_facts("2026-W04").evidence

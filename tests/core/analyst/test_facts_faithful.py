@@ -190,7 +190,7 @@ def test_totals_agree_with_the_lists_they_count(label: str) -> None:
 def test_the_earlier_week_totals_use_the_same_names() -> None:
     before = week_digest("2026-W03")
     digest = week_digest("2026-W04").model_copy(deep=True)
-    digest.trends.previous_stats, digest.trends.previous_week = before.stats, before.week
+    digest.trends.previous_stats, digest.trends.previous_period = before.stats, before.period
     facts = build_facts(digest, load_week("2026-W04").prs)
     assert facts.earlier is not None
     shared = set(facts.earlier.totals) & set(facts.totals)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 
 from service.core.analyst.checker import Checker, check_text
-from service.core.analyst.facts import WeekFacts
+from service.core.analyst.facts import PeriodFacts
 from tests.core.analyst.model_corpus import CORPUS, facts_for
 
 
 def _checker(part: str, week: str, language: str) -> Checker:
     meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[week]
-    facts: WeekFacts = facts_for({"week": week, **meta}, language)
+    facts: PeriodFacts = facts_for({"week": week, **meta}, language)
     return Checker(facts)
 
 

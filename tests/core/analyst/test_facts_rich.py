@@ -76,7 +76,7 @@ def test_the_previous_stored_week_gives_earlier_totals() -> None:
     digest = build_digest(week, load_profile(week.repo), language="en", now=NOW, previous=before)
     facts = build_facts(digest, week.prs)
     assert facts.earlier is not None
-    assert facts.earlier.week == "2026-W03"
+    assert facts.earlier.period == "2026-W03"
     assert facts.earlier.totals["prs"] == 34 == before.stats.prs
     payload = facts_payload(facts)
     assert payload["previous_week"]["week"] == "2026-W03"

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from service.core.analyst.facts import WeekFacts
+from service.core.analyst.facts import PeriodFacts
 from service.core.analyst.verdicts import Sentence, batch_data
 from service.core.analyst.verify_lines import (
     LINE_CHARS,
@@ -87,11 +87,11 @@ def test_the_verifier_data_holds_merge_times_and_the_weeks_count_per_author() ->
     assert data["week_prs_by_author"] == {"jianjunzhong": 1}
 
 
-def _corpus_facts(part: str, week: str, language: str) -> WeekFacts:
+def _corpus_facts(part: str, week: str, language: str) -> PeriodFacts:
     from tests.core.analyst.model_corpus import facts_for
 
     meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[week]
-    facts: WeekFacts = facts_for({"week": week, **meta}, language)
+    facts: PeriodFacts = facts_for({"week": week, **meta}, language)
     return facts
 
 

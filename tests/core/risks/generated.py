@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from service.core.models import CollectedWeek, PullRequest
+from service.core.models import CollectedPeriod, PullRequest
 from service.core.risks import removal_targets
 
 START = datetime(2026, 1, 18, 16, 0, tzinfo=UTC)  # 2026-W04 in Asia/Shanghai
@@ -16,7 +16,7 @@ FORTNIGHT_PRS = 300
 OWN_PATCHES = 0.3  # the share of a fortnight's patches that get a line of their own
 
 
-def recorded_prs(weeks: dict[str, CollectedWeek]) -> list[PullRequest]:
+def recorded_prs(weeks: dict[str, CollectedPeriod]) -> list[PullRequest]:
     """Every recorded PR, the weeks in order."""
     return [pr for label in sorted(weeks) for pr in weeks[label].prs]
 

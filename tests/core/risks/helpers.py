@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest
+from service.core.models import CollectedPeriod, FileChange, FileStatus, PullRequest
 from service.core.profile import RepoProfile
 from service.core.risks.base import Context
 
@@ -14,17 +14,17 @@ LABELS = ("2025-W47", "2025-W48", "2026-W03", "2026-W04")
 MERGED = datetime(2026, 1, 20, 12, 0, tzinfo=UTC)
 
 
-def real_pr(weeks: dict[str, CollectedWeek], label: str, number: int) -> PullRequest:
+def real_pr(weeks: dict[str, CollectedPeriod], label: str, number: int) -> PullRequest:
     return next(pr for pr in weeks[label].prs if pr.number == number)
 
 
-def earlier_of(weeks: dict[str, CollectedWeek], label: str) -> list[PullRequest]:
+def earlier_of(weeks: dict[str, CollectedPeriod], label: str) -> list[PullRequest]:
     previous = PREVIOUS.get(label)
     return list(weeks[previous].prs) if previous else []
 
 
 def week_context(
-    weeks: dict[str, CollectedWeek],
+    weeks: dict[str, CollectedPeriod],
     label: str,
     profile: RepoProfile,
     references: dict[str, list[str]] | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek, FileChange, Risk, Severity
+from service.core.models import CollectedPeriod, FileChange, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import abs_paths
 from service.core.risks.base import Context
@@ -79,7 +79,7 @@ def test_paths_in_dockerfiles_and_core_code_are_not_read(verl_profile: RepoProfi
 
 
 def test_real_docker_home_paths_of_4665_are_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2026-W04", 4665)
     dockerfile = next(f for f in pr.files if f.path == "docker/Dockerfile.stable.trtllm")
@@ -88,7 +88,7 @@ def test_real_docker_home_paths_of_4665_are_not_flagged(
 
 
 def test_real_doc_example_mount_of_4320_is_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2026-W04", 4320)
     text = next(f.patch for f in pr.files if f.path == "docs/perf/torch_profiling.md")
@@ -97,7 +97,7 @@ def test_real_doc_example_mount_of_4320_is_not_flagged(
 
 
 def test_real_weeks_have_no_machine_specific_paths(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # checked by hand: /home/dpsk_a2a is inside Dockerfiles (the image's own layout), /root/…
     # in the VLA scripts is the container's home, /mnt/traces is an "e.g." in a doc

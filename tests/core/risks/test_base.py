@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, EvidenceSide, FileStatus, RiskKind, Severity
+from service.core.models import CollectedPeriod, EvidenceSide, FileStatus, RiskKind, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import DETECTORS
 from service.core.risks.base import (
@@ -47,7 +47,7 @@ def test_context_lines_are_numbered_in_the_new_file() -> None:
     assert [line.number for line in parse_patch(PATCH).context] == [10, 13, 41]
 
 
-def test_real_patch_line_numbers_match_the_hunk_header(weeks: dict[str, CollectedWeek]) -> None:
+def test_real_patch_line_numbers_match_the_hunk_header(weeks: dict[str, CollectedPeriod]) -> None:
     pr = real_pr(weeks, "2025-W47", 4221)
     added = parse_patch(pr.files[0].patch).added
     # "@@ -47,6 +47,8 @@": three context lines, then the two additions
@@ -85,7 +85,7 @@ def test_a_cleaned_line_is_still_quoted_as_the_patch_shows_it() -> None:
 
 
 def test_a_build_parses_each_patch_once(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     """One Context is one build: every detector gets the same parsed patch (and the same text
     of its changed lines), and they are the build's own (a new Context starts empty)."""
@@ -108,7 +108,7 @@ def test_a_build_parses_each_patch_once(
     assert (fresh.patches, fresh.texts) == ({}, {})
 
 
-def test_changed_texts_are_the_parsed_lines_texts(weeks: dict[str, CollectedWeek]) -> None:
+def test_changed_texts_are_the_parsed_lines_texts(weeks: dict[str, CollectedPeriod]) -> None:
     files = [f for label in LABELS for pr in weeks[label].prs for f in pr.files]
     assert sum(1 for f in files if f.patch) > 600  # every patch of the four weeks
     for file in [*files, change("a.py", PATCH)]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, FileStatus, PullRequest, Risk, Severity
+from service.core.models import CollectedPeriod, FileStatus, PullRequest, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import breaking
 from service.core.risks.base import Context
@@ -26,7 +26,7 @@ def items(
 
 
 def test_real_declared_breaking_4106_lists_its_new_defaults(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4106 switches rollout to server mode by default: `mode: sync` → `async` and
     # `return_raw_chat: False` → `True`, each cited on both sides in the source config (its
@@ -48,7 +48,7 @@ def test_real_declared_breaking_4106_lists_its_new_defaults(
 
 
 def test_real_declared_breaking_4280_lists_defaults_then_removed_api(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     (risk,) = detect([real_pr(weeks, "2026-W04", 4280)], verl_profile)
     assert risk.rule == "declared_removal"
@@ -73,7 +73,7 @@ def test_real_declared_breaking_4280_lists_defaults_then_removed_api(
 
 
 def test_real_renamed_config_presets_4544(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4544 drops RolloutCorrectionConfig.bypass_pg_rs and geo_rs_seq_tis, presets its docs
     # (docs/algo/rollout_corr_math.md) told users to call, and folds the fields
@@ -120,7 +120,7 @@ def test_real_renamed_config_presets_4544(
 
 
 def test_real_defaults_changed_4211(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4211: the megatron actor's data_loader_seed null → 42 (YAML), ActorConfig.rollout_n
     # 1 → MISSING (a dataclass default: it must now be set), and the ref's FSDP
@@ -157,7 +157,7 @@ def test_real_defaults_changed_4211(
 
 
 def test_real_default_changed_5019(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # the YAML and the dataclass say the same change (`"eager"` quoted in Python): one item
     (risk,) = detect([real_pr(weeks, "2026-W04", 5019)], verl_profile)
@@ -173,7 +173,7 @@ def test_real_default_changed_5019(
 
 
 def test_routine_config_changes_are_not_breaking(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # new keys and comments only (new engines, tracing limits, LoRA options, …)
     routine = {
@@ -227,7 +227,7 @@ def test_nested_functions_and_methods_of_removed_classes(verl_profile: RepoProfi
 
 
 def test_real_helper_only_its_tests_called_4304_is_not_breaking(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4304 deletes assign_non_tensor_dict from verl/utils/tensordict_utils.py; only a test
     # called it (tests/test_protocol_v2_on_cpu.py), so it is not what users meet
@@ -251,7 +251,7 @@ def test_removed_function_used_only_in_its_own_file_or_private_is_not_breaking(
 
 
 def test_real_removed_and_moved_modules_4352(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # the verl.workers.roles package goes: ActorWorker and CriticWorker move into
     # verl/workers/engine_workers.py (import path old → new, cited on both sides), roles/utils/*
@@ -285,7 +285,7 @@ def test_real_removed_and_moved_modules_4352(
 
 
 def test_real_revert_removing_what_it_reverts_is_not_breaking(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     assert detect([real_pr(weeks, "2025-W48", 4258)], verl_profile) == []
 
@@ -328,7 +328,7 @@ def test_removed_test_module_is_not_breaking(verl_profile: RepoProfile) -> None:
 
 
 def test_real_weeks_flag_these_prs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     flagged = sorted(
         (label, r.prs[0], r.rule, r.params.get("count", r.params.get("removed")))
@@ -379,7 +379,7 @@ def test_removed_module_evidence_quotes_its_first_definition(verl_profile: RepoP
 
 
 def test_real_module_moved_whole_5033(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #5033 deletes verl/utils/veomni_utils.py and defines all its helpers again in
     # verl/workers/engine/veomni/utils.py: the import path changes, old → new on both sides
@@ -397,7 +397,7 @@ def test_real_module_moved_whole_5033(
 
 
 def test_real_renamed_module_4931(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4931 renames verl/models/mcore/patch_v012.py to patch.py
     (risk,) = detect([real_pr(weeks, "2026-W04", 4931)], verl_profile)
@@ -407,7 +407,7 @@ def test_real_renamed_module_4931(
 
 
 def test_real_renamed_module_4187(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     (risk,) = detect([real_pr(weeks, "2025-W47", 4187)], verl_profile)
     assert risk.params["names"] == (
@@ -437,7 +437,7 @@ def test_private_test_and_example_modules_are_not_public(verl_profile: RepoProfi
 
 
 def test_real_profiler_keys_removed_4320(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4320 replaces the torch profiler's step_start / step_end / manual_save with contents /
     # discrete in the YAML configs, their generated copies and the TorchProfilerToolConfig

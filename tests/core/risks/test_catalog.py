@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service.core.models import CollectedWeek, Risk, RiskKind, Severity
+from service.core.models import CollectedPeriod, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks, message_keys, message_params
 from service.render.environment import templates_dir
@@ -127,7 +127,7 @@ def test_every_real_risk_renders(lang: str, real_risks: dict[str, list[Risk]]) -
 
 
 def test_followup_summary_names_both_prs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     risks = detect_risks(weeks["2025-W47"].prs, verl_profile)
     revert = next(r for r in risks if r.rule == "revert")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, Risk, Severity
+from service.core.models import CollectedPeriod, FileChange, FileStatus, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import commands
 from service.core.risks.base import Context
@@ -129,7 +129,7 @@ def test_partial_patch_flags_only_the_root_shape(verl_profile: RepoProfile) -> N
 
 
 def test_real_mindspeed_script_rm_rf_of_set_variables_is_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #3465 adds `rm -rf $DUMMY_MODEL_PATH` / `$DIST_CKPT_PATH`, both set earlier in the script
     pr = next(p for p in weeks["2025-W47"].prs if p.number == 3465)
@@ -140,7 +140,7 @@ def test_real_mindspeed_script_rm_rf_of_set_variables_is_not_flagged(
 
 
 def test_real_weeks_have_no_dangerous_commands(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # checked by hand: the weeks add `rm -rf /var/lib/apt/lists/*`, `rm -rf checkpoints` (CI),
     # `rm -rf /home/dpsk_a2a/.../build` (Dockerfile) and `os.kill(..., SIGKILL)` in core code,
@@ -150,7 +150,7 @@ def test_real_weeks_have_no_dangerous_commands(
         assert commands.DETECTOR.detect(weeks[label].prs, context) == []
 
 
-def test_the_cheap_first_look_never_hides_a_rule(weeks: dict[str, CollectedWeek]) -> None:
+def test_the_cheap_first_look_never_hides_a_rule(weeks: dict[str, CollectedPeriod]) -> None:
     """A patch or line without the hint's words is skipped before the rule patterns run: every
     line any pattern (or the `rm -rf $VAR` reader) matches has them, on the recorded lines and
     on the commands the rules are written for."""

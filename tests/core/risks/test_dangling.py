@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from service.core.models import CollectedWeek, PullRequest, Risk, RiskKind
+from service.core.models import CollectedPeriod, PullRequest, Risk, RiskKind
 from service.core.profile import RepoProfile
 from service.core.risks import dangling, detect_risks
 from service.core.risks.base import Context
@@ -30,7 +30,7 @@ def summary(risks: list[Risk]) -> list[tuple[str, list[int], str, str | int | fl
 
 
 def test_edits_to_files_a_later_pr_deletes_2025_w48(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4211 reworks verl/workers/roles/{actor,critic}.py on Nov 24; #4352 deletes both on
     # Nov 29. #4269 edits the langgraph example #4283 moves to another repository next day.
@@ -54,7 +54,7 @@ def test_edits_to_files_a_later_pr_deletes_2025_w48(
 
 
 def test_a_revert_deleting_what_it_reverts_is_not_counted(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4251 adds tests/single_controller/test_split_resource_pool.py, #4258 reverts it: the
     # file was only added, and the revert deletes it on purpose
@@ -91,7 +91,7 @@ def test_named_paths_reads_links_relative_links_and_bare_paths() -> None:
 
 
 def test_a_path_is_no_longer_gone_once_a_later_pr_adds_it_back(
-    weeks: dict[str, CollectedWeek],
+    weeks: dict[str, CollectedPeriod],
 ) -> None:
     # #4259 deletes tests/experimental/reward/test_agent_reward_loop_colocate.py, #4282 adds it
     gone = dangling.gone_paths(weeks["2025-W48"].prs)

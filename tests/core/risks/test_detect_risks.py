@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from service.core.models import CollectedWeek, Risk, RiskKind, Severity
+from service.core.models import CollectedPeriod, Risk, RiskKind, Severity
 from service.core.profile import RepoProfile
 from service.core.ranking import SEVERITY_RANK
 from service.core.risks import (
@@ -70,7 +70,7 @@ def test_evidence_is_bounded_and_names_its_pr(real_risks: dict[str, list[Risk]])
 
 
 def test_migration_references_switch_verification(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     prs = weeks["2025-W48"].prs
     unverified = [r for r in detect_risks(prs, verl_profile) if r.kind == RiskKind.MIGRATION]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from service.core.models import CollectedWeek, Evidence, PullRequest, Risk, RiskKind
+from service.core.models import CollectedPeriod, Evidence, PullRequest, Risk, RiskKind
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks, secrets
 from service.core.risks.base import snippet
@@ -90,7 +90,7 @@ def test_numbering_of_a_patch() -> None:
 
 @pytest.mark.parametrize("label", LABELS)
 def test_every_evidence_line_of_a_recorded_week_stands_in_the_patch(
-    label: str, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    label: str, weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     earlier = earlier_of(weeks, label)
     risks = detect_risks(weeks[label].prs, verl_profile, earlier=earlier)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from service.core.models import CollectedWeek, Risk, Severity
+from service.core.models import CollectedPeriod, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import followups
 from service.core.risks.base import Context
 from tests.core.risks.helpers import LABELS, MERGED, change, make_pr, week_context
 
 
-def week_risks(weeks: dict[str, CollectedWeek], label: str, profile: RepoProfile) -> list[Risk]:
+def week_risks(weeks: dict[str, CollectedPeriod], label: str, profile: RepoProfile) -> list[Risk]:
     return followups.DETECTOR.detect(weeks[label].prs, week_context(weeks, label, profile))
 
 
 def test_same_week_revert_4234_of_4221(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     reverts = [r for r in week_risks(weeks, "2025-W47", verl_profile) if r.rule == "revert"]
     (risk,) = reverts
@@ -30,7 +30,7 @@ def test_same_week_revert_4234_of_4221(
 
 
 def test_reverts_reach_into_the_previous_week(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     reverts = [r.prs for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "revert"]
     # #4251 is of the same week; #4233 and #4226 were merged in 2025-W47
@@ -38,7 +38,7 @@ def test_reverts_reach_into_the_previous_week(
 
 
 def test_revert_without_the_previous_week_finds_only_same_week(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     context = Context(profile=verl_profile, week=tuple(weeks["2025-W48"].prs))
     found = followups.DETECTOR.detect(weeks["2025-W48"].prs, context)
@@ -46,7 +46,7 @@ def test_revert_without_the_previous_week_finds_only_same_week(
 
 
 def test_fix_naming_an_earlier_pr_4267(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # "As #4254 planned, ..." in the body of the [ci] fix #4267
     found = [r for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "fix_reference"]
@@ -54,14 +54,14 @@ def test_fix_naming_an_earlier_pr_4267(
 
 
 def test_feature_naming_an_earlier_pr_is_not_a_followup_fix(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4222 (feat) says "This is a follow-up to #3519" (same week): an extension, not a fix
     assert all(4222 not in r.prs for r in week_risks(weeks, "2025-W47", verl_profile))
 
 
 def test_fix_reworking_lines_an_earlier_pr_added(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     found = [r for r in week_risks(weeks, "2025-W48", verl_profile) if r.rule == "fix_same_code"]
     assert [r.prs for r in found] == [[4265, 4254], [4293, 4224]]
@@ -81,7 +81,7 @@ def test_fix_reworking_lines_an_earlier_pr_added(
 
 
 def test_rewritten_lines_are_cited_by_their_old_numbers(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4976 rewrites two adjacent lines #4956 added: 66 and 67 of the old file, not 66 twice
     (risk,) = week_risks(weeks, "2026-W04", verl_profile)
@@ -93,7 +93,7 @@ def test_rewritten_lines_are_cited_by_their_old_numbers(
 
 
 def test_readme_fix_of_a_new_recipe_4183_is_not_a_code_followup(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # "[recipe] fix: readme in recipe/r1_ascend" rewrites README prose #3427 added: not code
     assert all(4183 not in r.prs for r in week_risks(weeks, "2025-W47", verl_profile))
@@ -199,7 +199,7 @@ def test_revert_of_an_unknown_pr_is_not_reported(verl_profile: RepoProfile) -> N
 
 
 def test_real_weeks_flag_these_pairs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pairs = {
         label: [(r.rule, r.prs) for r in week_risks(weeks, label, verl_profile)] for label in LABELS
@@ -220,7 +220,7 @@ def test_real_weeks_flag_these_pairs(
 
 
 def test_links_do_not_depend_on_the_order_the_prs_come_in(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     """The history is kept in merge order and looked up by path and line, whatever order the
     week's PRs are read in; a fix reads only its own links."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.core.models import CollectedWeek, Risk
+from service.core.models import CollectedPeriod, Risk
 from service.core.profile import RepoProfile
 from service.core.risks import detect_risks
 from tests.core.risks.generated import fortnight, recorded_prs, searched
@@ -46,7 +46,7 @@ def test_real_week_risks_match_golden(label: str, real_risks: dict[str, list[Ris
 
 @pytest.mark.parametrize("label", LABELS)
 def test_real_week_risks_with_search_answers_match_golden(
-    label: str, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    label: str, weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     prs = weeks[label].prs
     references = searched(prs)
@@ -56,7 +56,7 @@ def test_real_week_risks_with_search_answers_match_golden(
 
 @pytest.mark.parametrize("seed", FORTNIGHTS)
 def test_generated_fortnight_risks_match_golden(
-    seed: int, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    seed: int, weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     week, earlier = fortnight(recorded_prs(weeks), seed)
     risks = detect_risks(week, verl_profile, earlier=earlier)

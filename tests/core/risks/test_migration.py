@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, FileChange, FileStatus, PullRequest, Severity
+from service.core.models import CollectedPeriod, FileChange, FileStatus, PullRequest, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import migration
 from service.core.risks.base import Context
@@ -10,7 +10,7 @@ from tests.core.risks.helpers import LABELS, change, make_pr, real_pr, week_cont
 
 
 def test_real_recipe_move_4283_says_where_the_code_lives_now(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # "Move `recipe/retool` and `recipe/langgraph_agent` to new repository
     # [verl-recipe](https://github.com/verl-project/verl-recipe)": a migration users act on
@@ -26,7 +26,7 @@ def test_real_recipe_move_4283_says_where_the_code_lives_now(
 
 
 def test_removal_targets_are_the_removed_directories(
-    weeks: dict[str, CollectedWeek],
+    weeks: dict[str, CollectedPeriod],
 ) -> None:
     assert migration.removal_targets(real_pr(weeks, "2025-W48", 4283)) == [
         "recipe/langgraph_agent",
@@ -37,7 +37,7 @@ def test_removal_targets_are_the_removed_directories(
 
 
 def test_verified_references_remaining_are_evidence(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4283)
     references = {
@@ -52,7 +52,7 @@ def test_verified_references_remaining_are_evidence(
 
 
 def test_verified_clean_migration(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4352)
     searched: dict[str, list[str]] = {"verl/workers/roles": []}
@@ -60,13 +60,13 @@ def test_verified_clean_migration(
     assert (risk.rule, risk.severity, risk.verified) == ("no_references", Severity.LOW, True)
 
 
-def test_search_targets_are_what_the_detector_reads(weeks: dict[str, CollectedWeek]) -> None:
+def test_search_targets_are_what_the_detector_reads(weeks: dict[str, CollectedPeriod]) -> None:
     targets = migration.search_targets(weeks["2025-W48"].prs, limit=5)
     assert targets == ["recipe/langgraph_agent", "recipe/retool", "verl/workers/roles"]
     assert migration.search_targets(weeks["2025-W48"].prs, limit=1) == ["recipe/langgraph_agent"]
 
 
-def test_search_phrases_are_import_paths_and_paths(weeks: dict[str, CollectedWeek]) -> None:
+def test_search_phrases_are_import_paths_and_paths(weeks: dict[str, CollectedPeriod]) -> None:
     # Python packages are searched by import path; GitHub ignores the punctuation, so the phrase
     # also finds the path string (recipe/retool/run.sh)
     terms = migration.search_terms(weeks["2025-W48"].prs, limit=5)
@@ -129,7 +129,7 @@ def test_references_may_name_the_module(verl_profile: RepoProfile) -> None:
 
 
 def test_small_removals_are_not_migrations(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4146 deletes one workflow; #4258 one test file; #5033 one utils module
     for label, number in (("2025-W47", 4146), ("2025-W48", 4258), ("2026-W04", 5033)):
@@ -155,7 +155,7 @@ def test_partly_removed_directory_is_not_a_directory_removal(verl_profile: RepoP
 
 
 def test_real_weeks_flag_these_prs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     flagged = [
         (label, r.prs[0], r.severity.value)
@@ -171,7 +171,7 @@ def test_real_weeks_flag_these_prs(
 
 
 def test_search_that_did_not_answer_is_not_a_missing_token(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # the code search ran (references is a dict) but has no answer for #4283's paths
     pr = real_pr(weeks, "2025-W48", 4283)
@@ -182,7 +182,7 @@ def test_search_that_did_not_answer_is_not_a_missing_token(
 
 
 def test_destination_needs_a_move_to_another_repository(
-    weeks: dict[str, CollectedWeek],
+    weeks: dict[str, CollectedPeriod],
 ) -> None:
     pr = real_pr(weeks, "2025-W48", 4283)
     # a link to a PR or issue, or to the repository itself, is not where code went

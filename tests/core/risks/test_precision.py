@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek, FileStatus, Risk, Severity
+from service.core.models import CollectedPeriod, FileStatus, Risk, Severity
 from service.core.profile import RepoProfile, load_profile
 from service.core.risks import precision
 from service.core.risks.base import Context
@@ -13,7 +13,7 @@ from tests.core.risks.helpers import LABELS, change, make_pr, new_file, real_pr,
 
 
 def detect_one(
-    pr_number: int, label: str, weeks: dict[str, CollectedWeek], profile: RepoProfile
+    pr_number: int, label: str, weeks: dict[str, CollectedPeriod], profile: RepoProfile
 ) -> list[Risk]:
     return precision.DETECTOR.detect([real_pr(weeks, label, pr_number)], Context(profile=profile))
 
@@ -22,7 +22,7 @@ def detect_one(
 
 
 def test_real_precision_aware_optimizer_turned_on_4221(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # "BF16 mode should use PAO": the existing bf16 optimizer config dict gains
     # use_precision_aware_optimizer=True, a changed default for every bf16 run (reverted in #4234)
@@ -36,14 +36,14 @@ def test_real_precision_aware_optimizer_turned_on_4221(
 
 
 def test_real_fp8_moved_between_files_4280_is_not_a_change(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4280 moves the vLLM fp8 patching from vllm_rollout.py into a new utils.py
     assert detect_one(4280, "2026-W04", weeks, verl_profile) == []
 
 
 def test_real_docstring_in_a_new_file_4885_is_not_a_change(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4885 adds hccl_checkpoint_engine.py whose docstring says "Defaults to torch.bfloat16"
     pr = real_pr(weeks, "2026-W04", 4885)
@@ -62,13 +62,13 @@ def test_real_docstring_in_a_new_file_4885_is_not_a_change(
     ],
 )
 def test_real_precision_plumbing_is_not_a_change(
-    label: str, number: int, weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    label: str, number: int, weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     assert detect_one(number, label, weeks, verl_profile) == []
 
 
 def test_real_weeks_flag_these_prs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     flagged = {
         label: [
@@ -228,7 +228,7 @@ def test_a_removed_line_pairs_with_the_most_alike_added_line_first_of_equals() -
     assert _risk("verl/workers/engine/fsdp/transformer_impl.py", unlike) == []
 
 
-def test_the_mention_test_is_the_mentions_regex(weeks: dict[str, CollectedWeek]) -> None:
+def test_the_mention_test_is_the_mentions_regex(weeks: dict[str, CollectedPeriod]) -> None:
     """mentions_precision answers what MENTIONS.search answers (lowered ASCII text, the regex
     itself otherwise), on every recorded line and at the edges of ignoring case and of the
     `amp`/`quant` word boundaries."""

@@ -7,7 +7,7 @@ from typing import Any
 from service.core.models import (
     Check,
     CheckState,
-    CollectedWeek,
+    CollectedPeriod,
     Review,
     ReviewState,
     ReviewThread,
@@ -31,7 +31,7 @@ def approved(author: str = "maintainer") -> Review:
 
 
 def test_git_history_weeks_know_nothing_and_report_nothing(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     for label in LABELS:
         assert all(pr.reviews is None and pr.check_state is None for pr in weeks[label].prs)
@@ -125,7 +125,7 @@ def test_pending_checks_are_low(verl_profile: RepoProfile) -> None:
 
 
 def test_recorded_weeks_did_not_give_reviews_checks_labels_or_associations(
-    weeks: dict[str, CollectedWeek],
+    weeks: dict[str, CollectedPeriod],
 ) -> None:
     for label in LABELS:
         assert unknown_facts(weeks[label].prs) == ["reviews", "checks", "labels", "first_time"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek, FileChange, Risk, Severity
+from service.core.models import CollectedPeriod, FileChange, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import secrets
 from service.core.risks.base import Context
@@ -78,7 +78,7 @@ def test_mask_keeps_four_characters() -> None:
 
 
 def test_real_weeks_have_no_secrets(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     for label in LABELS:
         context = week_context(weeks, label, verl_profile)
@@ -98,7 +98,7 @@ def test_upper_case_and_non_ascii_lines_are_still_read(verl_profile: RepoProfile
         assert risk.rule in ("aws_key", "github_token"), line
 
 
-def test_the_hint_test_of_a_patch_is_the_hint_regex(weeks: dict[str, CollectedWeek]) -> None:
+def test_the_hint_test_of_a_patch_is_the_hint_regex(weeks: dict[str, CollectedPeriod]) -> None:
     """may_hold_secrets answers what `_HINT.search` answers, on every recorded patch and on
     text built to sit at the edges of ignoring case."""
     texts = [f.patch for label in LABELS for pr in weeks[label].prs for f in pr.files if f.patch]

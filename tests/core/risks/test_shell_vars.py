@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.models import CollectedWeek, FileChange, Risk, Severity
+from service.core.models import CollectedPeriod, FileChange, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import shell, shell_vars
 from service.core.risks.base import Context, Line, parse_patch
@@ -29,7 +29,7 @@ def shellcheck_vars(body: str) -> dict[str, int] | None:
 
 
 def test_real_mindspeed_script_uses_unset_use_dummy_model(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #3465 adds a `set -u` script that reads $USE_DUMMY_MODEL without any default
     pr = real_pr(weeks, "2025-W47", 3465)
@@ -45,7 +45,7 @@ def test_real_mindspeed_script_uses_unset_use_dummy_model(
 
 
 def test_real_gspo_example_uses_cluster_variables(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4211 re-formats the GSPO example with the cluster's $ARNOLD_WORKER_* variables
     pr = real_pr(weeks, "2025-W48", 4211)
@@ -56,7 +56,7 @@ def test_real_gspo_example_uses_cluster_variables(
 
 
 def test_real_scripts_with_defaults_are_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4158 and #4223 add recipes driven by ${VAR:-default}; #4665's trtllm script uses
     # ${EXP_NAME_SUFFIX:+"-"}${EXP_NAME_SUFFIX}, an optional suffix the author guarded
@@ -159,7 +159,7 @@ def test_only_shell_scripts_are_read(verl_profile: RepoProfile) -> None:
 
 
 def test_real_weeks_flag_exactly_two_scripts(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     found = []
     for label in LABELS:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from service.core.models import CollectedWeek, PullRequest
+from service.core.models import CollectedPeriod, PullRequest
 from service.core.profile import RepoProfile
 from service.core.risks import breaking
 from service.core.risks.base import Context
@@ -72,7 +72,7 @@ def test_an_alias_left_behind_is_no_rename(verl_profile: RepoProfile) -> None:
 
 
 def test_required_arguments_and_a_changed_default_4544(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     pr = real_pr(weeks, "2026-W03", 4544)
     assert found(pr, verl_profile) == [

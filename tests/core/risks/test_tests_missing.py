@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.models import CollectedWeek, PullRequest, Risk, Severity
+from service.core.models import CollectedPeriod, PullRequest, Risk, Severity
 from service.core.profile import RepoProfile
 from service.core.risks import tests_missing
 from service.core.risks.base import Context
@@ -18,7 +18,7 @@ def core_patch(lines: int) -> str:
 
 
 def test_real_npu_patch_without_tests_is_medium(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4186 rewrites 134 lines of verl/models/transformers/npu_patch.py and touches no test
     (risk,) = detect([real_pr(weeks, "2025-W47", 4186)], verl_profile)
@@ -32,21 +32,21 @@ def test_real_npu_patch_without_tests_is_medium(
 
 
 def test_real_core_change_with_tests_is_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4211 changes 585 core lines but also six test files
     assert detect([real_pr(weeks, "2025-W48", 4211)], verl_profile) == []
 
 
 def test_real_small_fix_is_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4962 is a 2-line core fix: below the reporting floor
     assert detect([real_pr(weeks, "2026-W03", 4962)], verl_profile) == []
 
 
 def test_real_revert_is_not_flagged(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4260 reverts 132 core lines of #4226 (which itself was flagged): restoring is not new code
     assert detect([real_pr(weeks, "2025-W48", 4260)], verl_profile) == []
@@ -84,7 +84,7 @@ def test_non_code_and_non_core_files_do_not_count(verl_profile: RepoProfile) -> 
 
 
 def test_real_weeks_flag_these_prs(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     flagged = {
         label: [
@@ -104,7 +104,7 @@ def test_real_weeks_flag_these_prs(
 
 
 def test_evidence_shows_the_new_definitions_not_boilerplate(
-    weeks: dict[str, CollectedWeek], verl_profile: RepoProfile
+    weeks: dict[str, CollectedPeriod], verl_profile: RepoProfile
 ) -> None:
     # #4936 (MTP) opens mtp_patch.py with `try:` and imports; the evidence names the new function
     (risk,) = detect([real_pr(weeks, "2026-W04", 4936)], verl_profile)

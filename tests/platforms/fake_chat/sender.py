@@ -31,7 +31,7 @@ class FakeChatSender:
         self.report_url = report_url or (lambda repo, week: f"/reports/{repo}/{week}")
 
     def _card(self, digest: Digest, language: str | None) -> dict[str, object]:
-        url = self.report_url(digest.repo, digest.week)
+        url = self.report_url(digest.repo, digest.period)
         return render_digest(digest, url, language or self.language)
 
     def post(
