@@ -46,7 +46,9 @@ def llm_settings(
             "llm_base_url": model.url,
             "llm_api_key": API_KEY,
             "llm_model": MODEL,
-            "llm_timeout_seconds": 2,
+            # no test here waits on a slow model: room for a loaded machine (2 s timed out
+            # the first call under load and the rebuild then called again)
+            "llm_timeout_seconds": 20,
         }
         return make_settings(**{**values, **overrides})
 
