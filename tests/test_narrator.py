@@ -46,9 +46,7 @@ def llm_settings(
             "llm_base_url": model.url,
             "llm_api_key": API_KEY,
             "llm_model": MODEL,
-            # no test here waits on a slow model: room for a loaded machine (2 s timed out
-            # the first call under load and the rebuild then called again)
-            "llm_timeout_seconds": 20,
+            "llm_timeout_seconds": 2,
         }
         return make_settings(**{**values, **overrides})
 
