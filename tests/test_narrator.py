@@ -53,6 +53,11 @@ def llm_settings(
     return build
 
 
+# the tests that count the model's calls: a first call timed out at 2 s on a loaded machine,
+# and the rebuild then asked again
+PATIENT = {"llm_timeout_seconds": 20}
+
+
 @pytest.fixture
 def pipeline(llm_settings: Callable[..., Settings]) -> Pipeline:
     return wiring.build_pipeline(llm_settings(), sample=True)
@@ -108,12 +113,12 @@ def test_an_invented_answer_keeps_its_audit_list_in_the_digest(
 
 
 def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
-    pipeline: Pipeline,
     model: FakeModel,
     llm_settings: Callable[..., Settings],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     model.always(GOOD["zh"])
+    pipeline = wiring.build_pipeline(llm_settings(**PATIENT), sample=True)
     first = build_week(pipeline, REPO, WEEK)
     with caplog.at_level(logging.INFO, logger="service.pipeline.narrator"):
         second = build_week(pipeline, REPO, WEEK)
@@ -122,10 +127,10 @@ def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
     assert second.analysis == first.analysis
     assert _model_log(caplog) == []
     # a new process (a fresh pipeline on the same database) serves it as well
-    again = wiring.build_pipeline(llm_settings(), sample=True)
+    again = wiring.build_pipeline(llm_settings(**PATIENT), sample=True)
     assert build_week(again, REPO, WEEK).analysis == first.analysis
     # chat commands read the stored digest
-    ctx = wiring.engine_context(llm_settings(), again)
+    ctx = wiring.engine_context(llm_settings(**PATIENT), again)
     for text in ("pr 4280", "summary", "week", "risks"):
         answer_text(text, Caller(user_id="U1", platform="slack"), ctx)
     assert len(model.calls) == 1
@@ -145,11 +150,11 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     model.always(GOOD["zh"])
-    on = wiring.build_pipeline(llm_settings(), sample=True)
+    on = wiring.build_pipeline(llm_settings(**PATIENT), sample=True)
     narrated = build_week(on, REPO, WEEK)
     assert narrated.analysis is not None
     # --no-llm: built again, deterministic, and stored so
-    off = wiring.build_pipeline(llm_settings(), sample=True, llm=False)
+    off = wiring.build_pipeline(llm_settings(**PATIENT), sample=True, llm=False)
     assert build_week(off, REPO, WEEK).analysis is None
     stored = on.store.get_digest(REPO, "2026-W04", "zh")
     assert stored is not None
@@ -164,9 +169,10 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
     # another model: built again and asked (its own answer, its own cache entry)
     with serve_model(model="other-model-14b") as other:
         other.always(GOOD["zh"])
-        switched = wiring.build_pipeline(
-            llm_settings(llm_base_url=other.url, llm_model="other-model-14b"), sample=True
+        other_settings = llm_settings(
+            llm_base_url=other.url, llm_model="other-model-14b", **PATIENT
         )
+        switched = wiring.build_pipeline(other_settings, sample=True)
         digest = build_week(switched, REPO, WEEK)
         build_week(switched, REPO, WEEK)
         assert len(other.calls) == 1
