@@ -110,8 +110,8 @@ def test_names_and_values_next_to_chinese_characters_are_found() -> None:
 
 
 def test_a_change_from_a_to_b_gets_the_old_value_on_removed_and_the_new_on_added_lines() -> None:
-    # a true held-out sentence the recorded verifier could not confirm from the old request
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    # a true seen2 sentence the recorded verifier could not confirm from the old request
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     text = (
         "#79 raises the full-weight Qwen-Image OCR recipe learning rate from 1e-5 to 3e-5 "
         "and its image resolution from 384 to 512."
@@ -126,7 +126,7 @@ def test_a_change_from_a_to_b_gets_the_old_value_on_removed_and_the_new_on_added
 
 
 def test_a_name_only_the_body_holds_is_shown_as_a_body_line() -> None:
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     lines = evidence_lines("#58 adds AlgoType and SampleStrategy enums", (58,), facts.evidence)
     body = [e for e in lines if e["side"] == "body"]
     assert body
@@ -138,7 +138,7 @@ def test_a_name_only_the_body_holds_is_shown_as_a_body_line() -> None:
 
 
 def test_each_sentence_is_shown_a_bounded_number_of_lines_each_cut_around_its_term() -> None:
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     text = (
         "#58 makes `DiffusionRolloutAlgoConfig` fail fast in `__post_init__` on an unknown "
         "sample_strategy or a non-positive iters_per_group under progressive, with MixGRPO "
