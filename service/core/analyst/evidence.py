@@ -106,6 +106,9 @@ class PREvidence:
     # the same lines by file: (path, removed, added); and the body's lines as written
     files: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     body: tuple[str, ...] = ()
+    # each file the PR creates, deletes or renames: (path, "added" | "removed" | "renamed
+    # from <old path>"); a modified file is not listed
+    statuses: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -210,6 +213,17 @@ def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
     return new, old
 
 
+def _statuses(pr: PullRequest) -> tuple[tuple[str, str], ...]:
+    """The files `pr` creates, deletes or renames, each with what happened to it."""
+    out = []
+    for change in pr.files:
+        if change.status == FileStatus.RENAMED and change.previous_path:
+            out.append((change.path, f"renamed from {change.previous_path}"))
+        elif change.status in (FileStatus.ADDED, FileStatus.REMOVED):
+            out.append((change.path, change.status.value))
+    return tuple(out)
+
+
 def _collected(
     number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk], repos: tuple[str, ...]
 ) -> PREvidence:
@@ -255,6 +269,7 @@ def _collected(
         changed=(tuple(removed), tuple(added)),
         files=tuple(files),
         body=body_lines(pr.body, repos),
+        statuses=_statuses(pr),
     )
 
 

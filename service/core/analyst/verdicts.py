@@ -19,13 +19,14 @@ from service.core.analyst.facts import EXCERPT_CHARS, PRFacts, WeekFacts, bounde
 from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
-from service.core.analyst.verify_lines import evidence_lines
+from service.core.analyst.verify_lines import evidence_lines, file_statuses, names_of
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
-VERIFY_VERSION = (
-    "4"  # 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`
-)
+# 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`;
+# 5: a block's next line, `file_status` (created, deleted, renamed), `config_changes` by name, and
+# what counts as entailed said plainly
+VERIFY_VERSION = "5"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -38,6 +39,7 @@ REASON_CHARS = 200
 MAX_VERDICTS_CHARS = 64 * 1024
 SECTIONS = ("summary", "key_changes", "pr_points", "trends", "recommendations", "review_notes")
 NOTE_SECTION = "verifier"
+CONFIG_ENTRIES = 8  # config changes shown beside one sentence
 
 
 class InvalidVerdictsError(ValueError):
@@ -176,14 +178,33 @@ def _author_counts(cited: Iterable[int], facts: WeekFacts) -> dict[str, int]:
     return {login: week[login] for login in logins}
 
 
+def config_entries(sentence: Sentence, facts: WeekFacts) -> list[dict[str, Any]]:
+    """Every config change of the cited PRs whose key or file the sentence names (a PR's
+    payload shows its first CONFIG_SHOWN only): `{"pr": n, "change": "file key: old → new"}`."""
+    names = names_of(sentence.text)
+    out = []
+    for number in dict.fromkeys(sentence.prs):
+        pr = facts.pr(number)
+        for change in pr.config if pr is not None else ():
+            where = f"{change.path} {change.key}".lower()
+            if any(name in where for name in names):
+                out.append({"pr": number, "change": change.line()})
+    return out[:CONFIG_ENTRIES]
+
+
 def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "id": sentence.id,
         "text": sentence.text,
         "prs": list(sentence.prs),
         "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
         "evidence_lines": evidence_lines(sentence.text, sentence.prs, facts.evidence),
     }
+    if changes := config_entries(sentence, facts):
+        data["config_changes"] = changes
+    if files := file_statuses(sentence.text, sentence.prs, facts.evidence):
+        data["file_status"] = files
+    return data
 
 
 def _encoded(payload: Any) -> str:
