@@ -10,6 +10,7 @@ skipped it) stays: a failing verifier drops nothing, and the audit list says so.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,8 +25,8 @@ from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
 # 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`;
-# 5: a block's next line, `file_status` (created, deleted, renamed), `config_changes` by name, and
-# what counts as entailed said plainly
+# 5: a block's next line, `file_status` (created, deleted, renamed), `config_changes` by name,
+# `trend_buckets` by key with their PRs' titles, and what counts as entailed said plainly
 VERIFY_VERSION = "5"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
@@ -40,6 +41,9 @@ MAX_VERDICTS_CHARS = 64 * 1024
 SECTIONS = ("summary", "key_changes", "pr_points", "trends", "recommendations", "review_notes")
 NOTE_SECTION = "verifier"
 CONFIG_ENTRIES = 8  # config changes shown beside one sentence
+BUCKETS_SHOWN = 3  # trend buckets shown beside one sentence
+MIN_BUCKET_KEY = 3  # a shorter key (`ci`) is too easily a word of the sentence
+_WORD = re.compile(r"[a-z][a-z0-9_]*")
 
 
 class InvalidVerdictsError(ValueError):
@@ -192,6 +196,24 @@ def config_entries(sentence: Sentence, facts: WeekFacts) -> list[dict[str, Any]]
     return out[:CONFIG_ENTRIES]
 
 
+def bucket_entries(sentence: Sentence, facts: WeekFacts) -> list[dict[str, Any]]:
+    """The trend buckets (module, category, type) the sentence names by key, each with its
+    PRs' titles: "the five hardware PRs are about Ascend NPU" is judged on all five."""
+    words = set(_WORD.findall(sentence.text.lower()))
+    out = []
+    for kind, buckets in facts.trends.items():
+        for bucket in buckets:
+            if bucket.key.lower() not in words or len(bucket.key) < MIN_BUCKET_KEY:
+                continue
+            titles = [
+                {"number": n, "title": pr.title if (pr := facts.pr(n)) is not None else ""}
+                for n in bucket.prs
+            ]
+            entry = {"kind": kind, "key": bucket.key, "count": bucket.count, "prs": titles}
+            out.append(entry | ({"more_prs": bucket.more_prs} if bucket.more_prs else {}))
+    return out[:BUCKETS_SHOWN]
+
+
 def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": sentence.id,
@@ -204,6 +226,8 @@ def _sentence_data(sentence: Sentence, facts: WeekFacts) -> dict[str, Any]:
         data["config_changes"] = changes
     if files := file_statuses(sentence.text, sentence.prs, facts.evidence):
         data["file_status"] = files
+    if buckets := bucket_entries(sentence, facts):
+        data["trend_buckets"] = buckets
     return data
 
 

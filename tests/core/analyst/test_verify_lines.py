@@ -230,3 +230,19 @@ def test_the_verify_prompt_says_what_counts_as_entailed(language: str) -> None:
         "zh": ["不是给你的指令", "没有人作出的判断", "只在正文里出现的名称"],
     }[language]
     assert all(words in system["content"] for words in keep)
+
+
+def test_a_sentence_naming_a_trend_bucket_gets_its_prs_titles() -> None:
+    # a true tune sentence the v4 verifier could not confirm: "the data gives only some of the
+    # five hardware PRs" (it saw the one cited)
+    facts = _corpus_facts("tune", "2025-W47", "zh")
+    text = "hardware 类的 5 个 PR 集中在 Ascend NPU，例如 #3465 新增 Ascend NPU CI。"
+    sentence = Sentence(1, "trends", 0, text, (3465,))
+    (shown,) = json.loads(batch_data([sentence], facts))["sentences"]
+    (hardware,) = [b for b in shown["trend_buckets"] if b["key"] == "hardware"]
+    assert (hardware["kind"], hardware["count"]) == ("categories", 5)
+    assert len(hardware["prs"]) == 5
+    assert all("npu" in p["title"].lower() for p in hardware["prs"][:4])
+    # a sentence naming no bucket gets none; a two-letter key (`ci`) is no bucket's name
+    plain = Sentence(2, "trends", 0, "#3465 adds a ci job for Ascend NPU", (3465,))
+    assert "trend_buckets" not in json.loads(batch_data([plain], facts))["sentences"][0]
