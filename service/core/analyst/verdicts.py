@@ -44,6 +44,10 @@ CONFIG_ENTRIES = 8  # config changes shown beside one sentence
 BUCKETS_SHOWN = 3  # trend buckets shown beside one sentence
 MIN_BUCKET_KEY = 3  # a shorter key (`ci`) is too easily a word of the sentence
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
+# a count: a number that is no PR number, version or part of a name (`#58`, `9.0.0`, `H100`)
+_COUNT = re.compile(
+    r"(?<![#A-Za-z0-9_.])\d+(?![A-Za-z0-9_.%])|[一二三四五六七八九十两]+\s*(?:个|项|次)"
+)
 
 
 class InvalidVerdictsError(ValueError):
@@ -197,8 +201,11 @@ def config_entries(sentence: Sentence, facts: WeekFacts) -> list[dict[str, Any]]
 
 
 def bucket_entries(sentence: Sentence, facts: WeekFacts) -> list[dict[str, Any]]:
-    """The trend buckets (module, category, type) the sentence names by key, each with its
-    PRs' titles: "the five hardware PRs are about Ascend NPU" is judged on all five."""
+    """The trend buckets (module, category, type) a sentence stating a count names by key,
+    each with its PRs' titles: "the five hardware PRs are about Ascend NPU" is judged on all
+    five (a sentence with no count, "#58 adds a diffusion algorithm", gets none)."""
+    if sentence.section != "trends" and not _COUNT.search(sentence.text):
+        return []
     words = set(_WORD.findall(sentence.text.lower()))
     out = []
     for kind, buckets in facts.trends.items():

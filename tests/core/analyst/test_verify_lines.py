@@ -246,3 +246,12 @@ def test_a_sentence_naming_a_trend_bucket_gets_its_prs_titles() -> None:
     # a sentence naming no bucket gets none; a two-letter key (`ci`) is no bucket's name
     plain = Sentence(2, "trends", 0, "#3465 adds a ci job for Ascend NPU", (3465,))
     assert "trend_buckets" not in json.loads(batch_data([plain], facts))["sentences"][0]
+
+
+def test_a_sentence_stating_no_count_gets_no_trend_bucket() -> None:
+    facts = _corpus_facts("seen2", "2026-W20", "en")
+    plain = Sentence(1, "pr_points", 0, "#58 adds MixGRPO as a diffusion RL algorithm", (58,))
+    assert "trend_buckets" not in json.loads(batch_data([plain], facts))["sentences"][0]
+    counted = Sentence(2, "pr_points", 0, "The diffusion module had 1 PR, #58", (58,))
+    (shown,) = json.loads(batch_data([counted], facts))["sentences"]
+    assert [(b["key"], b["count"]) for b in shown["trend_buckets"]] == [("diffusion", 1)]
