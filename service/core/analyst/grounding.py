@@ -35,6 +35,10 @@ _CLAUSE_END = re.compile(
     r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
 )
 OBJECT_CHARS = 40
+# what follows a verb's object: the means ("deletes the label through the GitHub API")
+_MEANS = re.compile(r"\b(?:through|via|using)\b|通过|借助")
+# a plain word of the object that a changed line sets as a key (`push:` of a workflow)
+_PLAIN_WORD = re.compile(r"(?<![\w.`-])[a-z][a-z_]{2,}(?![\w`-])")
 MODAL_REACH = 14
 # "adds 1676 lines", "新增 527 行": a size, which the figure rule checks
 _SIZE_AFTER = re.compile(
@@ -250,12 +254,31 @@ def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) ->
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
             if _COUNT_AFTER.match(after):
                 continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
-            end = _CLAUSE_END.search(after)
-            objects = _objects(after[: end.start()] if end else after, words)
+            window = _object_window(after)
+            objects = _objects(window, words) or _keys_named(window, segment.prs)
             if not any(_action_ok(name, objects, e) for e in segment.prs):
                 why = _action_missing(name, objects, segment.prs)
                 reasons.append(f"action: {match.group(0)} ({why})")
     return list(dict.fromkeys(reasons))
+
+
+def _object_window(after: str) -> str:
+    """The words after a verb that name its object: up to the clause's end or the means."""
+    end = _CLAUSE_END.search(after)
+    window = after[: end.start()] if end else after
+    means = _MEANS.search(window)
+    return window[: means.start()] if means else window
+
+
+def _keys_named(window: str, prs: Sequence[PREvidence]) -> list[str | re.Pattern[str]]:
+    """The plain words of `window` that a cited PR's changed lines set as keys ("removes the
+    push trigger": `push:` on removed lines), each as the pattern of that key."""
+    out: list[str | re.Pattern[str]] = []
+    for word in dict.fromkeys(_PLAIN_WORD.findall(window.lower())):
+        key = re.compile(rf"^\s*[\"']?{re.escape(word)}[\"']?\s*:", re.MULTILINE)
+        if any(key.search(e.added) or key.search(e.removed) for e in prs):
+            out.append(key)
+    return out
 
 
 def _action_missing(

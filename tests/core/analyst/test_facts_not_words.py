@@ -146,3 +146,24 @@ def test_a_value_claim_joining_two_prs_must_be_true_of_each() -> None:
     assert "value of moe_implementation: said of #5033, which does not change it" in both[-1]
     wrong = check_text(f"#5033 changes {change}, and #5019 adds tests.", prs, "summary", checker)
     assert any(r.startswith("value of moe_implementation: said of #5033") for r in wrong)
+
+
+def test_a_removed_key_is_what_removes_says_and_the_means_is_no_object() -> None:
+    # #80 deletes the `push:` and `pull_request:` keys of a workflow: "removes the push
+    # triggers" is on its removed lines (a plain word the diff sets as a key)
+    assert check("seen2", "2026-W20.en.adversarial", "Besides the vllm reward pass, #80") == []
+    # "deletes the ready-for-ci label through the GitHub API": the API is the means, not what
+    # is deleted (the new workflow calls it on added lines)
+    assert check("seen2", "2026-W19.en.adversarial", "The drop_ready_for_ci_label workflow") == []
+    # a key the PR adds (`workflow_dispatch:`, on added lines only) is not what it removes
+    checker = Checker(facts_for(_meta("seen2", "2026-W20"), "en"))
+    # a word no line sets as a key is no object found: the PR's words must say remove
+    reasons = check_text("#80 removes the nightly trigger.", (80,), "pr_points", checker)
+    assert reasons == ["action: removes (#80's title, body and diff show no remove)"]
+    flipped = check_text("#80 removes the workflow_dispatch trigger.", (80,), "pr_points", checker)
+    assert any(r.startswith("action: removes (`workflow_dispatch` is on added") for r in flipped)
+    # and "adds the push trigger" is the direction flipped
+    assert any(
+        r.startswith("action: adds")
+        for r in check_text("#80 adds the push trigger.", (80,), "pr_points", checker)
+    )
