@@ -173,10 +173,11 @@ class Checker:
         return self._week_text
 
     def cited_data(self, numbers: Sequence[int]) -> tuple[str, str]:
-        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff)
-        and what they say (title, body, reviews), as quotes are compared."""
+        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff,
+        the patches' unchanged lines) and what they say (title, body, reviews), as quotes are
+        compared."""
         found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
-        return "\n".join(norm(e.everything) for e in found), "\n".join(e.text for e in found)
+        return "\n".join(norm(e.names) for e in found), "\n".join(e.text for e in found)
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -277,7 +278,8 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
 
 def _known_word(token: str, blob: str) -> bool:
     lowered = token.lower().rstrip("/")
-    return lowered in blob or lowered.replace(".", "/") in blob
+    known = lowered in blob or lowered.replace(".", "/") in blob
+    return known or claims.setting_said(token, blob)
 
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
@@ -285,7 +287,7 @@ def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
     if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
         cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
-        diff = "\n".join(e.everything for e in cited if e is not None)
+        diff = "\n".join(e.names for e in cited if e is not None)
         unknown = [t for t in unknown if not _known_word(t, diff)]
     return [f"identifier: {token}" for token in unknown]
 

@@ -109,6 +109,9 @@ class PREvidence:
     # each file the PR creates, deletes or renames: (path, "added" | "removed" | "renamed
     # from <old path>"); a modified file is not listed
     statuses: tuple[tuple[str, str], ...] = ()
+    # the patches' unchanged lines: names the changed code stands beside (a setting the
+    # script keeps, a variable the new line divides by), not what the PR changes
+    context: str = ""
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -156,6 +159,11 @@ class PREvidence:
     def everything(self) -> str:
         """Its words, its paths and both sides of its diff."""
         return f"{self.text}\n{self.paths}\n{self.added}\n{self.removed}"
+
+    @property
+    def names(self) -> str:
+        """Everything, and the unchanged lines of its patches: where a name it uses is."""
+        return f"{self.everything}\n{self.context}"
 
     @property
     def about(self) -> str:
@@ -232,6 +240,7 @@ def _collected(
     removed: list[str] = []
     added: list[str] = []
     files: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    context = [r[1:] for c in pr.files for r in (c.patch or "").splitlines() if r[:1] == " "]
     for change in pr.files:
         old, new = changed_texts(change.patch)
         removed += old
@@ -270,6 +279,7 @@ def _collected(
         files=tuple(files),
         body=body_lines(pr.body, repos),
         statuses=_statuses(pr),
+        context="\n".join(context).lower(),
     )
 
 

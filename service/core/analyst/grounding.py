@@ -35,6 +35,7 @@ _CLAUSE_END = re.compile(
     r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
 )
 OBJECT_CHARS = 40
+_SNAKE_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])")
 # what follows a verb's object: the means ("deletes the label through the GitHub API")
 _MEANS = re.compile(r"\b(?:through|via|using)\b|通过|借助")
 # a plain word of the object that a changed line sets as a key (`push:` of a workflow)
@@ -111,7 +112,10 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     """Each concept the segment names must occur in its PRs' evidence (when it rests on no PR:
     in the week's titles, modules, categories or paths)."""
     reasons = []
-    named = words.concepts_in(claims.without_code(segment.text))
+    # a snake_case name unquoted (`ppo_micro_batch_size_per_gpu`) is a name, which the
+    # identifier rule checks, not the concept (GPU) a part of it spells
+    text = _SNAKE_NAME.sub(lambda m: " " * len(m.group(0)), claims.without_code(segment.text))
+    named = words.concepts_in(text)
     for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:

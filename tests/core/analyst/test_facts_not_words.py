@@ -167,3 +167,26 @@ def test_a_removed_key_is_what_removes_says_and_the_means_is_no_object() -> None
         r.startswith("action: adds")
         for r in check_text("#80 adds the push trigger.", (80,), "pr_points", checker)
     )
+
+
+def test_a_name_beside_the_changed_lines_is_a_name_of_the_pr() -> None:
+    # `gradient_accumulation_steps` is on an unchanged line of #59's patch, next to the line
+    # that multiplies the loss by sp_size
+    assert check("seen2", "2026-W19.en.adversarial", "#59 reads sp_size in the loss") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W19"), "en"))
+    made_up = check_text("#59 divides by gradient_accumulation_rounds.", (59,), "summary", checker)
+    assert "identifier: gradient_accumulation_rounds" in made_up
+
+
+def test_an_unquoted_snake_case_name_is_no_concept_and_a_quoted_setting_is_read_as_one() -> None:
+    # `ppo_micro_batch_size_per_gpu` (kept at 4 on an unchanged line of #85's script) names
+    # no GPU: the identifier rule checks the name
+    assert check("seen2", "2026-W20.en.adversarial", "Tell NPU users that #85") == []
+    # `tool_response_truncate_side: left` is the setting at the value #6313's lines give it
+    assert check("seen", "2026-W20.en.adversarial", "#6313 swaps the left and right") == []
+    checker = Checker(facts_for(_meta("seen", "2026-W20"), "en"))
+    wrong = "#6313 sets `tool_response_truncate_side: middle` for tool output."
+    assert any(
+        r.startswith("identifier: tool_response_truncate_side: middle")
+        for r in check_text(wrong, (6313,), "pr_points", checker)
+    )
