@@ -34,6 +34,7 @@ from service.core.analyst import (
     claims,
     counts,
     figure_rule,
+    file_values,
     grounding,
     merged_names,
     quoted,
@@ -434,6 +435,8 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     reasons += counts.level_sum_reasons(claim.text)
+    cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )
