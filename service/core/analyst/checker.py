@@ -435,6 +435,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     reasons += counts.level_sum_reasons(claim.text)
+    reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(

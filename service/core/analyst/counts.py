@@ -127,6 +127,50 @@ def bucket_count_reasons(
     return reasons
 
 
+# "fix-type PRs outnumbered feat-type PRs", "fix 类 PR 多于 feat 类": this week's counts compared
+_MORE = re.compile(r"\b(?:outnumber(?:ed|s)?|exceed(?:ed|s)?|more than)\b|多于|超过", re.IGNORECASE)
+_FEWER = re.compile(r"\b(?:fewer than|less than)\b|少于", re.IGNORECASE)
+_ORDER_CLAUSE = re.compile(r"[，,;；。:：]|\bwhile\b|\bbut\b|而|但")
+
+
+def _named_buckets(text: str, trends: Mapping[str, Sequence[Any]]) -> list[tuple[int, str, Any]]:
+    """The buckets `text` names, with where the name stands and the bucket's kind."""
+    words = glossary()
+    found = []
+    for kind, buckets in trends.items():
+        for b in buckets:
+            match = re.search(rf"(?<![\w-]){re.escape(b.key)}(?![\w])", text, re.IGNORECASE)
+            if match and words.names_bucket(kind, b.key, text):
+                found.append((match.start(), kind, b))
+    return sorted(found, key=lambda f: f[0])
+
+
+def bucket_order_reasons(text: str, trends: Mapping[str, Sequence[Any]]) -> list[str]:
+    """Two buckets of one kind compared in a clause ("fix-type PRs outnumbered feat-type
+    PRs"): the first must have more PRs this week than the second (fewer, for "fewer than")."""
+    reasons = []
+    for clause in _ORDER_CLAUSE.split(claims.without_code(text)):
+        for pattern, more in ((_MORE, True), (_FEWER, False)):
+            word = pattern.search(clause)
+            if word is None:
+                continue
+            left = _named_buckets(clause[: word.start()], trends)
+            right = _named_buckets(clause[word.end() :], trends)
+            if not left or not right:
+                continue
+            _, kind, first = left[-1]
+            second = next((b for _, k, b in right if k == kind and b.key != first.key), None)
+            if second is None:
+                continue
+            holds = first.count > second.count if more else first.count < second.count
+            if not holds:
+                reasons.append(
+                    f"comparison {word.group(0)}: the digest counts {first.key} {first.count}, "
+                    f"{second.key} {second.count} this week"
+                )
+    return reasons
+
+
 # "11 个风险，其中高风险 1 个、中风险 8 个、低风险 6 个", "4 risks, of which 1 high and 3 medium"
 _RISK_WHOLE = re.compile(
     r"(?P<whole>\d+)\s*(?:个|项)?\s*(?:风险|risks?\b|risk groups?\b)[^。;；.]{0,12}?"
