@@ -43,3 +43,15 @@ def test_the_rule_runs_in_the_checker() -> None:
     text = "#363 bumps torch-npu to 2.10.0.post2 in Dockerfile.cuda."
     reasons = check_text(text, (363,), "pr_points", checker)
     assert any(r.startswith("file value 2.10.0.post2") for r in reasons)
+
+
+def test_a_settings_value_told_of_the_wrong_file_is_dropped_but_a_size_is_not_judged() -> None:
+    # #45's gpu_smoke.yml times out after 20 minutes; the 10-minute timeout is secrets_scan.yml's
+    assert check("seen2", "2026-W19.en.adversarial", "The gpu_smoke job in gpu_smoke.yml") == [
+        "file value 10: on changed lines of secrets_scan.yml, not of gpu_smoke.yml"
+    ]
+    facts = facts_for(_meta("seen2", "2026-W19"), "en")
+    cited = [e for e in (facts.evidence.pr(45),) if e is not None]
+    assert file_value_reasons("gpu_smoke.yml has a 20-minute timeout", cited) == []
+    # a count of lines, files or PRs is no setting's value
+    assert file_value_reasons("#45 adds 10 lines to gpu_smoke.yml", cited) == []
