@@ -51,11 +51,38 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: WeekEvidence
         allowed |= {str(own[login]) for login in named if own[login]}
     who = ", ".join(sorted(named))
     wrote = ", ".join(sorted({str(week[a]) for a in named}))
-    return [
+    whole = str(len(evidence.scored))
+    reasons = [
         f"count {f.text}: {who} wrote {wrote} of the week's PRs"
         for f in figures
-        if not f.values & allowed
+        if not f.values & allowed and not (whole in f.values and _the_whole(text, f.text))
     ]
+    # the part of "6 of the 17 PRs" is the author's count
+    parts = [m.group("part") or m.group("zh") for m in _PART_OF.finditer(text)]
+    reasons += [
+        f"count {part}: {who} wrote {wrote} of the week's PRs"
+        for part in parts
+        if part not in allowed
+    ]
+    return reasons
+
+
+# "6 of the 17 PRs", "17 个 PR 中的 6 个": the week's PRs, of which the author wrote some
+_OF_BEFORE = re.compile(r"\bof(?:\s+(?:the|all|its))?\s*$", re.IGNORECASE)
+_AMONG_AFTER = re.compile(r"^\s*(?:个)?\s*PRs?\s*(?:中|里|当中)")
+_PART_OF = re.compile(
+    r"(?<![\d.#])(?P<part>\d+)\s+of\s+(?:the\s+|all\s+|its\s+)?\d+\s+PRs\b"
+    r"|\d+\s*个\s*PR\s*(?:中|里|当中)的?\s*(?P<zh>\d+)",
+    re.IGNORECASE,
+)
+
+
+def _the_whole(text: str, figure: str) -> bool:
+    """Whether `figure` stands in `text` as the whole the author's count is part of."""
+    at = text.find(figure)
+    return at >= 0 and bool(
+        _OF_BEFORE.search(text[:at]) or _AMONG_AFTER.match(text[at + len(figure) :])
+    )
 
 
 # a clause of a sentence: a count said in it is said of the buckets it names

@@ -190,3 +190,22 @@ def test_an_unquoted_snake_case_name_is_no_concept_and_a_quoted_setting_is_read_
         r.startswith("identifier: tool_response_truncate_side: middle")
         for r in check_text(wrong, (6313,), "pr_points", checker)
     )
+
+
+def test_the_week_total_an_authors_count_is_part_of_is_no_count_of_theirs() -> None:
+    # Cheung-Ka-Wai wrote 6 of verl-omni 2026-W20's 17 PRs
+    assert check("seen2", "2026-W20.en.adversarial", "Cheung-Ka-Wai authored 6 of the 17") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W20"), "en"))
+    off = check_text("Cheung-Ka-Wai authored 5 of the 17 PRs.", (), "trends", checker)
+    assert off == ["count 5: cheung-ka-wai wrote 6 of the week's PRs"]
+    whole = check_text("Cheung-Ka-Wai authored 6 of the 18 PRs.", (), "trends", checker)
+    assert "count 18: cheung-ka-wai wrote 6 of the week's PRs" in whole
+
+
+def test_an_error_the_new_code_raises_on_a_condition_is_no_failure() -> None:
+    # #59's added lines raise when diffusers is older than 0.38.0
+    assert check("seen2", "2026-W19.en.adversarial", "When SP is enabled, the engine") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W19"), "en"))
+    # an error told as what the PR broke, with no condition of a check, is still a failure
+    broke = check_text("#59 raises an error in every SP run.", (59,), "pr_points", checker)
+    assert any(r.startswith("failure:") for r in broke)
