@@ -336,7 +336,8 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         claim.text, evidence, checker.facts.totals, before.totals if before else None
     )
     said = "\n".join(e.text for e in prs).lower()
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said)
+    leads = counts.leads_its_kind(claim.text, checker.facts.trends)
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said, leads)
     reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 

@@ -198,6 +198,31 @@ def bucket_order_reasons(text: str, trends: Mapping[str, Sequence[Any]]) -> list
     return reasons
 
 
+# "the doc module led all modules", "doc 模块在所有模块中最多": one bucket ahead of its kind
+_LEADS = re.compile(
+    r"\b(?:led|leads|topped|tops|outnumbered)\s+(?:all|every)\s+(?:the\s+)?(?:other\s+)?"
+    r"(?P<en>modules?|categor(?:y|ies)|types?)\b"
+    r"|在?(?:所有|全部)(?P<zh>模块|类别|类型)中(?:最多|居首|排名第一)",
+    re.IGNORECASE,
+)
+_KINDS = {"modul": "modules", "categ": "categories", "type": "types", "模块": "modules"}
+_KINDS |= {"类别": "categories", "类型": "types"}
+
+
+def leads_its_kind(text: str, trends: Mapping[str, Sequence[Any]]) -> bool:
+    """Whether `text` says a bucket leads all of its kind ("the doc module led all modules
+    with 8 PRs") and the digest's counts this week agree: the bucket named before the words
+    has the most PRs of its kind."""
+    found = _LEADS.search(claims.without_code(text))
+    if found is None:
+        return False
+    said = (found.group("en") or found.group("zh") or "").lower()
+    kind = next((k for prefix, k in _KINDS.items() if said.startswith(prefix)), "")
+    buckets = list(trends.get(kind, ()))
+    named = [b for _, k, b in _named_buckets(text[: found.start()], {kind: buckets}) if k == kind]
+    return bool(named) and named[-1].count == max(b.count for b in buckets)
+
+
 # "11 个风险，其中高风险 1 个、中风险 8 个、低风险 6 个", "4 risks, of which 1 high and 3 medium"
 _RISK_WHOLE = re.compile(
     r"(?P<whole>\d+)\s*(?:个|项)?\s*(?:风险|risks?\b|risk groups?\b)[^。;；.]{0,12}?"

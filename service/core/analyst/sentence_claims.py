@@ -238,12 +238,13 @@ def _direction(text: str, words: Glossary) -> str:
 
 
 def absence_reasons(
-    text: str, week_text: str, cited: Sequence[int], prs_text: str = ""
+    text: str, week_text: str, cited: Sequence[int], prs_text: str = "", leads: bool = False
 ) -> list[str]:
     """ "No X this week" must be true of every PR of the week; other universal claims ("all",
     "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
-    the sentence rests on, a trailing "…, all on 2025-11-24" after two or more cited PRs, or
-    words the cited PRs say themselves ("every changed line"; `prs_text`, lower case)."""
+    the sentence rests on, a trailing "…, all on 2025-11-24" after two or more cited PRs,
+    words the cited PRs say themselves ("every changed line"; `prs_text`, lower case), or a
+    bucket leading all of its kind that the digest's counts show (`leads`)."""
     words = glossary()
     plain = claims.without_code(text)
     reasons = []
@@ -265,6 +266,7 @@ def absence_reasons(
     universal = words.word("universal").search(plain)
     if (
         universal
+        and not leads
         and not _cited_universal(plain, universal, len(cited), words)
         and not _trailing_universal(plain, universal, len(cited))
         and not _quoted_universal(plain, universal, prs_text)

@@ -4,7 +4,7 @@ risk list does not hold); and two trend buckets compared on this week's counts."
 
 from __future__ import annotations
 
-from service.core.analyst.counts import bucket_order_reasons, level_sum_reasons
+from service.core.analyst.counts import bucket_order_reasons, leads_its_kind, level_sum_reasons
 from tests.core.analyst.model_corpus import facts_for
 from tests.core.analyst.test_facts_not_words import _meta, check
 
@@ -39,3 +39,13 @@ def test_two_buckets_compared_are_compared_on_the_digests_counts() -> None:
     ]
     # a bucket against a number or the week before is not this comparison
     assert bucket_order_reasons("The doc module had more than 5 PRs", trends) == []
+
+
+def test_a_bucket_said_to_lead_its_kind_is_checked_on_the_digests_counts() -> None:
+    # verl-omni 2026-W20: doc 8 PRs, the most of any module; algo 2
+    trends = facts_for(_meta("seen2", "2026-W20"), "en").trends
+    assert check("seen2", "2026-W20.en.adversarial", "The doc module led all modules") == []
+    assert leads_its_kind("The doc module led all modules with 8 PRs", trends)
+    assert leads_its_kind("doc 模块在所有模块中最多", trends)
+    assert not leads_its_kind("The algo module led all modules", trends)
+    assert not leads_its_kind("All modules grew", trends)
