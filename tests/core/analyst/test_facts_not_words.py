@@ -209,3 +209,15 @@ def test_an_error_the_new_code_raises_on_a_condition_is_no_failure() -> None:
     # an error told as what the PR broke, with no condition of a check, is still a failure
     broke = check_text("#59 raises an error in every SP run.", (59,), "pr_points", checker)
     assert any(r.startswith("failure:") for r in broke)
+
+
+def test_a_measurement_the_body_states_with_its_unit_is_a_figure_of_the_pr() -> (
+    None
+):
+    # #7347's body, past the excerpt the model saw: "from 1.489 seconds to 379.444 milliseconds"
+    assert check("seen", "2026-W34.en.adversarial", "#7347 cut the profiled model H2D") == []
+    checker = Checker(facts_for(_meta("seen", "2026-W34"), "en"))
+    other_unit = "#7347 cuts the H2D transfer to 379.444 seconds."
+    assert "figure: 379.444" in check_text(other_unit, (7347,), "pr_points", checker)
+    other_value = "#7347 cuts the H2D transfer to 379.445 milliseconds."
+    assert "figure: 379.445" in check_text(other_value, (7347,), "pr_points", checker)
