@@ -211,9 +211,7 @@ def test_an_error_the_new_code_raises_on_a_condition_is_no_failure() -> None:
     assert any(r.startswith("failure:") for r in broke)
 
 
-def test_a_measurement_the_body_states_with_its_unit_is_a_figure_of_the_pr() -> (
-    None
-):
+def test_a_measurement_the_body_states_with_its_unit_is_a_figure_of_the_pr() -> None:
     # #7347's body, past the excerpt the model saw: "from 1.489 seconds to 379.444 milliseconds"
     assert check("seen", "2026-W34.en.adversarial", "#7347 cut the profiled model H2D") == []
     checker = Checker(facts_for(_meta("seen", "2026-W34"), "en"))
