@@ -268,10 +268,42 @@ def action_reasons(segment: Segment, words: Glossary, evidence: WeekEvidence) ->
                 continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
             window = _object_window(after)
             objects = _objects(window, words) or _keys_named(window, segment.prs)
-            if not any(_action_ok(name, objects, e) for e in segment.prs):
+            if not any(_action_ok(name, objects, e) for e in segment.prs) and not (
+                name in ("enable", "disable") and _switch_set(name, window, segment.prs)
+            ):
                 why = _action_missing(name, objects, segment.prs)
                 reasons.append(f"action: {match.group(0)} ({why})")
     return list(dict.fromkeys(reasons))
+
+
+# a boolean key a changed line sets: `"use_precision_aware_optimizer": True,`, `flag = false`
+_BOOL_KEY = re.compile(r"^\s*[\"']?([a-z_][\w.]*)[\"']?\s*[:=]\s*([a-z0-9]+)\s*,?\s*$")
+_SWITCH_PREFIX = ("use_", "enable_", "with_")
+
+
+def _key_said(key: str, words: set[str]) -> bool:
+    """Whether the sentence's words name `key`: a part of it, or the initials of its parts
+    ("PAO" for `use_precision_aware_optimizer`)."""
+    last = key.rsplit(".", 1)[-1]
+    bare = next((last[len(p) :] for p in _SWITCH_PREFIX if last.startswith(p)), last)
+    parts = [p for p in bare.split("_") if p]
+    initials = "".join(p[0] for p in parts)
+    return bare in words or (len(initials) >= 2 and initials in words)  # noqa: PLR2004
+
+
+def _switch_set(action: str, window: str, prs: Sequence[PREvidence]) -> bool:
+    """ "启用 PAO", "enables the FP8 path": a PR whose diff sets a key the words name to on
+    (off for disable) on one side only (a new switch, not a flip `settings` knows)."""
+    words = set(re.findall(r"[a-z][a-z0-9_]*", window.lower()))
+    wanted = _TRUE if action == "enable" else _FALSE
+    for e in prs:
+        removed = {m.group(1) for line in e.changed[0] if (m := _BOOL_KEY.match(line.lower()))}
+        for line in e.changed[1]:
+            found = _BOOL_KEY.match(line.lower())
+            new = found is not None and found.group(1) not in removed
+            if new and found and found.group(2) in wanted and _key_said(found.group(1), words):
+                return True
+    return False
 
 
 def _object_window(after: str) -> str:

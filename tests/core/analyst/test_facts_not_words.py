@@ -219,3 +219,16 @@ def test_a_measurement_the_body_states_with_its_unit_is_a_figure_of_the_pr() -> 
     assert "figure: 379.444" in check_text(other_unit, (7347,), "pr_points", checker)
     other_value = "#7347 cuts the H2D transfer to 379.445 milliseconds."
     assert "figure: 379.445" in check_text(other_value, (7347,), "pr_points", checker)
+
+
+def test_a_new_switch_set_on_is_what_enables_says() -> None:
+    # #4221 adds `"use_precision_aware_optimizer": True` (PAO: the initials of its parts)
+    assert check("tune", "2025-W47.zh.adversarial", "#4234 撤销了 #4221 在 BF16") == []
+    checker = Checker(facts_for(_meta("tune", "2025-W47"), "en"))
+    on = check_text("#4221 enables PAO in BF16 mode.", (4221,), "pr_points", checker)
+    assert not any(r.startswith("action") for r in on)
+    # the switch is set on, not off; and no key of #4221 is spelled `FSO`
+    off = check_text("#4221 disables PAO in BF16 mode.", (4221,), "pr_points", checker)
+    assert any(r.startswith("action: disables") for r in off)
+    other = check_text("#4221 enables FSO in BF16 mode.", (4221,), "pr_points", checker)
+    assert any(r.startswith("action: enables") for r in other)
