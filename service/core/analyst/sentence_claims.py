@@ -89,7 +89,25 @@ def _related(kind: str, later: int, earlier: int, evidence: WeekEvidence) -> boo
     if kind == "revert":
         return "revert" in rules
     if kind in ("followup", "builds_on"):
-        return bool(rules)
+        return bool(rules) or _said_by(later, earlier, evidence)
+    return False
+
+
+SAID_REACH = 40  # how far before `#earlier` the later PR's own follow-up words may stand
+
+
+def _said_by(later: int, earlier: int, evidence: WeekEvidence) -> bool:
+    """The later PR says itself that it follows up or builds on the earlier one ("this is a
+    follow-up to #3519" in #4222's body)."""
+    found = evidence.pr(later)
+    if found is None:
+        return False
+    words = glossary()
+    kinds = (words.relations["followup"], words.relations["builds_on"])
+    for match in re.finditer(rf"#{earlier}(?!\d)", found.text):
+        before = found.text[max(0, match.start() - SAID_REACH) : match.start()]
+        if any(pattern.search(before) for pattern in kinds):
+            return True
     return False
 
 

@@ -232,3 +232,18 @@ def test_a_new_switch_set_on_is_what_enables_says() -> None:
     assert any(r.startswith("action: disables") for r in off)
     other = check_text("#4221 enables FSO in BF16 mode.", (4221,), "pr_points", checker)
     assert any(r.startswith("action: enables") for r in other)
+
+
+def test_a_follow_up_the_later_pr_states_itself_is_a_relation() -> None:
+    # #4222's body: "this is a follow-up to #3519" (an earlier week's PR, no digest relation)
+    assert check("tune", "2025-W47.zh.adversarial", "#4222 是 #3519 的后续") == []
+    checker = Checker(facts_for(_meta("tune", "2025-W47"), "en"))
+    said = "#4222 is a follow-up to #3519 for vLLM v0.11.0 MoE models."
+    assert not any(
+        r.startswith("relation") for r in check_text(said, (4222, 3519), "pr_points", checker)
+    )
+    # a revert still needs the digest's revert; another PR's follow-up is not #4222's
+    reverted = check_text("#4222 reverts #3519.", (4222, 3519), "pr_points", checker)
+    assert any(r.startswith("relation: #4222") for r in reverted)
+    other = check_text("#4221 is a follow-up to #3519.", (4221, 3519), "pr_points", checker)
+    assert any(r.startswith("relation: #4221") for r in other)
