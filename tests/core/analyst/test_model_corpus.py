@@ -32,7 +32,7 @@ FLOORS = {
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
-    ("tune", "adversarial"): (0.89, 0),
+    ("tune", "adversarial"): (0.93, 0),
     ("seen", "answers"): (0.97, 8),
     ("seen", "adversarial"): (0.84, 1),
     ("seen2", "answers"): (0.96, 9),
