@@ -2,13 +2,15 @@
 model wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle
-mistakes and true sentences). Prints, per part (tune / heldout), batch (answers /
-adversarial) and language, how many true sentences the checker keeps and how many false or
-misleading ones it lets through, its precision (the share of kept sentences that are true) and
-recall (the share of true sentences kept) per language, and per mistake kind how many were
-caught; `--verified` replays the recorded verifier answers through the real verification pass
-after the rules (`<stem>.verify.<n>.answer.json`); `--verbose` lists each wrong verdict.
-Not a test: tests/core/analyst/test_model_corpus.py holds the floors.
+mistakes and true sentences). Prints, per part (`tune`, `seen`, `seen2`: tuned on; `heldout`:
+never tuned on), batch (answers / adversarial) and language, how many true sentences the
+checker keeps and how many false or misleading ones it lets through, its precision (the share
+of kept sentences that are true) and recall (the share of true sentences kept) per language,
+and per mistake kind how many were caught; `--verified` replays the recorded verifier answers
+through the real verification pass after the rules (`<stem>.verify.<n>.answer.json`);
+`--verbose` lists each wrong verdict of the parts tuned on (never the held-out part's: its
+figures only, so that nobody tunes to it by accident). Not a test:
+tests/core/analyst/test_model_corpus.py holds the floors.
 
     .venv/bin/python benchmarks/model_corpus.py --part tune [--verified] [--verbose]
 """
@@ -24,6 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
+
+HELDOUT = "heldout"
+TUNED = ("tune", "seen", "seen2")
+PARTS = (*TUNED, HELDOUT)
 
 
 def _figures(rows: list[Verdict]) -> str:
@@ -81,11 +87,13 @@ def report(rows: list[Verdict], verbose: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("tune", "seen", "heldout", "fresh"), action="append")
+    parser.add_argument("--part", choices=PARTS, action="append")
     parser.add_argument("--verified", action="store_true", help="replay the recorded verifier")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    parts = args.part or ("tune", "seen", "heldout")
+    parts = args.part or (TUNED if args.verbose else PARTS)
+    if args.verbose and HELDOUT in parts:
+        parser.error(f"--verbose lists misses: not of the held-out part ({HELDOUT})")
     rows = [v for part in parts for v in verdicts(part, verified=args.verified)]
     if args.verified:
         for part in parts:

@@ -34,6 +34,7 @@ from service.core.analyst import (
     claims,
     counts,
     figure_rule,
+    file_values,
     grounding,
     merged_names,
     quoted,
@@ -173,10 +174,11 @@ class Checker:
         return self._week_text
 
     def cited_data(self, numbers: Sequence[int]) -> tuple[str, str]:
-        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff)
-        and what they say (title, body, reviews), as quotes are compared."""
+        """Everything the cited PRs hold (whole body, reviews, paths, both sides of the diff,
+        the patches' unchanged lines) and what they say (title, body, reviews), as quotes are
+        compared."""
         found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
-        return "\n".join(norm(e.everything) for e in found), "\n".join(e.text for e in found)
+        return "\n".join(norm(e.names) for e in found), "\n".join(e.text for e in found)
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -277,7 +279,8 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
 
 def _known_word(token: str, blob: str) -> bool:
     lowered = token.lower().rstrip("/")
-    return lowered in blob or lowered.replace(".", "/") in blob
+    known = lowered in blob or lowered.replace(".", "/") in blob
+    return known or claims.setting_said(token, blob)
 
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
@@ -285,7 +288,7 @@ def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
     if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
         cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
-        diff = "\n".join(e.everything for e in cited if e is not None)
+        diff = "\n".join(e.names for e in cited if e is not None)
         unknown = [t for t in unknown if not _known_word(t, diff)]
     return [f"identifier: {token}" for token in unknown]
 
@@ -333,7 +336,8 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         claim.text, evidence, checker.facts.totals, before.totals if before else None
     )
     said = "\n".join(e.text for e in prs).lower()
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said)
+    leads = counts.leads_its_kind(claim.text, checker.facts.trends)
+    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said, leads)
     reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 
@@ -432,6 +436,9 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     reasons += counts.level_sum_reasons(claim.text)
+    reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
+    cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )

@@ -234,6 +234,20 @@ def _is_path(token: str, roots: frozenset[str]) -> bool:
     return token.count("/") >= MIN_PATH_SLASHES or (bool(segments) and segments[0] in roots)
 
 
+_KEY_VALUE = re.compile(r"^([A-Za-z_][\w.\-]*)\s*(?::|=)\s*([\w.\-]+)$")
+
+
+def setting_said(token: str, where: str) -> bool:
+    """A quoted `key: value` or `key=value` that a line of `where` (lower-cased) sets: the key
+    beside that value (`key: str = "left"`, `key="left"`, `key == "left"`, `key: left`)."""
+    match = _KEY_VALUE.match(token.strip())
+    if match is None:
+        return False
+    key, value = (re.escape(g.lower()) for g in match.groups())
+    setting = rf"{key}(?:\s*:\s*[\w\[\], ]+?)?\s*(?::|==?)\s*[\"']?{value}[\"']?(?![\w.\-])"
+    return re.search(setting, where) is not None
+
+
 def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
     """What a sentence quotes as code: backticked spans, paths, dotted modules, snake_case,
     camelCase and letter+digit names (`fp16`, `Qwen3`). `roots` are the first path segments of

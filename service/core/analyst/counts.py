@@ -51,11 +51,38 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEviden
         allowed |= {str(own[login]) for login in named if own[login]}
     who = ", ".join(sorted(named))
     wrote = ", ".join(sorted({str(week[a]) for a in named}))
-    return [
+    whole = str(len(evidence.scored))
+    reasons = [
         f"count {f.text}: {who} wrote {wrote} of the week's PRs"
         for f in figures
-        if not f.values & allowed
+        if not f.values & allowed and not (whole in f.values and _the_whole(text, f.text))
     ]
+    # the part of "6 of the 17 PRs" is the author's count
+    parts = [m.group("part") or m.group("zh") for m in _PART_OF.finditer(text)]
+    reasons += [
+        f"count {part}: {who} wrote {wrote} of the week's PRs"
+        for part in parts
+        if part not in allowed
+    ]
+    return reasons
+
+
+# "6 of the 17 PRs", "17 个 PR 中的 6 个": the week's PRs, of which the author wrote some
+_OF_BEFORE = re.compile(r"\bof(?:\s+(?:the|all|its))?\s*$", re.IGNORECASE)
+_AMONG_AFTER = re.compile(r"^\s*(?:个)?\s*PRs?\s*(?:中|里|当中)")
+_PART_OF = re.compile(
+    r"(?<![\d.#])(?P<part>\d+)\s+of\s+(?:the\s+|all\s+|its\s+)?\d+\s+PRs\b"
+    r"|\d+\s*个\s*PR\s*(?:中|里|当中)的?\s*(?P<zh>\d+)",
+    re.IGNORECASE,
+)
+
+
+def _the_whole(text: str, figure: str) -> bool:
+    """Whether `figure` stands in `text` as the whole the author's count is part of."""
+    at = text.find(figure)
+    return at >= 0 and bool(
+        _OF_BEFORE.search(text[:at]) or _AMONG_AFTER.match(text[at + len(figure) :])
+    )
 
 
 # a clause of a sentence: a count said in it is said of the buckets it names
@@ -125,6 +152,75 @@ def bucket_count_reasons(
             )
             reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
     return reasons
+
+
+# "fix-type PRs outnumbered feat-type PRs", "fix 类 PR 多于 feat 类": this week's counts compared
+_MORE = re.compile(r"\b(?:outnumber(?:ed|s)?|exceed(?:ed|s)?|more than)\b|多于|超过", re.IGNORECASE)
+_FEWER = re.compile(r"\b(?:fewer than|less than)\b|少于", re.IGNORECASE)
+_ORDER_CLAUSE = re.compile(r"[，,;；。:：]|\bwhile\b|\bbut\b|而|但")
+
+
+def _named_buckets(text: str, trends: Mapping[str, Sequence[Any]]) -> list[tuple[int, str, Any]]:
+    """The buckets `text` names, with where the name stands and the bucket's kind."""
+    words = glossary()
+    found = []
+    for kind, buckets in trends.items():
+        for b in buckets:
+            match = re.search(rf"(?<![\w-]){re.escape(b.key)}(?![\w])", text, re.IGNORECASE)
+            if match and words.names_bucket(kind, b.key, text):
+                found.append((match.start(), kind, b))
+    return sorted(found, key=lambda f: f[0])
+
+
+def bucket_order_reasons(text: str, trends: Mapping[str, Sequence[Any]]) -> list[str]:
+    """Two buckets of one kind compared in a clause ("fix-type PRs outnumbered feat-type
+    PRs"): the first must have more PRs this week than the second (fewer, for "fewer than")."""
+    reasons = []
+    for clause in _ORDER_CLAUSE.split(claims.without_code(text)):
+        for pattern, more in ((_MORE, True), (_FEWER, False)):
+            word = pattern.search(clause)
+            if word is None:
+                continue
+            left = _named_buckets(clause[: word.start()], trends)
+            right = _named_buckets(clause[word.end() :], trends)
+            if not left or not right:
+                continue
+            _, kind, first = left[-1]
+            second = next((b for _, k, b in right if k == kind and b.key != first.key), None)
+            if second is None:
+                continue
+            holds = first.count > second.count if more else first.count < second.count
+            if not holds:
+                reasons.append(
+                    f"comparison {word.group(0)}: the digest counts {first.key} {first.count}, "
+                    f"{second.key} {second.count} this week"
+                )
+    return reasons
+
+
+# "the doc module led all modules", "doc 模块在所有模块中最多": one bucket ahead of its kind
+_LEADS = re.compile(
+    r"\b(?:led|leads|topped|tops|outnumbered)\s+(?:all|every)\s+(?:the\s+)?(?:other\s+)?"
+    r"(?P<en>modules?|categor(?:y|ies)|types?)\b"
+    r"|在?(?:所有|全部)(?P<zh>模块|类别|类型)中(?:最多|居首|排名第一)",
+    re.IGNORECASE,
+)
+_KINDS = {"modul": "modules", "categ": "categories", "type": "types", "模块": "modules"}
+_KINDS |= {"类别": "categories", "类型": "types"}
+
+
+def leads_its_kind(text: str, trends: Mapping[str, Sequence[Any]]) -> bool:
+    """Whether `text` says a bucket leads all of its kind ("the doc module led all modules
+    with 8 PRs") and the digest's counts this week agree: the bucket named before the words
+    has the most PRs of its kind."""
+    found = _LEADS.search(claims.without_code(text))
+    if found is None:
+        return False
+    said = (found.group("en") or found.group("zh") or "").lower()
+    kind = next((k for prefix, k in _KINDS.items() if said.startswith(prefix)), "")
+    buckets = list(trends.get(kind, ()))
+    named = [b for _, k, b in _named_buckets(text[: found.start()], {kind: buckets}) if k == kind]
+    return bool(named) and named[-1].count == max(b.count for b in buckets)
 
 
 # "11 个风险，其中高风险 1 个、中风险 8 个、低风险 6 个", "4 risks, of which 1 high and 3 medium"

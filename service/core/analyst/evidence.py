@@ -106,6 +106,12 @@ class PREvidence:
     # the same lines by file: (path, removed, added); and the body's lines as written
     files: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     body: tuple[str, ...] = ()
+    # each file the PR creates, deletes or renames: (path, "added" | "removed" | "renamed
+    # from <old path>"); a modified file is not listed
+    statuses: tuple[tuple[str, str], ...] = ()
+    # the patches' unchanged lines: names the changed code stands beside (a setting the
+    # script keeps, a variable the new line divides by), not what the PR changes
+    context: str = ""
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -153,6 +159,11 @@ class PREvidence:
     def everything(self) -> str:
         """Its words, its paths and both sides of its diff."""
         return f"{self.text}\n{self.paths}\n{self.added}\n{self.removed}"
+
+    @property
+    def names(self) -> str:
+        """Everything, and the unchanged lines of its patches: where a name it uses is."""
+        return f"{self.everything}\n{self.context}"
 
     @property
     def about(self) -> str:
@@ -210,6 +221,17 @@ def _paths(pr: PullRequest) -> tuple[list[str], list[str]]:
     return new, old
 
 
+def _statuses(pr: PullRequest) -> tuple[tuple[str, str], ...]:
+    """The files `pr` creates, deletes or renames, each with what happened to it."""
+    out = []
+    for change in pr.files:
+        if change.status == FileStatus.RENAMED and change.previous_path:
+            out.append((change.path, f"renamed from {change.previous_path}"))
+        elif change.status in (FileStatus.ADDED, FileStatus.REMOVED):
+            out.append((change.path, change.status.value))
+    return tuple(out)
+
+
 def _collected(
     number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk], repos: tuple[str, ...]
 ) -> PREvidence:
@@ -218,6 +240,7 @@ def _collected(
     removed: list[str] = []
     added: list[str] = []
     files: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    context = [r[1:] for c in pr.files for r in (c.patch or "").splitlines() if r[:1] == " "]
     for change in pr.files:
         old, new = changed_texts(change.patch)
         removed += old
@@ -255,6 +278,8 @@ def _collected(
         changed=(tuple(removed), tuple(added)),
         files=tuple(files),
         body=body_lines(pr.body, repos),
+        statuses=_statuses(pr),
+        context="\n".join(context).lower(),
     )
 
 

@@ -7,6 +7,7 @@ last week", as the earlier week's counts make it); a rounded figure ("约 5,600"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,24 @@ def _figure_scope(claim: Claim, checker: Checker) -> tuple[list[int], set[str] |
 
 
 RATIO_TOLERANCE = 0.1
+# the word after a figure: its unit ("379.444 milliseconds", "1.5 秒")
+_UNIT_AFTER = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
+
+
+def _said_with_unit(figure: str, text: str, cited: Sequence[PREvidence]) -> bool:
+    """A decimal figure the cited PRs' whole text (past the excerpt the model saw) states with
+    the same unit word after it ("379.444 milliseconds"): a measurement as the author wrote it,
+    not a figure of a table row, which has no unit beside it."""
+    if "." not in figure:
+        return False
+    at = text.find(figure)
+    unit = _UNIT_AFTER.match(text, at + len(figure)) if at >= 0 else None
+    if unit is None:
+        return False
+    said = re.compile(
+        rf"(?<![\w.]){re.escape(figure)}\s*{re.escape(unit.group(1).lower())}", re.IGNORECASE
+    )
+    return any(said.search(e.text) for e in cited)
 
 
 def _ratio_ok(figure: claims.Figure, text: str, checker: Checker) -> bool:
@@ -115,8 +134,10 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
                 said in checker.pr_text(pr).replace(" ", "").lower() for pr in claim.facts
             )
         else:
-            ok = _figure_ok(figure, known, ints) or any(
-                e.states(figure.text, names(), claim.text) for e in cited()
+            ok = (
+                _figure_ok(figure, known, ints)
+                or any(e.states(figure.text, names(), claim.text) for e in cited())
+                or _said_with_unit(figure.text, claim.text, cited())
             )
         if not ok:
             reasons.append(f"figure: {figure.text}")

@@ -35,6 +35,19 @@ _CLAUSE_END = re.compile(
     r"[，,。;；:：!！?？（(]|\.(?=\s|$)|\band\b|\bwhile\b|\bbut\b|并且|同时|以及|但|而"
 )
 OBJECT_CHARS = 40
+_SNAKE_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])")
+# "raises an error if …", "抛出异常": an error the PR's code raises on purpose
+_RAISED = re.compile(
+    r"\b(?:raises?|raising|throws?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:error|exception)s?\b"
+    r"|(?:抛出|报出)[^，。,;；]{0,12}?(?:错误|异常)",
+    re.IGNORECASE,
+)
+_RAISE_LINE = re.compile(r"^\s*(?:raise|throw)\b", re.MULTILINE)
+_CONDITION = re.compile(r"\b(?:if|when|unless|whenever|on an?)\b|如果|若|否则|时", re.IGNORECASE)
+# what follows a verb's object: the means ("deletes the label through the GitHub API")
+_MEANS = re.compile(r"\b(?:through|via|using)\b|通过|借助")
+# a plain word of the object that a changed line sets as a key (`push:` of a workflow)
+_PLAIN_WORD = re.compile(r"(?<![\w.`-])[a-z][a-z_]{2,}(?![\w`-])")
 MODAL_REACH = 14
 # "adds 1676 lines", "新增 527 行": a size, which the figure rule checks
 _SIZE_AFTER = re.compile(
@@ -107,7 +120,10 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     """Each concept the segment names must occur in its PRs' evidence (when it rests on no PR:
     in the week's titles, modules, categories or paths)."""
     reasons = []
-    named = words.concepts_in(claims.without_code(segment.text))
+    # a snake_case name unquoted (`ppo_micro_batch_size_per_gpu`) is a name, which the
+    # identifier rule checks, not the concept (GPU) a part of it spells
+    text = _SNAKE_NAME.sub(lambda m: " " * len(m.group(0)), claims.without_code(segment.text))
+    named = words.concepts_in(text)
     for name, said in named.items():
         concept = words.concepts[name]
         if segment.prs:
@@ -250,12 +266,63 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
             if _COUNT_AFTER.match(after):
                 continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
-            end = _CLAUSE_END.search(after)
-            objects = _objects(after[: end.start()] if end else after, words)
-            if not any(_action_ok(name, objects, e) for e in segment.prs):
+            window = _object_window(after)
+            objects = _objects(window, words) or _keys_named(window, segment.prs)
+            if not any(_action_ok(name, objects, e) for e in segment.prs) and not (
+                name in ("enable", "disable") and _switch_set(name, window, segment.prs)
+            ):
                 why = _action_missing(name, objects, segment.prs)
                 reasons.append(f"action: {match.group(0)} ({why})")
     return list(dict.fromkeys(reasons))
+
+
+# a boolean key a changed line sets: `"use_precision_aware_optimizer": True,`, `flag = false`
+_BOOL_KEY = re.compile(r"^\s*[\"']?([a-z_][\w.]*)[\"']?\s*[:=]\s*([a-z0-9]+)\s*,?\s*$")
+_SWITCH_PREFIX = ("use_", "enable_", "with_")
+
+
+def _key_said(key: str, words: set[str]) -> bool:
+    """Whether the sentence's words name `key`: a part of it, or the initials of its parts
+    ("PAO" for `use_precision_aware_optimizer`)."""
+    last = key.rsplit(".", 1)[-1]
+    bare = next((last[len(p) :] for p in _SWITCH_PREFIX if last.startswith(p)), last)
+    parts = [p for p in bare.split("_") if p]
+    initials = "".join(p[0] for p in parts)
+    return bare in words or (len(initials) >= 2 and initials in words)  # noqa: PLR2004
+
+
+def _switch_set(action: str, window: str, prs: Sequence[PREvidence]) -> bool:
+    """ "启用 PAO", "enables the FP8 path": a PR whose diff sets a key the words name to on
+    (off for disable) on one side only (a new switch, not a flip `settings` knows)."""
+    words = set(re.findall(r"[a-z][a-z0-9_]*", window.lower()))
+    wanted = _TRUE if action == "enable" else _FALSE
+    for e in prs:
+        removed = {m.group(1) for line in e.changed[0] if (m := _BOOL_KEY.match(line.lower()))}
+        for line in e.changed[1]:
+            found = _BOOL_KEY.match(line.lower())
+            new = found is not None and found.group(1) not in removed
+            if new and found and found.group(2) in wanted and _key_said(found.group(1), words):
+                return True
+    return False
+
+
+def _object_window(after: str) -> str:
+    """The words after a verb that name its object: up to the clause's end or the means."""
+    end = _CLAUSE_END.search(after)
+    window = after[: end.start()] if end else after
+    means = _MEANS.search(window)
+    return window[: means.start()] if means else window
+
+
+def _keys_named(window: str, prs: Sequence[PREvidence]) -> list[str | re.Pattern[str]]:
+    """The plain words of `window` that a cited PR's changed lines set as keys ("removes the
+    push trigger": `push:` on removed lines), each as the pattern of that key."""
+    out: list[str | re.Pattern[str]] = []
+    for word in dict.fromkeys(_PLAIN_WORD.findall(window.lower())):
+        key = re.compile(rf"^\s*[\"']?{re.escape(word)}[\"']?\s*:", re.MULTILINE)
+        if any(key.search(e.added) or key.search(e.removed) for e in prs):
+            out.append(key)
+    return out
 
 
 def _action_missing(
@@ -473,6 +540,9 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
             continue
         if not any(e.risks & kinds or (name == "breaking" and e.breaking) for e in segment.prs):
             return [f"failure: {found.group(0)}"]
+    if _CONDITION.search(text) and any(_RAISE_LINE.search(e.added) for e in segment.prs):
+        # "raises an error if diffusers is older than 0.38.0": a check the new code makes
+        text = _RAISED.sub(" ", text)
     failed = words.word("failure").search(text)
     if failed is None or fixing:
         return []

@@ -116,7 +116,8 @@ def _own_numbers(prs: Sequence[PRFacts]) -> set[str]:
 
 def _known_name(name: str, where: str) -> bool:
     lowered = norm(name).rstrip("/")
-    return bool(lowered) and (lowered in where or lowered.replace(".", "/") in where)
+    known = bool(lowered) and (lowered in where or lowered.replace(".", "/") in where)
+    return known or claims.setting_said(lowered, where)
 
 
 def _names_of(prs: Sequence[PRFacts]) -> str:

@@ -89,7 +89,25 @@ def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> b
     if kind == "revert":
         return "revert" in rules
     if kind in ("followup", "builds_on"):
-        return bool(rules)
+        return bool(rules) or _said_by(later, earlier, evidence)
+    return False
+
+
+SAID_REACH = 40  # how far before `#earlier` the later PR's own follow-up words may stand
+
+
+def _said_by(later: int, earlier: int, evidence: WeekEvidence) -> bool:
+    """The later PR says itself that it follows up or builds on the earlier one ("this is a
+    follow-up to #3519" in #4222's body)."""
+    found = evidence.pr(later)
+    if found is None:
+        return False
+    words = glossary()
+    kinds = (words.relations["followup"], words.relations["builds_on"])
+    for match in re.finditer(rf"#{earlier}(?!\d)", found.text):
+        before = found.text[max(0, match.start() - SAID_REACH) : match.start()]
+        if any(pattern.search(before) for pattern in kinds):
+            return True
     return False
 
 
@@ -238,12 +256,13 @@ def _direction(text: str, words: Glossary) -> str:
 
 
 def absence_reasons(
-    text: str, week_text: str, cited: Sequence[int], prs_text: str = ""
+    text: str, week_text: str, cited: Sequence[int], prs_text: str = "", leads: bool = False
 ) -> list[str]:
     """ "No X this week" must be true of every PR of the week; other universal claims ("all",
     "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
-    the sentence rests on, a trailing "…, all on 2025-11-24" after two or more cited PRs, or
-    words the cited PRs say themselves ("every changed line"; `prs_text`, lower case)."""
+    the sentence rests on, a trailing "…, all on 2025-11-24" after two or more cited PRs,
+    words the cited PRs say themselves ("every changed line"; `prs_text`, lower case), or a
+    bucket leading all of its kind that the digest's counts show (`leads`)."""
     words = glossary()
     plain = claims.without_code(text)
     reasons = []
@@ -265,6 +284,7 @@ def absence_reasons(
     universal = words.word("universal").search(plain)
     if (
         universal
+        and not leads
         and not _cited_universal(plain, universal, len(cited), words)
         and not _trailing_universal(plain, universal, len(cited))
         and not _quoted_universal(plain, universal, prs_text)

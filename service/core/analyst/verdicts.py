@@ -10,6 +10,7 @@ skipped it) stays: a failing verifier drops nothing, and the audit list says so.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,13 +20,14 @@ from service.core.analyst.facts import EXCERPT_CHARS, PeriodFacts, PRFacts, boun
 from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
 from service.core.analyst.schema import Draft
-from service.core.analyst.verify_lines import evidence_lines
+from service.core.analyst.verify_lines import evidence_lines, file_statuses, names_of
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
 
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
-VERIFY_VERSION = (
-    "4"  # 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`
-)
+# 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`;
+# 5: a block's next line, `file_status` (created, deleted, renamed), `config_changes` by name,
+# `trend_buckets` by key with their PRs' titles, and what counts as entailed said plainly
+VERIFY_VERSION = "5"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -38,6 +40,14 @@ REASON_CHARS = 200
 MAX_VERDICTS_CHARS = 64 * 1024
 SECTIONS = ("summary", "key_changes", "pr_points", "trends", "recommendations", "review_notes")
 NOTE_SECTION = "verifier"
+CONFIG_ENTRIES = 8  # config changes shown beside one sentence
+BUCKETS_SHOWN = 3  # trend buckets shown beside one sentence
+MIN_BUCKET_KEY = 3  # a shorter key (`ci`) is too easily a word of the sentence
+_WORD = re.compile(r"[a-z][a-z0-9_]*")
+# a count: a number that is no PR number, version or part of a name (`#58`, `9.0.0`, `H100`)
+_COUNT = re.compile(
+    r"(?<![#A-Za-z0-9_.])\d+(?![A-Za-z0-9_.%])|[一二三四五六七八九十两]+\s*(?:个|项|次)"
+)
 
 
 class InvalidVerdictsError(ValueError):
@@ -176,14 +186,56 @@ def _author_counts(cited: Iterable[int], facts: PeriodFacts) -> dict[str, int]:
     return {login: week[login] for login in logins}
 
 
+def config_entries(sentence: Sentence, facts: PeriodFacts) -> list[dict[str, Any]]:
+    """Every config change of the cited PRs whose key or file the sentence names (a PR's
+    payload shows its first CONFIG_SHOWN only): `{"pr": n, "change": "file key: old → new"}`."""
+    names = names_of(sentence.text)
+    out = []
+    for number in dict.fromkeys(sentence.prs):
+        pr = facts.pr(number)
+        for change in pr.config if pr is not None else ():
+            where = f"{change.path} {change.key}".lower()
+            if any(name in where for name in names):
+                out.append({"pr": number, "change": change.line()})
+    return out[:CONFIG_ENTRIES]
+
+
+def bucket_entries(sentence: Sentence, facts: PeriodFacts) -> list[dict[str, Any]]:
+    """The trend buckets (module, category, type) a sentence stating a count names by key,
+    each with its PRs' titles: "the five hardware PRs are about Ascend NPU" is judged on all
+    five (a sentence with no count, "#58 adds a diffusion algorithm", gets none)."""
+    if sentence.section != "trends" and not _COUNT.search(sentence.text):
+        return []
+    words = set(_WORD.findall(sentence.text.lower()))
+    out = []
+    for kind, buckets in facts.trends.items():
+        for bucket in buckets:
+            if bucket.key.lower() not in words or len(bucket.key) < MIN_BUCKET_KEY:
+                continue
+            titles = [
+                {"number": n, "title": pr.title if (pr := facts.pr(n)) is not None else ""}
+                for n in bucket.prs
+            ]
+            entry = {"kind": kind, "key": bucket.key, "count": bucket.count, "prs": titles}
+            out.append(entry | ({"more_prs": bucket.more_prs} if bucket.more_prs else {}))
+    return out[:BUCKETS_SHOWN]
+
+
 def _sentence_data(sentence: Sentence, facts: PeriodFacts) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "id": sentence.id,
         "text": sentence.text,
         "prs": list(sentence.prs),
         "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
         "evidence_lines": evidence_lines(sentence.text, sentence.prs, facts.evidence),
     }
+    if changes := config_entries(sentence, facts):
+        data["config_changes"] = changes
+    if files := file_statuses(sentence.text, sentence.prs, facts.evidence):
+        data["file_status"] = files
+    if buckets := bucket_entries(sentence, facts):
+        data["trend_buckets"] = buckets
+    return data
 
 
 def _encoded(payload: Any) -> str:

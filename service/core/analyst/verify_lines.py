@@ -11,6 +11,11 @@ name the merged code renamed pass. The lines are chosen by the sentence's own te
 term's best line first (a line holding more of them, or a longer one, is better), then the
 other side of each term (old and new value), then the best of the rest; at most
 LINES_PER_SENTENCE lines and SENTENCE_CHARS characters a sentence, so a batch stays bounded.
+A changed line that opens a block (`if x <= 0:`, `def f():`, a YAML key with children) comes
+with the next changed line of its file and side: what the condition does (`raise …`) is the
+fact a sentence such as "fails fast on …" states. Beside the lines, the files of the cited PRs
+the sentence names that were created, deleted or renamed ("removes score_assembler.py",
+"#59 created it").
 """
 
 from __future__ import annotations
@@ -125,14 +130,29 @@ def _found(pr: PREvidence, terms: Sequence[tuple[str, re.Pattern[str]]]) -> list
     return out
 
 
-def _chosen(found: list[_Found], terms: Sequence[str]) -> list[_Found]:
+def _follower(found: _Found, prs: dict[int, PREvidence]) -> _Found | None:
+    """The changed line after `found` in its file and on its side, when `found` opens a block
+    (ends with a colon): the body of a condition, a function or a YAML key."""
+    if found.line.side == "body" or not found.line.text.rstrip().endswith(":"):
+        return None
+    lines = prs[found.pr].searchable.lines
+    if found.index + 1 >= len(lines):
+        return None
+    line = lines[found.index + 1]
+    if (line.side, line.path) != (found.line.side, found.line.path):
+        return None
+    return _Found(found.pr, found.index + 1, line, frozenset(), 0)
+
+
+def _chosen(found: list[_Found], terms: Sequence[str], prs: dict[int, PREvidence]) -> list[_Found]:
     """Each term's best line, then its best line on a side not shown yet, then the rest by
-    rank; within LINES_PER_SENTENCE and SENTENCE_CHARS."""
+    rank, each line opening a block with the line after it; within LINES_PER_SENTENCE and
+    SENTENCE_CHARS."""
     ranked = sorted(found, key=lambda f: f.rank)
     out: dict[tuple[int, int], _Found] = {}
     chars = 0
 
-    def take(candidate: _Found) -> bool:
+    def put(candidate: _Found) -> bool:
         nonlocal chars
         key = (candidate.pr, candidate.index)
         size = min(len(candidate.line.text), LINE_CHARS) + len(candidate.line.path)
@@ -140,6 +160,13 @@ def _chosen(found: list[_Found], terms: Sequence[str]) -> list[_Found]:
             return False
         out[key] = candidate
         chars += size
+        return True
+
+    def take(candidate: _Found) -> bool:
+        if not put(candidate):
+            return False
+        if (follower := _follower(candidate, prs)) is not None:
+            put(follower)
         return True
 
     for term in terms:
@@ -186,5 +213,27 @@ def evidence_lines(
     patches and bodies: `{"pr": n, "side": "+" | "-" | "body", "file": path, "line": …}`
     (no `file` for a body line), most telling first."""
     terms = _terms(text)
-    found = [f for pr in _cited(prs, evidence) for f in _found(pr, terms)]
-    return [_entry(f) for f in _chosen(found, [t for t, _ in terms])]
+    cited = {pr.number: pr for pr in _cited(prs, evidence)}
+    found = [f for pr in cited.values() for f in _found(pr, terms)]
+    return [_entry(f) for f in _chosen(found, [t for t, _ in terms], cited)]
+
+
+def _names_file(names: Sequence[str], path: str) -> bool:
+    """Whether one of a sentence's names is `path`, its end or its file name without suffix."""
+    low = path.lower()
+    stem = low.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return any(name == stem or (("." in name or "/" in name) and name in low) for name in names)
+
+
+def file_statuses(
+    text: str, prs: Sequence[int], evidence: WeekEvidence | None
+) -> list[dict[str, object]]:
+    """The files of the cited PRs that `text` names and that the PR created, deleted or
+    renamed: `{"pr": n, "file": path, "status": "added" | "removed" | "renamed from …"}`."""
+    names = names_of(text)
+    return [
+        {"pr": pr.number, "file": path, "status": status}
+        for pr in _cited(prs, evidence)
+        for path, status in pr.statuses
+        if _names_file(names, path)
+    ][:LINES_PER_SENTENCE]

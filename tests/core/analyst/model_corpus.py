@@ -1,6 +1,7 @@
 """The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune`, the
-part the checker may be tuned on; `seen`, a held-out part whose misses were read after stop 24
-and are tuned on since; `heldout`, never tuned on) the exact request the service sent
+part the checker may be tuned on; `seen` and `seen2`, held-out parts whose misses were read
+(after stops 24 and 36) and are tuned on since; `heldout`, never tuned on nor read) the exact
+request the service sent
 for a recorded week (`<week>.<lang>.request.json`, captured with benchmarks/capture_request.py),
 the answer a capable model wrote to that request alone (`.answer.json`), every sentence labelled
 true / false / misleading against the raw PR data by a reader who wrote none of them

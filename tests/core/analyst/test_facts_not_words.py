@@ -146,3 +146,104 @@ def test_a_value_claim_joining_two_prs_must_be_true_of_each() -> None:
     assert "value of moe_implementation: said of #5033, which does not change it" in both[-1]
     wrong = check_text(f"#5033 changes {change}, and #5019 adds tests.", prs, "summary", checker)
     assert any(r.startswith("value of moe_implementation: said of #5033") for r in wrong)
+
+
+def test_a_removed_key_is_what_removes_says_and_the_means_is_no_object() -> None:
+    # #80 deletes the `push:` and `pull_request:` keys of a workflow: "removes the push
+    # triggers" is on its removed lines (a plain word the diff sets as a key)
+    assert check("seen2", "2026-W20.en.adversarial", "Besides the vllm reward pass, #80") == []
+    # "deletes the ready-for-ci label through the GitHub API": the API is the means, not what
+    # is deleted (the new workflow calls it on added lines)
+    assert check("seen2", "2026-W19.en.adversarial", "The drop_ready_for_ci_label workflow") == []
+    # a key the PR adds (`workflow_dispatch:`, on added lines only) is not what it removes
+    checker = Checker(facts_for(_meta("seen2", "2026-W20"), "en"))
+    # a word no line sets as a key is no object found: the PR's words must say remove
+    reasons = check_text("#80 removes the nightly trigger.", (80,), "pr_points", checker)
+    assert reasons == ["action: removes (#80's title, body and diff show no remove)"]
+    flipped = check_text("#80 removes the workflow_dispatch trigger.", (80,), "pr_points", checker)
+    assert any(r.startswith("action: removes (`workflow_dispatch` is on added") for r in flipped)
+    # and "adds the push trigger" is the direction flipped
+    assert any(
+        r.startswith("action: adds")
+        for r in check_text("#80 adds the push trigger.", (80,), "pr_points", checker)
+    )
+
+
+def test_a_name_beside_the_changed_lines_is_a_name_of_the_pr() -> None:
+    # `gradient_accumulation_steps` is on an unchanged line of #59's patch, next to the line
+    # that multiplies the loss by sp_size
+    assert check("seen2", "2026-W19.en.adversarial", "#59 reads sp_size in the loss") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W19"), "en"))
+    made_up = check_text("#59 divides by gradient_accumulation_rounds.", (59,), "summary", checker)
+    assert "identifier: gradient_accumulation_rounds" in made_up
+
+
+def test_an_unquoted_snake_case_name_is_no_concept_and_a_quoted_setting_is_read_as_one() -> None:
+    # `ppo_micro_batch_size_per_gpu` (kept at 4 on an unchanged line of #85's script) names
+    # no GPU: the identifier rule checks the name
+    assert check("seen2", "2026-W20.en.adversarial", "Tell NPU users that #85") == []
+    # `tool_response_truncate_side: left` is the setting at the value #6313's lines give it
+    assert check("seen", "2026-W20.en.adversarial", "#6313 swaps the left and right") == []
+    checker = Checker(facts_for(_meta("seen", "2026-W20"), "en"))
+    wrong = "#6313 sets `tool_response_truncate_side: middle` for tool output."
+    assert any(
+        r.startswith("identifier: tool_response_truncate_side: middle")
+        for r in check_text(wrong, (6313,), "pr_points", checker)
+    )
+
+
+def test_the_week_total_an_authors_count_is_part_of_is_no_count_of_theirs() -> None:
+    # Cheung-Ka-Wai wrote 6 of verl-omni 2026-W20's 17 PRs
+    assert check("seen2", "2026-W20.en.adversarial", "Cheung-Ka-Wai authored 6 of the 17") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W20"), "en"))
+    off = check_text("Cheung-Ka-Wai authored 5 of the 17 PRs.", (), "trends", checker)
+    assert off == ["count 5: cheung-ka-wai wrote 6 of the week's PRs"]
+    whole = check_text("Cheung-Ka-Wai authored 6 of the 18 PRs.", (), "trends", checker)
+    assert "count 18: cheung-ka-wai wrote 6 of the week's PRs" in whole
+
+
+def test_an_error_the_new_code_raises_on_a_condition_is_no_failure() -> None:
+    # #59's added lines raise when diffusers is older than 0.38.0
+    assert check("seen2", "2026-W19.en.adversarial", "When SP is enabled, the engine") == []
+    checker = Checker(facts_for(_meta("seen2", "2026-W19"), "en"))
+    # an error told as what the PR broke, with no condition of a check, is still a failure
+    broke = check_text("#59 raises an error in every SP run.", (59,), "pr_points", checker)
+    assert any(r.startswith("failure:") for r in broke)
+
+
+def test_a_measurement_the_body_states_with_its_unit_is_a_figure_of_the_pr() -> None:
+    # #7347's body, past the excerpt the model saw: "from 1.489 seconds to 379.444 milliseconds"
+    assert check("seen", "2026-W34.en.adversarial", "#7347 cut the profiled model H2D") == []
+    checker = Checker(facts_for(_meta("seen", "2026-W34"), "en"))
+    other_unit = "#7347 cuts the H2D transfer to 379.444 seconds."
+    assert "figure: 379.444" in check_text(other_unit, (7347,), "pr_points", checker)
+    other_value = "#7347 cuts the H2D transfer to 379.445 milliseconds."
+    assert "figure: 379.445" in check_text(other_value, (7347,), "pr_points", checker)
+
+
+def test_a_new_switch_set_on_is_what_enables_says() -> None:
+    # #4221 adds `"use_precision_aware_optimizer": True` (PAO: the initials of its parts)
+    assert check("tune", "2025-W47.zh.adversarial", "#4234 撤销了 #4221 在 BF16") == []
+    checker = Checker(facts_for(_meta("tune", "2025-W47"), "en"))
+    on = check_text("#4221 enables PAO in BF16 mode.", (4221,), "pr_points", checker)
+    assert not any(r.startswith("action") for r in on)
+    # the switch is set on, not off; and no key of #4221 is spelled `FSO`
+    off = check_text("#4221 disables PAO in BF16 mode.", (4221,), "pr_points", checker)
+    assert any(r.startswith("action: disables") for r in off)
+    other = check_text("#4221 enables FSO in BF16 mode.", (4221,), "pr_points", checker)
+    assert any(r.startswith("action: enables") for r in other)
+
+
+def test_a_follow_up_the_later_pr_states_itself_is_a_relation() -> None:
+    # #4222's body: "this is a follow-up to #3519" (an earlier week's PR, no digest relation)
+    assert check("tune", "2025-W47.zh.adversarial", "#4222 是 #3519 的后续") == []
+    checker = Checker(facts_for(_meta("tune", "2025-W47"), "en"))
+    said = "#4222 is a follow-up to #3519 for vLLM v0.11.0 MoE models."
+    assert not any(
+        r.startswith("relation") for r in check_text(said, (4222, 3519), "pr_points", checker)
+    )
+    # a revert still needs the digest's revert; another PR's follow-up is not #4222's
+    reverted = check_text("#4222 reverts #3519.", (4222, 3519), "pr_points", checker)
+    assert any(r.startswith("relation: #4222") for r in reverted)
+    other = check_text("#4221 is a follow-up to #3519.", (4221, 3519), "pr_points", checker)
+    assert any(r.startswith("relation: #4221") for r in other)

@@ -22,7 +22,7 @@ def _reasons(checker: Checker, text: str, *prs: int, section: str = "pr_points")
 
 
 def test_a_list_value_is_read_whole() -> None:
-    checker = _checker("heldout", "2026-W20", "en")
+    checker = _checker("seen2", "2026-W20", "en")
     true = (
         "Announce the breaking `sde_window_range` default change in #58 from [0, 5] to null, "
         "so users relying on the old window set it explicitly."
@@ -31,7 +31,7 @@ def test_a_list_value_is_read_whole() -> None:
 
 
 def test_a_word_after_default_is_no_value_and_a_lists_comma_ends_no_clause() -> None:
-    checker = _checker("heldout", "2026-W20", "en")
+    checker = _checker("seen2", "2026-W20", "en")
     true = (
         "Flagged as a medium-severity breaking change because the `sde_window_range` default "
         "in `diffusion_rollout.yaml` moved from [0, 5] to null."
@@ -53,7 +53,7 @@ def test_a_long_value_is_not_cut_at_the_window() -> None:
 
 
 def test_a_key_is_a_whole_name_and_a_chinese_word_is_no_value() -> None:
-    checker = _checker("heldout", "2026-W21", "zh")
+    checker = _checker("seen2", "2026-W21", "zh")
     true = (
         "#99 中 `collate_fn` 默认为 null，此时 `get_collate_fn` 回退到上游默认的 collate 函数；"
         "只有设置了 `custom_cls.path` 才按名称加载自定义函数。"
@@ -65,7 +65,7 @@ def test_a_key_is_a_whole_name_and_a_chinese_word_is_no_value() -> None:
 
 def test_a_figure_on_a_changed_line_beside_its_setting_is_the_fact() -> None:
     # rules alone: 384 and 512 are none of #79's own figures, but its diff sets them
-    checker = _checker("heldout", "2026-W20", "en")
+    checker = _checker("seen2", "2026-W20", "en")
     true = (
         "#79 raises the full-weight Qwen-Image OCR recipe learning rate from 1e-5 to 3e-5 "
         "and its image resolution from 384 to 512."
@@ -76,7 +76,7 @@ def test_a_figure_on_a_changed_line_beside_its_setting_is_the_fact() -> None:
 
 
 def test_a_short_figure_needs_what_it_is_given_to_on_the_same_line() -> None:
-    checker = _checker("heldout", "2026-W20", "en")
+    checker = _checker("seen2", "2026-W20", "en")
     evidence = checker.evidence.pr(79)
     assert evidence is not None
     assert evidence.states("384", [], "its image resolution from 384 to 512")
@@ -99,7 +99,7 @@ def test_an_exponent_is_one_figure() -> None:
 
 
 def test_an_options_default_is_read_off_the_added_line_that_names_it() -> None:
-    checker = _checker("heldout", "2026-W34", "zh")
+    checker = _checker("seen2", "2026-W34", "zh")
     true = "#383 新增的 prepare_t2av_data.py 中 --train_size 与 --val_size 默认值均为 -1。"
     assert _reasons(checker, true, 383) == []
     false = true.replace("-1", "-2")
@@ -108,7 +108,7 @@ def test_an_options_default_is_read_off_the_added_line_that_names_it() -> None:
 
 
 def test_a_theme_that_names_no_value_rests_on_a_setting_that_changes() -> None:
-    checker = _checker("heldout", "2026-W19", "en")
+    checker = _checker("seen2", "2026-W19", "en")
     assert _reasons(checker, "Reward manager defaults", 56, section="theme") == []
     # #45 changes no setting: the same words are no fact of it
     (reason,) = _reasons(checker, "CI workflow defaults", 45, section="theme")
@@ -118,13 +118,13 @@ def test_a_theme_that_names_no_value_rests_on_a_setting_that_changes() -> None:
 
 
 def test_a_verb_of_counts_is_no_action_and_a_failed_action_names_the_fact() -> None:
-    checker = _checker("heldout", "2026-W21", "zh")
+    checker = _checker("seen2", "2026-W21", "zh")
     true = (
         "rollout 模块本周 2 个 PR，上一周为 1 个；"
         "fixes 类别同样从 1 个增加到 2 个，均为 #94 与 #102。"
     )
     assert _reasons(checker, true, 94, 102, section="trends") == []
-    w19 = _checker("heldout", "2026-W19", "en")
+    w19 = _checker("seen2", "2026-W19", "en")
     # #62 adds the workflow: told as deleted, the reason is the side its name stands on
     false = "#62 deletes the `drop_ready_for_ci_label` workflow."
     assert _reasons(w19, false, 62) == [
@@ -133,7 +133,7 @@ def test_a_verb_of_counts_is_no_action_and_a_failed_action_names_the_fact() -> N
 
 
 def test_a_name_said_to_be_removed_after_it_is_told_as_the_old_one() -> None:
-    checker = _checker("heldout", "2026-W19", "en")
+    checker = _checker("seen2", "2026-W19", "en")
     true = (
         "The reward.yaml reward_manager.source changes from register to importlib and the "
         "custom_reward_manager module name is removed, flagged as a medium breaking risk."

@@ -1,9 +1,14 @@
 """The checker on the model-written corpus (tests/data/llm/model_corpus): floors at the
 figures measured after issue 26's checker work, rules alone and with the recorded verifier
 answers replayed through the real verification pass; benchmarks/model_corpus.py prints the
-full figures. The held-out part's floors were set once, from its first measurement: they
-guard it from sliding back and were never a target to tune to. checker36 (a session when all
-three parts were open to tuning) raised the floors its fact checks moved up."""
+full figures. A held-out part's floors were set once, from its first measurement: they guard it
+from sliding back and were never a target to tune to. checker36 (a session when all three
+parts then recorded were open to tuning) raised the floors its fact checks moved up. checker37
+renamed the former held-out part `seen2` (its misses were read and are tuned on) and the part
+then called `fresh` `heldout` (never read), with floors at its figures that day; after its
+rule changes (tuned on tune, seen and seen2 only) and the held-out part's verifier answers to
+verify request v5, the floors are the figures measured then (seen2's verifier answers are
+still those to v4)."""
 
 from __future__ import annotations
 
@@ -14,22 +19,37 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
     ("tune", "answers"): (0.97, 2),
-    ("tune", "adversarial"): (0.95, 2),
+    ("tune", "adversarial"): (1.0, 2),
     ("seen", "answers"): (0.98, 9),
-    ("seen", "adversarial"): (0.89, 5),
-    ("heldout", "answers"): (0.96, 12),
-    ("heldout", "adversarial"): (0.77, 13),
+    ("seen", "adversarial"): (0.93, 5),
+    ("seen2", "answers"): (0.96, 12),
+    ("seen2", "adversarial"): (0.91, 10),
+    ("heldout", "answers"): (0.93, 5),
+    ("heldout", "adversarial"): (0.76, 16),
 }
-# the same with the verification pass (recorded verifier answers to the current verify prompt;
+# the same with the verification pass (recorded verifier answers: v5 for heldout, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
-    ("tune", "adversarial"): (0.89, 0),
+    ("tune", "adversarial"): (0.93, 0),
     ("seen", "answers"): (0.97, 8),
-    ("seen", "adversarial"): (0.82, 1),
-    ("heldout", "answers"): (0.96, 9),
-    ("heldout", "adversarial"): (0.67, 1),
+    ("seen", "adversarial"): (0.84, 1),
+    ("seen2", "answers"): (0.96, 9),
+    ("seen2", "adversarial"): (0.73, 0),
+    ("heldout", "answers"): (0.90, 2),
+    ("heldout", "adversarial"): (0.75, 0),
+}
+# (part, batch) → how many sentences the readers labelled true and false or misleading
+LABELLED = {
+    ("tune", "answers"): (121, 7),
+    ("tune", "adversarial"): (47, 58),
+    ("seen", "answers"): (140, 20),
+    ("seen", "adversarial"): (46, 63),
+    ("seen2", "answers"): (111, 12),
+    ("seen2", "adversarial"): (49, 63),
+    ("heldout", "answers"): (122, 6),
+    ("heldout", "adversarial"): (52, 57),
 }
 
 
@@ -38,8 +58,7 @@ def test_the_checker_holds_its_figures_on_model_written_answers(part: str, batch
     rows: list[Verdict] = [v for v in verdicts(part) if v.batch == batch]
     true = [v for v in rows if v.label == "true"]
     wrong = [v for v in rows if v.label != "true"]
-    assert len(true) >= 40  # every labelled sentence was read
-    assert len(wrong) >= 7
+    assert (len(true), len(wrong)) == LABELLED[(part, batch)]  # every labelled sentence read
     least_kept, most_wrong = FLOORS[(part, batch)]
     assert sum(v.kept for v in true) / len(true) >= least_kept
     assert sum(v.kept for v in wrong) <= most_wrong
@@ -50,7 +69,7 @@ def test_the_verification_pass_holds_its_figures(part: str, batch: str) -> None:
     rows: list[Verdict] = [v for v in verdicts(part, verified=True) if v.batch == batch]
     true = [v for v in rows if v.label == "true"]
     wrong = [v for v in rows if v.label != "true"]
-    assert len(true) >= 40
+    assert (len(true), len(wrong)) == LABELLED[(part, batch)]
     least_kept, most_wrong = VERIFIED_FLOORS[(part, batch)]
     assert sum(v.kept for v in true) / len(true) >= least_kept
     assert sum(v.kept for v in wrong) <= most_wrong

@@ -17,6 +17,7 @@ from service.core.analyst.verify_lines import (
     SENTENCE_CHARS,
     evidence_lines,
     figures_of,
+    file_statuses,
     names_of,
 )
 from service.render.verify_prompt import verify_messages
@@ -42,7 +43,12 @@ def test_a_sentence_gets_the_lines_that_name_its_setting_on_their_side() -> None
     )
     sides = {entry["side"] for entry in lines}
     assert {"+", "-"} <= sides
-    assert all("one_step_off_policy" in str(e["line"]).lower() for e in lines)
+    texts = [str(e["line"]).lower() for e in lines]
+    # each line names it, or is the next line of one that opens a block (`job_name:`)
+    assert all(
+        "one_step_off_policy" in text or (n > 0 and texts[n - 1].endswith(":"))
+        for n, text in enumerate(texts)
+    )
     assert all(e["pr"] == 4280 for e in lines)
     assert len(lines) <= LINES_PER_SENTENCE
 
@@ -110,8 +116,8 @@ def test_names_and_values_next_to_chinese_characters_are_found() -> None:
 
 
 def test_a_change_from_a_to_b_gets_the_old_value_on_removed_and_the_new_on_added_lines() -> None:
-    # a true held-out sentence the recorded verifier could not confirm from the old request
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    # a true seen2 sentence the recorded verifier could not confirm from the old request
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     text = (
         "#79 raises the full-weight Qwen-Image OCR recipe learning rate from 1e-5 to 3e-5 "
         "and its image resolution from 384 to 512."
@@ -126,7 +132,7 @@ def test_a_change_from_a_to_b_gets_the_old_value_on_removed_and_the_new_on_added
 
 
 def test_a_name_only_the_body_holds_is_shown_as_a_body_line() -> None:
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     lines = evidence_lines("#58 adds AlgoType and SampleStrategy enums", (58,), facts.evidence)
     body = [e for e in lines if e["side"] == "body"]
     assert body
@@ -138,7 +144,7 @@ def test_a_name_only_the_body_holds_is_shown_as_a_body_line() -> None:
 
 
 def test_each_sentence_is_shown_a_bounded_number_of_lines_each_cut_around_its_term() -> None:
-    facts = _corpus_facts("heldout", "2026-W20", "en")
+    facts = _corpus_facts("seen2", "2026-W20", "en")
     text = (
         "#58 makes `DiffusionRolloutAlgoConfig` fail fast in `__post_init__` on an unknown "
         "sample_strategy or a non-positive iters_per_group under progressive, with MixGRPO "
@@ -159,3 +165,93 @@ def test_the_verify_prompt_says_removed_lines_hold_the_old_value(language: str) 
     assert "evidence_lines" in system["content"]
     old = '"-" line is the old one' if language == "en" else "出现在“-”行上的取值或名称是旧的"
     assert old in system["content"]
+
+
+def test_a_line_opening_a_condition_comes_with_what_the_condition_does() -> None:
+    # a true seen2 sentence the v4 verifier judged not_enough_information: "the specific checks
+    # … are not shown" (the `if` line was, its `raise` was not)
+    facts = _corpus_facts("seen2", "2026-W20", "en")
+    text = (
+        "#58 makes `DiffusionRolloutAlgoConfig` fail fast in `__post_init__` on an unknown "
+        "sample_strategy or a non-positive iters_per_group under progressive."
+    )
+    lines = [str(e["line"]) for e in evidence_lines(text, (58,), facts.evidence)]
+    condition = 'if self.sample_strategy == "progressive" and self.iters_per_group <= 0:'
+    assert condition in lines
+    follower = lines[lines.index(condition) + 1]
+    assert follower.startswith("raise ValueError(")
+    assert "iters_per_group must be positive" in follower
+
+
+def test_a_sentence_gets_the_files_it_names_that_a_pr_created_or_deleted() -> None:
+    # two true seen2 sentences the v4 verifier could not confirm: the file list said nothing
+    # of which files #56 deleted or #59 created
+    facts = _corpus_facts("seen2", "2026-W19", "en")
+    removes = (
+        "Besides deleting `verl_omni/reward_loop/_patches.py`, the PR removes score_assembler.py"
+    )
+    assert file_statuses(removes, (56,), facts.evidence) == [
+        {"pr": 56, "file": "verl_omni/reward_loop/_patches.py", "status": "removed"},
+        {"pr": 56, "file": "verl_omni/reward_loop/score_assembler.py", "status": "removed"},
+    ]
+    created = "Two PRs touched `verl_omni/pipelines/_patch.py`: #59 created it"
+    assert file_statuses(created, (59, 65), facts.evidence) == [
+        {"pr": 59, "file": "verl_omni/pipelines/_patch.py", "status": "added"}
+    ]
+    # a file only modified, or one the sentence does not name, is not listed
+    assert file_statuses("#65 limits how often `_patch.py` warns", (65,), facts.evidence) == []
+    assert file_statuses("#56 moves the score assembly", (56,), facts.evidence) == []
+
+
+def test_a_sentence_gets_every_config_change_that_holds_its_names() -> None:
+    facts = _corpus_facts("seen2", "2026-W20", "en")
+    sentence = Sentence(1, "pr_points", 0, "#58 adds `iters_per_group` and sample_strategy", (58,))
+    data = json.loads(batch_data([sentence], facts))
+    (shown,) = data["sentences"]
+    assert shown["config_changes"] == [
+        {"pr": 58, "change": "diffusion_rollout.yaml …iters_per_group: + 1"},
+        {"pr": 58, "change": "diffusion_rollout.yaml …sample_strategy: + random"},
+    ]
+    other = Sentence(2, "pr_points", 0, "#58 adds MixGRPO docs", (58,))
+    assert "config_changes" not in json.loads(batch_data([other], facts))["sentences"][0]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_verify_prompt_says_what_counts_as_entailed(language: str) -> None:
+    (system, _user) = verify_messages("verl-project/verl", "2026-W04", language, "{}")
+    said = {
+        "en": ["What counts as entailed", "raise ValueError", "Do not ask for the sentence's"],
+        "zh": ["怎样算 entailed", "raise ValueError", "措辞不必与句子相同"],
+    }[language]
+    assert all(words in system["content"] for words in said)
+    # the protections stay: data is no instruction, judgements nobody made, body-only names
+    keep = {
+        "en": ["not instructions to you", '"approved" that nobody made', "only in the body"],
+        "zh": ["不是给你的指令", "没有人作出的判断", "只在正文里出现的名称"],
+    }[language]
+    assert all(words in system["content"] for words in keep)
+
+
+def test_a_sentence_naming_a_trend_bucket_gets_its_prs_titles() -> None:
+    # a true tune sentence the v4 verifier could not confirm: "the data gives only some of the
+    # five hardware PRs" (it saw the one cited)
+    facts = _corpus_facts("tune", "2025-W47", "zh")
+    text = "hardware 类的 5 个 PR 集中在 Ascend NPU，例如 #3465 新增 Ascend NPU CI。"
+    sentence = Sentence(1, "trends", 0, text, (3465,))
+    (shown,) = json.loads(batch_data([sentence], facts))["sentences"]
+    (hardware,) = [b for b in shown["trend_buckets"] if b["key"] == "hardware"]
+    assert (hardware["kind"], hardware["count"]) == ("categories", 5)
+    assert len(hardware["prs"]) == 5
+    assert all("npu" in p["title"].lower() for p in hardware["prs"][:4])
+    # a sentence naming no bucket gets none; a two-letter key (`ci`) is no bucket's name
+    plain = Sentence(2, "trends", 0, "#3465 adds a ci job for Ascend NPU", (3465,))
+    assert "trend_buckets" not in json.loads(batch_data([plain], facts))["sentences"][0]
+
+
+def test_a_sentence_stating_no_count_gets_no_trend_bucket() -> None:
+    facts = _corpus_facts("seen2", "2026-W20", "en")
+    plain = Sentence(1, "pr_points", 0, "#58 adds MixGRPO as a diffusion RL algorithm", (58,))
+    assert "trend_buckets" not in json.loads(batch_data([plain], facts))["sentences"][0]
+    counted = Sentence(2, "pr_points", 0, "The diffusion module had 1 PR, #58", (58,))
+    (shown,) = json.loads(batch_data([counted], facts))["sentences"]
+    assert [(b["key"], b["count"]) for b in shown["trend_buckets"]] == [("diffusion", 1)]
