@@ -29,6 +29,7 @@ from service.commands.kinds import (
     TopAnswer,
     UsageErrorAnswer,
 )
+from service.commands.registry import card_buttons
 from service.core.models import Digest, TrendBucket
 from service.core.ranking import ranked_factors, top_prs
 from service.render import answers, escape
@@ -63,9 +64,17 @@ CODE_CHARS = 120
 BAR_WIDTH = 10
 BAR = "▇"
 PLATFORM = "slack"
-ACTION_REPORT = "verl_week_report"
-ACTION_RISKS = "verl_week_risks"
-ACTION_REGENERATE = "verl_week_regenerate"
+# a card button's action_id is the prefix and its verb (the adapter reads the verb back)
+ACTION_PREFIX = "verl_week_"
+ACTION_REPORT = ACTION_PREFIX + "report"
+
+
+def action_id(verb: str) -> str:
+    return ACTION_PREFIX + verb
+
+
+ACTION_RISKS = action_id("risks")
+ACTION_REGENERATE = action_id("regenerate")
 
 
 def slack_title(text: str) -> str:
@@ -157,8 +166,6 @@ def _render(
             lang=lang,
             risk_say=lambda r, field: voice.risk_line(r, field, RISK_FALLBACK),
             action_report=ACTION_REPORT,
-            action_risks=ACTION_RISKS,
-            action_regenerate=ACTION_REGENERATE,
             **context,
         )
     )
@@ -209,10 +216,26 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
         discussion_url=escape.safe_url(digest.discussion_url),
         first_day=digest.start.date().isoformat(),
         last_day=_last_day(digest).isoformat(),
-        risks_value=buttons.encode_text("risks", digest.repo, digest.period, digest.filter),
-        regenerate_value=buttons.encode_text("regenerate", digest.repo, digest.period),
+        actions=card_actions(digest),
         **s.card_context(),
     )
+
+
+def card_actions(digest: Digest) -> list[dict[str, str]]:
+    """The card's action buttons: every verb the registry shows as a button, with its
+    action_id, its style (Slack's own: none for the default) and the value it sends back
+    (commands/buttons.py); a filtered button carries a filtered card's filter."""
+    return [
+        {
+            "verb": verb,
+            "action_id": action_id(verb),
+            "style": "" if button.style == "default" else button.style,
+            "value": buttons.encode_text(
+                verb, digest.repo, digest.period, digest.filter if button.filtered else ""
+            ),
+        }
+        for verb, button in card_buttons()
+    ]
 
 
 # --- answers -------------------------------------------------------------------------------

@@ -32,13 +32,7 @@ from service.commands import buttons
 from service.commands.answer import Answer, Caller, EngineContext, answer_failure
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate, new_incident
 from service.commands.grammar import Command
-from service.render.slack import (
-    ACTION_REGENERATE,
-    ACTION_REPORT,
-    ACTION_RISKS,
-    SlackMessage,
-    render_answer,
-)
+from service.render.slack import ACTION_PREFIX, ACTION_REPORT, SlackMessage, render_answer
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +106,17 @@ def _safe_respond(respond: Respond, **fields: Any) -> None:
         logger.warning("response_url failed", exc_info=True)
 
 
-def _action_command(body: dict[str, Any], verb: str) -> Command | None:
-    """The Command a card button stands for (commands/buttons.py reads its value)."""
+# a card's verb button: the prefix and the verb (the report button is a URL, answered apart)
+ACTION_VERB = re.compile(rf"^{ACTION_PREFIX}(?!report$)([a-z][a-z_]*)$")
+
+
+def _action_command(body: dict[str, Any]) -> Command:
+    """The Command a card button stands for: its value (commands/buttons.py reads it), else
+    the verb its action_id names (an unknown verb gets the engine's helpful answer)."""
     action = (body.get("actions") or [{}])[0]
-    return buttons.decode(action.get("value"), verb)
+    found = ACTION_VERB.match(str(action.get("action_id") or ""))
+    verb = found.group(1) if found else ""
+    return buttons.decode(action.get("value"), verb) or Command(verb=verb)
 
 
 def _action_caller(body: dict[str, Any]) -> Caller:
@@ -134,16 +135,10 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
         talk = commands.talk(ack, respond, in_ack=True)
         commands.flow.on_text(body.get("text", ""), caller, talk)
 
-    def on_button(verb: str) -> Callable[..., None]:
-        def listener(ack: Any, body: dict[str, Any], respond: Any) -> None:
-            talk = commands.talk(ack, respond, in_ack=False)
-            command = _action_command(body, verb) or Command(verb=verb)
-            commands.flow.on_command(command, _action_caller(body), talk)
-
-        return listener
-
-    app.action(ACTION_RISKS)(on_button("risks"))
-    app.action(ACTION_REGENERATE)(on_button("regenerate"))
+    @app.action(ACTION_VERB)
+    def on_button(ack: Any, body: dict[str, Any], respond: Any) -> None:
+        talk = commands.talk(ack, respond, in_ack=False)
+        commands.flow.on_command(_action_command(body), _action_caller(body), talk)
 
     @app.action(ACTION_REPORT)
     def on_report(ack: Any) -> None:

@@ -2,7 +2,7 @@
 in which channel, about which repository. It is the whole of a new verb but its catalog keys:
 one module with its tokens, its answer model and its answer function, registered through
 `service.commands.registry.register` (tests/channels/test_new_verb.py). It is a button of the
-digest's Feishu card too (`button`), which the card shows and the button answers."""
+digest's Slack and Feishu cards too (`button`), which the cards show and the button answers."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ CATALOG = {
     "en": {
         f"cmd.usage.{NAME}": "`echo [owner/repo]`: who asks, where",
         f"feishu.button.{NAME}": "Echo",
+        f"slack.button.{NAME}": "Echo",
         ANSWER_KEY: "{user} asked in {channel} about {repo}",
     },
     "zh": {
         f"cmd.usage.{NAME}": "`echo [owner/repo]`：谁在哪里问",
         f"feishu.button.{NAME}": "回声",
+        f"slack.button.{NAME}": "回声",
         ANSWER_KEY: "{user} 在 {channel} 问了 {repo}",
     },
 }

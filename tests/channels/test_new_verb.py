@@ -1,7 +1,7 @@
 """A verb added in one module (tests/channels/echo_verb.py) and its catalog keys, registered
 through the registry, is answered end to end: a signed slash command to POST /slack/events on
 the service wired as `serve` wires it, in the channel's language, and `help` lists it; as a
-button of the registry, the Feishu card shows it and a click on it is answered."""
+button of the registry, the Slack and Feishu cards show it and a click on it is answered."""
 
 from __future__ import annotations
 
@@ -12,12 +12,22 @@ import pytest
 import requests
 
 from service.commands import registry
-from service.render import feishu
+from service.render import feishu, slack
 from service.render.environment import templates_dir
 from service.render.strings import load_catalog
 from tests.channels import echo_verb
-from tests.channels.conftest import FEISHU_TOKEN, REPO, USER, WEEK, Wired, card_text
+from tests.channels.conftest import (
+    FEISHU_TOKEN,
+    REPO,
+    SLACK_SECRET,
+    USER,
+    WEEK,
+    Wired,
+    card_text,
+)
 from tests.fakes import feishu_events
+from tests.fakes.signing import sign_slack
+from tests.fakes.slack import action_body
 from tests.waiting import wait_for
 
 
@@ -92,3 +102,53 @@ def test_the_feishu_card_shows_every_button_verb_and_the_new_one_answers(
     reply = card_text(wired.feishu.replies("om_card")[0].card)
     # oc_group1 speaks Chinese; the card escapes the underscores of the ids
     assert f"ou&#95;reader 在 oc&#95;group1 问了 {REPO}" in reply
+
+
+def test_the_slack_card_shows_every_button_verb_and_the_new_one_answers(
+    echo: None, wired: Wired
+) -> None:
+    wired.build_week()
+    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    assert digest is not None
+    card = slack.render_digest(digest, report_url="https://reports.test/r", lang="en")
+    actions = [e for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+    ids = [e["action_id"] for e in actions if "value" in e]
+    assert ids == ["verl_week_risks", "verl_week_regenerate", f"verl_week_{echo_verb.NAME}"]
+    [button] = [e for e in actions if e["action_id"] == f"verl_week_{echo_verb.NAME}"]
+    assert button["text"]["text"] == "Echo"
+    hook = wired.slack.response_url()
+    payload = {
+        "type": "block_actions",
+        "team": {"id": "T0001"},
+        "user": {"id": USER},
+        "api_app_id": "A0001",
+        "channel": {"id": "C_EN"},
+        "container": {"type": "message", "channel_id": "C_EN", "message_ts": "1.2"},
+        "response_url": hook,
+        "trigger_id": "1.2.3",
+        "actions": [{"action_id": button["action_id"], "type": "button", "value": button["value"]}],
+    }
+    body = action_body(payload)
+    headers = sign_slack(body, SLACK_SECRET)
+    response = requests.post(f"{wired.url}/slack/events", data=body, headers=headers, timeout=15)
+    assert response.status_code == 200
+    wait_for(lambda: len(wired.slack.responses_to(hook)) == 1)
+    reply = wired.slack.responses_to(hook)[0]
+    assert f"{USER} asked in C_EN about {REPO}" in card_text(reply)
+
+
+def test_a_slack_button_of_a_verb_no_one_knows_gets_a_helpful_answer(wired: Wired) -> None:
+    hook = wired.slack.response_url()
+    payload = {
+        "type": "block_actions",
+        "user": {"id": USER},
+        "channel": {"id": "C_EN"},
+        "response_url": hook,
+        "actions": [{"action_id": "verl_week_gone", "type": "button", "value": "{}"}],
+    }
+    body = action_body(payload)
+    headers = sign_slack(body, SLACK_SECRET)
+    response = requests.post(f"{wired.url}/slack/events", data=body, headers=headers, timeout=15)
+    assert response.status_code == 200
+    wait_for(lambda: len(wired.slack.responses_to(hook)) == 1)
+    assert "gone" in card_text(wired.slack.responses_to(hook)[0])

@@ -96,7 +96,7 @@ def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> b
 SAID_REACH = 40  # how far before `#earlier` the later PR's own follow-up words may stand
 
 
-def _said_by(later: int, earlier: int, evidence: WeekEvidence) -> bool:
+def _said_by(later: int, earlier: int, evidence: PeriodEvidence) -> bool:
     """The later PR says itself that it follows up or builds on the earlier one ("this is a
     follow-up to #3519" in #4222's body)."""
     found = evidence.pr(later)

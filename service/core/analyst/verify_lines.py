@@ -226,7 +226,7 @@ def _names_file(names: Sequence[str], path: str) -> bool:
 
 
 def file_statuses(
-    text: str, prs: Sequence[int], evidence: WeekEvidence | None
+    text: str, prs: Sequence[int], evidence: PeriodEvidence | None
 ) -> list[dict[str, object]]:
     """The files of the cited PRs that `text` names and that the PR created, deleted or
     renamed: `{"pr": n, "file": path, "status": "added" | "removed" | "renamed from …"}`."""
