@@ -22,9 +22,13 @@ def test_one_fake_serves_every_repository_of_the_family(tmp_path: Path) -> None:
         scope = settings.scope(["verl-project"])
         threads: set[str] = set()
         collect = pipeline.collect
+        # every repository's collection waits here until all have begun: only collections
+        # that run at once get past it (one after another, the first would time out)
+        together = threading.Barrier(len(FAMILY), timeout=30)
 
         def seen(repo: str, window: Period) -> CollectedPeriod:
             threads.add(threading.current_thread().name)
+            together.wait()
             return collect(repo, window)
 
         pipeline.collect = seen
@@ -34,7 +38,7 @@ def test_one_fake_serves_every_repository_of_the_family(tmp_path: Path) -> None:
         assert {p.number for p in week.prs} == _numbers(repo)
         assert all(f"/{repo}/pull/" in p.url for p in week.prs)
     assert weeks[2].prs == []  # verl-recipe merged nothing that week
-    assert len(threads) == len(FAMILY)  # one collecting thread per repository
+    assert len(threads) == len(FAMILY)  # one collecting thread per repository, all at once
     assert threading.current_thread().name not in threads
     # one budget: the fake counted every repository's requests on one token
     assert fakes.github.rate_remaining < 5000
