@@ -54,6 +54,8 @@ from service.core.trends import authors
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
 REVIEW_CHARS = 300
+# the summary statements of the upgrade steps (core/narrative.py: narrative.summary.step.<rule>)
+STEP_KEY = "narrative.summary.step."
 FULL_PRS = 20
 LINE_PRS = 200
 PATHS_SHOWN = 8
@@ -209,6 +211,9 @@ class PeriodFacts:
     more_buckets: dict[str, int] = field(default_factory=dict)
     # a family's repositories, the first the primary (core/scope.py); empty for one repository
     repos: tuple[str, ...] = ()
+    # the PRs whose upgrade steps (what users must do) the report's summary opens with, written
+    # by rules: the model is told not to restate them
+    steps: tuple[int, ...] = ()
 
     def pr(self, number: int) -> PRFacts | None:
         return self.by_number.get(number)
@@ -516,7 +521,13 @@ def build_facts(
         evidence=build_evidence(digest, prs),
         earlier=_earlier(digest),
         repos=tuple(digest.repo_names),
+        steps=_step_prs(digest),
     )
+
+
+def _step_prs(digest: Digest) -> tuple[int, ...]:
+    told = (st for st in digest.narrative.summary if st.key.startswith(STEP_KEY))
+    return tuple(dict.fromkeys(n for st in told for n in st.prs))
 
 
 # --- the prompt's data section ----------------------------------------------------------------
@@ -676,6 +687,8 @@ def facts_payload(facts: PeriodFacts, detail: tuple[int, int, int] | None = None
         ],
         "more_prs": [_line(p) for p in lines],
     }
+    if facts.steps:
+        payload["summary_steps"] = {"prs": list(facts.steps)}
     unlisted = len(facts.prs) - len(full) - len(lines)
     if unlisted > 0:
         payload["prs_not_listed"] = unlisted

@@ -4,6 +4,7 @@ prompt that stays well under 80,000 characters for a real week and bounded for 2
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -149,3 +150,24 @@ def test_a_2000_pr_week_prompt_is_bounded_top_in_full_then_one_line_each() -> No
         sizes[count] = prompt_chars(prompt_messages(facts))
     assert sizes[4000] < BOUNDED
     assert abs(sizes[4000] - sizes[500]) < 1_000  # the size no longer grows with the week
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_prs_whose_upgrade_steps_the_summary_opens_with_are_in_the_data(language: str) -> None:
+    # the report's summary opens with the rules' upgrade steps (what users must do); the model
+    # is given their PRs and asked not to restate them (a model answer told #4280's new values
+    # and #5019's new default a second time right after the steps)
+    digest = week_digest(language=language)
+    steps = [st for st in digest.narrative.summary if st.key.startswith("narrative.summary.step.")]
+    facts = week_facts(language=language)
+    assert facts.steps == tuple(dict.fromkeys(n for st in steps for n in st.prs))
+    assert set(facts.steps) == {4280, 5033, 4320, 4931, 5019}
+    payload = json.loads(facts_json(facts))
+    assert payload["summary_steps"] == {"prs": list(facts.steps)}
+    system = prompt_messages(facts)[0]["content"]
+    assert "summary_steps" in system
+
+
+def test_facts_without_upgrade_steps_have_no_summary_steps() -> None:
+    facts = replace(week_facts(language="en"), steps=())
+    assert "summary_steps" not in json.loads(facts_json(facts))
