@@ -235,7 +235,7 @@ def verify_prompts(part: str) -> dict[str, list[list[dict[str, str]]]]:
         for chunk in within_limits(answer_path.read_text("utf-8")):
             for batch in batches(_all_sentences(chunk), facts, VERIFY_MAX_TOKENS):
                 data = batch_data(batch, facts)
-                requests.append(verify_messages(facts.repo, facts.week, lang, data))
+                requests.append(verify_messages(facts.repo, facts.period, lang, data))
         out[stem] = requests
     return out
 
