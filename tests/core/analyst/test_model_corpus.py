@@ -7,8 +7,8 @@ parts then recorded were open to tuning) raised the floors its fact checks moved
 renamed the former held-out part `seen2` (its misses were read and are tuned on) and the part
 then called `fresh` `heldout` (never read), with floors at its figures that day; after its
 rule changes (tuned on tune, seen and seen2 only) and the held-out part's verifier answers to
-verify request v5, the floors are the figures measured then (seen2's verifier answers are
-still those to v4)."""
+verify request v5, the floors are the figures measured then; seen2's verifier answers were
+then made to v5 as well (by independent request-only models), its verified floors with them."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ FLOORS = {
     ("heldout", "answers"): (0.93, 5),
     ("heldout", "adversarial"): (0.76, 16),
 }
-# the same with the verification pass (recorded verifier answers: v5 for heldout, v4 else;
+# the same with the verification pass (recorded verifier answers: v5 for heldout and seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
@@ -36,7 +36,7 @@ VERIFIED_FLOORS = {
     ("seen", "answers"): (0.97, 8),
     ("seen", "adversarial"): (0.84, 1),
     ("seen2", "answers"): (0.96, 9),
-    ("seen2", "adversarial"): (0.73, 0),
+    ("seen2", "adversarial"): (0.83, 0),
     ("heldout", "answers"): (0.90, 2),
     ("heldout", "adversarial"): (0.75, 0),
 }
