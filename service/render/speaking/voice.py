@@ -208,8 +208,12 @@ class Voice:
         # the first of what it adds, removes or re-defaults, and the reason it states
         head = [] if titled and len(facts) > 1 else list(facts[:1])
         whats = [f for f in facts[1:] if not f.key.startswith(REASON_KEYS)][:1]
-        shown = [*head, *whats, *(f for f in facts[1:] if f.key.startswith(REASON_KEYS))]
-        told = self.tr.t("report.facts_sep").join(self.fill(f.key, f.params) for f in shown)
+        reasons = [self.fill(f.key, f.params) for f in facts[1:] if f.key.startswith(REASON_KEYS)]
+        sep = self.tr.t("report.facts_sep")
+        told = sep.join(self.fill(f.key, f.params) for f in (*head, *whats))
+        if reasons:  # a reason goes on the fact it explains ("changes X to use less memory")
+            said = sep.join(reasons)
+            told = self.tr.t("report.reason_sep").join([told, said]) if told else said
         if title:  # the facts go on the title's sentence ("“title”, new feature in …")
             if head:
                 told = told[:1].lower() + told[1:]
