@@ -2,8 +2,8 @@
 model wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle
-mistakes and true sentences). Prints, per part (`tune`, `seen`, `seen2`: tuned on; `heldout`:
-never tuned on), batch (answers / adversarial) and language, how many true sentences the
+mistakes and true sentences). Prints, per part (`tune`, `seen`, `seen2`, `seen3`: tuned on;
+`heldout`: never tuned on), batch (answers / adversarial) and language, how many true sentences the
 checker keeps and how many false or misleading ones it lets through, its precision (the share
 of kept sentences that are true) and recall (the share of true sentences kept) per language,
 and per mistake kind how many were caught; `--verified` replays the recorded verifier answers
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
 
 HELDOUT = "heldout"
-TUNED = ("tune", "seen", "seen2")
+TUNED = ("tune", "seen", "seen2", "seen3")
 PARTS = (*TUNED, HELDOUT)
 
 
@@ -92,6 +92,7 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     parts = args.part or (TUNED if args.verbose else PARTS)
+    parts = [p for p in parts if (CORPUS / p).is_dir()]  # the held-out part may be unrecorded
     if args.verbose and HELDOUT in parts:
         parser.error(f"--verbose lists misses: not of the held-out part ({HELDOUT})")
     rows = [v for part in parts for v in verdicts(part, verified=args.verified)]

@@ -1,8 +1,8 @@
 """The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune`, the
-part the checker may be tuned on; `seen` and `seen2`, held-out parts whose misses were read
-(after stops 24 and 36) and are tuned on since; `heldout`, never tuned on nor read) the exact
-request the service sent
-for a recorded week (`<week>.<lang>.request.json`, captured with benchmarks/capture_request.py),
+part the checker may be tuned on; `seen`, `seen2` and `seen3`, held-out parts whose misses were
+read (after stops 24, 36 and 37) and are tuned on since; `heldout`, never tuned on nor read)
+the exact request the service sent for a recorded week (`<week>.<lang>.request.json`, captured
+with benchmarks/capture_request.py),
 the answer a capable model wrote to that request alone (`.answer.json`), every sentence labelled
 true / false / misleading against the raw PR data by a reader who wrote none of them
 (`.labels.json`), and an adversarial batch of subtle mistakes and true sentences

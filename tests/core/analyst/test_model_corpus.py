@@ -8,7 +8,9 @@ renamed the former held-out part `seen2` (its misses were read and are tuned on)
 then called `fresh` `heldout` (never read), with floors at its figures that day; after its
 rule changes (tuned on tune, seen and seen2 only) and the held-out part's verifier answers to
 verify request v5, the floors are the figures measured then; seen2's verifier answers were
-then made to v5 as well (by independent request-only models), its verified floors with them."""
+then made to v5 as well (by independent request-only models), its verified floors with them.
+After stop 37 reported its figures, that held-out part became `seen3` (tuned on since); a new
+held-out part is recorded from weeks no part held in that language or repository."""
 
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ FLOORS = {
     ("seen", "adversarial"): (0.93, 5),
     ("seen2", "answers"): (0.96, 12),
     ("seen2", "adversarial"): (0.91, 10),
-    ("heldout", "answers"): (0.93, 5),
-    ("heldout", "adversarial"): (0.76, 16),
+    ("seen3", "answers"): (0.93, 5),
+    ("seen3", "adversarial"): (0.76, 16),
 }
 # the same with the verification pass (recorded verifier answers: v5 for heldout and seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
@@ -37,8 +39,8 @@ VERIFIED_FLOORS = {
     ("seen", "adversarial"): (0.84, 1),
     ("seen2", "answers"): (0.96, 9),
     ("seen2", "adversarial"): (0.83, 0),
-    ("heldout", "answers"): (0.90, 2),
-    ("heldout", "adversarial"): (0.75, 0),
+    ("seen3", "answers"): (0.90, 2),
+    ("seen3", "adversarial"): (0.75, 0),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
@@ -48,8 +50,8 @@ LABELLED = {
     ("seen", "adversarial"): (46, 63),
     ("seen2", "answers"): (111, 12),
     ("seen2", "adversarial"): (49, 63),
-    ("heldout", "answers"): (122, 6),
-    ("heldout", "adversarial"): (52, 57),
+    ("seen3", "answers"): (122, 6),
+    ("seen3", "adversarial"): (52, 57),
 }
 
 
