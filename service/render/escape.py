@@ -23,7 +23,7 @@ _MD_INLINE = re.compile(r"([\\`*{}\[\]|~])")
 # `_` inside a word (`sum_pi_squared`) can neither open nor close emphasis in CommonMark.
 _MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 # What opens a block (heading, list item, setext/thematic line) when it starts a line.
-_MD_LINE_START = re.compile(r"^[#+\-=]+(?=\s|$)")
+_MD_LINE_START = re.compile(r"^(?:[#+\-=]+(?=\s|$)|>)")
 _MD_ORDERED = re.compile(r"^(\d+)([.)])(?=\s|$)")
 # `&` is escaped only when it would start an entity, so plain `A & B` stays readable.
 _ENTITY_LIKE = re.compile(r"&(?=#?\w+;)")
@@ -110,7 +110,7 @@ def slack_text(text: str) -> str:
 def md_text(text: str) -> str:
     """Markdown inline text: one line; HTML tags, links, emphasis and line-start blocks inert."""
     line = _ENTITY_LIKE.sub("&amp;", one_line(text))
-    line = line.replace("<", "&lt;").replace(">", "&gt;")
+    line = line.replace("<", "&lt;")  # with no `<`, no tag or autolink can open: `>` stays
     line = _MD_UNDERSCORE.sub(r"\\_", _MD_INLINE.sub(r"\\\1", line))
     line = _MD_LINE_START.sub(lambda m: "\\" + m.group(0), line)
     return _MD_ORDERED.sub(r"\1\\\2", line)
