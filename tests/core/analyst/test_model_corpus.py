@@ -10,7 +10,9 @@ rule changes (tuned on tune, seen and seen2 only) and the held-out part's verifi
 verify request v5, the floors are the figures measured then; seen2's verifier answers were
 then made to v5 as well (by independent request-only models), its verified floors with them.
 After stop 37 reported its figures, that held-out part became `seen3` (tuned on since); a new
-held-out part is recorded from weeks no part held in that language or repository."""
+held-out part is recorded from weeks no part held in that language or repository (verl-omni
+2026-W20 en and 2026-W34 zh, verl 2025-W47 en and 2026-W04 zh), its floors at its first
+figures, with verifier answers to verify request v5."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ FLOORS = {
     ("seen2", "adversarial"): (0.91, 10),
     ("seen3", "answers"): (0.93, 5),
     ("seen3", "adversarial"): (0.76, 16),
+    ("heldout", "answers"): (0.89, 10),
+    ("heldout", "adversarial"): (0.55, 12),
 }
 # the same with the verification pass (recorded verifier answers: v5 for heldout and seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
@@ -41,6 +45,8 @@ VERIFIED_FLOORS = {
     ("seen2", "adversarial"): (0.83, 0),
     ("seen3", "answers"): (0.90, 2),
     ("seen3", "adversarial"): (0.75, 0),
+    ("heldout", "answers"): (0.89, 5),
+    ("heldout", "adversarial"): (0.45, 0),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
@@ -52,6 +58,8 @@ LABELLED = {
     ("seen2", "adversarial"): (49, 63),
     ("seen3", "answers"): (122, 6),
     ("seen3", "adversarial"): (52, 57),
+    ("heldout", "answers"): (116, 12),
+    ("heldout", "adversarial"): (70, 63),
 }
 
 
