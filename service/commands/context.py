@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+from service.commands.kinds import Renderings
 from service.core.models import Digest, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
@@ -248,6 +249,15 @@ def find_pr(reader: DigestReader, digest: Digest, number: int) -> ScoredPR | Non
     if isinstance(reader, CachedReader):
         return reader.find_pr(digest, number)
     return digest.pr(number)
+
+
+@dataclass(frozen=True, eq=False)
+class Kept(Generic[T]):
+    """A view worked out from a cached digest, and the renderings of the answers made from it
+    (`AnswerBase.keep_renderings`): both live as long as the digest is kept."""
+
+    value: T
+    renderings: Renderings = field(default_factory=Renderings)
 
 
 def digest_view(reader: DigestReader, digest: Digest, key: Hashable, work: Callable[[], T]) -> T:

@@ -71,7 +71,8 @@ class SlackCommands:
     language: str
 
     def message(self, reply: Answer) -> SlackMessage:
-        return render_answer(reply, reply.language or self.language)
+        lang = reply.language or self.language
+        return reply.rendered(PLATFORM, lang, lambda: render_answer(reply, lang))
 
     def fields(self, reply: Answer) -> dict[str, Any]:
         """ack/respond keyword arguments for `reply`: ephemeral unless the user said public."""
@@ -257,6 +258,11 @@ def build_slack_app(
     return app
 
 
+def command_lane(app: App) -> CommandLane | None:
+    """The slash-command lane of an App built by `build_slack_app` (None for any other)."""
+    return _LANES.get(app)
+
+
 def _usable_body(body: bytes) -> bool:
     """A JSON object, or a form whose `payload` (if any) is a JSON object: what bolt reads."""
     text = body.decode("utf-8", errors="replace").strip()
@@ -303,7 +309,7 @@ def build_slack_endpoint(app: App) -> Endpoint:
     a worker thread, at most DISPATCH_THREADS at once (the others wait on the event loop)."""
 
     limiter = anyio.CapacityLimiter(DISPATCH_THREADS)
-    lane = _LANES.get(app)
+    lane = command_lane(app)
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()

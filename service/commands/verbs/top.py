@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.commands import tokens
-from service.commands.context import digest_view
+from service.commands.context import Kept, digest_view
 from service.commands.grammar import CommandError
 from service.commands.kinds import Answer, TopAnswer
 from service.commands.reading import envelope, read_digest
@@ -33,8 +33,10 @@ def respond(request: Request) -> Answer:
     if not isinstance(digest, Digest):
         return digest
     limit = command.limit or DEFAULT_TOP
-    prs = digest_view(ctx.reader, digest, (NAME, limit), lambda: top_prs(digest, limit))
-    return TopAnswer(prs=prs, **envelope(command, ctx, repo, digest))
+    view = digest_view(ctx.reader, digest, (NAME, limit), lambda: Kept(top_prs(digest, limit)))
+    reply = TopAnswer(prs=view.value, **envelope(command, ctx, repo, digest))
+    reply.keep_renderings(view.renderings)  # the same view, the same message but the envelope
+    return reply
 
 
 SPEC = VerbSpec(
