@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from service.commands.answer import Caller, EngineContext, answer_text
 from service.commands.context import CachedReader
+from service.commands.kinds import RisksAnswer
 from service.render.slack import SlackMessage, render_answer
 from service.store.repository import Store
 from tests.commands.conftest import ADMIN, REPO, Clock
@@ -46,10 +47,14 @@ def test_kept_views_are_the_digest_s_own(
 ) -> None:
     reader = CachedReader(store, clock)
     ctx = make_ctx(reader=reader)
-    first = answer_text("risks", CALLER, ctx)
-    assert answer_text("risks", CALLER, ctx).risks == first.risks
+    first, again = answer_text("risks", CALLER, ctx), answer_text("risks", CALLER, ctx)
+    assert isinstance(first, RisksAnswer)
+    assert isinstance(again, RisksAnswer)
+    assert again.risks == first.risks
+    assert again.prs == first.prs
     narrowed = answer_text("risks severity:high", CALLER, ctx)
-    assert {r.severity.value for r in narrowed.risks} <= {"high"}  # type: ignore[attr-defined]
+    assert isinstance(narrowed, RisksAnswer)
+    assert {r.severity.value for r in narrowed.risks} <= {"high"}
     reader.invalidate(REPO)
     renders: list[str] = []
     _messages("risks", ctx, renders)
