@@ -181,19 +181,29 @@ class CachedReader:
         ttl: timedelta = DIGEST_CACHE_TTL,
         max_entries: int = DIGEST_CACHE_ENTRIES,
         spawn: Callable[[Callable[[], None]], None] = _in_background,
+        kept: Callable[[], None] | None = None,
     ) -> None:
         self.reader = reader
         self.clock = clock
         self.ttl = ttl
+        # called once a digest read from the store is parsed and about to be kept (the server
+        # freezes it out of the garbage collector's passes: runtime/long_lived.py)
+        self.kept = kept
         self._digests: _Loads[DigestKey, _Indexed] = _Loads(clock, ttl, max_entries, spawn)
         self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
+
+    def _read(self, repo: str, period: str, language: str, token: str | None) -> _Indexed:
+        indexed = _Indexed.of(self.reader.get_digest(repo, period, language), token)
+        if self.kept is not None:
+            self.kept()
+        return indexed
 
     def _indexed(self, repo: str, period: str, language: str) -> _Indexed:
         revision = _revisions(self.reader)
         if revision is None:
 
             def load() -> _Indexed:
-                return _Indexed.of(self.reader.get_digest(repo, period, language))
+                return self._read(repo, period, language, None)
 
             return self._digests.get((repo, period, language), load)
 
@@ -201,8 +211,7 @@ class CachedReader:
             return revision(repo, period, language)
 
         def load_revised() -> _Indexed:  # the token first: a save in between reads again later
-            token = stamp()
-            return _Indexed.of(self.reader.get_digest(repo, period, language), token)
+            return self._read(repo, period, language, stamp())
 
         def current(kept: _Indexed) -> bool:
             return kept.revision is not None and stamp() == kept.revision
