@@ -77,9 +77,17 @@ def serve(ttl: float) -> None:
         def list_periods(self, repo: str, language: str | None = None) -> list[str]:
             return store.list_periods(repo, language)
 
+    kept: dict[str, Any] = {}
+    try:  # the digests kept out of gc's passes, as service/wiring.py has it ("before": absent)
+        from service.runtime.long_lived import keep_out_of_collections
+
+        kept["kept"] = keep_out_of_collections
+    except ImportError:
+        pass
     with running_fake_slack() as slack:
+        clock = lambda: datetime.now(UTC)  # noqa: E731
         engine = EngineContext(
-            reader=CachedReader(Counting(), lambda: datetime.now(UTC), ttl=timedelta(seconds=ttl)),
+            reader=CachedReader(Counting(), clock, ttl=timedelta(seconds=ttl), **kept),
             repos=[REPO],
             language="en",
             timezone="Asia/Shanghai",

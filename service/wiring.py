@@ -415,10 +415,11 @@ def build_app(
     the connections it opens now and closes at shutdown)."""
     from service.commands.answer import CachedReader
     from service.platforms.inbound import in_turn, start_inbound
+    from service.runtime.long_lived import keep_out_of_collections
     from service.runtime.web import build_web_app
 
     ctx = engine_context(settings, pipeline)
-    ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock)
+    ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock, kept=keep_out_of_collections)
     inbound = start_inbound(
         settings,
         InboundDeps(

@@ -7,12 +7,13 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
+from service.commands.kinds import Renderings
 from service.core.models import Digest, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
@@ -37,6 +38,7 @@ class DigestReader(Protocol):
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 def _in_background(work: Callable[[], None]) -> None:
@@ -140,11 +142,13 @@ WeeksKey = tuple[str, str | None]
 @dataclass(frozen=True)
 class _Indexed:
     """A parsed digest, its PRs by number (a 2,000-PR digest is not searched line by line) and
-    the store's revision token it was read under (None: unknown, read again when stale)."""
+    the store's revision token it was read under (None: unknown, read again when stale), and
+    the views commands worked out from it (`CachedReader.view`), kept as long as it is."""
 
     digest: Digest | None
     by_number: dict[int, ScoredPR]
     revision: str | None = None
+    views: dict[Hashable, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, digest: Digest | None, revision: str | None = None) -> _Indexed:
@@ -177,19 +181,29 @@ class CachedReader:
         ttl: timedelta = DIGEST_CACHE_TTL,
         max_entries: int = DIGEST_CACHE_ENTRIES,
         spawn: Callable[[Callable[[], None]], None] = _in_background,
+        kept: Callable[[], None] | None = None,
     ) -> None:
         self.reader = reader
         self.clock = clock
         self.ttl = ttl
+        # called once a digest read from the store is parsed and about to be kept (the server
+        # freezes it out of the garbage collector's passes: runtime/long_lived.py)
+        self.kept = kept
         self._digests: _Loads[DigestKey, _Indexed] = _Loads(clock, ttl, max_entries, spawn)
         self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
+
+    def _read(self, repo: str, period: str, language: str, token: str | None) -> _Indexed:
+        indexed = _Indexed.of(self.reader.get_digest(repo, period, language), token)
+        if self.kept is not None:
+            self.kept()
+        return indexed
 
     def _indexed(self, repo: str, period: str, language: str) -> _Indexed:
         revision = _revisions(self.reader)
         if revision is None:
 
             def load() -> _Indexed:
-                return _Indexed.of(self.reader.get_digest(repo, period, language))
+                return self._read(repo, period, language, None)
 
             return self._digests.get((repo, period, language), load)
 
@@ -197,8 +211,7 @@ class CachedReader:
             return revision(repo, period, language)
 
         def load_revised() -> _Indexed:  # the token first: a save in between reads again later
-            token = stamp()
-            return _Indexed.of(self.reader.get_digest(repo, period, language), token)
+            return self._read(repo, period, language, stamp())
 
         def current(kept: _Indexed) -> bool:
             return kept.revision is not None and stamp() == kept.revision
@@ -214,6 +227,17 @@ class CachedReader:
             if indexed.digest is digest:
                 return indexed.by_number.get(number)
         return digest.pr(number)
+
+    def view(self, digest: Digest, key: Hashable, work: Callable[[], T]) -> T:
+        """`work()`, worked out once per `key` while `digest` is one this cache holds (the
+        top PRs, a severity's risks and their PRs): a 2,000-PR digest is not ranked or scanned
+        again by every command that asks the same. Its result is shared: never changed."""
+        for indexed in self._digests.values():
+            if indexed.digest is digest:
+                if key not in indexed.views:  # two threads at once: the same result, twice
+                    indexed.views[key] = work()
+                return cast(T, indexed.views[key])
+        return work()
 
     def list_periods(self, repo: str, language: str | None = None) -> list[str]:
         load = lambda: list(self.reader.list_periods(repo, language))  # noqa: E731
@@ -234,6 +258,23 @@ def find_pr(reader: DigestReader, digest: Digest, number: int) -> ScoredPR | Non
     if isinstance(reader, CachedReader):
         return reader.find_pr(digest, number)
     return digest.pr(number)
+
+
+@dataclass(frozen=True, eq=False)
+class Kept(Generic[T]):
+    """A view worked out from a cached digest, and the renderings of the answers made from it
+    (`AnswerBase.keep_renderings`): both live as long as the digest is kept."""
+
+    value: T
+    renderings: Renderings = field(default_factory=Renderings)
+
+
+def digest_view(reader: DigestReader, digest: Digest, key: Hashable, work: Callable[[], T]) -> T:
+    """`work()` on `digest`, kept with it when `reader` is a cache holding it (CachedReader.view);
+    a digest narrowed by a filter, or read without a cache, is worked on every time."""
+    if isinstance(reader, CachedReader):
+        return reader.view(digest, key, work)
+    return work()
 
 
 class SubscriptionLike(Protocol):
@@ -362,9 +403,6 @@ class LiveLookups:
     def _forget_idle(self, now: datetime) -> None:
         for user in [u for u, t in self._taken.items() if not t or now - t[-1] >= self.window]:
             del self._taken[user]
-
-
-T = TypeVar("T")
 
 
 def bounded(call: Callable[[], T], seconds: float) -> T:

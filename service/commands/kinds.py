@@ -11,10 +11,11 @@ both in their language.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from service.core.models import (
     AnalysisItem,
@@ -28,6 +29,7 @@ from service.core.models import (
 )
 
 Params = dict[str, str | int]
+R = TypeVar("R")
 
 
 class AnswerKind(StrEnum):
@@ -75,6 +77,16 @@ class SubscriptionView(BaseModel):
     cadence: str = "weekly"
 
 
+class Renderings(dict[Hashable, object]):
+    """Messages kept for the answers made from one view of a cached digest: a memo, no part of
+    an answer's value, so two answers compare equal whatever each keeps (or none)."""
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, Renderings)
+
+    __hash__ = None  # a dict: unhashable, as before
+
+
 class AnswerBase(BaseModel):
     """The envelope of every answer."""
 
@@ -92,6 +104,25 @@ class AnswerBase(BaseModel):
     filter: str = ""
     # a family's repositories in order (core/scope.py), to name its PRs: empty for one
     repos: list[str] = Field(default_factory=list)
+    # where this answer's renderings are kept (`keep_renderings`); not part of the answer
+    _renderings: Renderings | None = PrivateAttr(default=None)
+
+    def keep_renderings(self, kept: Renderings) -> None:
+        """Keep this answer's renderings in `kept`, shared by every answer made from the same
+        view of a cached digest (a `risks` or `top` asked again): the verb guarantees that
+        such answers differ at most in the envelope, which is part of the key."""
+        self._renderings = kept
+
+    def rendered(self, target: str, lang: str, render: Callable[[], R]) -> R:
+        """`render()` for `target` in `lang`, worked out once per envelope when kept."""
+        kept = self._renderings
+        if kept is None:
+            return render()
+        envelope = (self.kind, self.language, self.public, self.repo, self.period)
+        key = (target, lang, *envelope, self.report_url, self.filter, tuple(self.repos))
+        if key not in kept:  # two threads at once: the same message, twice
+            kept[key] = render()
+        return cast(R, kept[key])
 
 
 class Said(AnswerBase):

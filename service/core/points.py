@@ -31,9 +31,11 @@ MAX_MODULES = 3
 MAX_SETTINGS = 2
 # reasons a PR's title or body states, by the words that state them, in the order they are told
 REASONS = (
-    ("oom", re.compile(r"\bOOM\b|out of memory", re.IGNORECASE)),
+    ("oom", re.compile(r"\boom\b|out of memory", re.IGNORECASE)),
     ("hang", re.compile(r"\bhangs?\b|\bhanging\b|deadlock|\bstuck\b", re.IGNORECASE)),
-    ("crash", re.compile(r"\bcrash|\btraceback\b|\braises?\s+\w*error|\w+Error\b", re.IGNORECASE)),
+    # `\Berror\b`: "error" ending a longer word (`ValueError`), as `\w+error\b` says it without
+    # trying every start of every word
+    ("crash", re.compile(r"\bcrash|\btraceback\b|\braises?\s+\w*error|\Berror\b", re.I)),
     (
         "accuracy",
         re.compile(r"\bprecision\b|\baccuracy\b|\bnumerical|\bnan\b|\bmismatch", re.IGNORECASE),
@@ -42,6 +44,9 @@ REASONS = (
     ("speed", re.compile(r"speed ?up|\bfaster\b|throughput|latency", re.IGNORECASE)),
     ("compat", re.compile(r"compatib|newer version|\bdeprecat", re.IGNORECASE)),
 )
+# the same patterns (all written in lower case) for a lowered ASCII text: ignoring case there is
+# only A-Z against a-z, and a case-sensitive search is several times quicker
+_REASONS_LOWERED = tuple((name, re.compile(pattern.pattern)) for name, pattern in REASONS)
 # modules of a title that say the PR is about tests, docs or CI, not the code beside them
 BESIDE_CODE_MODULES = frozenset({"tests", "test", "ci", "doc", "docs"})
 _REVERTS = re.compile(r"\breverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d{1,7})\b", re.IGNORECASE)
@@ -136,13 +141,19 @@ def _where(pr: PullRequest, profile: RepoProfile, *, code_first: bool) -> Statem
     return Statement(key=f"{KEY}.files", params={"count": len(files), "folder": folder})
 
 
+def _reason_found(text: str) -> str | None:
+    """The first of REASONS whose pattern `text` holds."""
+    if text.isascii():
+        lowered = text.lower()
+        return next((name for name, p in _REASONS_LOWERED if p.search(lowered)), None)
+    return next((name for name, pattern in REASONS if pattern.search(text)), None)
+
+
 def _reason(pr: PullRequest, kind: str) -> Statement | None:
     """The problem a fix, speed-up or revert states it answers, and the issue it fixes; a
     feature's text names problems it does not have (tests, caveats), so only its issue."""
     text = f"{pr.title}\n{_TEMPLATE_TEXT.sub('', pr.body or '')}"
-    found = None
-    if kind in REASON_KINDS:
-        found = next((name for name, pattern in REASONS if pattern.search(text)), None)
+    found = _reason_found(text) if kind in REASON_KINDS else None
     fixes = [int(n) for n in _FIXES.findall(text) if int(n) != pr.number]
     if fixes and found:
         return Statement(key=f"{KEY}.reason_issue.{found}", params={"issue": f"#{fixes[0]}"})

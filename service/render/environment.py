@@ -164,6 +164,9 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         autoescape=is_autoescaped,  # noqa: S701 - on for HTML (see is_autoescaped)
         undefined=jinja2.StrictUndefined,
         bytecode_cache=CompiledTemplates(str(cache_dir)) if cache_dir else None,
+        # the templates ship with the code: a template loaded once is kept, not checked against
+        # its file's mtime on every render (a `stat` per answer in a busy chat server)
+        auto_reload=False,
         **COMPILE_OPTIONS,
     )
     env.filters.update(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator
+import weakref
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,9 +23,12 @@ from urllib.parse import parse_qsl
 import anyio
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.context.ack import Ack
+from slack_bolt.context.respond import Respond
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.request.internals import build_context
 from slack_sdk import WebClient
+from slack_sdk.signature import SignatureVerifier
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -33,6 +37,7 @@ from service.commands.answer import Answer, Caller, EngineContext, answer_failur
 from service.commands.flow import CommandFlow, ObserveCommand, Regenerate, new_incident
 from service.commands.grammar import Command
 from service.render.slack import ACTION_PREFIX, ACTION_REPORT, SlackMessage, render_answer
+from service.slack.lane import CommandLane, Listener
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +58,9 @@ EPHEMERAL = "ephemeral"
 IN_CHANNEL = "in_channel"
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-Respond = Callable[..., Any]
+Responder = Callable[..., Any]
+# each App's slash-command lane, for its endpoint (build_slack_app → build_slack_endpoint)
+_LANES: weakref.WeakKeyDictionary[App, CommandLane] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -64,7 +71,8 @@ class SlackCommands:
     language: str
 
     def message(self, reply: Answer) -> SlackMessage:
-        return render_answer(reply, reply.language or self.language)
+        lang = reply.language or self.language
+        return reply.rendered(PLATFORM, lang, lambda: render_answer(reply, lang))
 
     def fields(self, reply: Answer) -> dict[str, Any]:
         """ack/respond keyword arguments for `reply`: ephemeral unless the user said public."""
@@ -72,7 +80,7 @@ class SlackCommands:
         response_type = IN_CHANNEL if reply.public else EPHEMERAL
         return {"text": message.text, "blocks": message.blocks, "response_type": response_type}
 
-    def talk(self, ack: Callable[..., Any], respond: Respond, *, in_ack: bool) -> SlackTalk:
+    def talk(self, ack: Callable[..., Any], respond: Responder, *, in_ack: bool) -> SlackTalk:
         return SlackTalk(self, ack, respond, in_ack)
 
 
@@ -83,7 +91,7 @@ class SlackTalk:
 
     commands: SlackCommands
     ack: Callable[..., Any]
-    respond: Respond
+    respond: Responder
     in_ack: bool
 
     def first(self, reply: Answer) -> None:
@@ -99,7 +107,7 @@ class SlackTalk:
         _safe_respond(self.respond, replace_original=False, **self.commands.fields(reply))
 
 
-def _safe_respond(respond: Respond, **fields: Any) -> None:
+def _safe_respond(respond: Responder, **fields: Any) -> None:
     try:
         respond(**fields)
     except OSError:  # response_url unreachable: nothing else can tell the user
@@ -126,14 +134,57 @@ def _action_caller(body: dict[str, Any]) -> Caller:
     )
 
 
+def _on_slash(commands: SlackCommands, body: Mapping[str, Any], ack: Any, respond: Any) -> None:
+    """A slash command: the flow answers in the ack body (bolt's listener and the lane's)."""
+    caller = Caller(
+        user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
+    )
+    talk = commands.talk(ack, respond, in_ack=True)
+    commands.flow.on_text(body.get("text", ""), caller, talk)
+
+
+def _failure(commands: SlackCommands, error: Exception) -> dict[str, Any]:
+    """A listener's unexpected failure, logged with a new incident id: the answer's fields."""
+    incident = new_incident()
+    logger.error("slack listener failed", exc_info=error, extra={"incident": incident})
+    return commands.fields(answer_failure(incident))
+
+
+def _json_response(fields: dict[str, Any]) -> BoltResponse:
+    body = json.dumps(fields, ensure_ascii=False)
+    return BoltResponse(status=HTTP_OK, body=body, headers={"content-type": "application/json"})
+
+
+def _lane_listener(commands: SlackCommands, client: WebClient) -> Listener:
+    """`_on_slash` for the lane, with bolt's own Ack and Respond, and bolt's error handling:
+    a failure before the ack is the ack's answer, one after it goes through response_url."""
+
+    def listener(body: dict[str, str], deliver: Callable[[BoltResponse], None]) -> None:
+        ack = Ack()  # type: ignore[no-untyped-call]  # bolt leaves its __init__ unannotated
+        url = body.get("response_url")
+        respond = Respond(response_url=url, proxy=client.proxy, ssl=client.ssl)
+
+        def acknowledge(*args: Any, **kwargs: Any) -> BoltResponse:
+            response = ack(*args, **kwargs)
+            deliver(response)
+            return response
+
+        try:
+            _on_slash(commands, body, acknowledge, respond)
+        except Exception as error:
+            fields = _failure(commands, error)
+            if ack.response is None:
+                deliver(_json_response(fields))
+            else:
+                _safe_respond(respond, replace_original=False, **fields)
+
+    return listener
+
+
 def _register(app: App, commands: SlackCommands, command_name: str) -> None:
     @app.command(command_name)
     def on_command(ack: Any, body: dict[str, Any], respond: Any) -> None:
-        caller = Caller(
-            user_id=body.get("user_id", ""), platform=PLATFORM, channel=body.get("channel_id", "")
-        )
-        talk = commands.talk(ack, respond, in_ack=True)
-        commands.flow.on_text(body.get("text", ""), caller, talk)
+        _on_slash(commands, body, ack, respond)
 
     @app.action(ACTION_VERB)
     def on_button(ack: Any, body: dict[str, Any], respond: Any) -> None:
@@ -146,14 +197,9 @@ def _register(app: App, commands: SlackCommands, command_name: str) -> None:
 
     @app.error
     def on_error(error: Exception, response: BoltResponse | None, respond: Any) -> Any:
-        incident = new_incident()
-        logger.error("slack listener failed", exc_info=error, extra={"incident": incident})
-        fields = commands.fields(answer_failure(incident))
+        fields = _failure(commands, error)
         if response is not None:
-            body = json.dumps(fields, ensure_ascii=False)
-            return BoltResponse(
-                status=HTTP_OK, body=body, headers={"content-type": "application/json"}
-            )
+            return _json_response(fields)
         if respond is not None:
             _safe_respond(respond, replace_original=False, **fields)
         return None
@@ -194,18 +240,27 @@ def build_slack_app(
 ) -> App:
     """A bolt App on `client` (SLACK_API_URL), with the command and button listeners."""
     bolt_logger = logging.getLogger("service.slack.bolt")
+    executor = ThreadPoolExecutor(DISPATCH_THREADS, "slack-listener")
     with _client_over_environment_token(bolt_logger):
         app = App(
             client=client,
             signing_secret=signing_secret,
             token_verification_enabled=False,  # auth.test on the first request, not at start-up
             logger=bolt_logger,
-            listener_executor=ThreadPoolExecutor(DISPATCH_THREADS, "slack-listener"),
+            listener_executor=executor,
         )
     flow = CommandFlow(engine=engine, platform=PLATFORM, regenerate=regenerate, observe=observe)
     commands = SlackCommands(flow=flow, language=language)
     _register(app, commands, command)
+    verifier = SignatureVerifier(signing_secret=signing_secret)
+    listener = _lane_listener(commands, client)
+    _LANES[app] = CommandLane(app, command, verifier, executor, listener)
     return app
+
+
+def command_lane(app: App) -> CommandLane | None:
+    """The slash-command lane of an App built by `build_slack_app` (None for any other)."""
+    return _LANES.get(app)
 
 
 def _usable_body(body: bytes) -> bool:
@@ -249,10 +304,12 @@ def _repair_command_body(bolt_request: BoltRequest) -> BoltRequest:
 
 
 def build_slack_endpoint(app: App) -> Endpoint:
-    """The Starlette handler of POST /slack/events: bolt's dispatch run in a worker thread,
-    at most DISPATCH_THREADS at once (the others wait on the event loop, not in a thread)."""
+    """The Starlette handler of POST /slack/events: a slash command of ours through the lane
+    (service/slack/lane.py) once bolt has authorized; anything else through bolt's dispatch in
+    a worker thread, at most DISPATCH_THREADS at once (the others wait on the event loop)."""
 
     limiter = anyio.CapacityLimiter(DISPATCH_THREADS)
+    lane = command_lane(app)
 
     async def endpoint(request: Request) -> Response:
         body = await request.body()
@@ -260,6 +317,9 @@ def build_slack_endpoint(app: App) -> Endpoint:
             # bolt would raise on these (odd headers, a payload that is no object) and answer
             # 500 or "something went wrong": they are refused as unauthenticated
             return Response(status_code=HTTP_UNAUTHORIZED)
+        fields = lane.fields(body) if lane is not None else None
+        if lane is not None and fields is not None:  # a slash command of ours: no bolt dispatch
+            return await lane.answer(request, body, fields)
         try:
             bolt_request = _repair_command_body(to_bolt_request(request, body))
         except ValueError:

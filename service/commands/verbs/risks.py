@@ -4,10 +4,11 @@ worst first, with the PRs they are about."""
 from __future__ import annotations
 
 from service.commands import tokens
+from service.commands.context import Kept, digest_view
 from service.commands.kinds import Answer, RisksAnswer
 from service.commands.reading import envelope, read_digest
 from service.commands.verbs import CardButton, Request, VerbSpec
-from service.core.models import Digest, Risk, ScoredPR
+from service.core.models import Digest, Risk, ScoredPR, Severity
 from service.core.ranking import sorted_risks
 
 NAME = "risks"
@@ -18,13 +19,20 @@ def respond(request: Request) -> Answer:
     digest = read_digest(command, ctx, repo)
     if not isinstance(digest, Digest):
         return digest
-    risks = [r for r in digest.risks if command.severity in (None, r.severity)]
-    return RisksAnswer(
-        risks=sorted_risks(risks),
-        severity=command.severity,
-        prs=prs_of(digest, risks),
-        **envelope(command, ctx, repo, digest),
+    severity = command.severity
+    view = digest_view(ctx.reader, digest, (NAME, severity), lambda: risks_of(digest, severity))
+    worst_first, prs = view.value
+    reply = RisksAnswer(
+        risks=worst_first, severity=severity, prs=prs, **envelope(command, ctx, repo, digest)
     )
+    reply.keep_renderings(view.renderings)  # the same view, the same message but the envelope
+    return reply
+
+
+def risks_of(digest: Digest, severity: Severity | None) -> Kept[tuple[list[Risk], list[ScoredPR]]]:
+    """The risks of `severity` (all of them: None), worst first, and the PRs they are about."""
+    risks = [r for r in digest.risks if severity in (None, r.severity)]
+    return Kept((sorted_risks(risks), prs_of(digest, risks)))
 
 
 def prs_of(digest: Digest, risks: list[Risk]) -> list[ScoredPR]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from service.commands import tokens
+from service.commands.context import Kept, digest_view
 from service.commands.grammar import CommandError
 from service.commands.kinds import Answer, TopAnswer
 from service.commands.reading import envelope, read_digest
@@ -31,9 +32,11 @@ def respond(request: Request) -> Answer:
     digest = read_digest(command, ctx, repo)
     if not isinstance(digest, Digest):
         return digest
-    return TopAnswer(
-        prs=top_prs(digest, command.limit or DEFAULT_TOP), **envelope(command, ctx, repo, digest)
-    )
+    limit = command.limit or DEFAULT_TOP
+    view = digest_view(ctx.reader, digest, (NAME, limit), lambda: Kept(top_prs(digest, limit)))
+    reply = TopAnswer(prs=view.value, **envelope(command, ctx, repo, digest))
+    reply.keep_renderings(view.renderings)  # the same view, the same message but the envelope
+    return reply
 
 
 SPEC = VerbSpec(

@@ -266,12 +266,24 @@ def parse_patch(patch: str | None) -> ParsedPatch:
     return ParsedPatch(tuple(added), tuple(removed), tuple(context))
 
 
+# what `str.splitlines` ends a line at besides "\n" ("\r\n" included: "\r" is in it)
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+# a line's text after its "+" or "-", found from the "\n" before it (`.` stops at the next)
+_ADDED_LINE = re.compile("\n\\+(.*)")
+_REMOVED_LINE = re.compile("\n-(.*)")
+
+
 def changed_texts(patch: str | None) -> tuple[list[str], list[str]]:
     """The text of the removed and of the added lines of a patch, as `parse_patch` reads them,
     without the rest of what it works out (detectors ask `Context.changed`)."""
+    if not patch:
+        return [], []
+    if not any(b in patch for b in _OTHER_BREAKS):  # lines end at "\n" alone: scans in C
+        lines = "\n" + patch
+        return _REMOVED_LINE.findall(lines), _ADDED_LINE.findall(lines)
     removed: list[str] = []
     added: list[str] = []
-    for raw in (patch or "").splitlines():
+    for raw in patch.splitlines():
         if raw.startswith("+"):
             added.append(raw[1:])
         elif raw.startswith("-"):

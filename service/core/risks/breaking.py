@@ -260,8 +260,10 @@ def _used_elsewhere(name: str, path: str, pr: PullRequest, context: Context) -> 
             continue
         removed, added = context.changed(change)
         for text in (*removed, *added):
+            if leaf not in text or not word.search(text):  # most lines: one substring test
+                continue
             defined = _ANY_DEFINITION.match(text)
-            if word.search(text) and not (defined and defined.group(1) == leaf):
+            if not (defined and defined.group(1) == leaf):
                 return True
     return False
 
