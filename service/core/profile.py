@@ -115,9 +115,12 @@ class RepoProfile(BaseModel):
         return matches_any(path, self.patterns.generated)
 
     def needs_patch(self, path: str) -> bool:
-        """Whether a content detector reads this path (so the collector fetches its patch)."""
+        """Whether a content detector or the checker reads this path (so the collector fetches
+        its patch): a test file's lines are the only proof of a sentence about a test-only PR
+        ("adds a CPU test for the groupwise helpers"), for the rules and the verifier alike."""
         return (
             path == GITMODULES
+            or self.is_test(path)
             or self.is_core(path)
             or self.is_doc(path)
             or self.is_script(path)

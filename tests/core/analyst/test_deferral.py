@@ -133,3 +133,18 @@ def test_only_not_found_reasons_are_unconfirmed() -> None:
     assert not unconfirmed("action: reverts (#12's title, body and diff show no revert)")
     assert not deferrable([])
     assert not deferrable(["figure: 68", "count: 3 PRs, the digest says 4"])
+
+
+def test_a_test_only_prs_patch_is_collected_so_a_sentence_about_it_stands() -> None:
+    # seen2 2026-W20 en, labelled true: #72 changes test files only; without their patches
+    # neither the rules nor the verifier could find `sample_strategy` or `ValueError`
+    facts = _facts("seen2", "2026-W20", "en")
+    pr = facts.evidence.collected[72] if facts.evidence is not None else None
+    assert pr is not None
+    assert all(f.patch for f in pr.files)
+    text = (
+        "#72 replaces the algo_type tests with checks that an unknown sample_strategy and a "
+        "non-positive iters_per_group raise ValueError."
+    )
+    checked = check_answer([Draft("pr_points", text, (72,))], facts, model="m", prompt_version="p")
+    assert [item.text for item in checked.pr_points] == [text]
