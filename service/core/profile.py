@@ -17,7 +17,6 @@ GENERIC = "generic"
 GITMODULES = ".gitmodules"
 
 
-
 class ModulePath(BaseModel):
     """`pattern` → `module`; `{N}` in module is the N-th path segment (1-based)."""
 
