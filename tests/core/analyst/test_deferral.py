@@ -148,3 +148,26 @@ def test_a_test_only_prs_patch_is_collected_so_a_sentence_about_it_stands() -> N
     )
     checked = check_answer([Draft("pr_points", text, (72,))], facts, model="m", prompt_version="p")
     assert [item.text for item in checked.pr_points] == [text]
+
+
+def test_analyst_check_says_what_the_rules_could_not_confirm_and_who_judged_it() -> None:
+    from service.core.analyst.audit import audit_answer
+    from service.ops.analyst_check import verdict_lines, verified
+
+    facts = _facts("seen3", "2026-W21", "en")
+    drafts = [Draft("pr_points", HANG, (6344,))]
+    (before,) = audit_answer(drafts, facts)
+    assert not before.kept
+    verifier = Verifier(_Model(), _NoCache(), 60.0, 2_000)
+    (after,), notes = verified([before], drafts, facts, verifier)
+    assert after.kept
+    assert notes == []
+    lines = verdict_lines(after)
+    assert lines[0].startswith("kept")
+    assert lines[1:] == [
+        "        + verifier entailed what the rules could not confirm: the body says so",
+        "        + unconfirmed by the rules: failure: hangs",
+    ]
+    refusing = Verifier(_Model("contradicted"), _NoCache(), 60.0, 2_000)
+    (refused,), _ = verified([before], drafts, facts, refusing)
+    assert refused.reasons == ("failure: hangs", "verifier contradicted: the body says so")
