@@ -63,6 +63,9 @@ class RepoProfile(BaseModel):
     title_types: list[str] = Field(default_factory=list)
     module_aliases: dict[str, str] = Field(default_factory=dict)
     core_paths: list[str] = Field(default_factory=list)
+    # code whose patch the checker reads beside the detectors' paths: a sentence about a helper
+    # outside the core (`verl/utils/…`) is judged on its merged lines
+    source_paths: list[str] = Field(default_factory=list)
     patterns: PathPatterns = Field(default_factory=PathPatterns)
     module_paths: list[ModulePath] = Field(default_factory=list)
     module_weights: dict[str, float] = Field(default_factory=dict)
@@ -115,9 +118,14 @@ class RepoProfile(BaseModel):
         return matches_any(path, self.patterns.generated)
 
     def needs_patch(self, path: str) -> bool:
-        """Whether a content detector reads this path (so the collector fetches its patch)."""
+        """Whether a content detector or the checker reads this path (so the collector fetches
+        its patch): the checker and the verifier judge a sentence about any PR on its merged
+        lines, and a test or a helper outside the core paths (`verl/utils/…`) has no other
+        proof ("adds a CPU test for the groupwise helpers"; a constant review renamed)."""
         return (
             path == GITMODULES
+            or matches_any(path, self.source_paths)
+            or self.is_test(path)
             or self.is_core(path)
             or self.is_doc(path)
             or self.is_script(path)

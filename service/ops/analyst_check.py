@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from service.core.analyst.audit import Verdict, audit_answer
+from service.core.analyst.deferral import deferrable
 from service.core.analyst.facts import PeriodFacts, build_facts
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
-from service.core.analyst.verdicts import Sentence, quotes_of, verifier_reason
+from service.core.analyst.verdicts import Judgement, Sentence, quotes_of, verifier_reason
 from service.core.models import Digest, Period, PullRequest
 from service.core.risks.secrets import PATTERNS, mask
 from service.errors import InputError
@@ -108,10 +109,13 @@ def verified(
     verdicts: list[Verdict], drafts: Sequence[Draft], facts: PeriodFacts, verifier: Verifier
 ) -> tuple[list[Verdict], list[str]]:
     """The verdicts after the verification pass (a kept sentence it refused is dropped with
-    its reason), and a line saying why sentences went unjudged, if any did."""
+    its reason; a dropped one the rules could only not confirm is kept when it judged it
+    entailed, core/analyst/deferral.py), and a line saying why sentences went unjudged."""
     kept = [i for i, v in enumerate(verdicts) if v.kept]
-    # numbered and worded as the narrator numbers the kept sentences (the same batch, the
+    deferred = [i for i, v in enumerate(verdicts) if deferrable(v.reasons)]
+    # numbered and worded as the narrator numbers them, kept ones first (the same batch, the
     # same cached verdicts)
+    asked = [*kept, *deferred]
     sentences = [
         Sentence(
             n,
@@ -121,20 +125,35 @@ def verified(
             verdicts[i].prs,
             quotes_of(drafts[i]),
         )
-        for n, i in enumerate(kept, 1)
+        for n, i in enumerate(asked, 1)
     ]
     if not sentences:
         return verdicts, []
     judged = verifier.judge(sentences, facts)
     out = list(verdicts)
     for number, judgement in judged.verdicts.items():
-        if not judgement.entailed:
-            index = kept[number - 1]
-            out[index] = replace(out[index], reasons=(verifier_reason(judgement),))
-    unjudged = sum(s.id not in judged.verdicts for s in sentences)
+        index = asked[number - 1]
+        out[index] = _judged(out[index], judgement, was_kept=number <= len(kept))
+    unjudged = sum(s.id not in judged.verdicts for s in sentences[: len(kept)])
     why = judged.failures[0] if judged.failures else ""
     note = [f"verifier: {unjudged} sentences kept without a verdict: {safe(why)}"] if why else []
     return out, note
+
+
+def _judged(verdict: Verdict, judgement: Judgement, *, was_kept: bool) -> Verdict:
+    """A verdict after the verifier's judgement of its sentence."""
+    if was_kept:
+        return (
+            verdict
+            if judgement.entailed
+            else replace(verdict, reasons=(verifier_reason(judgement),))
+        )
+    if not judgement.entailed:
+        return replace(verdict, reasons=(*verdict.reasons, verifier_reason(judgement)))
+    why = f": {judgement.reason}" if judgement.reason else ""
+    grounds = [f"verifier entailed what the rules could not confirm{why}"]
+    grounds += [f"unconfirmed by the rules: {reason}" for reason in verdict.reasons]
+    return replace(verdict, reasons=(), grounds=tuple(grounds))
 
 
 def _normal(text: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from service import operator_text
+from service.core.analyst.deferral import deferred_sentences, restored
 from service.core.analyst.facts import PeriodFacts, content_hash
 from service.core.analyst.schema import Draft
 from service.core.analyst.verdicts import (
@@ -99,14 +100,18 @@ class Verifier:
         return f"{self.client.model}\0{versions}"
 
     def verified(self, analysis: Analysis, drafts: Sequence[Draft], facts: PeriodFacts) -> Analysis:
-        """`analysis` with only the sentences the verifier judged entailed (or did not judge)."""
+        """`analysis` with only the sentences the verifier judged entailed (or did not judge),
+        and the dropped ones the rules could only not confirm back when it judged them entailed
+        (core/analyst/deferral.py)."""
         sentences = sentences_of(analysis, drafts)
-        if not sentences:
+        deferred = deferred_sentences(analysis, drafts, len(sentences) + 1)
+        if not sentences and not deferred:
             return analysis
-        judged = self.judge(sentences, facts)
+        judged = self.judge([*sentences, *deferred], facts)
         unjudged = [s for s in sentences if s.id not in judged.verdicts]
         note = unjudged_note(len(unjudged), judged.failures[0]) if judged.failures else None
-        return apply_verdicts(analysis, sentences, judged.verdicts, note)
+        analysis = apply_verdicts(analysis, sentences, judged.verdicts, note)
+        return restored(analysis, deferred, judged.verdicts, drafts)
 
     def judge(self, sentences: Sequence[Sentence], facts: PeriodFacts) -> Judged:
         """The verdicts on `sentences`, batch by batch until LLM_VERIFY_TIMEOUT_SECONDS; logs

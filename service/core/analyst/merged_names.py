@@ -7,7 +7,8 @@ paths) when GitHub gave every changed file's patch:
 - renamed before merge: a code-spelled name of the sentence is in a cited PR's description
   but nowhere in any cited PR's merged change, while the merged change spells the same thing
   another way: the same words joined otherwise (`megatron_adaptor` / `MegatronAdaptor`), or
-  the same setting under another key path (`a.b.switch` / `a.b.c.switch`);
+  the same setting under another key path (`a.b.switch` / `a.b.c.switch`), or the same first
+  and last words around another middle (`_FP8_MOE_LEAVES` / `_FP8_CANDIDATE_LEAVES`);
 - scripts or files told as added by a PR that adds no file and whose title does not say it adds
   one (it changes existing scripts);
 - a parameter told as added that takes another's place in the same one-line signature;
@@ -33,6 +34,7 @@ from service.core.models import FileStatus
 _CODE_NAME = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*$")
 _NAME_CHARS = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+MIN_WORDS = 3  # a name of three words or more: its middle tells it apart
 MIN_DOTS = 2  # a key path of three parts or more (`trainer.v1.x`) is a setting's full key
 # verbs telling a name as the PR's own new thing
 _ADD_VERB = re.compile(
@@ -92,6 +94,22 @@ def _respelled(name: str, raw: str) -> str | None:
     return None
 
 
+def _other_middle(name: str, raw: str) -> str | None:
+    """A name of the merged change with `name`'s first and last words and as many words, the
+    middle ones others (`_FP8_MOE_LEAVES` / `_FP8_CANDIDATE_LEAVES`): the same constant or
+    function, renamed in review."""
+    words = _words(name)
+    if len(words) < MIN_WORDS or "." in name:
+        return None
+    for other in _names(raw):
+        theirs = _words(other)
+        if len(theirs) != len(words) or theirs == words or "." in other:
+            continue
+        if (theirs[0], theirs[-1]) == (words[0], words[-1]):
+            return other
+    return None
+
+
 def _other_key_path(name: str, raw: str) -> str | None:
     """The merged change's full key path of `name`'s setting, when it is another one: the
     same first part and last part (`trainer.…hybrid_rollout.enable_switch`)."""
@@ -122,7 +140,7 @@ def renamed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -
             continue
         for n in described:
             raw = _raw_merged(evidence, n)
-            other = _respelled(name, raw) or _other_key_path(name, raw)
+            other = _respelled(name, raw) or _other_key_path(name, raw) or _other_middle(name, raw)
             if other:
                 reasons.append(
                     f"renamed before merge: `{name}` is only in #{n}'s description; "

@@ -26,8 +26,11 @@ from service.core.models import Analysis, AnalysisItem, DroppedSentence
 # bump when the schema or the meaning of a field changes (the templates are hashed apart)
 # 2: `diff` lines, authors; 3: merge times, PRs per author; 4: `evidence_lines`;
 # 5: a block's next line, `file_status` (created, deleted, renamed), `config_changes` by name,
-# `trend_buckets` by key with their PRs' titles, and what counts as entailed said plainly
-VERIFY_VERSION = "5"
+# `trend_buckets` by key with their PRs' titles, and what counts as entailed said plainly;
+# 6: an evidence line the PR changes the same way in several files once, with `also_in`; test
+# files' lines; sentences the rules could not confirm (deferral.py); a merged value or name
+# judged on the changed lines only, a restore on an earlier state the data holds
+VERIFY_VERSION = "6"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")

@@ -11,6 +11,9 @@ name the merged code renamed pass. The lines are chosen by the sentence's own te
 term's best line first (a line holding more of them, or a longer one, is better), then the
 other side of each term (old and new value), then the best of the rest; at most
 LINES_PER_SENTENCE lines and SENTENCE_CHARS characters a sentence, so a batch stays bounded.
+A line the PR changes the same way in several files (`rollout_token_veto_threshold=1e-4,` in
+five tests) is shown once with the other files named (`also_in`): copies used to fill the
+list, and the lines further down, which held the proof, never made it.
 A changed line that opens a block (`if x <= 0:`, `def f():`, a YAML key with children) comes
 with the next changed line of its file and side: what the condition does (`raise …`) is the
 fact a sentence such as "fails fast on …" states. Beside the lines, the files of the cited PRs
@@ -22,12 +25,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, SourceLine
 from service.core.analyst.facts import ELLIPSIS
 
 LINES_PER_SENTENCE = 12
+ALSO_IN = 6  # other files listed beside a line the PR changes the same way in each
 SENTENCE_CHARS = 2_400
 LINE_CHARS = 200
 MIN_NAME = 4
@@ -144,39 +148,67 @@ def _follower(found: _Found, prs: dict[int, PREvidence]) -> _Found | None:
     return _Found(found.pr, found.index + 1, line, frozenset(), 0)
 
 
-def _chosen(found: list[_Found], terms: Sequence[str], prs: dict[int, PREvidence]) -> list[_Found]:
+def _same(found: _Found) -> tuple[int, str, str]:
+    return found.pr, found.line.side, found.line.text.strip()
+
+
+@dataclass
+class _Picked:
+    """The lines chosen so far, their characters, and for each the other files where its PR
+    changes the same line the same way."""
+
+    prs: dict[int, PREvidence]
+    out: dict[tuple[int, int], _Found] = field(default_factory=dict)
+    also: dict[tuple[int, str, str], list[str]] = field(default_factory=dict)
+    chars: int = 0
+
+    def put(self, candidate: _Found) -> bool:
+        if (candidate.pr, candidate.index) in self.out:
+            return False
+        if (same := self.also.get(_same(candidate))) is not None:
+            path = candidate.line.path
+            if path and len(same) < ALSO_IN and path not in same:
+                same.append(path)
+            return False
+        size = min(len(candidate.line.text), LINE_CHARS) + len(candidate.line.path)
+        if len(self.out) >= LINES_PER_SENTENCE or self.chars + size > SENTENCE_CHARS:
+            return False
+        self.out[(candidate.pr, candidate.index)] = candidate
+        self.also[_same(candidate)] = []
+        self.chars += size
+        return True
+
+    def take(self, candidate: _Found) -> bool:
+        if not self.put(candidate):
+            return False
+        if (follower := _follower(candidate, self.prs)) is not None:
+            self.put(follower)
+        return True
+
+    def lines(self) -> list[tuple[_Found, list[str]]]:
+        return [
+            (f, [p for p in self.also[_same(f)] if p != f.line.path]) for f in self.out.values()
+        ]
+
+
+def _chosen(
+    found: list[_Found], terms: Sequence[str], prs: dict[int, PREvidence]
+) -> list[tuple[_Found, list[str]]]:
     """Each term's best line, then its best line on a side not shown yet, then the rest by
     rank, each line opening a block with the line after it; within LINES_PER_SENTENCE and
-    SENTENCE_CHARS."""
+    SENTENCE_CHARS. A line the same PR changes the same way in other files takes no place of
+    its own: those files are listed with the first (at most ALSO_IN)."""
     ranked = sorted(found, key=lambda f: f.rank)
-    out: dict[tuple[int, int], _Found] = {}
-    chars = 0
-
-    def put(candidate: _Found) -> bool:
-        nonlocal chars
-        key = (candidate.pr, candidate.index)
-        size = min(len(candidate.line.text), LINE_CHARS) + len(candidate.line.path)
-        if key in out or len(out) >= LINES_PER_SENTENCE or chars + size > SENTENCE_CHARS:
-            return False
-        out[key] = candidate
-        chars += size
-        return True
-
-    def take(candidate: _Found) -> bool:
-        if not put(candidate):
-            return False
-        if (follower := _follower(candidate, prs)) is not None:
-            put(follower)
-        return True
-
+    picked = _Picked(prs)
     for term in terms:
-        next((take(f) for f in ranked if term in f.terms), None)
+        next((picked.take(f) for f in ranked if term in f.terms), None)
     for term in terms:
-        shown = {f.line.side for f in out.values() if term in f.terms}
-        next((take(f) for f in ranked if term in f.terms and f.line.side not in shown), None)
+        shown = {f.line.side for f in picked.out.values() if term in f.terms}
+        found_on = (f for f in ranked if term in f.terms and f.line.side not in shown)
+        next((picked.take(f) for f in found_on), None)
     for candidate in ranked:
-        take(candidate)
-    return list(out.values())
+        picked.take(candidate)
+    return picked.lines()
 
 
 def _window(text: str, at: int) -> str:
@@ -191,12 +223,14 @@ def _window(text: str, at: int) -> str:
     return f"{before}{cut}{after}"
 
 
-def _entry(found: _Found) -> dict[str, object]:
+def _entry(found: _Found, also_in: list[str]) -> dict[str, object]:
     at = max(0, found.at - (len(found.line.text) - len(found.line.text.lstrip())))
     entry: dict[str, object] = {"pr": found.pr, "side": found.line.side}
     if found.line.path:
         entry["file"] = found.line.path
     entry["line"] = _window(found.line.text, at)
+    if also_in:
+        entry["also_in"] = also_in
     return entry
 
 
@@ -211,11 +245,12 @@ def evidence_lines(
 ) -> list[dict[str, object]]:
     """The cited PRs' lines holding what `text` names or states, searched in their whole
     patches and bodies: `{"pr": n, "side": "+" | "-" | "body", "file": path, "line": …}`
-    (no `file` for a body line), most telling first."""
+    (no `file` for a body line; `also_in`: the other files where the PR changes the same line
+    the same way), most telling first."""
     terms = _terms(text)
     cited = {pr.number: pr for pr in _cited(prs, evidence)}
     found = [f for pr in cited.values() for f in _found(pr, terms)]
-    return [_entry(f) for f in _chosen(found, [t for t, _ in terms], cited)]
+    return [_entry(f, also) for f, also in _chosen(found, [t for t, _ in terms], cited)]
 
 
 def _names_file(names: Sequence[str], path: str) -> bool:

@@ -4,6 +4,7 @@ true sentence beside each."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from service.core.analyst.checker import Checker, check_text
@@ -59,8 +60,12 @@ def test_a_description_only_name_of_existing_code_is_kept() -> None:
 
 
 def test_a_pr_whose_patches_are_missing_is_not_judged() -> None:
-    # #7443's file came without its patch: what merged is unknown, the name is not judged
-    evidence = _evidence(SEEN_W34)
+    # #7443's file as GitHub may give it, without its patch (every Python file's patch is
+    # collected since checker38): what merged is unknown, the name is not judged
+    whole = _evidence(SEEN_W34)
+    pr = whole.collected[7443]
+    bare = pr.model_copy(update={"files": [f.model_copy(update={"patch": None}) for f in pr.files]})
+    evidence = replace(whole, collected={**whole.collected, 7443: bare}, _cache={})
     assert merged_text(evidence, 7443) is None
     text = "#7443 whitelists fused-MoE names via `_FP8_MOE_LEAVES`."
     assert renamed_reasons(text, [7443], evidence) == []

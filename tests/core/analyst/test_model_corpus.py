@@ -12,7 +12,10 @@ then made to v5 as well (by independent request-only models), its verified floor
 After stop 37 reported its figures, that held-out part became `seen3` (tuned on since); a new
 held-out part is recorded from weeks no part held in that language or repository (verl-omni
 2026-W20 en and 2026-W34 zh, verl 2025-W47 en and 2026-W04 zh), its floors at its first
-figures, with verifier answers to verify request v5."""
+figures, with verifier answers to verify request v5. checker38 (tuned on tune, seen, seen2,
+seen3) raised the floors its changes moved up: sentences the rules could only not confirm judged
+by the verifier (deferral.py), every Python file's patch collected, and a name review renamed
+around another middle dropped."""
 
 from __future__ import annotations
 
@@ -24,10 +27,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("tune", "answers"): (0.97, 2),
     ("tune", "adversarial"): (1.0, 2),
-    ("seen", "answers"): (0.98, 9),
-    ("seen", "adversarial"): (0.93, 5),
+    ("seen", "answers"): (0.98, 7),
+    ("seen", "adversarial"): (0.93, 4),
     ("seen2", "answers"): (0.96, 12),
-    ("seen2", "adversarial"): (0.91, 10),
+    ("seen2", "adversarial"): (0.95, 10),
     ("seen3", "answers"): (0.93, 5),
     ("seen3", "adversarial"): (0.76, 16),
     ("heldout", "answers"): (0.89, 10),
@@ -39,12 +42,12 @@ FLOORS = {
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
     ("tune", "adversarial"): (0.93, 0),
-    ("seen", "answers"): (0.97, 8),
-    ("seen", "adversarial"): (0.84, 1),
-    ("seen2", "answers"): (0.96, 9),
-    ("seen2", "adversarial"): (0.83, 0),
-    ("seen3", "answers"): (0.90, 2),
-    ("seen3", "adversarial"): (0.75, 0),
+    ("seen", "answers"): (0.98, 6),
+    ("seen", "adversarial"): (0.89, 0),
+    ("seen2", "answers"): (0.98, 9),
+    ("seen2", "adversarial"): (0.85, 0),
+    ("seen3", "answers"): (0.95, 2),
+    ("seen3", "adversarial"): (0.88, 0),
     ("heldout", "answers"): (0.89, 5),
     ("heldout", "adversarial"): (0.45, 0),
 }

@@ -255,3 +255,23 @@ def test_a_sentence_stating_no_count_gets_no_trend_bucket() -> None:
     counted = Sentence(2, "pr_points", 0, "The diffusion module had 1 PR, #58", (58,))
     (shown,) = json.loads(batch_data([counted], facts))["sentences"]
     assert [(b["key"], b["count"]) for b in shown["trend_buckets"]] == [("diffusion", 1)]
+
+
+def test_a_line_changed_the_same_way_in_several_files_is_shown_once_with_its_files() -> None:
+    # seen3 2026-W03 en: #4544 removes `rollout_token_veto_threshold=1e-4,` in two test files;
+    # shown once each, copies no longer push the rest of the proof out of the list
+    from tests.core.analyst.model_corpus import facts_for
+
+    meta = json.loads((CORPUS / "seen3" / "weeks.json").read_text("utf-8"))["2026-W03"]
+    facts = facts_for({"week": "2026-W03", **meta}, "en")
+    text = (
+        "#4544 adds sequence-level `k1` and `k3` rollout masking modes with presets such as "
+        "`decoupled_k1_rs` and `bypass_pg_k3_rs`, while removing `rollout_rs_threshold_lower` "
+        "and `rollout_token_veto_threshold`, so existing configs need checking."
+    )
+    lines = evidence_lines(text, (4544,), facts.evidence)
+    shown = [(line["pr"], line["side"], line["line"]) for line in lines]
+    assert len(shown) == len(set(shown))
+    (veto,) = [line for line in lines if line["line"] == "rollout_token_veto_threshold=1e-4,"]
+    assert veto["file"] == "tests/trainer/ppo/test_rollout_corr.py"
+    assert veto["also_in"] == ["tests/trainer/ppo/test_rollout_corr_integration.py"]
