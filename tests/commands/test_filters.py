@@ -103,7 +103,7 @@ def test_commands_take_filters_and_a_language(
     command = parse_command(text)
     assert command.filter.describe() == filter_text
     assert command.language == language
-    expected = Command(verb=command.verb, **rest)  # type: ignore[arg-type]
+    expected = Command(verb=command.verb, **rest)
     for name in rest:
         assert getattr(command, name) == getattr(expected, name)
 
