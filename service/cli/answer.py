@@ -136,6 +136,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
     a command that names no period asks about)."""
     from service import wiring
     from service.commands.answer import Caller, answer
+    from service.commands.grammar import PeriodRef
     from service.commands.parse import CommandError, parse_command
     from service.render.text import render_answer_text
 
@@ -149,7 +150,7 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
     except CommandError as exc:
         raise catalog_error(exc.key, exc.params) from None
     if command.period is None and built is not None:
-        command = command.model_copy(update={"period": built.period})
+        command = command.model_copy(update={"period": PeriodRef(text=built.period)})
     ctx = wiring.engine_context(settings, pipeline)
     ctx.repos = list(dict.fromkeys([scope.key, *ctx.repos]))
     result = answer(command, Caller(user_id="cli", platform="cli"), ctx)

@@ -20,7 +20,7 @@ from service.commands.context import (
 )
 from service.commands.failures import reason
 from service.commands.filters import UNKNOWN_KEY
-from service.commands.grammar import Command, CommandError
+from service.commands.grammar import Command, CommandError, PeriodRef
 from service.commands.kinds import (
     Answer,
     AnswerKind,
@@ -30,11 +30,13 @@ from service.commands.kinds import (
     UsageErrorAnswer,
 )
 from service.commands.parse import parse_command
-from service.commands.reading import apply_filter, filter_usage, resolve
+from service.commands.periods import resolve_ref
+from service.commands.reading import apply_filter, filter_usage
 from service.commands.registry import usage_keys, verb_spec
 from service.commands.verbs import Request, VerbSpec
 from service.commands.verbs.pr import answer_lookup
 from service.commands.verbs.regenerate import answer_regenerated, regenerate_failed
+from service.core.models import Period
 from service.core.ranking import sorted_risks, top_prs
 from service.errors import InputError, ServiceError, StoreUnavailableError
 
@@ -58,7 +60,7 @@ __all__ = [
     "answer_text",
     "apply_filter",
     "regenerate_failed",
-    "resolve",
+    "resolve_ref",
     "sorted_risks",
     "top_prs",
     "unavailable",
@@ -131,7 +133,8 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext, defer_lookup: 
         if spec.admin and not ctx.is_admin(caller):
             return _refused(command, repo, "cmd.answer.denied", {"command": command.verb})
         usage = tuple(usage_keys(None))
-        return spec.respond(Request(command, caller, ctx, repo, defer_lookup, usage))
+        period = _period(command, spec, ctx)
+        return spec.respond(Request(command, caller, ctx, repo, defer_lookup, usage, period))
     except CommandError as exc:
         return usage_error(exc)
     except InputError as exc:
@@ -140,6 +143,15 @@ def _answer(command: Command, caller: Caller, ctx: EngineContext, defer_lookup: 
         return unavailable()
     except ServiceError as exc:  # the store or GitHub failed: say so, with what to do next
         return ErrorAnswer(key="cmd.error.service", reason=reason(exc))
+
+
+def _period(command: Command, spec: VerbSpec, ctx: EngineContext) -> Period | None:
+    """The period `command` names (or its verb's when it names none), resolved once, in the
+    engine's timezone and clock, before the verb answers; None for the newest."""
+    ref = command.period
+    if ref is None and spec.unnamed_period is not None:
+        ref = PeriodRef(text=spec.unnamed_period)
+    return resolve_ref(ref, ctx.timezone, ctx.clock(), command.verb) if ref else None
 
 
 def _refused(command: Command, repo: str, key: str, params: dict[str, str | int]) -> NoticeAnswer:

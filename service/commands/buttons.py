@@ -17,7 +17,8 @@ from urllib.parse import quote, unquote
 from service.commands.filters import card_filter
 from service.commands.grammar import Command, CommandError, normalize_week
 from service.commands.periods import normalize_period
-from service.commands.registry import VERBS
+from service.commands.registry import VERBS, card_buttons
+from service.commands.verbs import CardButton
 
 # characters of a filter kept as they are in a value (the rest is percent-encoded)
 FILTER_SAFE = " :,/*.-_"
@@ -37,8 +38,25 @@ def encode(verb: str, repo: str, period: str, filter_text: str = "") -> dict[str
 def encode_text(verb: str, repo: str, period: str, filter_text: str = "") -> str:
     """`encode` as the JSON text a Slack button's `value` is (no `&`, `<` or `>` in it: Slack's
     control characters)."""
-    text = json.dumps(encode(verb, repo, period, filter_text), separators=(",", ":"))
+    return as_text(encode(verb, repo, period, filter_text))
+
+
+def as_text(value: Mapping[str, str]) -> str:
+    """A value as the JSON text a Slack button sends (Slack's control characters escaped)."""
+    text = json.dumps(value, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def card_values(
+    repo: str, period: str, filter_text: str = ""
+) -> list[tuple[str, CardButton, dict[str, str]]]:
+    """Every verb a digest's card shows as a button (the registry's order), its button and the
+    value it sends back; a filtered button carries the card's `filter_text`. Each platform's
+    renderer shapes them its own way (Slack: action_id, style, JSON text; Feishu: an object)."""
+    return [
+        (verb, button, encode(verb, repo, period, filter_text if button.filtered else ""))
+        for verb, button in card_buttons()
+    ]
 
 
 def decode(value: object, verb: str | None = None) -> Command | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from service.core.filters import DigestFilter
 from service.core.models import Severity
@@ -31,14 +31,27 @@ _PR_URL = re.compile(
 _MEMBER_PR = re.compile(r"^(?:[A-Za-z0-9_.-]+/)?([A-Za-z0-9_.-]+)#(\d{1,7})$")
 
 
+class PeriodRef(BaseModel):
+    """A period as a command names it, before the engine resolves it (commands/periods.py
+    `resolve_ref`, once per command, in the engine's timezone and clock): a period's label
+    (`2026-W18`, `2026-01`, a range) or a relative word (`last`, `this`, `month`,
+    `last-month`…). Its `text` is what a button's value and a log carry."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class Command(BaseModel):
-    """One parsed command: `verb` names a registered verb (commands/registry.py); `period` is a
-    period's label (`2026-W18`, `2026-01`, a range), a relative word (`last`, `this`, `month`)
-    or None (the newest)."""
+    """One parsed command: `verb` names a registered verb (commands/registry.py); `period` the
+    period it names (a PeriodRef; a label or relative word is read as one), None for the
+    newest."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     verb: str
-    period: str | None = None
+    period: PeriodRef | None = None
     severity: Severity | None = None
     number: int | None = None
     limit: int | None = None
@@ -51,6 +64,12 @@ class Command(BaseModel):
     # `subscribe … monthly`: the cadence of a subscription (None: weekly, or every one for
     # `unsubscribe`)
     cadence: str | None = None
+
+    @field_validator("period", mode="before")
+    @classmethod
+    def _period_ref(cls, value: object) -> object:
+        """A label or relative word (the parser's tokens, a button's value) as a PeriodRef."""
+        return PeriodRef(text=value) if isinstance(value, str) else value
 
 
 class CommandError(InputError):

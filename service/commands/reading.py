@@ -1,6 +1,7 @@
-"""What the verbs that read stored digests share: the period a command names, resolved in the
-engine's timezone; the digest it is about (or the answer that says none is stored); a filter
-applied to it (or the answer that says why it can't be); the envelope of a digest's answer."""
+"""What the verbs that read stored digests share: the digest of the period a command names
+(resolved by the engine before the verb answers: commands/periods.resolve_ref), or the answer
+that says none is stored; a filter applied to it (or the answer that says why it can't be);
+the envelope of a digest's answer."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ from typing import TypedDict
 
 from service.commands.context import EngineContext
 from service.commands.filters import UNKNOWN_KEY, filter_keys
-from service.commands.grammar import RELATIVE_WEEKS, Command, CommandError
+from service.commands.grammar import Command
 from service.commands.kinds import Answer, NoDigestAnswer, NoMatchAnswer, UsageErrorAnswer
-from service.commands.periods import is_period_word, resolve_period
 from service.core.filters import DigestFilter, narrow_digest, week_modules
-from service.core.models import Digest
-from service.core.weeks import WEEK_RE, has_not_begun, parse_week, refuse_before_time, window_for
-from service.errors import InputError, ServiceError
+from service.core.models import Digest, Period
+from service.errors import ServiceError
 
 
 def usage_of(verb: str | None) -> list[str]:
@@ -22,45 +21,29 @@ def usage_of(verb: str | None) -> list[str]:
     return [f"cmd.usage.{verb}"] if verb else []
 
 
-def resolve(period: str | None, ctx: EngineContext, verb: str | None = None) -> str | None:
-    """`last`/`this` → an ISO label in the context's timezone; `month`, a month or a range → its
-    label; a label or None as is. A period that has not begun is a usage error (of `verb`)."""
-    if period in RELATIVE_WEEKS:
-        return parse_week(period, ctx.timezone, ctx.clock()).label
-    if period is not None and is_period_word(period):  # a month or a range
-        return resolve_period(period, ctx.timezone, ctx.clock(), verb)
-    match = WEEK_RE.match(period) if period is not None else None
-    if match is not None:
-        window = window_for(int(match.group(1)), int(match.group(2)), ctx.timezone)
-        if has_not_begun(window, ctx.clock()):
-            raise CommandError("cmd.error.future_week", verb, week=window.label)
-        try:
-            refuse_before_time(window)
-        except InputError as exc:
-            raise CommandError(exc.key, verb, **exc.params) from None
-    return period
-
-
 def report_url(ctx: EngineContext, repo: str, period: str) -> str:
     return ctx.report_url(repo, period) if ctx.report_url and period else ""
 
 
-def load(command: Command, ctx: EngineContext, repo: str) -> Digest | NoDigestAnswer:
-    """The digest of the command's period (the newest for none), or the answer that none is."""
-    period = resolve(command.period, ctx, command.verb)
+def load(
+    command: Command, ctx: EngineContext, repo: str, period: Period | None
+) -> Digest | NoDigestAnswer:
+    """The digest of the command's (resolved) `period` (the newest for none), or the answer
+    that none is."""
     if period is None:
         digest = ctx.reader.latest_digest(repo, ctx.language)
     else:
-        digest = ctx.reader.get_digest(repo, period, ctx.language)
+        digest = ctx.reader.get_digest(repo, period.label, ctx.language)
     if digest is not None:
         return digest
     weeks = ctx.reader.list_periods(repo, ctx.language)
+    label = period.label if period is not None else ""
     return NoDigestAnswer(
         repo=repo,
-        period=period or "",
+        period=label,
         weeks=weeks[:5],
         key="cmd.answer.no_digest_week" if period else "cmd.answer.no_digest",
-        params={"repo": repo, "week": period or ""},
+        params={"repo": repo, "week": label},
         public=command.public,
     )
 
@@ -155,9 +138,12 @@ def envelope(command: Command, ctx: EngineContext, repo: str, digest: Digest) ->
     )
 
 
-def read_digest(command: Command, ctx: EngineContext, repo: str) -> Digest | Answer:
-    """The command's digest with its filter applied, or the answer that says why there is none."""
-    loaded = load(command, ctx, repo)
+def read_digest(
+    command: Command, ctx: EngineContext, repo: str, period: Period | None
+) -> Digest | Answer:
+    """The digest of the command's (resolved) `period` with its filter applied, or the answer
+    that says why there is none."""
+    loaded = load(command, ctx, repo, period)
     if not isinstance(loaded, Digest):
         return loaded
     return apply_filter(command, ctx, repo, loaded)

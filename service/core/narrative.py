@@ -116,6 +116,11 @@ def key(*parts: str) -> str:
     return ".".join((PREFIX, *parts))
 
 
+# the prefix of the summary's upgrade-step statements (`narrative.summary.step.<rule>`): the
+# analyst tells the model which PRs they are about, the report's templates list them apart
+STEP_KEY = key("summary", "step") + "."
+
+
 def _listed(name: str, named: list[int], total: int) -> Params:
     """A PR list parameter and, when it names fewer than it stands for, its total."""
     params: Params = {name: named}

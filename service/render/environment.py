@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from service import __version__
 from service.core.models import Period, PeriodKind
+from service.core.narrative import STEP_KEY
 from service.core.periods import kind_of
 from service.core.periods.kinds import date_words
 from service.core.scope import family_name, pr_anchor, pr_ref, short_name
@@ -189,6 +190,7 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         family_members=_family_members,
         moves=_moves,
     )
+    env.globals["STEP_KEY"] = STEP_KEY  # the summary's upgrade steps (core/narrative.py)
     return env
 
 

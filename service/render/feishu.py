@@ -25,7 +25,6 @@ from service.commands.kinds import (
     SubscriptionsAnswer,
     TopAnswer,
 )
-from service.commands.registry import card_buttons
 from service.core.models import Digest, Evidence, Risk, Severity
 from service.core.ranking import top_prs, worst_severity
 from service.render import answers, escape
@@ -173,18 +172,11 @@ def _render(template: str, tr: Translator, **context: Any) -> dict[str, Any]:
 
 
 def card_actions(digest: Digest) -> list[dict[str, Any]]:
-    """The card's callback buttons: every verb the registry shows as a button, each with the
-    `value` it sends back in card.action.trigger (commands/buttons.py); a filtered button
-    carries a filtered card's filter, so it answers about what the card shows."""
+    """The card's callback buttons (commands/buttons.card_values) in Feishu's shape: each with
+    its style and the `value` object it sends back in card.action.trigger."""
     return [
-        {
-            "verb": verb,
-            "style": button.style,
-            "value": buttons.encode(
-                verb, digest.repo, digest.period, digest.filter if button.filtered else ""
-            ),
-        }
-        for verb, button in card_buttons()
+        {"verb": verb, "style": button.style, "value": value}
+        for verb, button, value in buttons.card_values(digest.repo, digest.period, digest.filter)
     ]
 
 

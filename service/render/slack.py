@@ -29,7 +29,6 @@ from service.commands.kinds import (
     TopAnswer,
     UsageErrorAnswer,
 )
-from service.commands.registry import card_buttons
 from service.core.models import Digest, TrendBucket
 from service.core.ranking import ranked_factors, top_prs
 from service.render import answers, escape
@@ -222,19 +221,16 @@ def render_digest(digest: Digest, *, report_url: str, lang: str) -> SlackMessage
 
 
 def card_actions(digest: Digest) -> list[dict[str, str]]:
-    """The card's action buttons: every verb the registry shows as a button, with its
-    action_id, its style (Slack's own: none for the default) and the value it sends back
-    (commands/buttons.py); a filtered button carries a filtered card's filter."""
+    """The card's action buttons (commands/buttons.card_values) in Slack's shape: each with its
+    action_id, its style (Slack's own: none for the default) and its value as JSON text."""
     return [
         {
             "verb": verb,
             "action_id": action_id(verb),
             "style": "" if button.style == "default" else button.style,
-            "value": buttons.encode_text(
-                verb, digest.repo, digest.period, digest.filter if button.filtered else ""
-            ),
+            "value": buttons.as_text(value),
         }
-        for verb, button in card_buttons()
+        for verb, button, value in buttons.card_values(digest.repo, digest.period, digest.filter)
     ]
 
 

@@ -65,3 +65,26 @@ def test_an_unreadable_filter_means_the_whole_period() -> None:
     back = buttons.decode({"verb": "risks", "period": "2026-W04", "filter": "nokey:%%%"})
     assert back is not None
     assert back.filter.empty
+
+
+def test_both_platforms_cards_carry_the_same_values() -> None:
+    """Slack's and Feishu's buttons are shaped apart from the one list of values."""
+    from datetime import UTC, datetime
+
+    from service.core.digest import build_digest
+    from service.core.profile import load_profile
+    from service.render import feishu, slack
+    from tests.conftest import load_week
+
+    now = datetime(2026, 2, 1, tzinfo=UTC)
+    digest = build_digest(
+        load_week("2026-W04"), load_profile("volcengine/verl"), language="en", now=now
+    )
+    digest.filter = "module:rollout"
+    slack_values = [json.loads(a["value"]) for a in slack.card_actions(digest)]
+    feishu_values = [a["value"] for a in feishu.card_actions(digest)]
+    expected = [
+        v for _verb, _button, v in buttons.card_values(digest.repo, digest.period, digest.filter)
+    ]
+    assert slack_values == feishu_values == expected
+    assert [a["verb"] for a in slack.card_actions(digest)] == [v["verb"] for v in expected]

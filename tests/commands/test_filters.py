@@ -12,7 +12,7 @@ from service.commands.filters import (
     is_filter_token,
     parse_filter,
 )
-from service.commands.parse import CommandError, parse_command
+from service.commands.parse import Command, CommandError, parse_command
 from service.core.filters import DigestFilter
 from service.core.models import Severity
 
@@ -103,8 +103,9 @@ def test_commands_take_filters_and_a_language(
     command = parse_command(text)
     assert command.filter.describe() == filter_text
     assert command.language == language
-    for name, value in rest.items():
-        assert getattr(command, name) == value
+    expected = Command(verb=command.verb, **rest)
+    for name in rest:
+        assert getattr(command, name) == getattr(expected, name)
 
 
 @pytest.mark.parametrize(

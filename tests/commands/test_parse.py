@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.commands.grammar import PeriodRef
 from service.commands.parse import Command, CommandError, parse_command
 from service.commands.verbs.top import MAX_TOP
 from service.core.models import Severity
@@ -114,4 +115,4 @@ def test_error_carries_the_offending_word() -> None:
 )
 def test_months_and_ranges_where_a_week_goes(text: str, verb: str, period: str) -> None:
     command = parse_command(text)
-    assert (command.verb, command.period) == (verb, period)
+    assert (command.verb, command.period) == (verb, PeriodRef(text=period))

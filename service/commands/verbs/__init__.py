@@ -17,12 +17,14 @@ from service.commands.context import Caller, EngineContext
 from service.commands.grammar import Command
 from service.commands.kinds import Answer
 from service.commands.tokens import TokenReader
+from service.core.models import Period
 
 
 @dataclass(frozen=True)
 class Request:
     """A parsed command on its way to its verb's answer: who asks, about which repository (its
-    name now), in which engine; `usage` the usage keys of every verb (what `help` lists)."""
+    name now), in which engine; `usage` the usage keys of every verb (what `help` lists);
+    `period` the command's period, resolved before the verb answers (None: it names none)."""
 
     command: Command
     caller: Caller
@@ -30,6 +32,7 @@ class Request:
     repo: str
     defer_lookup: bool = False
     usage: tuple[str, ...] = ()
+    period: Period | None = None
 
 
 Respond = Callable[[Request], Answer]
@@ -64,6 +67,9 @@ class VerbSpec:
     required: tuple[tuple[str, str], ...] = ()
     # the period of a command that names none (`month` alone: the last complete month)
     default_period: str | None = None
+    # the period a command that names none is about, when answering (regenerate: `last`);
+    # None: the newest stored one
+    unnamed_period: str | None = None
     # the catalog key of a token none of `tokens` takes ("" : the generic ones)
     bad_argument: str = ""
     # the answer models this verb adds to the engine's (commands/kinds.py holds the shared ones)

@@ -46,7 +46,7 @@ def authors_of(digest: Digest) -> list[AuthorCount]:
 
 def respond(request: Request) -> Answer:
     command, ctx, repo = request.command, request.ctx, request.repo
-    digest = read_digest(command, ctx, repo)
+    digest = read_digest(command, ctx, repo, request.period)
     if not isinstance(digest, Digest):
         return digest
     return AuthorsAnswer(

@@ -16,7 +16,7 @@ from service.commands.kinds import (
     NoticeAnswer,
     PrAnswer,
 )
-from service.commands.reading import apply_filter, report_url, resolve
+from service.commands.reading import apply_filter, report_url
 from service.commands.verbs import Request, VerbSpec
 from service.core.analyst.sections import written
 from service.core.discussion import discussion
@@ -35,8 +35,8 @@ def respond(request: Request) -> Answer:
     command, ctx, repo = request.command, request.ctx, request.repo
     assert command.number is not None  # noqa: S101 - SPEC.required guarantees it
     member, number = _member_key(command, ctx, repo)
-    period = resolve(command.period, ctx, command.verb)
-    periods = [period] if period else ctx.reader.list_periods(repo, ctx.language)
+    period = request.period
+    periods = [period.label] if period else ctx.reader.list_periods(repo, ctx.language)
     for label in periods:
         stored = ctx.reader.get_digest(repo, label, ctx.language)
         if stored is not None and find_pr(ctx.reader, stored, number) is not None:

@@ -8,7 +8,7 @@ from service.commands import tokens
 from service.commands.context import EngineContext, RunResultLike
 from service.commands.failures import NOT_CONFIGURED_REASON, reason
 from service.commands.kinds import Answer, AnswerKind, NoticeAnswer, RegenerateAnswer, Sentence
-from service.commands.reading import report_url, resolve
+from service.commands.reading import report_url
 from service.commands.verbs import CardButton, Request, VerbSpec
 from service.errors import ServiceError
 
@@ -16,8 +16,9 @@ NAME = "regenerate"
 
 
 def respond(request: Request) -> Answer:
-    command, ctx, repo, caller = request.command, request.ctx, request.repo, request.caller
-    period = resolve(command.period or "last", ctx, command.verb) or ""
+    ctx, repo, caller = request.ctx, request.repo, request.caller
+    assert request.period is not None  # noqa: S101 - SPEC.unnamed_period: never None
+    period = request.period.label
     now = ctx.clock()
     wait = ctx.regenerations.wait_seconds(caller.user_id, now)
     if wait:
@@ -92,6 +93,7 @@ SPEC = VerbSpec(
     respond=respond,
     tokens=(tokens.period, tokens.repository),
     aliases=("regen",),
+    unnamed_period="last",
     admin=True,
     button=CardButton(style="danger"),
 )

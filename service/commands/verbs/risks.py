@@ -16,7 +16,7 @@ NAME = "risks"
 
 def respond(request: Request) -> Answer:
     command, ctx, repo = request.command, request.ctx, request.repo
-    digest = read_digest(command, ctx, repo)
+    digest = read_digest(command, ctx, repo, request.period)
     if not isinstance(digest, Digest):
         return digest
     severity = command.severity

@@ -29,7 +29,7 @@ def limit(verb: str, token: str, fields: tokens.Fields) -> bool:
 
 def respond(request: Request) -> Answer:
     command, ctx, repo = request.command, request.ctx, request.repo
-    digest = read_digest(command, ctx, repo)
+    digest = read_digest(command, ctx, repo, request.period)
     if not isinstance(digest, Digest):
         return digest
     limit = command.limit or DEFAULT_TOP

@@ -18,7 +18,7 @@ def digest_view(kind: AnswerKind) -> Respond:
 
     def respond(request: Request) -> Answer:
         command, ctx, repo = request.command, request.ctx, request.repo
-        digest = read_digest(command, ctx, repo)
+        digest = read_digest(command, ctx, repo, request.period)
         if not isinstance(digest, Digest):
             return digest
         return DigestViewAnswer(kind=kind, digest=digest, **envelope(command, ctx, repo, digest))

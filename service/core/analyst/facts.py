@@ -48,14 +48,13 @@ from service.core.models import (
     TrendBucket,
 )
 from service.core.models import Relation as DigestRelation
+from service.core.narrative import STEP_KEY
 from service.core.scope import pr_ref, split_key
 from service.core.trends import authors
 
 EXCERPT_CHARS = 1000
 REVIEW_NOTES = 3
 REVIEW_CHARS = 300
-# the summary statements of the upgrade steps (core/narrative.py: narrative.summary.step.<rule>)
-STEP_KEY = "narrative.summary.step."
 FULL_PRS = 20
 LINE_PRS = 200
 PATHS_SHOWN = 8
