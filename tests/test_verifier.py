@@ -117,7 +117,7 @@ def test_the_answers_quotes_go_to_the_verifier_with_their_sentence(
     data = verify_data(model.verify_calls[0])
     quoted = [s for s in data["sentences"] if s["quotes"]]
     assert [s["text"] for s in quoted] == [answer["summary"][1]["text"]]
-    assert quoted[0]["quotes"] == [{"pr": 4280, "quote": quote}]
+    assert quoted[0]["quotes"] == [{"pr": 4280, "quote": quote, "found": "what the PR says"}]
 
 
 def test_only_entailed_sentences_stay_the_others_join_the_audit_list(

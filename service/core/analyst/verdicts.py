@@ -19,6 +19,7 @@ from typing import Any
 from service.core.analyst.facts import EXCERPT_CHARS, PeriodFacts, PRFacts, bounded, pr_payload
 from service.core.analyst.family_refs import named_payload
 from service.core.analyst.injection import masked
+from service.core.analyst.quotes import QuoteFinder
 from service.core.analyst.schema import Draft
 from service.core.analyst.verify_lines import evidence_lines, file_statuses, names_of
 from service.core.models import Analysis, AnalysisItem, DroppedSentence
@@ -29,8 +30,9 @@ from service.core.models import Analysis, AnalysisItem, DroppedSentence
 # `trend_buckets` by key with their PRs' titles, and what counts as entailed said plainly;
 # 6: an evidence line the PR changes the same way in several files once, with `also_in`; test
 # files' lines; sentences the rules could not confirm (deferral.py); a merged value or name
-# judged on the changed lines only, a restore on an earlier state the data holds
-VERIFY_VERSION = "6"
+# judged on the changed lines only, a restore on an earlier state the data holds;
+# 7: each quote with `found`, where the service found it in its PR's whole data (or "no")
+VERIFY_VERSION = "7"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
@@ -229,7 +231,7 @@ def _sentence_data(sentence: Sentence, facts: PeriodFacts) -> dict[str, Any]:
         "id": sentence.id,
         "text": sentence.text,
         "prs": list(sentence.prs),
-        "quotes": [{"pr": q.pr, "quote": q.quote} for q in sentence.quotes],
+        "quotes": [_quote_data(q, sentence.prs, facts) for q in sentence.quotes],
         "evidence_lines": evidence_lines(sentence.text, sentence.prs, facts.evidence),
     }
     if changes := config_entries(sentence, facts):
@@ -238,6 +240,32 @@ def _sentence_data(sentence: Sentence, facts: PeriodFacts) -> dict[str, Any]:
         data["file_status"] = files
     if buckets := bucket_entries(sentence, facts):
         data["trend_buckets"] = buckets
+    return data
+
+
+# the finder of the facts last verified: `batches` builds a batch's data once per sentence it
+# tries, and a finder normalises each PR's whole data once
+_FINDER: list[tuple[PeriodFacts, QuoteFinder]] = []
+
+
+def _finder(facts: PeriodFacts) -> QuoteFinder | None:
+    if facts.evidence is None:
+        return None
+    if _FINDER and _FINDER[0][0] is facts:
+        return _FINDER[0][1]
+    finder = QuoteFinder(facts, facts.evidence)
+    _FINDER[:] = [(facts, finder)]
+    return finder
+
+
+def _quote_data(quote: Quote, cited: Sequence[int], facts: PeriodFacts) -> dict[str, Any]:
+    """A writer's quote and where it is in its PR's whole data: the verifier sees only an
+    excerpt of each PR, so a line found in the full patch or body would read as unsupported."""
+    data: dict[str, Any] = {"pr": quote.pr, "quote": quote.quote}
+    finder = _finder(facts)
+    if finder is not None:
+        found = finder.find(quote.pr, quote.quote, cited)
+        data["found"] = found.where or f"no: {found.reason}"
     return data
 
 

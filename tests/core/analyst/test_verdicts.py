@@ -99,7 +99,9 @@ def test_the_data_carries_the_week_the_cited_prs_and_no_angle_brackets() -> None
     parsed = json.loads(data)
     assert parsed["totals"]["prs"] == 22
     assert [pr["number"] for pr in parsed["prs"]] == [4280]
-    assert parsed["sentences"][0]["quotes"] == [{"pr": 4280, "quote": "a <tag>"}]
+    assert parsed["sentences"][0]["quotes"] == [
+        {"pr": 4280, "quote": "a <tag>", "found": "no: not in #4280's data"}
+    ]
 
 
 def _batch() -> list[Sentence]:
