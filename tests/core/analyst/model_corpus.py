@@ -124,7 +124,8 @@ def _analysis_outcomes(analysis: Any) -> dict[tuple[str, str], tuple[bool, tuple
 
 def within_limits(text: str) -> list[str]:
     """An answer as answers within the schema's limits: an adversarial batch holds more items
-    per section than a model may write, and the checker drops those past a limit unread."""
+    per section than a model may write, and more than one point for a PR, and the checker drops
+    those past a limit, and a PR's second point, unread."""
     from service.core.analyst.schema import LIMITS
 
     data = json.loads(text)
@@ -132,12 +133,26 @@ def within_limits(text: str) -> list[str]:
     for section, limit in LIMITS.items():
         if section == "headline":
             continue
-        items = data.get(section) or []
-        for n, start in enumerate(range(0, len(items), limit)):
+        for n, items in enumerate(_spread(data.get(section) or [], limit, section == "pr_points")):
             while len(chunks) <= n:
                 chunks.append({name: [] for name in LIMITS} | {"headline": data["headline"]})
-            chunks[n][section] = items[start : start + limit]
+            chunks[n][section] = items
     return [json.dumps(chunk, ensure_ascii=False) for chunk in chunks] or [text]
+
+
+def _spread(items: list[Any], limit: int, one_per_pr: bool) -> list[list[Any]]:
+    """`items` in order over as few chunks as hold at most `limit` each (and, for PR points,
+    one point per PR each)."""
+    chunks: list[list[Any]] = []
+    for item in items:
+        pr = item.get("pr") if one_per_pr and isinstance(item, dict) else None
+        for chunk in chunks:
+            if len(chunk) < limit and (pr is None or all(i.get("pr") != pr for i in chunk)):
+                chunk.append(item)
+                break
+        else:
+            chunks.append([item])
+    return chunks
 
 
 def verdicts(part: str, verified: bool = False) -> list[Verdict]:
