@@ -107,11 +107,15 @@ def slack_text(text: str) -> str:
     return cleaned.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def md_text(text: str) -> str:
-    """Markdown inline text: one line; HTML tags, links, emphasis and line-start blocks inert."""
+def md_text(text: str, *, line_start: bool = True) -> str:
+    """Markdown inline text: one line; HTML tags, links, emphasis and line-start blocks inert
+    (`line_start=False`: a piece that follows other text on its line, where `>`, `#`, `-` or
+    `1.` open nothing)."""
     line = _ENTITY_LIKE.sub("&amp;", one_line(text))
     line = line.replace("<", "&lt;")  # with no `<`, no tag or autolink can open: `>` stays
     line = _MD_UNDERSCORE.sub(r"\\_", _MD_INLINE.sub(r"\\\1", line))
+    if not line_start:
+        return line
     line = _MD_LINE_START.sub(lambda m: "\\" + m.group(0), line)
     return _MD_ORDERED.sub(r"\1\\\2", line)
 

@@ -223,6 +223,16 @@ def test_model_text_is_escaped_for_each_target_and_code_spans_stay_code() -> Non
     assert "`verl/workers/engine_workers.py` &amp; __init__" in card
 
 
+def test_a_comparison_after_a_code_span_reads_as_typed_in_markdown() -> None:
+    digest = with_answer("2026-W04.good.zh", "zh")
+    assert digest.analysis is not None
+    text = "#4280 要求 `tensorrt-llm` >= 1.2.0rc6，`use_fused_kernels` - 在 triton>=3.3 上关闭。"
+    item = AnalysisItem(text=text, prs=[4280])
+    digest.analysis.summary = [item, *digest.analysis.summary[1:]]
+    markdown = render_markdown(digest)
+    assert text.removeprefix("#4280 ").removesuffix("。") in markdown
+
+
 HOSTILE = (
     '<!channel> <@U123> <at user_id="all"></at> [x](javascript:alert(1)) <script>alert(1)</script>'
     " **bold** <https://evil.example.com|click> `<!here>` #4280"

@@ -30,6 +30,8 @@ class Target:
     code: Callable[[str], str]
     catalog: Callable[[str], str] = _as_written
     plain: Callable[[str], str] | None = None
+    # a piece that follows other text on its line (after a code span); None: as `text`
+    inner: Callable[[str], str] | None = None
 
     def escape(self, value: str) -> str:
         """`value` escaped as a plain sentence parameter."""
@@ -57,23 +59,29 @@ def _html_inline(value: str) -> str:
     )
 
 
-def _md_inline(value: str) -> str:
+def _md_inline(value: str, line_start: bool = True) -> str:
     """Escaped Markdown in which `code` spans of the PR text stay code (content made literal)."""
     line = escape.one_line(value)
     out: list[str] = []
     last = 0
     for match in _BACKTICK_SPAN.finditer(line):
-        out += [_md_part(line[last : match.start()]), escape.md_code(match.group(1))]
+        first = line_start and last == 0
+        out += [_md_part(line[last : match.start()], first), escape.md_code(match.group(1))]
         last = match.end()
-    out.append(_md_part(line[last:]))
+    out.append(_md_part(line[last:], line_start and last == 0))
     return "".join(out)
 
 
-def _md_part(text: str) -> str:
-    """md_text of a piece between code spans, keeping the spaces at its edges."""
+def _md_inner(value: str) -> str:
+    return _md_inline(value, line_start=False)
+
+
+def _md_part(text: str, first: bool) -> str:
+    """md_text of a piece between code spans, keeping the spaces at its edges (a piece after
+    a code span does not start a line)."""
     lead = " " if text[:1].isspace() else ""
     trail = " " if text[-1:].isspace() and text.strip() else ""
-    return lead + escape.md_text(text) + trail
+    return lead + escape.md_text(text, line_start=first) + trail
 
 
 def _html_catalog(sentence: str) -> str:
@@ -85,7 +93,9 @@ def _html_catalog(sentence: str) -> str:
     return _CATALOG_BOLD.sub(r"<b>\1</b>", coded)
 
 
-MARKDOWN = Target(text=_md_inline, link=_md_link, code=escape.md_code, plain=escape.md_text)
+MARKDOWN = Target(
+    text=_md_inline, link=_md_link, code=escape.md_code, plain=escape.md_text, inner=_md_inner
+)
 HTML = Target(
     text=_html_inline,
     link=_html_link,

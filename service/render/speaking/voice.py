@@ -118,10 +118,11 @@ class Voice:
         more = total - len(numbers)
         return self.tr.t("report.prs_more", prs=self.pr_links(numbers), count=total, more=more)
 
-    def text(self, value: str, of: int = 0) -> str:
+    def text(self, value: str, of: int = 0, inner: bool = False) -> str:
         """Untrusted text, escaped for the target; `#N` references become PR links. `of`: the
         PR whose own text this is (its title, body or diff): a bare `#N` in a PR of a family's
-        other repository is that repository's PR N, as GitHub reads it there."""
+        other repository is that repository's PR N, as GitHub reads it there. `inner`: the text
+        follows other text on its line."""
         refs = _FAMILY_PR_REF if self._repos or family_repos() else _PR_REF
         index = split_key(of)[0]
 
@@ -129,7 +130,8 @@ class Voice:
             number = int(match.group(1))
             return self.pr_link(pr_key(index, number) if number < KEY_STRIDE else number)
 
-        return refs.sub(link, self.target.text(value))
+        escaped = (self.target.inner or self.target.text) if inner else self.target.text
+        return refs.sub(link, escaped(value))
 
     def code(self, value: str) -> str:
         return self.target.code(value)
@@ -331,16 +333,17 @@ class Voice:
     def prose(self, value: str) -> str:
         """A model's checked sentence: escaped, `#N` linked, `code` spans shown as code."""
         parts = _BACKTICK_SPAN.split(value)
-        return "".join(self.code(p) if i % 2 else self._spaced(p) for i, p in enumerate(parts))
+        return "".join(self.code(p) if i % 2 else self._spaced(p, i) for i, p in enumerate(parts))
 
-    def _spaced(self, piece: str) -> str:
-        """`text` of a piece between code spans, keeping the spaces that separate them."""
+    def _spaced(self, piece: str, at: int) -> str:
+        """`text` of a piece between code spans, keeping the spaces that separate them (a
+        piece after a code span does not start a line)."""
         stripped = piece.strip()
         if not stripped:
             return " " if piece else ""
         lead = " " if piece[0].isspace() else ""
         tail = " " if piece[-1].isspace() else ""
-        return lead + self.text(stripped) + tail
+        return lead + self.text(stripped, inner=at > 0) + tail
 
     def item(self, item: AnalysisItem, skip: tuple[int, ...] = ()) -> str:
         """A checked item as written: it names the PRs it is about, and no list of the PRs it
