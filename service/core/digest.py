@@ -114,7 +114,7 @@ def changed_paths(prs: list[PullRequest]) -> int:
 
 def _stats(prs: list[PullRequest], scored: list[ScoredPR], risks: list[Risk]) -> Stats:
     severities = Counter(r.severity for r in leaf_risks(risks))
-    contributors, unknown = authors(p.author for p in prs)
+    contributors, unknown = authors((p.author, p.author_name) for p in prs)
     return Stats(
         prs=len(scored),
         additions=sum(p.additions for p in scored),

@@ -207,7 +207,7 @@ def narrow_risk(risk: Risk, keep: set[int]) -> Risk | None:
 def _stats(prs: list[ScoredPR], risks: list[Risk], trends: Trends) -> Stats:
     paths = {path for p in prs for path in p.paths}
     known = [c.first_time for c in trends.contributors]
-    contributors, unknown = authors(p.author for p in prs)
+    contributors, unknown = authors((p.author, p.author_name) for p in prs)
     return Stats(
         prs=len(prs),
         additions=sum(p.additions for p in prs),

@@ -47,21 +47,30 @@ def bucket_pairs(
     return _buckets(pairs, previous)
 
 
-# the login GitHub gives a deleted account's PRs and reviews: no one person
-GHOST_LOGINS = frozenset({"ghost"})
+# logins that name no one person: GitHub's for a deleted account's PRs and reviews, and the
+# placeholder of data taken from git history when a commit's author has no account
+GHOST_LOGINS = frozenset({"ghost", "unknown"})
 
 
 def known_login(login: str | None) -> str | None:
-    """The login when it names a person: not missing, not GitHub's `ghost`."""
+    """The login when it names a person: not missing, not a placeholder (GHOST_LOGINS)."""
     return login if login and login.lower() not in GHOST_LOGINS else None
 
 
-def authors(logins: Iterable[str | None]) -> tuple[int, int]:
-    """(distinct authors the logins name, how many logins name no one): authors the data
-    cannot name are counted apart, not as one contributor."""
-    every = list(logins)
-    known = {login for login in every if known_login(login)}
-    return len(known), sum(1 for login in every if not known_login(login))
+def identity(login: str | None, name: str | None = None) -> str | None:
+    """Who wrote something: the login when it names a person; else the display name the data
+    gives (two authors behind one placeholder login are two people); else no one."""
+    if known := known_login(login):
+        return known
+    shown = " ".join((name or "").split()).lower()
+    return f"name:{shown}" if shown else None
+
+
+def authors(people: Iterable[tuple[str | None, str | None]]) -> tuple[int, int]:
+    """(distinct authors the (login, display name) pairs name, how many name no one): authors
+    the data cannot name are counted apart, not as one contributor."""
+    every = [identity(login, name) for login, name in people]
+    return len({p for p in every if p}), sum(1 for p in every if p is None)
 
 
 def is_first_time(pr: PullRequest, earlier_authors: set[str] | None) -> bool | None:
@@ -87,17 +96,20 @@ def build_contributors(
     """Authors of the week by login with their display name and PRs (most PRs first); first-time
     when GitHub said so, None when it did not say."""
     by_login: dict[str, list[int]] = defaultdict(list)
+    logins: dict[str, str] = {}
     names: dict[str, str | None] = {}
     first: dict[str, bool | None] = {}
     for pr in sorted(prs, key=lambda p: p.number):
-        login = known_login(pr.author)
-        if login is None:  # no one the data can name: not one shared contributor
+        person = identity(pr.author, pr.author_name)
+        if person is None:  # no one the data can name: not one shared contributor
             continue
-        by_login[login].append(pr.number)
-        names[login] = names.get(login) or pr.author_name
-        first[login] = _either(first.get(login), is_first_time(pr, earlier_authors))
+        by_login[person].append(pr.number)
+        logins[person] = pr.author or ""
+        names[person] = names.get(person) or pr.author_name
+        first[person] = _either(first.get(person), is_first_time(pr, earlier_authors))
     people = [
-        Contributor(login=k, name=names[k], prs=v, first_time=first[k]) for k, v in by_login.items()
+        Contributor(login=logins[k], name=names[k], prs=v, first_time=first[k])
+        for k, v in by_login.items()
     ]
     return sorted(people, key=lambda c: (-len(c.prs), c.login.lower()))
 

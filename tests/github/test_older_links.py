@@ -108,7 +108,7 @@ def test_pr_answer_names_the_older_pr_on_every_surface_escaped(
     assert reply.kind is AnswerKind.PR
     text = render_answer_text(reply, "en", digest)
     assert "Earlier work it builds on:" in text
-    shown = "“\\[vllm\\] feat: &lt;!channel&gt; support TP+DP \\*now\\*” (Week 3, 2026)"
+    shown = "“\\[vllm\\] feat: &lt;!channel> support TP+DP \\*now\\*” (Week 3, 2026)"
     assert f"- fixes up #4715 {shown}" in text
     blocks = json.dumps(slack.render_answer(reply, "en").blocks)
     assert "fixes up #4715" in blocks

@@ -311,7 +311,8 @@ def _approvals(pr: PullRequest | None) -> int | None:
     """Distinct approving reviewers; each approval by no one the data can name counts apart."""
     if pr is None or pr.reviews is None:
         return None
-    known, unknown = authors(r.author for r in pr.reviews if r.state == ReviewState.APPROVED)
+    approved = [r for r in pr.reviews if r.state == ReviewState.APPROVED]
+    known, unknown = authors((r.author, None) for r in approved)
     return known + unknown
 
 

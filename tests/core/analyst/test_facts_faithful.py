@@ -32,6 +32,7 @@ from service.core.models import (
     RiskKind,
 )
 from service.core.profile import RepoProfile
+from service.core.trends import identity
 from service.pipeline.recorded import load_recorded
 from service.render.report import render_markdown
 from tests.commands.builders import WEEK_LABELS, digest_from_week, huge_week
@@ -296,10 +297,12 @@ def test_unknown_and_ghost_authors_are_counted_apart() -> None:
     week = load_week("2026-W04")
     nameless = {4280: None, 5018: "", 4969: "ghost", 4665: "Ghost"}
     prs = [
-        p.model_copy(update={"author": nameless[p.number]}) if p.number in nameless else p
+        p.model_copy(update={"author": nameless[p.number], "author_name": None})
+        if p.number in nameless
+        else p
         for p in week.prs
     ]
-    named = {p.author for p in prs if p.number not in nameless}
+    named = {identity(p.author, p.author_name) for p in prs if p.number not in nameless}
     digest = digest_from_week(week.model_copy(update={"prs": prs}))
     assert digest.stats.contributors == len(named)
     assert digest.stats.unknown_authors == len(nameless)
@@ -344,3 +347,20 @@ def test_a_moved_repositorys_weeks_tell_their_own_links_as_numbers_and_forks_by_
     assert not any("verl-project/verl#" in line for line in told)
     assert any("Liquid4All/verl#" in line for line in told)
     assert any("NVIDIA-NeMo/Megatron-Bridge#" in line for line in told)
+
+
+def test_two_authors_behind_one_placeholder_login_are_two_contributors() -> None:
+    # 2026-W21: git history could not name the accounts of #6335 (ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟) and #6453
+    # (鐘天楽); served as GitHub serves such data, both come as the login `unknown`, and a
+    # reader of the raw data counts 28 people
+    week = load_recorded(WEEKS / "verl-project" / "verl.2026-W21.json", NOW)
+    served = [
+        p.model_copy(update={"author": "unknown"}) if p.number in (6335, 6453) else p
+        for p in week.prs
+    ]
+    digest = digest_from_week(week.model_copy(update={"prs": served}))
+    assert digest.stats.contributors == 28
+    assert digest.stats.unknown_authors == 0
+    assert build_facts(digest, served).totals["contributors"] == 28
+    shown = [(c.login, c.name) for c in digest.trends.contributors if c.login == "unknown"]
+    assert sorted(shown) == [("unknown", "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"), ("unknown", "鐘天楽")]

@@ -15,7 +15,12 @@ held-out part is recorded from weeks no part held in that language or repository
 figures, with verifier answers to verify request v5. checker38 (tuned on tune, seen, seen2,
 seen3) raised the floors its changes moved up: sentences the rules could only not confirm judged
 by the verifier (deferral.py), every Python file's patch collected, and a name review renamed
-around another middle dropped."""
+around another middle dropped. seen3's verifier answers were then made to verify request 7
+(quotes with where they were found) by request-only models. Two authors behind one placeholder
+login now count as two contributors, and three labels that counted them as one (seen 2026-W19
+zh, 2026-W21 zh; seen3 2026-W20 zh adversarial) were relabelled misleading, as seen3's reader
+had labelled the same figure; the verifier answers recorded before saw the merged count, so
+seen answers keep 8 wrong sentences verified and seen3 adversarial 1."""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("tune", "answers"): (0.97, 2),
     ("tune", "adversarial"): (1.0, 2),
-    ("seen", "answers"): (0.98, 7),
+    ("seen", "answers"): (0.97, 7),
     ("seen", "adversarial"): (0.93, 4),
     ("seen2", "answers"): (0.96, 12),
     ("seen2", "adversarial"): (0.95, 10),
@@ -42,12 +47,12 @@ FLOORS = {
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
     ("tune", "adversarial"): (0.93, 0),
-    ("seen", "answers"): (0.98, 6),
+    ("seen", "answers"): (0.98, 8),
     ("seen", "adversarial"): (0.89, 0),
     ("seen2", "answers"): (0.98, 9),
     ("seen2", "adversarial"): (0.85, 0),
-    ("seen3", "answers"): (0.95, 2),
-    ("seen3", "adversarial"): (0.88, 0),
+    ("seen3", "answers"): (0.96, 2),
+    ("seen3", "adversarial"): (0.90, 1),
     ("heldout", "answers"): (0.89, 5),
     ("heldout", "adversarial"): (0.45, 0),
 }
@@ -55,12 +60,12 @@ VERIFIED_FLOORS = {
 LABELLED = {
     ("tune", "answers"): (121, 7),
     ("tune", "adversarial"): (47, 58),
-    ("seen", "answers"): (140, 20),
+    ("seen", "answers"): (138, 22),
     ("seen", "adversarial"): (46, 63),
     ("seen2", "answers"): (111, 12),
     ("seen2", "adversarial"): (49, 63),
     ("seen3", "answers"): (122, 6),
-    ("seen3", "adversarial"): (52, 57),
+    ("seen3", "adversarial"): (51, 58),
     ("heldout", "answers"): (116, 12),
     ("heldout", "adversarial"): (70, 63),
 }
