@@ -419,7 +419,12 @@ def build_app(
     from service.runtime.web import build_web_app
 
     ctx = engine_context(settings, pipeline)
-    ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock, kept=keep_out_of_collections)
+    ctx.reader = CachedReader(
+        pipeline.store,
+        clock=pipeline.clock,
+        kept=keep_out_of_collections,
+        timezone=settings.digest_timezone,
+    )
     inbound = start_inbound(
         settings,
         InboundDeps(
@@ -440,6 +445,7 @@ def build_app(
         scheduler_alive=scheduler.alive if scheduler else None,
         on_shutdown=in_turn(stops) if stops else None,
         language=settings.digest_language,
+        timezone=settings.digest_timezone,
         metrics=pipeline.metrics,
         report_links=pipeline_links(settings, pipeline),
         run_watch=run_watch(settings, pipeline),

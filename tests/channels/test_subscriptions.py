@@ -31,6 +31,7 @@ from tests.conftest import load_week
 from tests.fakes import feishu_events
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body
+from tests.periods import period
 from tests.waiting import wait_for
 
 MEGATRON = {4936, 4632, 4931, 4944}
@@ -39,7 +40,7 @@ OTHER = "octo/other"
 
 
 def week_numbers(wired: Wired) -> set[int]:
-    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     return {p.number for p in digest.prs}
 
