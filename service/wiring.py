@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
+    from service.commands.flow import Regenerate
     from service.delivery.destination import Destination
     from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
@@ -375,10 +376,10 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
     )
 
 
-def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
+def regenerate_callable(pipeline: Pipeline) -> Regenerate:
     from service.pipeline.jobs import regenerate
 
-    def run(repo: str, period: str, requested_by: str) -> RunResult:
+    def run(repo: str, period: Period, /, *, requested_by: str) -> RunResult:
         return regenerate(pipeline, repo, period, requested_by=requested_by)
 
     return run

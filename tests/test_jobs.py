@@ -87,7 +87,7 @@ def test_regenerate_edits_cards_in_place(
 ) -> None:
     run_week(pipeline, REPO, WEEK, trigger="test")
     posts = len(slack.calls("chat.postMessage"))
-    result = regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    result = regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
     assert _actions(result)["slack:C111"] == "updated"
     assert _actions(result)["feishu:oc_group1"] == "updated"
     assert len(slack.calls("chat.postMessage")) == posts
@@ -132,7 +132,7 @@ def test_regenerate_of_an_unknown_repo_is_input_error(pipeline: Pipeline) -> Non
     from service.errors import InputError
 
     with pytest.raises(InputError):
-        regenerate(pipeline, "someone/else", "2026-W04", requested_by="U1")
+        regenerate(pipeline, "someone/else", period("2026-W04"), requested_by="U1")
 
 
 def test_subscribed_channel_gets_the_post(

@@ -200,7 +200,7 @@ def test_a_card_in_another_language_gets_the_narrative_in_its_own(
         pipeline = wiring.build_pipeline(settings, sample=True)
         result = run_week(pipeline, REPO, WEEK, trigger="test")
         assert {o.action for o in result.outcomes} == {"posted"}
-        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
         run_week(pipeline, REPO, WEEK, trigger="test")
         cards = {c: json.dumps(slack.messages(c), ensure_ascii=False) for c in ("C_ZH", "C_EN")}
         cards["oc_group1"] = json.dumps(
@@ -252,7 +252,7 @@ def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
         pipeline = wiring.build_pipeline(settings, sample=True)
         result = run_week(pipeline, REPO, WEEK, trigger="test")
         assert {o.action for o in result.outcomes} == {"posted"}
-        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
         posted = json.dumps(slack.messages("C111"), ensure_ascii=False)
         carded = json.dumps([m.card for m in feishu.posted("oc_group1")], ensure_ascii=False)
         assert slack.violations == []
@@ -307,8 +307,8 @@ def test_a_regenerate_after_new_data_calls_the_model_once(
     build_week(pipeline, REPO, WEEK)
     changed = _changed_week()
     pipeline.collect = lambda _repo, _window: changed
-    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
-    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
+    regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
     assert len(model.calls) == 2
 
 

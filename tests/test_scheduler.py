@@ -123,7 +123,7 @@ def make_scheduler(
 
 
 def record_done(store: Store, week: str) -> None:
-    run_id = store.start_run(REPO, week, "schedule")
+    run_id = store.start_run(REPO, period(week), "schedule")
     store.finish_run(run_id, "ok", {})
 
 
@@ -391,7 +391,7 @@ def test_shutdown_records_work_still_running_as_interrupted(store: Store, db_url
     begun = threading.Event()
 
     def stuck_job() -> None:
-        run_id = store.start_run(REPO, "2026-W04", "schedule")
+        run_id = store.start_run(REPO, period("2026-W04"), "schedule")
         begun.set()
         release.wait(WAIT)
         store.finish_run(run_id, "ok", {})

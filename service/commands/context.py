@@ -329,7 +329,7 @@ class RunResultLike(Protocol):
     failed)."""
 
     repo: str
-    period: str
+    period: Period
     outcome: str
     digest: Digest | None
     error: str | None

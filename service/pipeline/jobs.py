@@ -89,7 +89,7 @@ class Pipeline:
 @dataclass
 class RunResult:
     repo: str
-    period: str  # the label of the period the run built (a week, month, range…)
+    period: Period  # the period the run built (a week, month, range…)
     outcome: str  # ok | partial | locked | failed
     digest: Digest | None = None
     outcomes: list[Outcome] = field(default_factory=list)
@@ -458,14 +458,14 @@ def run_week(
     `destinations` when given, else to the routes of the scope's `cadence`."""
     started = time.monotonic()
     repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
-    result = RunResult(repo, window.label, "failed")
+    result = RunResult(repo, window, "failed")
     lock = Subject(Scope.one(repo), window).lock
     with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
         if not held:
             result.outcome = "locked"
             result.error = f"{repo} {window.label} is being built by another run"
             return result
-        run_id = p.store.start_run(repo, window.label, trigger, lease=p.lease)
+        run_id = p.store.start_run(repo, window, trigger, lease=p.lease)
 
         def renew() -> None:
             if not p.store.renew_lease(run_id, PROCESS_OWNER, p.lease, [lock]):
@@ -507,8 +507,9 @@ def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -
         metrics.delivered(outcome.destination.partition(":")[0], outcome.action)
 
 
-def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunResult:
-    """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
+def regenerate(p: Pipeline, repo: str, window: Period, *, requested_by: str) -> RunResult:
+    """Rebuild `window` (resolved by the command, checked against today there) and edit the
+    cards already posted for it (nothing new is posted)."""
     repo = p.store.canonical_repo(repo)
     if repo not in {p.store.canonical_repo(r) for r in p.repos}:
         raise InputError(
@@ -516,7 +517,6 @@ def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunR
             key="cmd.error.unknown_repo",
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
-    window = parse_period(label, p.timezone, p.clock())
     routes = [*p.destinations_for(repo, WEEKLY), *p.destinations_for(repo, MONTHLY)]
     languages = {t.key: t.language for t in as_targets(routes)}
     posted = [

@@ -279,7 +279,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             report_url=functools.partial(links.report_url, BASE_URL),
         )
 
-        def rebuild(repo: str, week: str, requested_by: str) -> jobs.RunResult:
+        def rebuild(repo: str, week: Period, requested_by: str) -> jobs.RunResult:
             return jobs.regenerate(pipeline, repo, week, requested_by=requested_by)
 
         bolt = build_slack_app(

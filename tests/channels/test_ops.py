@@ -104,8 +104,12 @@ def test_metrics_count_model_calls_by_outcome_and_their_tokens(tmp_path: Path) -
         with wired_service(tmp_path, **llm) as wired:
             window = parse_week(WEEK, TZ, datetime.now(UTC))
             run_week(wired.pipeline, REPO, window, trigger="cli")  # zh: invalid; en: ok
-            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # zh asked again
-            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # nothing to ask
+            regenerate(
+                wired.pipeline, REPO, period(WEEK), requested_by=SLACK_ADMIN
+            )  # zh asked again
+            regenerate(
+                wired.pipeline, REPO, period(WEEK), requested_by=SLACK_ADMIN
+            )  # nothing to ask
             samples, _ = scrape(wired.url)
             stored = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
             cards = {c: card_text(wired.slack.messages(c)) for c in ("C_ZH", "C_EN")}

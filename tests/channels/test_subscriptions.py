@@ -176,7 +176,7 @@ def test_several_repos_each_card_only_where_asked(tmp_path: Path) -> None:
         wired.pipeline.collect = recorded_everywhere
         wired.pipeline.clock = lambda: datetime(2026, 1, 28, 12, tzinfo=UTC)  # last = 2026-W04
         results = run_scheduled(wired.pipeline)
-        assert [(r.repo, r.period, r.outcome) for r in results] == [
+        assert [(r.repo, r.period.label, r.outcome) for r in results] == [
             (REPO, WEEK, "ok"),
             (OTHER, WEEK, "ok"),
         ]

@@ -32,7 +32,7 @@ from service.commands.kinds import (
     UsageErrorAnswer,
 )
 from service.commands.registry import verb_names
-from service.core.models import Digest, PullRequest, Severity
+from service.core.models import Digest, Period, PullRequest, Severity
 from service.errors import InputError, NotFoundError, ServiceError, UnreachableError
 from service.store.repository import Store
 from tests.answers import as_kind
@@ -268,7 +268,7 @@ def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
 @dataclass
 class Result:
     repo: str
-    period: str
+    period: Period
     outcome: str
     digest: Digest | None = None
     error: str | None = None
@@ -278,25 +278,25 @@ class Result:
 def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
     ctx = make_ctx()
     digest = digests["2026-W04"]
-    done = answer_regenerated(Result(REPO, "2026-W04", "ok", digest), ctx)
+    done = answer_regenerated(Result(REPO, period("2026-W04"), "ok", digest), ctx)
     assert done.kind is AnswerKind.REGENERATE_DONE
     assert isinstance(done, RegenerateAnswer)
     assert done.params["prs"] == digest.stats.prs
-    partial = answer_regenerated(Result(REPO, "2026-W04", "partial", digest), ctx)
+    partial = answer_regenerated(Result(REPO, period("2026-W04"), "partial", digest), ctx)
     assert partial.key == "cmd.answer.regenerate_done_partial"
-    locked = answer_regenerated(Result(REPO, "2026-W04", "locked"), ctx)
+    locked = answer_regenerated(Result(REPO, period("2026-W04"), "locked"), ctx)
     assert locked.kind is AnswerKind.REGENERATE_BUSY
     assert isinstance(locked, RegenerateAnswer)
     down = UnreachableError("GitHub down")
     failed = answer_regenerated(
-        Result(REPO, "2026-W04", "failed", error="GitHub down", failure=down), ctx
+        Result(REPO, period("2026-W04"), "failed", error="GitHub down", failure=down), ctx
     )
     assert failed.kind is AnswerKind.REGENERATE_FAILED
     assert isinstance(failed, RegenerateAnswer)
     assert failed.reason == Sentence(key="cmd.reason.unreachable")
     assert "reason" not in failed.params
     bad = InputError("bad week 'x'", key="cmd.error.bad_week", params={"value": "x"})
-    refused = answer_regenerated(Result(REPO, "x", "failed", failure=bad), ctx)
+    refused = answer_regenerated(Result(REPO, period("2026-W04"), "failed", failure=bad), ctx)
     assert refused.reason == Sentence(key="cmd.error.bad_week", params={"value": "x"})
 
 

@@ -34,7 +34,7 @@ def fill_every_table(store: Store) -> None:
     store.record_sent(delivery.id, "C1:1700000000.000100")
     store.subscribe("feishu", "oc_a", OLD, "ou_admin", filter_text="module:trainer", language="en")
     assert store.acquire_lock("week:volcengine/verl:2026-W04", PROCESS_OWNER, timedelta(hours=1))
-    run = store.start_run(OLD, WEEK, "schedule")
+    run = store.start_run(OLD, period(WEEK), "schedule")
     store.finish_run(run, "ok", {"prs": len(week.prs)})
     store.remember_event("Ev01", "slack")
     store.save_repo_privacy(OLD, False)

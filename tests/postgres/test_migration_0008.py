@@ -86,7 +86,7 @@ def test_months_and_ranges_are_stored_beside_weeks_and_the_way_back_refuses_them
     )
     store.save_digest(span)
     store.record_intent(OLD, period(RANGE), "slack:C1", "key-range")
-    run = store.start_run(OLD, "2026-01", "schedule")
+    run = store.start_run(OLD, period("2026-01"), "schedule")
     store.finish_run(run, "ok", {})
 
     assert _kinds(store, tables.digests) == {WEEK: "week", "2026-01": "month", RANGE: "range"}

@@ -286,9 +286,9 @@ def test_concurrent_lock_attempts_have_one_winner(store: Store) -> None:
 
 def test_runs_last_run_and_interrupted(store: Store) -> None:
     assert store.last_run() is None
-    done = store.start_run(REPO, "2026-W03", "schedule")
+    done = store.start_run(REPO, period("2026-W03"), "schedule")
     store.finish_run(done, "ok", {"posted": 2})
-    running = store.start_run(REPO, "2026-W04", "catch-up")
+    running = store.start_run(REPO, period("2026-W04"), "catch-up")
     last = store.last_run(REPO)
     assert last is not None
     assert (last.period, last.outcome, last.finished_at) == ("2026-W04", "running", None)

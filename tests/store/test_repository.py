@@ -157,9 +157,9 @@ def test_lock_excludes_second_owner_until_expiry(store: Store) -> None:
 
 
 def test_runs_and_interrupted(store: Store) -> None:
-    done = store.start_run("o/r", "2026-W03", "schedule")
+    done = store.start_run("o/r", period("2026-W03"), "schedule")
     store.finish_run(done, "ok", {"prs": 3})
-    store.start_run("o/r", "2026-W04", "schedule")
+    store.start_run("o/r", period("2026-W04"), "schedule")
     assert store.interrupt_running() == 1
     last = store.last_run("o/r")
     assert last is not None
