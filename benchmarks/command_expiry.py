@@ -15,6 +15,7 @@ and a keep-alive session per client), asks `/livez` every 100 ms, and samples th
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import random
@@ -71,8 +72,7 @@ def serve(ttl: float) -> None:
             return revision(repo, week, language) if revision else None
 
         def latest_digest(self, repo: str, language: str) -> Any:
-            weeks = self.list_periods(repo, language)
-            return self.get_digest(repo, weeks[0], language) if weeks else None
+            return store.latest_digest(repo, language)
 
         def list_periods(self, repo: str, language: str | None = None) -> list[str]:
             return store.list_periods(repo, language)
@@ -84,6 +84,8 @@ def serve(ttl: float) -> None:
         kept["kept"] = keep_out_of_collections
     except ImportError:
         pass
+    if "timezone" in inspect.signature(CachedReader).parameters:  # reads stored labels as periods
+        kept["timezone"] = "Asia/Shanghai"
     with running_fake_slack() as slack:
         clock = lambda: datetime.now(UTC)  # noqa: E731
         engine = EngineContext(

@@ -149,7 +149,7 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|")
         readers: list[tuple[str, DigestReader]] = [
             ("Store", store),
-            ("CachedReader(Store)", CachedReader(store, lambda: NOW)),
+            ("CachedReader(Store)", CachedReader(store, lambda: NOW, timezone="Asia/Shanghai")),
         ]
         for label, reader in readers:
             run_scenarios(reader, store, slack.api_url, hook, numbers, huge, args.requests, label)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from service.commands.answer import Caller, EngineContext
+    from service.commands.flow import Regenerate
     from service.delivery.destination import Destination
     from service.github.credentials import Credentials
     from service.github.http import GitHubHttp
@@ -375,10 +376,10 @@ def engine_context(settings: Settings, pipeline: Pipeline) -> EngineContext:
     )
 
 
-def regenerate_callable(pipeline: Pipeline) -> Callable[[str, str, str], RunResult]:
+def regenerate_callable(pipeline: Pipeline) -> Regenerate:
     from service.pipeline.jobs import regenerate
 
-    def run(repo: str, period: str, requested_by: str) -> RunResult:
+    def run(repo: str, period: Period, /, *, requested_by: str) -> RunResult:
         return regenerate(pipeline, repo, period, requested_by=requested_by)
 
     return run
@@ -419,7 +420,12 @@ def build_app(
     from service.runtime.web import build_web_app
 
     ctx = engine_context(settings, pipeline)
-    ctx.reader = CachedReader(pipeline.store, clock=pipeline.clock, kept=keep_out_of_collections)
+    ctx.reader = CachedReader(
+        pipeline.store,
+        clock=pipeline.clock,
+        kept=keep_out_of_collections,
+        timezone=settings.digest_timezone,
+    )
     inbound = start_inbound(
         settings,
         InboundDeps(
@@ -440,6 +446,7 @@ def build_app(
         scheduler_alive=scheduler.alive if scheduler else None,
         on_shutdown=in_turn(stops) if stops else None,
         language=settings.digest_language,
+        timezone=settings.digest_timezone,
         metrics=pipeline.metrics,
         report_links=pipeline_links(settings, pipeline),
         run_watch=run_watch(settings, pipeline),

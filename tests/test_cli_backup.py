@@ -11,6 +11,7 @@ import pytest
 
 from service.store.repository import Store
 from tests.fakes.github import FakeGitHub
+from tests.periods import period
 from tests.processes import run_cli as run
 from tests.test_cli import github, github_env
 
@@ -37,9 +38,9 @@ def test_backup_wipe_restore_keeps_digest_and_deliveries(
     assert built.returncode == 0, built.stderr
     store = Store.open(f"sqlite:///{db}")
     for channel, message in (("slack:C1", "1700000000.000100"), ("feishu:oc_1", "om_1")):
-        record = store.record_intent(REPO, WEEK, channel, f"key-{channel}")
+        record = store.record_intent(REPO, period(WEEK), channel, f"key-{channel}")
         store.record_sent(record.id, message)
-    deliveries = store.list_deliveries(REPO, WEEK)
+    deliveries = store.list_deliveries(REPO, period(WEEK))
     store.engine.dispose()
     before = rows(db)
     assert before["digests"]
@@ -53,7 +54,7 @@ def test_backup_wipe_restore_keeps_digest_and_deliveries(
     assert restored.returncode == 0, restored.stderr
 
     assert rows(db) == before
-    assert Store.open(f"sqlite:///{db}").list_deliveries(REPO, WEEK) == deliveries
+    assert Store.open(f"sqlite:///{db}").list_deliveries(REPO, period(WEEK)) == deliveries
     again = run(["digest", "--week", WEEK, "--format", "json", "--lang", "en"], tmp_path, **env)
     assert again.stdout == built.stdout  # the restored week renders the same digest
 

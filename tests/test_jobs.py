@@ -17,6 +17,7 @@ from service.pipeline.jobs import Pipeline, regenerate, run_week
 from service.settings import Settings
 from tests.fakes.feishu import FakeFeishu, serve_feishu
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, running_fake_slack
+from tests.periods import period
 
 WEEK = window_for(2026, 4, "Asia/Shanghai")
 REPO = "volcengine/verl"
@@ -76,7 +77,7 @@ def test_run_posts_everywhere_once(
     assert len(feishu.hook_cards) == 1
     assert slack.violations == []
     assert feishu.violations == []
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.stats.prs == 22
 
@@ -86,7 +87,7 @@ def test_regenerate_edits_cards_in_place(
 ) -> None:
     run_week(pipeline, REPO, WEEK, trigger="test")
     posts = len(slack.calls("chat.postMessage"))
-    result = regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    result = regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
     assert _actions(result)["slack:C111"] == "updated"
     assert _actions(result)["feishu:oc_group1"] == "updated"
     assert len(slack.calls("chat.postMessage")) == posts
@@ -100,7 +101,7 @@ def test_a_held_lock_means_nothing_is_built_or_posted(pipeline: Pipeline, slack:
     result = run_week(pipeline, REPO, WEEK, trigger="test")
     assert result.outcome == "locked"
     assert slack.calls("chat.postMessage") == []
-    assert pipeline.store.get_digest(REPO, "2026-W04", "zh") is None
+    assert pipeline.store.get_digest(REPO, period("2026-W04"), "zh") is None
 
 
 def test_one_failing_destination_does_not_stop_the_others(
@@ -131,7 +132,7 @@ def test_regenerate_of_an_unknown_repo_is_input_error(pipeline: Pipeline) -> Non
     from service.errors import InputError
 
     with pytest.raises(InputError):
-        regenerate(pipeline, "someone/else", "2026-W04", requested_by="U1")
+        regenerate(pipeline, "someone/else", period("2026-W04"), requested_by="U1")
 
 
 def test_subscribed_channel_gets_the_post(

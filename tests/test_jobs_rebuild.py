@@ -66,7 +66,7 @@ def test_a_rebuild_with_nothing_new_serves_the_stored_digest(
     pages = len(github.calls("POST", "/graphql"))
     assert pages == 1
     assert len(github.calls()) <= pages + 2
-    assert pipeline.store.get_digest(REPO, W04.label, "zh") == cold
+    assert pipeline.store.get_digest(REPO, W04, "zh") == cold
 
 
 def test_a_new_label_is_analysed_again(pipeline: Pipeline, github: FakeGitHub) -> None:
@@ -78,7 +78,7 @@ def test_a_new_label_is_analysed_again(pipeline: Pipeline, github: FakeGitHub) -
     assert warm.generated_at > cold.generated_at
     assert [b.key for b in warm.trends.labels] == ["perf-regression"]
     assert files_requests(github) == 0  # the files are still the stored ones
-    assert pipeline.store.get_digest(REPO, W04.label, "zh") == warm
+    assert pipeline.store.get_digest(REPO, W04, "zh") == warm
     assert pipeline.store.stored_prs(REPO, [number])[number].labels == ["perf-regression"]
 
 

@@ -25,6 +25,7 @@ from tests.conftest import load_week
 from tests.fakes.feishu import serve_feishu
 from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
+from tests.periods import period
 
 WEEK = window_for(2026, 4, "Asia/Shanghai")
 REPO = "volcengine/verl"
@@ -78,7 +79,7 @@ def test_checked_sentences_reach_the_stored_digest_and_tokens_the_log(
     assert digest.analysis.dropped == []
     assert len(digest.analysis.summary) == 5
     assert digest.analysis.usage.prompt > 0
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis == digest.analysis
     (line,) = _model_log(caplog)
@@ -106,7 +107,7 @@ def test_an_invented_answer_keeps_its_audit_list_in_the_digest(
     assert digest.analysis is not None
     assert len(digest.analysis.dropped) == 13
     assert {d.section for d in digest.analysis.dropped} >= {"headline", "summary", "pr_points"}
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis is not None
     assert stored.analysis.dropped == digest.analysis.dropped
@@ -156,7 +157,7 @@ def test_the_model_settings_take_part_in_whether_a_stored_digest_stands(
     # --no-llm: built again, deterministic, and stored so
     off = wiring.build_pipeline(llm_settings(**PATIENT), sample=True, llm=False)
     assert build_week(off, REPO, WEEK).analysis is None
-    stored = on.store.get_digest(REPO, "2026-W04", "zh")
+    stored = on.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis is None
     # the model back on: built again, and the cached answer writes the narrative (no call)
@@ -199,7 +200,7 @@ def test_a_card_in_another_language_gets_the_narrative_in_its_own(
         pipeline = wiring.build_pipeline(settings, sample=True)
         result = run_week(pipeline, REPO, WEEK, trigger="test")
         assert {o.action for o in result.outcomes} == {"posted"}
-        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
         run_week(pipeline, REPO, WEEK, trigger="test")
         cards = {c: json.dumps(slack.messages(c), ensure_ascii=False) for c in ("C_ZH", "C_EN")}
         cards["oc_group1"] = json.dumps(
@@ -216,7 +217,7 @@ def test_a_card_in_another_language_gets_the_narrative_in_its_own(
     for english in (cards["C_EN"], cards["oc_group1"]):
         assert en_headline in english
         assert zh_headline not in english
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis is not None
     assert stored.analysis.language == "zh"
@@ -251,7 +252,7 @@ def test_posting_to_two_platforms_and_regenerating_unchanged_data_call_once(
         pipeline = wiring.build_pipeline(settings, sample=True)
         result = run_week(pipeline, REPO, WEEK, trigger="test")
         assert {o.action for o in result.outcomes} == {"posted"}
-        regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+        regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
         posted = json.dumps(slack.messages("C111"), ensure_ascii=False)
         carded = json.dumps([m.card for m in feishu.posted("oc_group1")], ensure_ascii=False)
         assert slack.violations == []
@@ -306,8 +307,8 @@ def test_a_regenerate_after_new_data_calls_the_model_once(
     build_week(pipeline, REPO, WEEK)
     changed = _changed_week()
     pipeline.collect = lambda _repo, _window: changed
-    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
-    regenerate(pipeline, REPO, "2026-W04", requested_by="U1")
+    regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
+    regenerate(pipeline, REPO, period("2026-W04"), requested_by="U1")
     assert len(model.calls) == 2
 
 
@@ -346,7 +347,7 @@ def test_every_failure_leaves_the_deterministic_digest_with_one_log_line(
     plain = build_week(wiring.build_pipeline(llm_settings(), sample=True, llm=False), REPO, WEEK)
     same_time = digest.model_copy(update={"generated_at": plain.generated_at})
     assert render_markdown(same_time) == render_markdown(plain)
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis is None
     (line,) = lines

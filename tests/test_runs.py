@@ -23,6 +23,7 @@ from service.store import tables
 from service.store.repository import PROCESS_OWNER, Store
 from tests.conftest import load_week
 from tests.e2e.test_database import write_locked
+from tests.periods import period
 from tests.test_scheduler import AFTER_W04_TICK, REPO, SCHEDULE, TZ, make_pipeline
 from tests.waiting import wait_for
 
@@ -55,7 +56,7 @@ def test_retries_start_within_a_minute_double_and_stop_at_an_hour() -> None:
 
 def test_a_run_is_abandoned_when_its_lease_runs_out_not_before(store: Store) -> None:
     lease = timedelta(seconds=0.3)
-    run_id = store.start_run(REPO, "2026-W04", "schedule", lease=lease)
+    run_id = store.start_run(REPO, period("2026-W04"), "schedule", lease=lease)
     assert store.abandon_runs() == 0
     assert store.renew_lease(run_id, PROCESS_OWNER, lease) is True
     last = store.last_run(REPO)
@@ -71,7 +72,7 @@ def test_a_run_whose_finish_the_database_refused_is_abandoned_at_once(
 ) -> None:
     # the worker ran, failed and could not record it (the database refused the write): the row
     # still says running, with four minutes of lease left, and nobody works on it any more
-    run_id = store.start_run(REPO, "2026-W04", "schedule", lease=timedelta(minutes=5))
+    run_id = store.start_run(REPO, period("2026-W04"), "schedule", lease=timedelta(minutes=5))
     with write_locked(tmp_path / "verl-week.db"), pytest.raises(StoreUnavailableError):
         store.finish_run(run_id, "failed", {"error": "the database went away"})
     last = store.last_run(REPO)
@@ -87,7 +88,7 @@ def test_a_run_whose_finish_the_database_refused_is_abandoned_at_once(
 def test_a_heartbeat_keeps_the_lease_and_the_lock(store: Store) -> None:
     lease = timedelta(seconds=0.3)
     assert store.acquire_lock("week:x", PROCESS_OWNER, lease)
-    run_id = store.start_run(REPO, "2026-W04", "schedule", lease=lease)
+    run_id = store.start_run(REPO, period("2026-W04"), "schedule", lease=lease)
     beats = threading.Semaphore(0)
 
     def renew() -> None:
@@ -103,8 +104,8 @@ def test_a_heartbeat_keeps_the_lease_and_the_lock(store: Store) -> None:
 
 
 def test_shutdown_interrupts_only_its_own_runs(store: Store) -> None:
-    store.start_run(REPO, "2026-W04", "schedule", owner="elsewhere:1:abc")
-    store.start_run(REPO, "2026-W04", "schedule")
+    store.start_run(REPO, period("2026-W04"), "schedule", owner="elsewhere:1:abc")
+    store.start_run(REPO, period("2026-W04"), "schedule")
     assert store.interrupt_running(PROCESS_OWNER) == 1
     assert store.last_run(REPO).outcome == "interrupted"  # type: ignore[union-attr]
 
@@ -187,7 +188,7 @@ def test_a_week_owed_and_not_running_makes_healthz_degraded(store: Store) -> Non
     assert check_health(store, None, view).reasons == (f"{REPO} 2026-W04 is owed: not posted yet",)
     store.save_repo_privacy(REPO, private=True)
     assert REPO not in check_health(store, None, view).reasons[0]
-    run_id = store.start_run(REPO, "2026-W04", "schedule", lease=timedelta(minutes=5))
+    run_id = store.start_run(REPO, period("2026-W04"), "schedule", lease=timedelta(minutes=5))
     assert check_health(store, None, view).status == "ok"  # a live run is on it
     store.finish_run(run_id, "ok", {})
     assert check_health(store, None, view).as_json()["status"] == "ok"

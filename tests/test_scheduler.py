@@ -42,6 +42,7 @@ from service.runtime.web import build_web_app
 from service.store.repository import Store
 from tests.conftest import WEEKS, load_week
 from tests.fakes.asgi import run_app
+from tests.periods import period
 from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
@@ -122,7 +123,7 @@ def make_scheduler(
 
 
 def record_done(store: Store, week: str) -> None:
-    run_id = store.start_run(REPO, week, "schedule")
+    run_id = store.start_run(REPO, period(week), "schedule")
     store.finish_run(run_id, "ok", {})
 
 
@@ -194,7 +195,7 @@ def test_scheduler_fires_on_a_near_future_trigger_once(
     last = store.last_run(REPO)
     assert last is not None
     assert (last.period, last.outcome) == ("2026-W04", "ok")
-    assert store.get_digest(REPO, "2026-W04", "zh") is not None
+    assert store.get_digest(REPO, period("2026-W04"), "zh") is not None
 
 
 def test_a_third_cadence_added_as_a_row_is_scheduled_and_run(
@@ -349,7 +350,9 @@ def test_two_schedulers_starting_together_catch_up_once(
         thread.join(WAIT)
     assert sorted(results) == [False, True]
     assert job.calls == 1
-    assert [d.period for d in [store.get_digest(REPO, "2026-W04", "zh")] if d] == ["2026-W04"]
+    assert [d.period for d in [store.get_digest(REPO, period("2026-W04"), "zh")] if d] == [
+        "2026-W04"
+    ]
 
 
 def test_two_scheduler_processes_started_in_turn_catch_up_once(
@@ -388,7 +391,7 @@ def test_shutdown_records_work_still_running_as_interrupted(store: Store, db_url
     begun = threading.Event()
 
     def stuck_job() -> None:
-        run_id = store.start_run(REPO, "2026-W04", "schedule")
+        run_id = store.start_run(REPO, period("2026-W04"), "schedule")
         begun.set()
         release.wait(WAIT)
         store.finish_run(run_id, "ok", {})

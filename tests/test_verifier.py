@@ -29,6 +29,7 @@ from tests.fakes.openai import (
     verify_data,
 )
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
+from tests.periods import period
 
 WEEK = window_for(2026, 4, "Asia/Shanghai")
 REPO = "volcengine/verl"
@@ -290,7 +291,7 @@ def test_a_broken_answer_is_a_dropped_narrative_and_the_week_still_posts(
         result = run_week(pipeline, REPO, WEEK, trigger="t")
         assert slack.messages("C111")
     assert {o.action for o in result.outcomes} == {"posted"}
-    stored = pipeline.store.get_digest(REPO, "2026-W04", "zh")
+    stored = pipeline.store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.analysis is None
     assert model.verify_calls == []

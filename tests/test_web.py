@@ -24,6 +24,7 @@ from service.runtime.web import HealthStatus, build_web_app, check_health
 from service.store.repository import Store
 from tests.conftest import NOW, load_week
 from tests.fakes.asgi import run_app
+from tests.periods import period
 from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
@@ -194,7 +195,7 @@ def test_unknown_repo_404_lists_the_repos_that_exist(base_url: str) -> None:
 
 
 def test_healthz_ok_reports_database_scheduler_and_last_run(store: Store) -> None:
-    run_id = store.start_run(REPO, "2026-W04", "schedule")
+    run_id = store.start_run(REPO, period("2026-W04"), "schedule")
     store.finish_run(run_id, "ok", {"posted": 2})
     with run_app(build_web_app(store=store, scheduler_alive=lambda: True)) as url:
         response = requests.get(f"{url}/healthz", timeout=10)

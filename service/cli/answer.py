@@ -75,6 +75,7 @@ def answer_text(
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
     from service.commands.kinds import Said
+    from service.core.models import Period
     from service.pipeline.jobs import build_scope
     from service.render.text import render_answer_text
 
@@ -82,10 +83,10 @@ def answer_text(
     # `pr N` without --week searches every stored week, as the chat command does
     searching = args.command == "pr" and args.week is None and not args.sample
     stored = pipeline.store.list_periods(repo, lang) if searching else []
-    digest = None if args.sample else pipeline.store.get_digest(repo, window.label, lang)
+    digest = None if args.sample else pipeline.store.get_digest(repo, window, lang)
     if args.sample or (digest is None and not stored):
         digest = build_scope(pipeline, scope, window)
-    digest = digest or pipeline.store.get_digest(repo, stored[0], lang)
+    digest = digest or pipeline.store.latest_digest(repo, lang)  # the newest stored week
     assert digest is not None  # noqa: S101 - built, or a stored week
     command = _command(
         args, repo, None if searching else window.label, typed_filter(args.filter, digest)
@@ -98,7 +99,8 @@ def answer_text(
         # line, exit 2
         raise catalog_error(result.key, result.params)
     if result.period and result.period != digest.period:
-        digest = pipeline.store.get_digest(repo, result.period, lang) or digest
+        answered = Period.of_label(result.period, window.timezone)
+        digest = pipeline.store.get_digest(repo, answered, lang) or digest
     return render_answer_text(result, lang, digest)
 
 
@@ -172,7 +174,7 @@ def _built_period(
         return None
     window = window_of(args, settings)
     language = pipeline.language
-    stored = None if args.sample else pipeline.store.get_digest(scope.key, window.label, language)
+    stored = None if args.sample else pipeline.store.get_digest(scope.key, window, language)
     return stored or build_scope(pipeline, scope, window)
 
 

@@ -83,7 +83,7 @@ def dry_run_lines(
         shown = narrow_digest(digest, parse_filter(target.filter))
         size = len(render_format(shown, fmt, lang, report_url=url).encode())
         record = pipeline.store.get_delivery(
-            digest.repo, digest.period, recorded_name(target.destination), target.filter
+            digest.repo, digest.window, recorded_name(target.destination), target.filter
         )
         state = operator_text.dry_run_state(record.status if record else None)
         card = operator_text.dry_run_card(fmt, lang, shown.stats.prs, size)

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from service.commands.kinds import Renderings
-from service.core.models import Digest, PullRequest, ScoredPR
+from service.core.models import Digest, Period, PullRequest, ScoredPR
 from service.core.profile import RepoProfile
 from service.core.scope import Scope
 from service.errors import ServiceError
@@ -31,7 +31,7 @@ LIVE_LOOKUP_SECONDS = 20.0  # PR_LOOKUP_TIMEOUT_SECONDS's default
 class DigestReader(Protocol):
     """Read access to stored digests (service.store.repository.Store satisfies it)."""
 
-    def get_digest(self, repo: str, period: str, language: str) -> Digest | None: ...
+    def get_digest(self, repo: str, period: Period, language: str) -> Digest | None: ...
     def latest_digest(self, repo: str, language: str) -> Digest | None: ...
     def list_periods(self, repo: str, language: str | None = None) -> list[str]: ...
 
@@ -156,7 +156,7 @@ class _Indexed:
         return cls(digest, {p.number: p for p in reversed(prs)}, revision)
 
 
-def _revisions(reader: DigestReader) -> Callable[[str, str, str], str | None] | None:
+def _revisions(reader: DigestReader) -> Callable[[str, Period, str], str | None] | None:
     """The reader's `digest_revision(repo, period, language)` when it has one (Store does): a
     token new on every save, so a kept digest is checked without reading it again."""
     revision = getattr(reader, "digest_revision", None)
@@ -182,9 +182,12 @@ class CachedReader:
         max_entries: int = DIGEST_CACHE_ENTRIES,
         spawn: Callable[[Callable[[], None]], None] = _in_background,
         kept: Callable[[], None] | None = None,
+        *,
+        timezone: str,
     ) -> None:
         self.reader = reader
         self.clock = clock
+        self.timezone = timezone  # a stored label (the newest week) is read as a period of it
         self.ttl = ttl
         # called once a digest read from the store is parsed and about to be kept (the server
         # freezes it out of the garbage collector's passes: runtime/long_lived.py)
@@ -192,20 +195,21 @@ class CachedReader:
         self._digests: _Loads[DigestKey, _Indexed] = _Loads(clock, ttl, max_entries, spawn)
         self._weeks: _Loads[WeeksKey, list[str]] = _Loads(clock, ttl, max_entries, spawn)
 
-    def _read(self, repo: str, period: str, language: str, token: str | None) -> _Indexed:
+    def _read(self, repo: str, period: Period, language: str, token: str | None) -> _Indexed:
         indexed = _Indexed.of(self.reader.get_digest(repo, period, language), token)
         if self.kept is not None:
             self.kept()
         return indexed
 
-    def _indexed(self, repo: str, period: str, language: str) -> _Indexed:
+    def _indexed(self, repo: str, period: Period, language: str) -> _Indexed:
+        key = (repo, period.label, language)  # kept by label: invalidate forgets by it
         revision = _revisions(self.reader)
         if revision is None:
 
             def load() -> _Indexed:
                 return self._read(repo, period, language, None)
 
-            return self._digests.get((repo, period, language), load)
+            return self._digests.get(key, load)
 
         def stamp() -> str | None:
             return revision(repo, period, language)
@@ -216,9 +220,9 @@ class CachedReader:
         def current(kept: _Indexed) -> bool:
             return kept.revision is not None and stamp() == kept.revision
 
-        return self._digests.get((repo, period, language), load_revised, current)
+        return self._digests.get(key, load_revised, current)
 
-    def get_digest(self, repo: str, period: str, language: str) -> Digest | None:
+    def get_digest(self, repo: str, period: Period, language: str) -> Digest | None:
         return self._indexed(repo, period, language).digest
 
     def find_pr(self, digest: Digest, number: int) -> ScoredPR | None:
@@ -245,7 +249,9 @@ class CachedReader:
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         weeks = self.list_periods(repo, language)
-        return self.get_digest(repo, weeks[0], language) if weeks else None
+        if not weeks:
+            return None
+        return self.get_digest(repo, Period.of_label(weeks[0], self.timezone), language)
 
     def invalidate(self, repo: str, period: str | None = None) -> None:
         """Forget `repo` (one period, or all of it) so the next answer reads the store."""
@@ -323,7 +329,7 @@ class RunResultLike(Protocol):
     failed)."""
 
     repo: str
-    period: str
+    period: Period
     outcome: str
     digest: Digest | None
     error: str | None

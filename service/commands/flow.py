@@ -32,12 +32,19 @@ from service.commands.answer import (
 )
 from service.commands.grammar import Command, strip_prefix
 from service.commands.registry import VERBS
+from service.core.models import Period
 from service.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 
+
 # (repo, period, requested_by=…) → the rebuild's result; None where regenerate is not wired
-Regenerate = Callable[..., RunResultLike]
+class Regenerate(Protocol):
+    """Rebuild a (repository, period) and edit its posted cards (wiring.regenerate_callable)."""
+
+    def __call__(self, repo: str, period: Period, /, *, requested_by: str) -> RunResultLike: ...
+
+
 # (platform, answer kind, seconds to answer): how a command went, for the metrics
 ObserveCommand = Callable[[str, str, float], None]
 
@@ -126,8 +133,11 @@ class CommandFlow:
             if self.regenerate is None:
                 done = regenerate_failed(repo, period, None)
             else:
+                # the started answer carries its period's label (answers are labels until they
+                # carry a Period): read once, in the engine's timezone the verb resolved it in
+                window = Period.of_label(period, self.engine.timezone)
                 done = answer_regenerated(
-                    self.regenerate(repo, period, requested_by=requested_by), self.engine
+                    self.regenerate(repo, window, requested_by=requested_by), self.engine
                 )
         except ServiceError as exc:
             done = regenerate_failed(repo, period, exc)

@@ -25,6 +25,13 @@ def report_url(ctx: EngineContext, repo: str, period: str) -> str:
     return ctx.report_url(repo, period) if ctx.report_url and period else ""
 
 
+def stored_periods(ctx: EngineContext, repo: str) -> list[Period]:
+    """The stored weeks of `repo` in the context's language, newest first (the store lists
+    their labels)."""
+    labels = ctx.reader.list_periods(repo, ctx.language)
+    return [Period.of_label(label, ctx.timezone) for label in labels]
+
+
 def load(
     command: Command, ctx: EngineContext, repo: str, period: Period | None
 ) -> Digest | NoDigestAnswer:
@@ -33,7 +40,7 @@ def load(
     if period is None:
         digest = ctx.reader.latest_digest(repo, ctx.language)
     else:
-        digest = ctx.reader.get_digest(repo, period.label, ctx.language)
+        digest = ctx.reader.get_digest(repo, period, ctx.language)
     if digest is not None:
         return digest
     weeks = ctx.reader.list_periods(repo, ctx.language)
@@ -103,8 +110,12 @@ def apply_filter(
     if unknown:
         value = f"module:{unknown}"
         return filter_usage(ctx, repo, value, usage_of(command.verb), command.verb)
-    before = digest.trends.previous_period
-    previous = ctx.reader.get_digest(repo, before, ctx.language) if before else None
+    before = digest.trends.previous_period  # a stored label: read as a period of the digest's
+    previous = (
+        ctx.reader.get_digest(repo, Period.of_label(before, digest.timezone), ctx.language)
+        if before
+        else None
+    )
     narrowed = narrow_digest(digest, flt, previous)
     if narrowed.prs:
         return narrowed

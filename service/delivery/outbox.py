@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from service import operator_text
-from service.core.models import Digest
+from service.core.models import Digest, Period
 from service.errors import ServiceError, UnconfirmedSendError
 
 logger = logging.getLogger(__name__)
@@ -88,10 +88,10 @@ class DeliveryRecordLike(Protocol):
 
 class DeliveryLog(Protocol):
     def get_delivery(
-        self, repo: str, period: str, destination: str, filter_text: str = ""
+        self, repo: str, period: Period, destination: str, filter_text: str = ""
     ) -> DeliveryRecordLike | None: ...
     def record_intent(
-        self, repo: str, period: str, destination: str, key: str, filter_text: str = ""
+        self, repo: str, period: Period, destination: str, key: str, filter_text: str = ""
     ) -> DeliveryRecordLike: ...
     def mark_attempt(self, delivery_id: int) -> None: ...
     def record_sent(self, delivery_id: int, message_id: str) -> None: ...
@@ -139,10 +139,10 @@ class Outcome:
     filter: str = ""
 
 
-def idempotency_key(repo: str, period: str, destination: str, filter_text: str = "") -> str:
+def idempotency_key(repo: str, period: Period, destination: str, filter_text: str = "") -> str:
     """A stable key per (repo, period, destination, filter), also sent to platforms that dedupe
     by it (a card of the whole period keeps the key it had before filters existed)."""
-    raw = f"{repo}|{period}|{destination}" + (f"|{filter_text}" if filter_text else "")
+    raw = f"{repo}|{period.label}|{destination}" + (f"|{filter_text}" if filter_text else "")
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
@@ -168,10 +168,10 @@ def _deliver_one(
     destination, flt, lang = target.destination, target.filter, target.language
     channel = target.channel
     logged = recorded_name(destination)
-    key = idempotency_key(digest.repo, digest.period, logged, flt)
-    record = log.get_delivery(digest.repo, digest.period, logged, flt)
+    key = idempotency_key(digest.repo, digest.window, logged, flt)
+    record = log.get_delivery(digest.repo, digest.window, logged, flt)
     if record is None:
-        record = log.record_intent(digest.repo, digest.period, logged, key, flt)
+        record = log.record_intent(digest.repo, digest.window, logged, key, flt)
     if record.status == "sent" and record.message_id:
         if not force:
             return Outcome(destination, "skipped", record.message_id, filter=flt)
@@ -206,7 +206,7 @@ def _record_failure(digest: Digest, target: Target, log: DeliveryLog, exc: Servi
     """A failed send is retried by the next run; one that may have arrived is left unknown."""
     destination, flt = target.destination, target.filter
     unconfirmed = isinstance(exc, UnconfirmedSendError)
-    record = log.get_delivery(digest.repo, digest.period, recorded_name(destination), flt)
+    record = log.get_delivery(digest.repo, digest.window, recorded_name(destination), flt)
     if record is not None and record.status != "sent":
         if unconfirmed:
             log.record_unknown(record.id, f"{exc.message}; {UNCONFIRMED_REASON}")

@@ -74,7 +74,7 @@ def week_inputs(
         pipeline.language = lang
         return build_week(pipeline, repo, window), pipeline.store.load_prs(repo, window.label)
     stored = (
-        pipeline.store.get_digest(repo, window.label, language)
+        pipeline.store.get_digest(repo, window, language)
         for language in dict.fromkeys([lang, pipeline.language])
     )
     found = next((d for d in stored if d is not None), None)

@@ -89,7 +89,7 @@ class Pipeline:
 @dataclass
 class RunResult:
     repo: str
-    period: str  # the label of the period the run built (a week, month, range…)
+    period: Period  # the period the run built (a week, month, range…)
     outcome: str  # ok | partial | locked | failed
     digest: Digest | None = None
     outcomes: list[Outcome] = field(default_factory=list)
@@ -102,7 +102,7 @@ class RunResult:
 def _previous(p: Pipeline, repo: str, window: Period) -> tuple[Digest | None, list[PullRequest]]:
     """The stored digest of the period before `window` and that period's PRs."""
     before = previous_period(window)
-    digest = p.store.get_digest(repo, before.label, p.language)
+    digest = p.store.get_digest(repo, before, p.language)
     if before.kind == "week":
         return digest, p.store.load_prs(repo, before.label)
     return digest, p.store.load_prs_between(repo, before.start, before.end)
@@ -186,10 +186,10 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     clock.lap("collect")
     profile = p.profile_for(repo)
     discussion = discussion_url(p.github_web_url, repo)
-    before = p.store.period_stamp(repo, previous_period(window).label, p.language)
+    before = p.store.period_stamp(repo, previous_period(window), p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
-    digest = p.store.digest_built_from(repo, window.label, p.language, inputs)
+    digest = p.store.digest_built_from(repo, window, p.language, inputs)
     reused = digest is not None
     if digest is None:
         # imported here: a reused digest needs none of the analysis (~0.1 s of imports)
@@ -214,7 +214,7 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     clock.lap("narrate")
     if not reused or narrated:
         p.store.save_digest(digest, inputs=inputs)
-    p.store.announce_moves(repo, window.label, collected.moved_from)
+    p.store.announce_moves(repo, window, collected.moved_from)
     clock.lap("store")
     p.stage("done")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
@@ -258,17 +258,17 @@ def build_family(
         p.store.save_repo_privacy(scope.key, any(private))
     profiles = [p.profile_for(repo) for repo in repos]
     before = previous_period(window)
-    stamp = p.store.period_stamp(scope.key, before.label, p.language)
+    stamp = p.store.period_stamp(scope.key, before, p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = hashlib.sha256(scope.key.encode())
     for week, profile in zip(weeks, profiles, strict=True):
         # each member's previous digest is its part's `previous`, and the family's previous
         # one may be merged from them: a member's previous week built later changes the key
-        member = p.store.period_stamp(week.repo, before.label, p.language)
+        member = p.store.period_stamp(week.repo, before, p.language)
         before_key = f"{stamp}|{member}"
         inputs.update(inputs_key(week, profile, p.language, "", before_key, narration).encode())
     key = inputs.hexdigest()
-    digest = p.store.digest_built_from(scope.key, window.label, p.language, key)
+    digest = p.store.digest_built_from(scope.key, window, p.language, key)
     reused = digest is not None
     if digest is None:
         p.stage("analysing")
@@ -297,7 +297,7 @@ def build_family(
             parts,
             [w.prs for w in weeks],
             now=p.clock(),
-            previous=_family_previous(p, scope.key, repos, before.label, previous_parts, earlier),
+            previous=_family_previous(p, scope.key, repos, before, previous_parts, earlier),
             crossings=crossings,
             cross_relations=ties,
         )
@@ -307,7 +307,7 @@ def build_family(
     if not reused or narrated:
         p.store.save_digest(digest, inputs=key)
     for week in weeks:
-        p.store.announce_moves(week.repo, window.label, week.moved_from)
+        p.store.announce_moves(week.repo, window, week.moved_from)
     p.stage("done")
     return digest
 
@@ -316,7 +316,7 @@ def _family_previous(
     p: Pipeline,
     key: str,
     repos: Sequence[str],
-    label: str,
+    period: Period,
     parts: Sequence[Digest | None],
     earlier: Sequence[Mapping[str, Sequence[PullRequest]]],
 ) -> Digest | None:
@@ -325,11 +325,11 @@ def _family_previous(
     its repositories were digested one by one); None when one of them has none."""
     from service.core.family import merge_family
 
-    stored = p.store.get_digest(key, label, p.language)
+    stored = p.store.get_digest(key, period, p.language)
     if stored is not None or any(part is None for part in parts):
         return stored
     found = [part for part in parts if part is not None]
-    prs = [list(week.get(label, [])) for week in earlier]
+    prs = [list(week.get(period.label, [])) for week in earlier]
     return merge_family(key, repos, found, prs, now=p.clock())
 
 
@@ -342,7 +342,7 @@ def identified(p: Pipeline, asked: str, collected: CollectedPeriod) -> Collected
             p.store.save_repo_privacy(collected.repo, collected.private)
         return collected
     p.store.identify_repo(collected.github_id, collected.repo, collected.private, asked=asked)
-    moved = p.store.moves_to_announce(collected.repo, collected.window.label)
+    moved = p.store.moves_to_announce(collected.repo, collected.window)
     return collected.model_copy(update={"moved_from": moved}) if moved else collected
 
 
@@ -400,7 +400,7 @@ def deliver_targets(
     groups: dict[str, list[Target]] = {}
     for target in as_targets(targets):
         groups.setdefault(target.filter, []).append(target)
-    before = previous_period(_window_of(digest)).label
+    before = previous_period(_window_of(digest))
     previous = p.store.get_digest(digest.repo, before, p.language) if any(groups) else None
     outcomes: list[Outcome] = []
     for filter_text, group in groups.items():
@@ -458,14 +458,14 @@ def run_week(
     `destinations` when given, else to the routes of the scope's `cadence`."""
     started = time.monotonic()
     repo = p.store.canonical_repo(repo)  # an old name of a repository that moved: its new one
-    result = RunResult(repo, window.label, "failed")
+    result = RunResult(repo, window, "failed")
     lock = Subject(Scope.one(repo), window).lock
     with p.store.lock(lock, PROCESS_OWNER, p.lease) as held:
         if not held:
             result.outcome = "locked"
             result.error = f"{repo} {window.label} is being built by another run"
             return result
-        run_id = p.store.start_run(repo, window.label, trigger, lease=p.lease)
+        run_id = p.store.start_run(repo, window, trigger, lease=p.lease)
 
         def renew() -> None:
             if not p.store.renew_lease(run_id, PROCESS_OWNER, p.lease, [lock]):
@@ -507,8 +507,9 @@ def _observe(metrics: Metrics, result: RunResult, trigger: str, now: datetime) -
         metrics.delivered(outcome.destination.partition(":")[0], outcome.action)
 
 
-def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunResult:
-    """Rebuild a week and edit the cards already posted for it (nothing new is posted)."""
+def regenerate(p: Pipeline, repo: str, window: Period, *, requested_by: str) -> RunResult:
+    """Rebuild `window` (resolved by the command, checked against today there) and edit the
+    cards already posted for it (nothing new is posted)."""
     repo = p.store.canonical_repo(repo)
     if repo not in {p.store.canonical_repo(r) for r in p.repos}:
         raise InputError(
@@ -516,12 +517,11 @@ def regenerate(p: Pipeline, repo: str, label: str, *, requested_by: str) -> RunR
             key="cmd.error.unknown_repo",
             params={"repo": repo, "repos": ", ".join(p.repos)},
         )
-    window = parse_period(label, p.timezone, p.clock())
     routes = [*p.destinations_for(repo, WEEKLY), *p.destinations_for(repo, MONTHLY)]
     languages = {t.key: t.language for t in as_targets(routes)}
     posted = [
         Target(name, d.filter, languages.get((name, d.filter)))
-        for d in p.store.list_deliveries(repo, window.label)
+        for d in p.store.list_deliveries(repo, window)
         if (name := current_name(d.destination))
     ]
     logger.info("regenerate", extra={"repo": repo, "week": window.label, "by": requested_by})

@@ -22,9 +22,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.core.models import Digest
+from service.core.models import Digest, Period
 from service.core.periods.kinds import label_pattern
-from service.errors import StoreUnavailableError
+from service.errors import InputError, StoreUnavailableError
 from service.observe.connection_health import DEFAULT_DOWN_SECONDS, ConnectionHealth
 from service.observe.http_metrics import HttpMetricsMiddleware
 from service.observe.logs import bound_request_id, new_request_id
@@ -286,6 +286,7 @@ def _elapsed_ms(started: float) -> float:
 class _Reports:
     store: Store
     language: str
+    timezone: str  # a page's period label is read as a period of it (DIGEST_TIMEZONE)
     links: ReportLinks | None = None  # None: every page is public (REPORTS_ACCESS unused)
 
     def is_listed(self, repo: str) -> bool:
@@ -343,10 +344,14 @@ class _Reports:
             self._report, request, family, match["week"], match["fmt"] or "html"
         )
 
-    def _report(self, request: Request, repo: str, period: str, fmt: str) -> Response:
+    def _report(self, request: Request, repo: str, label: str, fmt: str) -> Response:
         token = request.query_params.get(TOKEN_PARAM)
-        if self.links is not None and not self.links.allows(repo, period, token):
+        if self.links is not None and not self.links.allows(repo, label, token):
             return self.not_found(request)  # the same 404 as a repository we never heard of
+        try:  # the path's label, read once (it matched a kind's label shape already)
+            period = Period.of_label(label, self.timezone)
+        except InputError:
+            return self.not_found(request)
         repo = self.store.canonical_repo(repo)  # a link made before the repository moved
         if repo not in {e.repo for e in self.store.list_reports()}:
             return self.not_found(request)
@@ -358,13 +363,12 @@ class _Reports:
             response.headers["cache-control"] = "private, no-store"
         return response
 
-    def _digest(self, request: Request, repo: str, period: str) -> Digest | None:
+    def _digest(self, request: Request, repo: str, period: Period) -> Digest | None:
         wanted = request.query_params.get("lang")
         if wanted is not None:
             return self.store.get_digest(repo, period, wanted) if wanted in LANGUAGES else None
-        stored = [
-            e.language for e in self.store.list_reports() if (e.repo, e.period) == (repo, period)
-        ]
+        entries = self.store.list_reports()
+        stored = [e.language for e in entries if (e.repo, e.period) == (repo, period.label)]
         if not stored:
             return None
         lang = self.language if self.language in stored else sorted(stored)[0]
@@ -415,6 +419,7 @@ def build_web_app(
     on_shutdown: Callable[[], None] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     language: str = "zh",
+    timezone: str = "Asia/Shanghai",
     health: HealthProbe | None = None,
     metrics: Metrics | None = None,
     report_links: ReportLinks | None = None,
@@ -431,7 +436,7 @@ def build_web_app(
     `connections`: the chat connections opened, unready when one is down past
     `connection_down_seconds`.
     """
-    reports = _Reports(store, language, report_links)
+    reports = _Reports(store, language, timezone, report_links)
 
     def probe() -> HealthStatus:
         return check_health(store, scheduler_alive, run_watch, connections, connection_down_seconds)

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from service.core.models import Period
 from service.store import tables as t
 from service.store.aggregate import Aggregate, period_kind, utc_now
 from service.store.translate import translated
@@ -51,12 +52,12 @@ class Deliveries(Aggregate):
 
     @translated
     def get_delivery(
-        self, repo: str, period: str, destination: str, filter_text: str = ""
+        self, repo: str, period: Period, destination: str, filter_text: str = ""
     ) -> DeliveryRecord | None:
         c = t.deliveries.c
         query = select(t.deliveries).where(
             c.repo == repo,
-            c.period == period,
+            c.period == period.label,
             c.destination == destination,
             c.filter == filter_text,
         )
@@ -66,7 +67,7 @@ class Deliveries(Aggregate):
 
     @translated
     def record_intent(
-        self, repo: str, period: str, destination: str, key: str, filter_text: str = ""
+        self, repo: str, period: Period, destination: str, key: str, filter_text: str = ""
     ) -> DeliveryRecord:
         """Record that we are about to post; returns the existing record if there is one."""
         now = utc_now()
@@ -75,8 +76,8 @@ class Deliveries(Aggregate):
                 conn.execute(
                     insert(t.deliveries).values(
                         repo=repo,
-                        period=period,
-                        period_kind=period_kind(period),
+                        period=period.label,
+                        period_kind=period_kind(period.label),
                         destination=destination,
                         filter=filter_text,
                         status="intent",
@@ -118,8 +119,8 @@ class Deliveries(Aggregate):
             )
 
     @translated
-    def list_deliveries(self, repo: str, period: str) -> list[DeliveryRecord]:
+    def list_deliveries(self, repo: str, period: Period) -> list[DeliveryRecord]:
         c = t.deliveries.c
-        query = select(t.deliveries).where(c.repo == repo, c.period == period).order_by(c.id)
+        query = select(t.deliveries).where(c.repo == repo, c.period == period.label).order_by(c.id)
         with self.engine.connect() as conn:
             return [_record(row) for row in conn.execute(query)]

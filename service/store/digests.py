@@ -10,7 +10,7 @@ from typing import Protocol
 
 from sqlalchemy import Engine, func, select
 
-from service.core.models import DIGEST_SCHEMA_VERSION, Digest, PullRequest
+from service.core.models import DIGEST_SCHEMA_VERSION, Digest, Period, PullRequest
 from service.core.weeks import label_before
 from service.store import tables as t
 from service.store.aggregate import Aggregate, aware, period_kind
@@ -63,9 +63,13 @@ class Digests(Aggregate):
             upsert(conn, t.digests, ("repo", "period", "language"), [row])
 
     @translated
-    def get_digest(self, repo: str, period: str, language: str) -> Digest | None:
+    def get_digest(self, repo: str, period: Period, language: str) -> Digest | None:
+        return self._digest_at(repo, period.label, language)
+
+    def _digest_at(self, repo: str, label: str, language: str) -> Digest | None:
+        """The digest stored under the period label `label` (the store's column)."""
         query = select(t.digests.c.data).where(
-            t.digests.c.repo == repo, t.digests.c.period == period, t.digests.c.language == language
+            t.digests.c.repo == repo, t.digests.c.period == label, t.digests.c.language == language
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
@@ -73,55 +77,57 @@ class Digests(Aggregate):
             return None
         digest = Digest.model_validate(row[0])
         if digest.schema_version < DIGEST_SCHEMA_VERSION:  # stored by older code: read it anew
-            return self._upgraded(digest, repo, period)
+            return self._upgraded(digest, repo, label)
         return digest
 
-    def _upgraded(self, digest: Digest, repo: str, period: str) -> Digest:
+    def _upgraded(self, digest: Digest, repo: str, label: str) -> Digest:
         from service.core.digest import upgrade_digest  # the analysis, only when needed
 
-        before = label_before(period)
+        before = label_before(label)
         earlier = {before: self.pulls.load_prs(repo, before)} if before else {}
         prs = (
-            self.pulls.load_prs(repo, period)
-            if period_kind(period) == "week"
+            self.pulls.load_prs(repo, label)
+            if period_kind(label) == "week"
             else self.pulls.load_prs_between(repo, digest.start, digest.end)
         )
         return upgrade_digest(digest, prs, earlier)
 
     @translated
-    def digest_revision(self, repo: str, period: str, language: str) -> str | None:
+    def digest_revision(self, repo: str, period: Period, language: str) -> str | None:
         """The token the stored digest of (repo, period, language) got when it was last saved
         (None when there is none, or it was saved before tokens were kept): unchanged exactly
         while the stored digest is, read without reading the digest."""
         c = t.digests.c
-        query = select(c.revision).where(c.repo == repo, c.period == period, c.language == language)
+        query = select(c.revision).where(
+            c.repo == repo, c.period == period.label, c.language == language
+        )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return row[0] if row else None
 
     @translated
     def digest_built_from(
-        self, repo: str, period: str, language: str, inputs: str
+        self, repo: str, period: Period, language: str, inputs: str
     ) -> Digest | None:
         """The stored digest of (repo, period, language) if it was built from `inputs`, else
         None."""
         c = t.digests.c
         query = select(c.data).where(
-            c.repo == repo, c.period == period, c.language == language, c.inputs == inputs
+            c.repo == repo, c.period == period.label, c.language == language, c.inputs == inputs
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return Digest.model_validate(row[0]) if row else None
 
     @translated
-    def period_stamp(self, repo: str, period: str, language: str) -> str:
+    def period_stamp(self, repo: str, period: Period, language: str) -> str:
         """A short text that changes when the stored digest of the period or its set of PR
         snapshots does: the digest's inputs key (else its time), and the snapshot count."""
         d, s = t.digests.c, t.pr_snapshots.c
         digest = select(d.inputs, d.generated_at).where(
-            d.repo == repo, d.period == period, d.language == language
+            d.repo == repo, d.period == period.label, d.language == language
         )
-        count = select(func.count()).where(s.repo == repo, s.week == period)
+        count = select(func.count()).where(s.repo == repo, s.week == period.label)
         with self.engine.connect() as conn:
             row = conn.execute(digest).first()
             snapshots = conn.execute(count).scalar_one()
@@ -133,7 +139,7 @@ class Digests(Aggregate):
         """The digest of the newest stored week of `repo` (months and ranges are asked by
         label)."""
         weeks = self.list_periods(repo, language)
-        return self.get_digest(repo, weeks[0], language) if weeks else None
+        return self._digest_at(repo, weeks[0], language) if weeks else None
 
     @translated
     def list_periods(

@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from sqlalchemy import delete, select, update
 
+from service.core.models import Period
 from service.store import tables as t
 from service.store.aggregate import Aggregate, utc_now
 from service.store.moves import carry_history, known_names, record_alias
@@ -80,22 +81,23 @@ class Repositories(Aggregate):
         return sorted(earlier - aliases)
 
     @translated
-    def moves_to_announce(self, repo: str, period: str) -> list[str]:
-        """Earlier names of `repo` that the digest of `week` says it moved from: moves no
+    def moves_to_announce(self, repo: str, period: Period) -> list[str]:
+        """Earlier names of `repo` that the digest of `period` says it moved from: moves no
         digest has announced yet, or that this period's digest announced."""
         r, a = t.repositories.c, t.repository_aliases.c
+        unsaid = a.announced_period.is_(None) | (a.announced_period == period.label)
         query = (
             select(a.alias)
             .join(t.repositories, a.github_id == r.github_id)
-            .where(r.repo == repo, a.announced_period.is_(None) | (a.announced_period == period))
+            .where(r.repo == repo, unsaid)
             .order_by(a.moved_at, a.alias)
         )
         with self.engine.connect() as conn:
             return list(conn.execute(query).scalars())
 
     @translated
-    def announce_moves(self, repo: str, period: str, names: Collection[str]) -> None:
-        """The digest of `week` has said that `repo` moved from `names`."""
+    def announce_moves(self, repo: str, period: Period, names: Collection[str]) -> None:
+        """The digest of `period` has said that `repo` moved from `names`."""
         if not names:
             return
         a = t.repository_aliases.c
@@ -103,5 +105,5 @@ class Repositories(Aggregate):
             conn.execute(
                 update(t.repository_aliases)
                 .where(a.alias.in_(list(names)), a.announced_period.is_(None))
-                .values(announced_period=period)
+                .values(announced_period=period.label)
             )

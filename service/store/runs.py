@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select, update
 
+from service.core.models import Period
 from service.store import tables as t
 from service.store.aggregate import Aggregate, aware, period_kind, utc_now
 from service.store.owners import PROCESS_OWNER, is_dead_owner
@@ -87,7 +88,7 @@ class Runs(Aggregate):
     def start_run(
         self,
         repo: str,
-        period: str,
+        period: Period,
         trigger: str,
         *,
         owner: str = PROCESS_OWNER,
@@ -100,8 +101,8 @@ class Runs(Aggregate):
             result = conn.execute(
                 insert(t.runs).values(
                     repo=repo,
-                    period=period,
-                    period_kind=period_kind(period),
+                    period=period.label,
+                    period_kind=period_kind(period.label),
                     trigger=trigger,
                     started_at=now,
                     outcome=RUNNING,

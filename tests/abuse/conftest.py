@@ -39,6 +39,7 @@ from tests.fakes.feishu import TOKEN_PATH, FakeFeishu, serve_feishu
 from tests.fakes.feishu_signing import encrypt_feishu, event_headers
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, form_body, running_fake_slack
+from tests.periods import period
 from tests.waiting import wait_for
 
 REPO = "volcengine/verl"
@@ -278,7 +279,7 @@ def service(tmp_path: Path, log_stream: io.StringIO) -> Iterator[Service]:
             report_url=functools.partial(links.report_url, BASE_URL),
         )
 
-        def rebuild(repo: str, week: str, requested_by: str) -> jobs.RunResult:
+        def rebuild(repo: str, week: Period, requested_by: str) -> jobs.RunResult:
             return jobs.regenerate(pipeline, repo, week, requested_by=requested_by)
 
         bolt = build_slack_app(
@@ -353,11 +354,11 @@ def snapshot(store: Store) -> Snapshot:
     digests = []
     deliveries = []
     for entry in store.list_reports():
-        digest = store.get_digest(entry.repo, entry.period, entry.language)
+        digest = store.get_digest(entry.repo, period(entry.period), entry.language)
         stamp = digest.generated_at.isoformat() if digest else "-"
         digests.append((entry.period, entry.language, stamp))
         deliveries += [
-            (d.destination, d.message_id) for d in store.list_deliveries(REPO, entry.period)
+            (d.destination, d.message_id) for d in store.list_deliveries(REPO, period(entry.period))
         ]
     last = store.last_run()
     return Snapshot(

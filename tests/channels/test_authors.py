@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections import Counter
 
 from tests.channels.conftest import REPO, WEEK, Wired, card_text, chinese
+from tests.periods import period
 
 
 def ranked_lines(built: Wired, lang: str) -> list[str]:
     """`1. login — n PRs` lines of the stored week, as the answer should write them."""
-    digest = built.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = built.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     counts = Counter(p.author for p in digest.prs if p.author)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0].lower(), item[0]))

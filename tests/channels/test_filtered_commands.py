@@ -11,6 +11,7 @@ import pytest
 
 from service.core.models import Digest
 from tests.channels.conftest import REPO, WEEK, Wired, card_text, pr_numbers
+from tests.periods import period
 
 # key → (the filter as typed, the matching PRs of 2026-W04, most important first)
 VLLM_ROLLOUT = [4280, 4936, 4320, 4632, 4976, 4969, 5018]
@@ -35,7 +36,7 @@ def filter_line(answer: dict[str, Any]) -> str:
 
 
 def stored(built: Wired) -> Digest:
-    digest = built.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = built.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     return digest
 

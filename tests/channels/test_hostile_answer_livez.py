@@ -16,6 +16,7 @@ from service.core.weeks import parse_week
 from service.pipeline.jobs import RunResult, run_week
 from tests.channels.conftest import REPO, TZ, WEEK, wired_service
 from tests.fakes.openai import API_KEY, MODEL, serve_model
+from tests.periods import period
 
 HOSTILE = "```json\n" + "\n" * 200_000 + "{"
 
@@ -37,7 +38,7 @@ def test_livez_answers_while_a_hostile_answer_is_parsed_and_the_week_posts(
             while worker.is_alive():
                 answers.append(requests.get(f"{wired.url}/livez", timeout=5).json())
             worker.join()
-            stored = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+            stored = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
             posted = wired.slack.messages("C_ZH")
         assert model.calls  # the model was asked and answered the hostile text
     assert answers  # asked while the run went on

@@ -10,13 +10,14 @@ from service.render import feishu as feishu_render
 from service.render import slack as slack_render
 from service.render.links import report_url
 from tests.channels.conftest import BASE_URL, REPO, WEEK, Wired, card_text, chinese
+from tests.periods import period
 
 
 @pytest.mark.process
 def test_post_gives_each_destination_its_language(wired: Wired) -> None:
     done = wired.cli("post", "--week", WEEK)
     assert done.returncode == 0, done.stderr
-    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     url = report_url(BASE_URL, REPO, WEEK)
     for channel, lang in (("C_ZH", "zh"), ("C_EN", "en")):

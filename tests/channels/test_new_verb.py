@@ -28,6 +28,7 @@ from tests.channels.conftest import (
 from tests.fakes import feishu_events
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body
+from tests.periods import period
 from tests.waiting import wait_for
 
 
@@ -87,7 +88,7 @@ def test_the_feishu_card_shows_every_button_verb_and_the_new_one_answers(
     echo: None, wired: Wired
 ) -> None:
     wired.build_week()
-    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     card = feishu.render_digest(digest, report_url="https://reports.test/r", lang="en")
     values = callback_values(card)
@@ -108,7 +109,7 @@ def test_the_slack_card_shows_every_button_verb_and_the_new_one_answers(
     echo: None, wired: Wired
 ) -> None:
     wired.build_week()
-    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     card = slack.render_digest(digest, report_url="https://reports.test/r", lang="en")
     actions = [e for b in card.blocks if b["type"] == "actions" for e in b["elements"]]

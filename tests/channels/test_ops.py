@@ -23,6 +23,7 @@ from tests.channels.conftest import (
     wired_service,
 )
 from tests.fakes.openai import API_KEY, MODEL, recorded_answer, serve_model
+from tests.periods import period
 from tests.processes import ServiceProcess
 from tests.waiting import wait_for
 
@@ -103,10 +104,14 @@ def test_metrics_count_model_calls_by_outcome_and_their_tokens(tmp_path: Path) -
         with wired_service(tmp_path, **llm) as wired:
             window = parse_week(WEEK, TZ, datetime.now(UTC))
             run_week(wired.pipeline, REPO, window, trigger="cli")  # zh: invalid; en: ok
-            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # zh asked again
-            regenerate(wired.pipeline, REPO, WEEK, requested_by=SLACK_ADMIN)  # nothing to ask
+            regenerate(
+                wired.pipeline, REPO, period(WEEK), requested_by=SLACK_ADMIN
+            )  # zh asked again
+            regenerate(
+                wired.pipeline, REPO, period(WEEK), requested_by=SLACK_ADMIN
+            )  # nothing to ask
             samples, _ = scrape(wired.url)
-            stored = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+            stored = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
             cards = {c: card_text(wired.slack.messages(c)) for c in ("C_ZH", "C_EN")}
             hook = card_text(wired.feishu.hook_cards)
         assert model.languages_asked() == ["zh", "en", "zh"]

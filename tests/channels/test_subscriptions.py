@@ -31,6 +31,7 @@ from tests.conftest import load_week
 from tests.fakes import feishu_events
 from tests.fakes.signing import sign_slack
 from tests.fakes.slack import action_body
+from tests.periods import period
 from tests.waiting import wait_for
 
 MEGATRON = {4936, 4632, 4931, 4944}
@@ -39,7 +40,7 @@ OTHER = "octo/other"
 
 
 def week_numbers(wired: Wired) -> set[int]:
-    digest = wired.pipeline.store.get_digest(REPO, WEEK, "zh")
+    digest = wired.pipeline.store.get_digest(REPO, period(WEEK), "zh")
     assert digest is not None
     return {p.number for p in digest.prs}
 
@@ -175,7 +176,7 @@ def test_several_repos_each_card_only_where_asked(tmp_path: Path) -> None:
         wired.pipeline.collect = recorded_everywhere
         wired.pipeline.clock = lambda: datetime(2026, 1, 28, 12, tzinfo=UTC)  # last = 2026-W04
         results = run_scheduled(wired.pipeline)
-        assert [(r.repo, r.period, r.outcome) for r in results] == [
+        assert [(r.repo, r.period.label, r.outcome) for r in results] == [
             (REPO, WEEK, "ok"),
             (OTHER, WEEK, "ok"),
         ]

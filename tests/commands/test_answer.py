@@ -32,12 +32,13 @@ from service.commands.kinds import (
     UsageErrorAnswer,
 )
 from service.commands.registry import verb_names
-from service.core.models import Digest, PullRequest, Severity
+from service.core.models import Digest, Period, PullRequest, Severity
 from service.errors import InputError, NotFoundError, ServiceError, UnreachableError
 from service.store.repository import Store
 from tests.answers import as_kind
 from tests.commands.conftest import ADMIN, REPO, Clock
 from tests.conftest import load_week
+from tests.periods import TIMEZONE, period
 
 USER = Caller(user_id="UPLAIN", platform="slack", channel="C1")
 ADMIN_CALLER = Caller(user_id=ADMIN, platform="slack", channel="C1")
@@ -267,7 +268,7 @@ def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
 @dataclass
 class Result:
     repo: str
-    period: str
+    period: Period
     outcome: str
     digest: Digest | None = None
     error: str | None = None
@@ -277,25 +278,25 @@ class Result:
 def test_regenerate_results_become_answers(make_ctx: Ctx, digests: dict[str, Digest]) -> None:
     ctx = make_ctx()
     digest = digests["2026-W04"]
-    done = answer_regenerated(Result(REPO, "2026-W04", "ok", digest), ctx)
+    done = answer_regenerated(Result(REPO, period("2026-W04"), "ok", digest), ctx)
     assert done.kind is AnswerKind.REGENERATE_DONE
     assert isinstance(done, RegenerateAnswer)
     assert done.params["prs"] == digest.stats.prs
-    partial = answer_regenerated(Result(REPO, "2026-W04", "partial", digest), ctx)
+    partial = answer_regenerated(Result(REPO, period("2026-W04"), "partial", digest), ctx)
     assert partial.key == "cmd.answer.regenerate_done_partial"
-    locked = answer_regenerated(Result(REPO, "2026-W04", "locked"), ctx)
+    locked = answer_regenerated(Result(REPO, period("2026-W04"), "locked"), ctx)
     assert locked.kind is AnswerKind.REGENERATE_BUSY
     assert isinstance(locked, RegenerateAnswer)
     down = UnreachableError("GitHub down")
     failed = answer_regenerated(
-        Result(REPO, "2026-W04", "failed", error="GitHub down", failure=down), ctx
+        Result(REPO, period("2026-W04"), "failed", error="GitHub down", failure=down), ctx
     )
     assert failed.kind is AnswerKind.REGENERATE_FAILED
     assert isinstance(failed, RegenerateAnswer)
     assert failed.reason == Sentence(key="cmd.reason.unreachable")
     assert "reason" not in failed.params
     bad = InputError("bad week 'x'", key="cmd.error.bad_week", params={"value": "x"})
-    refused = answer_regenerated(Result(REPO, "x", "failed", failure=bad), ctx)
+    refused = answer_regenerated(Result(REPO, period("2026-W04"), "failed", failure=bad), ctx)
     assert refused.reason == Sentence(key="cmd.error.bad_week", params={"value": "x"})
 
 
@@ -330,20 +331,20 @@ def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
 ) -> None:
     from service.commands.context import DIGEST_CACHE_TTL, CachedReader
 
-    cached = CachedReader(store, clock, spawn=lambda refresh: refresh())
-    first = cached.get_digest(REPO, "2026-W04", "en")
+    cached = CachedReader(store, clock, spawn=lambda refresh: refresh(), timezone=TIMEZONE)
+    first = cached.get_digest(REPO, period("2026-W04"), "en")
     assert first == digests["2026-W04"]
     assert cached.latest_digest(REPO, "en") is first  # the same parsed object: no store read
     rebuilt = digests["2026-W04"].model_copy(update={"discussion_url": "https://x.test/d"})
     store.save_digest(rebuilt)
-    assert cached.get_digest(REPO, "2026-W04", "en") is first  # within the ttl
+    assert cached.get_digest(REPO, period("2026-W04"), "en") is first  # within the ttl
     cached.invalidate(REPO, "2026-W04")
-    assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == rebuilt
     store.save_digest(digests["2026-W04"])
     clock.now += DIGEST_CACHE_TTL
     # past the ttl the kept digest answers while the store is read again (here at once)
-    assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
-    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == rebuilt
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == digests["2026-W04"]
     assert cached.list_periods(REPO, "en") == sorted(digests, reverse=True)
 
 
@@ -359,16 +360,16 @@ def test_a_refresh_that_cannot_start_leaves_no_stale_claim(
             raise RuntimeError("can't start new thread")
         refresh()
 
-    cached = CachedReader(store, clock, spawn=spawn)
-    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    cached = CachedReader(store, clock, spawn=spawn, timezone=TIMEZONE)
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == digests["2026-W04"]
     rebuilt = digests["2026-W04"].model_copy(update={"discussion_url": "https://x.test/d"})
     store.save_digest(rebuilt)
     clock.now += DIGEST_CACHE_TTL
     # no thread for the refresh: the kept digest answers, and the claim is given up
-    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == digests["2026-W04"]
     can_start[0] = True
-    assert cached.get_digest(REPO, "2026-W04", "en") == digests["2026-W04"]  # refreshes now
-    assert cached.get_digest(REPO, "2026-W04", "en") == rebuilt
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == digests["2026-W04"]  # refreshes now
+    assert cached.get_digest(REPO, period("2026-W04"), "en") == rebuilt
 
 
 def test_engine_answers_the_same_through_the_cache(
@@ -376,7 +377,7 @@ def test_engine_answers_the_same_through_the_cache(
 ) -> None:
     from service.commands.answer import CachedReader
 
-    ctx = make_ctx(reader=CachedReader(store, clock))
+    ctx = make_ctx(reader=CachedReader(store, clock, timezone=TIMEZONE))
     for text in ("risks", "pr 4280", "top 3 2026-W03", "summary 2025-W47"):
         assert answer_text(text, USER, ctx) == answer_text(text, USER, make_ctx())
     ctx.forget(REPO, "2026-W04")
@@ -399,7 +400,7 @@ def test_live_lookups_have_a_per_user_quota_that_frees_up_with_time(
     assert isinstance(limited, NoticeAnswer)
     assert limited.params == {"limit": 2, "minutes": 30}
     assert asked == [1, 2]
-    stored = next(iter(ctx.reader.get_digest(REPO, "2026-W04", "en").prs))  # type: ignore[union-attr]
+    stored = next(iter(ctx.reader.get_digest(REPO, period("2026-W04"), "en").prs))  # type: ignore[union-attr]
     assert answer_text(f"pr {stored.number} 2026-W04", USER, ctx).kind is AnswerKind.PR
     clock.now += timedelta(minutes=31)
     assert answer_text("pr 3", USER, ctx).kind is AnswerKind.NOT_FOUND

@@ -38,6 +38,7 @@ from tests.commands.builders import WEEK_LABELS, real_digest
 from tests.commands.conftest import ADMIN, REPO
 from tests.conftest import NOW
 from tests.fakes.github import FakeGitHub
+from tests.periods import period
 
 TOKEN = "t0ken-for-tests-only"
 USER = Caller(user_id="UPLAIN", platform="slack", channel="C1")
@@ -169,7 +170,7 @@ def test_regenerate_failures_are_told_in_chinese(make_ctx: Ctx) -> None:
         english = [error.message] if error is not None else []
         assert_chinese(reply, *english)
     # the pipeline's own result of a failed run
-    result = RunResult(REPO, "2026-W04", "failed", error="GitHub: connection refused")
+    result = RunResult(REPO, period("2026-W04"), "failed", error="GitHub: connection refused")
     result.failure = UnreachableError("GitHub: connection refused")
     done = in_zh(answer_regenerated(result, ctx))
     assert isinstance(done, RegenerateAnswer)

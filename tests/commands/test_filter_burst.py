@@ -14,7 +14,7 @@ from service.commands.answer import answer_text
 from service.commands.context import Caller, EngineContext
 from service.commands.kinds import AnswerKind
 from service.core.filters import _INDEXES, DigestFilter, PathIndex, _path_hit, matching_numbers
-from service.core.models import Digest
+from service.core.models import Digest, Period
 from tests.feishu.builders import big_digest
 
 GLOBS = [
@@ -53,8 +53,8 @@ class Reader:
         self.digest = digest
         self.before = digest.model_copy(update={"period": digest.trends.previous_period or "x"})
 
-    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
-        return {self.digest.period: self.digest, self.before.period: self.before}.get(week)
+    def get_digest(self, repo: str, week: Period, language: str) -> Digest | None:
+        return {self.digest.period: self.digest, self.before.period: self.before}.get(week.label)
 
     def list_periods(self, repo: str, language: str | None = None) -> list[str]:
         return [self.digest.period]

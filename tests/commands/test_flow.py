@@ -12,6 +12,7 @@ import pytest
 from service.commands.answer import Answer, AnswerKind, Caller, EngineContext
 from service.commands.flow import CommandFlow
 from service.commands.kinds import ErrorAnswer, RegenerateAnswer, TopAnswer
+from service.core.models import Period
 from service.errors import ServiceError
 from service.pipeline.jobs import RunResult
 from service.store.repository import Store
@@ -64,8 +65,8 @@ def test_an_answer_is_said_first_and_counted(engine: EngineContext) -> None:
 def test_a_rebuild_is_acknowledged_then_its_outcome_follows(engine: EngineContext) -> None:
     asked: list[tuple[str, str, str]] = []
 
-    def rebuild(repo: str, week: str, *, requested_by: str) -> RunResult:
-        asked.append((repo, week, requested_by))
+    def rebuild(repo: str, week: Period, *, requested_by: str) -> RunResult:
+        asked.append((repo, week.label, requested_by))
         return RunResult(repo=repo, period=week, outcome="ok", digest=digest(WEEK, "en"))
 
     talk = Kept()
@@ -87,7 +88,7 @@ def test_a_rebuild_is_acknowledged_then_its_outcome_follows(engine: EngineContex
 def test_a_rebuild_that_cannot_run_says_why_and_releases_the_gate(
     engine: EngineContext, rebuild: str | None, reason: str
 ) -> None:
-    def failing(repo: str, week: str, *, requested_by: str) -> RunResult:
+    def failing(repo: str, week: Period, *, requested_by: str) -> RunResult:
         raise ServiceError("GitHub is unreachable")
 
     talk = Kept()

@@ -14,6 +14,7 @@ from service.commands.kinds import RisksAnswer
 from service.render.slack import SlackMessage, render_answer
 from service.store.repository import Store
 from tests.commands.conftest import ADMIN, REPO, Clock
+from tests.periods import TIMEZONE
 
 CALLER = Caller(ADMIN, "slack", "C1")
 
@@ -31,7 +32,7 @@ def _messages(reply_text: str, ctx: EngineContext, renders: list[str]) -> SlackM
 def test_the_same_command_on_a_kept_digest_is_rendered_once(
     make_ctx: Callable[..., EngineContext], store: Store, clock: Clock
 ) -> None:
-    ctx = make_ctx(reader=CachedReader(store, clock))
+    ctx = make_ctx(reader=CachedReader(store, clock, timezone=TIMEZONE))
     plain = make_ctx()  # the store itself: nothing kept
     renders: list[str] = []
     for text in ("risks", "risks high", "top 3", "top 3 public"):
@@ -45,7 +46,7 @@ def test_the_same_command_on_a_kept_digest_is_rendered_once(
 def test_kept_views_are_the_digest_s_own(
     make_ctx: Callable[..., EngineContext], store: Store, clock: Clock
 ) -> None:
-    reader = CachedReader(store, clock)
+    reader = CachedReader(store, clock, timezone=TIMEZONE)
     ctx = make_ctx(reader=reader)
     first, again = answer_text("risks", CALLER, ctx), answer_text("risks", CALLER, ctx)
     assert isinstance(first, RisksAnswer)

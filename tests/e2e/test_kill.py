@@ -57,7 +57,7 @@ def time_passes(serve: ServiceProcess) -> int:
 def deliveries(serve: ServiceProcess) -> dict[str, tuple[str, str | None]]:
     store = Store.open(serve.env["DATABASE_URL"])
     try:
-        found = store.list_deliveries(REPO, last_window().label)
+        found = store.list_deliveries(REPO, last_window())
         return {d.destination: (d.status, d.message_id) for d in found}
     finally:
         store.engine.dispose()

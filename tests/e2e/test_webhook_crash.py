@@ -22,6 +22,7 @@ from service.pipeline.recorded import load_sample
 from service.settings import Settings
 from service.store.repository import Store
 from tests.fakes.feishu import FakeFeishu, serve_feishu
+from tests.periods import period
 from tests.processes import run_service, spawn
 from tests.waiting import wait_for
 
@@ -73,7 +74,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
         feishu.hook_gate = None
     assert len(feishu.hook_cards) == 1
     store = Store.open(env["DATABASE_URL"])
-    left = store.get_delivery(REPO, sample_week(), RECORDED)
+    left = store.get_delivery(REPO, period(sample_week()), RECORDED)
     assert left is not None
     assert (left.status, left.attempts) == ("intent", 1)
 
@@ -84,7 +85,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
         assert "delivery outcome unknown: not resent" in again.stderr
         assert "Traceback" not in again.stderr
         assert len(feishu.hook_cards) == 1
-    unknown = store.get_delivery(REPO, sample_week(), RECORDED)
+    unknown = store.get_delivery(REPO, period(sample_week()), RECORDED)
     assert unknown is not None
     assert (unknown.status, unknown.error) == ("unknown", UNCONFIRMED_REASON)
 
@@ -92,7 +93,7 @@ def test_kill_between_send_and_record_is_unknown_until_force(
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.startswith(f"{DESTINATION}\tposted\twebhook-")
     assert len(feishu.hook_cards) == 2
-    sent = store.get_delivery(REPO, sample_week(), RECORDED)
+    sent = store.get_delivery(REPO, period(sample_week()), RECORDED)
     assert sent is not None
     assert sent.status == "sent"
     assert post(env, tmp_path).stdout.startswith(f"{DESTINATION}\tskipped\t")

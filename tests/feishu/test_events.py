@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from service.commands.answer import EngineContext
+from service.core.models import Period
 from service.core.profile import load_profile
 from service.feishu.events import build_feishu_endpoint
 from service.feishu.sender import FeishuSender
@@ -91,9 +92,9 @@ def make_events(
     release = threading.Event()
     release.set()
 
-    def regenerate(repo: str, week: str, *, requested_by: str) -> jobs.RunResult:
+    def regenerate(repo: str, week: Period, *, requested_by: str) -> jobs.RunResult:
         release.wait(10)
-        regenerated.append((repo, week, requested_by))
+        regenerated.append((repo, week.label, requested_by))
         return jobs.regenerate(pipeline, repo, week, requested_by=requested_by)
 
     engine = EngineContext(

@@ -147,11 +147,12 @@ def test_a_new_process_does_not_post_again(
     db_url = str(store.engine.url)
     script = textwrap.dedent(
         f"""
+        from service.core.models import Period
         from service.delivery.outbox import DeliveryLog, deliver
         from service.feishu.sender import FeishuSender
         from service.store.repository import Store
         store = Store.open({db_url!r})
-        digest = store.get_digest("volcengine/verl", "2026-W04", "zh")
+        digest = store.get_digest("volcengine/verl", Period.of_label("2026-W04", "UTC"), "zh")
         sender = FeishuSender(base_url={feishu.url!r}, app_id={feishu.app_id!r},
                               app_secret={feishu.app_secret!r}, public_base_url="http://r",
                               language="zh")

@@ -102,14 +102,14 @@ def test_a_card_posted_under_the_old_name_is_not_posted_again_under_the_new(
     senders = wiring.build_senders(settings)
     week: Digest = golden_digest("2026-W04", "en")
     # what an earlier release left in the log: the webhook's card, recorded as `webhook:feishu`
-    old_key = idempotency_key(week.repo, week.period, OLD)
-    record = store.record_intent(week.repo, week.period, OLD, old_key)
+    old_key = idempotency_key(week.repo, week.window, OLD)
+    record = store.record_intent(week.repo, week.window, OLD, old_key)
     store.record_sent(record.id, "webhook-earlier")
     for named in (NEW, Target(NEW), OLD, wiring.parse_destinations(OLD)[0]):
         outcomes = deliver(week, [named], senders, store)
         assert [(o.destination, o.action) for o in outcomes] == [(NEW, "skipped")]
     assert feishu.hook_cards == []
-    assert len(store.list_deliveries(week.repo, week.period)) == 1
+    assert len(store.list_deliveries(week.repo, week.window)) == 1
 
 
 def test_a_new_card_is_logged_under_the_key_the_old_name_had(
@@ -121,9 +121,9 @@ def test_a_new_card_is_logged_under_the_key_the_old_name_had(
     posted = deliver(week, [NEW], wiring.build_senders(settings), store)
     assert [o.action for o in posted] == ["posted"]
     assert len(feishu.hook_cards) == 1
-    logged = store.get_delivery(week.repo, week.period, OLD)
+    logged = store.get_delivery(week.repo, week.window, OLD)
     assert logged is not None
-    assert logged.idempotency_key == idempotency_key(week.repo, week.period, OLD)
+    assert logged.idempotency_key == idempotency_key(week.repo, week.window, OLD)
     again = deliver(week, [OLD], wiring.build_senders(settings), store)
     assert [o.action for o in again] == ["skipped"]
     assert len(feishu.hook_cards) == 1

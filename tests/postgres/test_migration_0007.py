@@ -17,6 +17,7 @@ from service.store import tables
 from service.store.repository import PROCESS_OWNER, Store, StoredAnswer
 from service.store.schema import alembic_config
 from tests.conftest import NOW, load_week
+from tests.periods import period
 from tests.postgres.test_schema_backends import schema_differences
 
 OLD, NEW = "volcengine/verl", "verl-project/verl"
@@ -29,11 +30,11 @@ def fill_every_table(store: Store) -> None:
     store.save_prs(OLD, WEEK, week.prs)
     store.save_digest(digest, inputs="f" * 64)
     store.cache_put("https://api.github.com/repos/volcengine/verl", '"etag"', '{"data": {}}')
-    delivery = store.record_intent(OLD, WEEK, "slack:C1", "key-1")
+    delivery = store.record_intent(OLD, period(WEEK), "slack:C1", "key-1")
     store.record_sent(delivery.id, "C1:1700000000.000100")
     store.subscribe("feishu", "oc_a", OLD, "ou_admin", filter_text="module:trainer", language="en")
     assert store.acquire_lock("week:volcengine/verl:2026-W04", PROCESS_OWNER, timedelta(hours=1))
-    run = store.start_run(OLD, WEEK, "schedule")
+    run = store.start_run(OLD, period(WEEK), "schedule")
     store.finish_run(run, "ok", {"prs": len(week.prs)})
     store.remember_event("Ev01", "slack")
     store.save_repo_privacy(OLD, False)
@@ -80,8 +81,8 @@ def test_an_upgrade_from_0005_keeps_every_row(database_url: str) -> None:
 
     # the history it kept moves whole when GitHub says the repository has a new name
     assert upgraded.identify_repo(775_123_456, NEW, False, asked=OLD) == [OLD]
-    assert upgraded.get_digest(NEW, WEEK, "zh") is not None
-    assert upgraded.get_delivery(NEW, WEEK, "slack:C1") is not None
+    assert upgraded.get_digest(NEW, period(WEEK), "zh") is not None
+    assert upgraded.get_delivery(NEW, period(WEEK), "slack:C1") is not None
     assert [s.repo for s in upgraded.subscription_records()] == [NEW]
     assert upgraded.last_run(NEW) is not None
     assert len(upgraded.load_prs(NEW, WEEK)) == len(load_week(WEEK).prs)

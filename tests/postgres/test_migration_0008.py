@@ -18,6 +18,7 @@ from service.store import tables
 from service.store.repository import Store
 from service.store.schema import downgrade_schema
 from tests.conftest import NOW, load_week
+from tests.periods import period
 from tests.postgres.test_migration_0007 import (
     NEW,
     OLD,
@@ -43,7 +44,7 @@ def test_an_upgrade_from_0007_keeps_every_week(database_url: str) -> None:
     fill_every_table(store)
     store.service_key("report-links", lambda: "a-key-the-service-made")
     assert store.identify_repo(775_123_456, NEW, False, asked=OLD) == [OLD]
-    store.announce_moves(NEW, WEEK, [OLD])
+    store.announce_moves(NEW, period(WEEK), [OLD])
     to_revision(store, "0007", up=False)
     before = snapshot(store.engine)
     assert all(before.values()), [name for name, rows in before.items() if not rows]
@@ -62,10 +63,12 @@ def test_an_upgrade_from_0007_keeps_every_week(database_url: str) -> None:
     for name in set(before) - {"digests", "deliveries", "runs"}:
         width = len(before[name][0])  # later revisions' columns (0010's cadence) go last
         assert [r[:width] for r in after[name]] == before[name], name
-    assert upgraded.get_digest(NEW, WEEK, "zh") is not None
+    assert upgraded.get_digest(NEW, period(WEEK), "zh") is not None
     assert upgraded.list_periods(NEW) == [WEEK]
     assert upgraded.last_run(OLD, done_only=True, kind="week") is not None
-    assert upgraded.moves_to_announce(NEW, WEEK) == [OLD]  # announced by that week, as before
+    assert upgraded.moves_to_announce(NEW, period(WEEK)) == [
+        OLD
+    ]  # announced by that week, as before
 
 
 def test_months_and_ranges_are_stored_beside_weeks_and_the_way_back_refuses_them(
@@ -82,13 +85,13 @@ def test_months_and_ranges_are_stored_beside_weeks_and_the_way_back_refuses_them
         within(joined, period_of_label(RANGE, TZ)), load_profile(OLD), language="zh", now=NOW
     )
     store.save_digest(span)
-    store.record_intent(OLD, RANGE, "slack:C1", "key-range")
-    run = store.start_run(OLD, "2026-01", "schedule")
+    store.record_intent(OLD, period(RANGE), "slack:C1", "key-range")
+    run = store.start_run(OLD, period("2026-01"), "schedule")
     store.finish_run(run, "ok", {})
 
     assert _kinds(store, tables.digests) == {WEEK: "week", "2026-01": "month", RANGE: "range"}
     assert _kinds(store, tables.deliveries)[RANGE] == "range"
-    stored = store.get_digest(OLD, RANGE, "zh")
+    stored = store.get_digest(OLD, period(RANGE), "zh")
     assert stored is not None
     assert stored.stats.prs == len(w03.prs) + len(w04.prs)
     # weeks are listed apart from months and ranges: `latest` stays the newest week
@@ -124,4 +127,4 @@ def test_months_and_ranges_are_stored_beside_weeks_and_the_way_back_refuses_them
     assert getattr(columns["week"]["type"], "length", None) == 10
     to_revision(back, "heads", up=True)
     assert schema_differences(back) == []
-    assert back.get_digest(OLD, WEEK, "zh") is not None
+    assert back.get_digest(OLD, period(WEEK), "zh") is not None

@@ -16,6 +16,7 @@ from service.core.profile import load_profile
 from service.pipeline.recorded import within
 from service.store.repository import Store
 from tests.conftest import NOW, load_week
+from tests.periods import period
 from tests.postgres.test_migration_0007 import (
     NEW,
     OLD,
@@ -53,7 +54,7 @@ def _filled(database_url: str) -> Store:
     store.save_digest(build_digest(month, load_profile(OLD), language="zh", now=NOW))
     store.service_key("report-links", lambda: "a-key-the-service-made")
     assert store.identify_repo(775_123_456, NEW, False, asked=OLD) == [OLD]  # moves every row
-    store.announce_moves(NEW, WEEK, [OLD])
+    store.announce_moves(NEW, period(WEEK), [OLD])
     return store
 
 
@@ -78,8 +79,8 @@ def test_an_upgrade_from_0009_keeps_every_row_under_the_new_names(database_url: 
     assert "week" in _columns(upgraded, "pr_snapshots")  # the ISO week a PR was merged in
     assert upgraded.list_periods(NEW) == [WEEK]
     assert upgraded.list_periods(NEW, kind="month") == ["2026-01"]
-    assert upgraded.get_digest(NEW, "2026-01", "zh") is not None
-    assert upgraded.moves_to_announce(NEW, WEEK) == [OLD]
+    assert upgraded.get_digest(NEW, period("2026-01"), "zh") is not None
+    assert upgraded.moves_to_announce(NEW, period(WEEK)) == [OLD]
     # the unique key holds on the renamed column
     with pytest.raises(IntegrityError), upgraded.engine.begin() as conn:
         conn.exec_driver_sql(
@@ -99,4 +100,4 @@ def test_the_way_back_names_them_week_again(database_url: str) -> None:
         assert "week" in _columns(store, table)
     to_revision(store, "heads", up=True)
     assert schema_differences(store) == []
-    assert store.get_digest(NEW, WEEK, "zh") is not None
+    assert store.get_digest(NEW, period(WEEK), "zh") is not None

@@ -11,6 +11,7 @@ from sqlalchemy import inspect
 from service.errors import InputError
 from service.store.repository import Store
 from service.store.schema import downgrade_schema
+from tests.periods import period
 from tests.postgres.test_migration_0007 import (
     NEW,
     OLD,
@@ -29,7 +30,7 @@ def test_an_upgrade_from_0010_keeps_every_subscription_weekly(database_url: str)
     fill_every_table(store)
     store.service_key("report-links", lambda: "a-key-the-service-made")
     assert store.identify_repo(775_123_456, NEW, False, asked=OLD) == [OLD]
-    store.announce_moves(NEW, WEEK, [OLD])
+    store.announce_moves(NEW, period(WEEK), [OLD])
     to_revision(store, "0010", up=False)
     before = snapshot(store.engine)
     assert all(before.values()), [name for name, rows in before.items() if not rows]

@@ -10,6 +10,7 @@ from sqlalchemy import text
 
 from service.runtime.scheduler import JOBS_TABLE, Scheduler
 from service.store.repository import Store
+from tests.periods import period
 from tests.test_scheduler import (
     AFTER_W04_TICK,
     REPO,
@@ -67,4 +68,4 @@ def test_two_schedulers_on_one_database_catch_up_once(database_url: str) -> None
     finally:
         restarted.shutdown()
     assert job.calls == 1
-    assert store.get_digest(REPO, "2026-W04", "zh") is not None
+    assert store.get_digest(REPO, period("2026-W04"), "zh") is not None

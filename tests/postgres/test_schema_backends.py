@@ -78,8 +78,8 @@ def test_a_database_made_by_create_all_is_adopted_with_its_data(database_url: st
         )
     engine.dispose()
     store = Store.open(database_url)
-    assert store.get_digest(REPO, digest.period, "zh") == digest
-    sent = store.get_delivery(REPO, digest.period, "slack:C1")
+    assert store.get_digest(REPO, digest.window, "zh") == digest
+    sent = store.get_delivery(REPO, digest.window, "slack:C1")
     assert sent is not None
     assert (sent.status, sent.message_id) == ("sent", "C1:1700000000.000100")
     assert "schema_version" not in table_names(store)

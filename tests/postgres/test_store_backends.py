@@ -16,6 +16,7 @@ from service.core.profile import load_profile
 from service.store.repository import Store, create_store_engine
 from service.store.schema import alembic_config, code_heads, database_heads
 from tests.conftest import NOW, load_week
+from tests.periods import period
 
 REPO = "volcengine/verl"
 THREADS = 8
@@ -42,8 +43,8 @@ def test_digest_round_trips_and_lists_newest_first(store: Store, digest_w04: Dig
     older = build_digest(load_week("2026-W03"), load_profile(REPO), language="en", now=NOW)
     store.save_digest(digest_w04)
     store.save_digest(older)
-    assert store.get_digest(REPO, "2026-W04", "zh") == digest_w04
-    assert store.get_digest(REPO, "2026-W04", "en") is None
+    assert store.get_digest(REPO, period("2026-W04"), "zh") == digest_w04
+    assert store.get_digest(REPO, period("2026-W04"), "en") is None
     assert store.list_periods(REPO) == ["2026-W04", "2026-W03"]
     assert store.list_periods(REPO, "en") == ["2026-W03"]
     assert store.latest_digest(REPO, "zh") == digest_w04
@@ -59,7 +60,7 @@ def test_saving_a_digest_again_replaces_it(store: Store, digest_w04: Digest) -> 
     store.save_digest(digest_w04)
     edited = digest_w04.model_copy(update={"discussion_url": "https://example.com/d/1"})
     store.save_digest(edited)
-    stored = store.get_digest(REPO, "2026-W04", "zh")
+    stored = store.get_digest(REPO, period("2026-W04"), "zh")
     assert stored is not None
     assert stored.discussion_url == "https://example.com/d/1"
     assert store.list_periods(REPO) == ["2026-W04"]
@@ -101,17 +102,17 @@ def test_a_week_of_2000_snapshots_is_written_and_read_in_batches(store: Store) -
 
 
 def test_digest_is_found_by_what_it_was_built_from(store: Store, digest_w04: Digest) -> None:
-    assert store.period_stamp(REPO, "2026-W04", "zh") == "-:0"
+    assert store.period_stamp(REPO, period("2026-W04"), "zh") == "-:0"
     store.save_digest(digest_w04, inputs="a" * 64)
-    assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) == digest_w04
-    assert store.digest_built_from(REPO, "2026-W04", "zh", "b" * 64) is None
-    assert store.digest_built_from(REPO, "2026-W04", "en", "a" * 64) is None
-    assert store.period_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:0"
+    assert store.digest_built_from(REPO, period("2026-W04"), "zh", "a" * 64) == digest_w04
+    assert store.digest_built_from(REPO, period("2026-W04"), "zh", "b" * 64) is None
+    assert store.digest_built_from(REPO, period("2026-W04"), "en", "a" * 64) is None
+    assert store.period_stamp(REPO, period("2026-W04"), "zh") == f"{'a' * 64}:0"
     store.save_prs(REPO, "2026-W04", load_week("2026-W04").prs)
-    assert store.period_stamp(REPO, "2026-W04", "zh") == f"{'a' * 64}:22"
+    assert store.period_stamp(REPO, period("2026-W04"), "zh") == f"{'a' * 64}:22"
     store.save_digest(digest_w04)  # built from something unknown: never reused
-    assert store.digest_built_from(REPO, "2026-W04", "zh", "a" * 64) is None
-    assert store.period_stamp(REPO, "2026-W04", "zh").startswith(
+    assert store.digest_built_from(REPO, period("2026-W04"), "zh", "a" * 64) is None
+    assert store.period_stamp(REPO, period("2026-W04"), "zh").startswith(
         digest_w04.generated_at.isoformat()
     )
 
@@ -132,18 +133,18 @@ def test_http_cache_put_and_overwrite(store: Store) -> None:
 
 
 def test_delivery_intent_is_unique_and_sent_records_the_message(store: Store) -> None:
-    first = store.record_intent(REPO, "2026-W04", "slack:C1", "key-1")
-    second = store.record_intent(REPO, "2026-W04", "slack:C1", "key-other")
+    first = store.record_intent(REPO, period("2026-W04"), "slack:C1", "key-1")
+    second = store.record_intent(REPO, period("2026-W04"), "slack:C1", "key-other")
     assert second.id == first.id
     assert second.idempotency_key == "key-1"
     store.mark_attempt(first.id)
     store.record_sent(first.id, "1700000000.000100")
-    record = store.get_delivery(REPO, "2026-W04", "slack:C1")
+    record = store.get_delivery(REPO, period("2026-W04"), "slack:C1")
     assert record is not None
     assert (record.status, record.message_id, record.attempts) == ("sent", "1700000000.000100", 1)
-    failed = store.record_intent(REPO, "2026-W04", "feishu:oc_1", "key-2")
+    failed = store.record_intent(REPO, period("2026-W04"), "feishu:oc_1", "key-2")
     store.record_failed(failed.id, "code 230002")
-    assert [d.status for d in store.list_deliveries(REPO, "2026-W04")] == ["sent", "failed"]
+    assert [d.status for d in store.list_deliveries(REPO, period("2026-W04"))] == ["sent", "failed"]
 
 
 def test_concurrent_intents_for_one_destination_make_one_record(store: Store) -> None:
@@ -152,7 +153,7 @@ def test_concurrent_intents_for_one_destination_make_one_record(store: Store) ->
 
     def intent() -> None:
         barrier.wait()
-        ids.append(store.record_intent(REPO, "2026-W05", "feishu:oc_x", "k").id)
+        ids.append(store.record_intent(REPO, period("2026-W05"), "feishu:oc_x", "k").id)
 
     threads = [threading.Thread(target=intent) for _ in range(THREADS)]
     for thread in threads:
@@ -160,7 +161,7 @@ def test_concurrent_intents_for_one_destination_make_one_record(store: Store) ->
     for thread in threads:
         thread.join()
     assert len(set(ids)) == 1
-    assert len(store.list_deliveries(REPO, "2026-W05")) == 1
+    assert len(store.list_deliveries(REPO, period("2026-W05"))) == 1
 
 
 def test_concurrent_builds_of_one_week_all_write_and_leave_one_row_each(
@@ -191,7 +192,7 @@ def test_concurrent_builds_of_one_week_all_write_and_leave_one_row_each(
     assert sorted(p.number for p in store.load_prs(REPO, "2026-W04")) == sorted(
         p.number for p in week.prs
     )
-    assert store.get_digest(REPO, "2026-W04", "zh") == digest_w04
+    assert store.get_digest(REPO, period("2026-W04"), "zh") == digest_w04
     cached = store.cache_get("GET /repos/volcengine/verl/pulls/1/files")
     assert cached is not None
     assert cached in {(f'"e{n}"', f"[{n}]") for n in range(WRITERS)}
@@ -229,16 +230,21 @@ def test_a_channel_holds_one_subscription_per_repo_and_filter(store: Store) -> N
 
 
 def test_deliveries_are_kept_per_destination_and_filter(store: Store) -> None:
-    whole = store.record_intent(REPO, "2026-W04", "slack:C1", "k-whole")
-    narrowed = store.record_intent(REPO, "2026-W04", "slack:C1", "k-mega", "module:megatron")
+    whole = store.record_intent(REPO, period("2026-W04"), "slack:C1", "k-whole")
+    narrowed = store.record_intent(
+        REPO, period("2026-W04"), "slack:C1", "k-mega", "module:megatron"
+    )
     assert whole.id != narrowed.id
-    assert store.record_intent(REPO, "2026-W04", "slack:C1", "k-x", "module:megatron") == narrowed
+    assert (
+        store.record_intent(REPO, period("2026-W04"), "slack:C1", "k-x", "module:megatron")
+        == narrowed
+    )
     store.record_sent(narrowed.id, "C1:1.2")
-    assert store.get_delivery(REPO, "2026-W04", "slack:C1") == whole
-    found = store.get_delivery(REPO, "2026-W04", "slack:C1", "module:megatron")
+    assert store.get_delivery(REPO, period("2026-W04"), "slack:C1") == whole
+    found = store.get_delivery(REPO, period("2026-W04"), "slack:C1", "module:megatron")
     assert found is not None
     assert (found.status, found.message_id, found.filter) == ("sent", "C1:1.2", "module:megatron")
-    listed = store.list_deliveries(REPO, "2026-W04")
+    listed = store.list_deliveries(REPO, period("2026-W04"))
     assert [(d.destination, d.filter) for d in listed] == [
         ("slack:C1", ""),
         ("slack:C1", "module:megatron"),
@@ -280,9 +286,9 @@ def test_concurrent_lock_attempts_have_one_winner(store: Store) -> None:
 
 def test_runs_last_run_and_interrupted(store: Store) -> None:
     assert store.last_run() is None
-    done = store.start_run(REPO, "2026-W03", "schedule")
+    done = store.start_run(REPO, period("2026-W03"), "schedule")
     store.finish_run(done, "ok", {"posted": 2})
-    running = store.start_run(REPO, "2026-W04", "catch-up")
+    running = store.start_run(REPO, period("2026-W04"), "catch-up")
     last = store.last_run(REPO)
     assert last is not None
     assert (last.period, last.outcome, last.finished_at) == ("2026-W04", "running", None)
@@ -335,14 +341,17 @@ def test_a_database_at_0001_keeps_its_rows_through_the_filters_revision(database
     store = Store.open(database_url)
     with store.engine.connect() as conn:
         assert database_heads(conn) == code_heads()
-    kept = store.get_delivery(REPO, "2026-W04", "slack:C1")
+    kept = store.get_delivery(REPO, period("2026-W04"), "slack:C1")
     assert kept is not None
     assert (kept.status, kept.message_id, kept.filter) == ("sent", "C1:1.1", "")
     assert [(s.channel, s.filter, s.language) for s in store.subscription_records(REPO)] == [
         ("C9", "", None)
     ]
     # what 0001 refused: a second card (and subscription) of the same channel, filtered
-    assert store.record_intent(REPO, "2026-W04", "slack:C1", "k2", "module:megatron").id != kept.id
+    assert (
+        store.record_intent(REPO, period("2026-W04"), "slack:C1", "k2", "module:megatron").id
+        != kept.id
+    )
     assert store.subscribe("slack", "C9", REPO, "U1", filter_text="module:megatron") is True
 
     # and back: the filtered rows have no place in 0001, the others stay

@@ -99,8 +99,8 @@ class Rebuilds:
     calls: list[tuple[str, str, str]] = field(default_factory=list)
     finished: list[RunResult] = field(default_factory=list)
 
-    def __call__(self, repo: str, week: str, requested_by: str) -> RunResult:
-        self.calls.append((repo, week, requested_by))
+    def __call__(self, repo: str, week: Period, requested_by: str) -> RunResult:
+        self.calls.append((repo, week.label, requested_by))
         self.entered.set()
         assert self.gate.wait(30), "the test never released the rebuild"
         result = regenerate(self.pipeline, repo, week, requested_by=requested_by)

@@ -18,6 +18,7 @@ from service.slack.socket_mode import start_socket_mode
 from service.store.repository import Store
 from tests.commands.builders import real_digest
 from tests.fakes.slack import FakeSlack, action_body
+from tests.periods import period
 from tests.slack.conftest import (
     ADMIN,
     ADMIN2,
@@ -120,7 +121,7 @@ def _post_card(pipeline: Pipeline, digest: Digest) -> None:
 def test_regenerate_acks_first_then_rebuilds_and_updates_the_card(
     web: str, slack: FakeSlack, pipeline: Pipeline, rebuilds: Rebuilds
 ) -> None:
-    _post_card(pipeline, pipeline.store.get_digest(REPO, "2026-W04", "en") or real_digest())
+    _post_card(pipeline, pipeline.store.get_digest(REPO, period("2026-W04"), "en") or real_digest())
     hook = slack.response_url()
     response = send_command(web, slack, "regenerate 2026-W04", user=ADMIN, response_url=hook)
     assert response.status_code == 200
@@ -201,7 +202,7 @@ def test_risks_button_answers_ephemerally(web: str, slack: FakeSlack) -> None:
 def test_regenerate_button_runs_the_command_code(
     web: str, slack: FakeSlack, pipeline: Pipeline, rebuilds: Rebuilds
 ) -> None:
-    _post_card(pipeline, pipeline.store.get_digest(REPO, "2026-W04", "en") or real_digest())
+    _post_card(pipeline, pipeline.store.get_digest(REPO, period("2026-W04"), "en") or real_digest())
     denied_hook = slack.response_url()
     post_signed(
         web, action_body(block_actions(slack, ACTION_REGENERATE, user=USER, hook=denied_hook))

@@ -16,7 +16,7 @@ import requests
 
 from service.commands.answer import EngineContext
 from service.commands.context import DIGEST_CACHE_TTL, CachedReader
-from service.core.models import Digest
+from service.core.models import Digest, Period
 from service.render.links import report_url
 from service.runtime.web import build_web_app
 from service.slack.app import build_slack_app, build_slack_endpoint
@@ -26,6 +26,7 @@ from tests.commands.conftest import Clock
 from tests.conftest import NOW
 from tests.fakes.asgi import run_app
 from tests.fakes.slack import BOT_TOKEN, FakeSlack
+from tests.periods import TIMEZONE, period
 from tests.slack.conftest import BASE_URL, REPO, SECRET, Rebuilds, send_command
 
 NEWEST = "2026-W04"
@@ -42,15 +43,15 @@ class GatedStore:
     reads: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def get_digest(self, repo: str, week: str, language: str) -> Digest | None:
+    def get_digest(self, repo: str, week: Period, language: str) -> Digest | None:
         with self._lock:
-            self.reads[week] += 1
+            self.reads[week.label] += 1
         assert self.gate.wait(30), "the test never opened the store"
         return self.store.get_digest(repo, week, language)
 
     def latest_digest(self, repo: str, language: str) -> Digest | None:
         weeks = self.list_periods(repo, language)
-        return self.get_digest(repo, weeks[0], language) if weeks else None
+        return self.get_digest(repo, period(weeks[0]), language) if weeks else None
 
     def list_periods(self, repo: str, language: str | None = None) -> list[str]:
         with self._lock:
@@ -73,7 +74,7 @@ def cached_web(
     slack: FakeSlack, store: Store, gated: GatedStore, cache_clock: Clock, rebuilds: Rebuilds
 ) -> Iterator[str]:
     engine = EngineContext(
-        reader=CachedReader(gated, cache_clock),
+        reader=CachedReader(gated, cache_clock, timezone=TIMEZONE),
         repos=[REPO],
         language="en",
         timezone="Asia/Shanghai",
@@ -97,7 +98,7 @@ def cached_web(
 
 def _commands(store: Store) -> list[tuple[str, str]]:
     """(command, text its answer holds): `risks`, `top 3` and `pr N` of the newest week."""
-    digest = store.get_digest(REPO, NEWEST, "en")
+    digest = store.get_digest(REPO, period(NEWEST), "en")
     assert digest is not None
     numbers = [p.number for p in digest.prs[:6]]
     asked = [("risks", f"Risks · {REPO} · {NEWEST}"), ("top 3", "Top 3 PRs")]

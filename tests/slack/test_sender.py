@@ -20,10 +20,11 @@ from service.store.repository import Store
 from tests.commands.builders import real_digest
 from tests.fakes.asgi import free_port
 from tests.fakes.slack import FakeSlack
+from tests.periods import period
 from tests.slack.conftest import BASE_URL, REPO, make_sender
 
 DIGEST = real_digest("2026-W04")
-KEY = idempotency_key(REPO, "2026-W04", "slack:C1")
+KEY = idempotency_key(REPO, period("2026-W04"), "slack:C1")
 
 
 def test_post_sends_the_card_with_metadata_and_within_limits(
@@ -134,26 +135,26 @@ def test_crash_between_post_and_record_is_reconciled(
     slack: FakeSlack, sender: SlackSender, store: Store
 ) -> None:
     log = cast(DeliveryLog, store)
-    record = store.record_intent(REPO, "2026-W04", "slack:C1", KEY)
+    record = store.record_intent(REPO, period("2026-W04"), "slack:C1", KEY)
     store.mark_attempt(record.id)
     sender.post("C1", DIGEST, idempotency_key=KEY)  # the process died right after this
     outcomes = deliver(DIGEST, ["slack:C1"], {"slack": sender}, log)
     assert [o.action for o in outcomes] == ["reconciled"]
     assert len(slack.calls("chat.postMessage")) == 1
-    assert store.get_delivery(REPO, "2026-W04", "slack:C1").status == "sent"  # type: ignore[union-attr]
+    assert store.get_delivery(REPO, period("2026-W04"), "slack:C1").status == "sent"  # type: ignore[union-attr]
 
 
 SECOND_PROCESS = textwrap.dedent(
     """
     import json, sys
-    from service.core.models import Digest
+    from service.core.models import Digest, Period
     from service.delivery.outbox import deliver
     from service.slack.sender import SlackSender, build_web_client
     from service.store.repository import Store
 
     db_url, api_url = sys.argv[1], sys.argv[2]
     store = Store.open(db_url)
-    digest = store.get_digest("volcengine/verl", "2026-W04", "en")
+    digest = store.get_digest("volcengine/verl", Period.of_label("2026-W04", "UTC"), "en")
     sender = SlackSender(build_web_client("xoxb-test-token", api_url),
                          public_base_url="http://reports.test", language="en")
     outcomes = deliver(digest, ["slack:C1"], {"slack": sender}, store)

@@ -18,6 +18,7 @@ from service.pipeline.verifier import VerdictCache
 from service.store.deliveries import Deliveries
 from service.store.repository import Store
 from service.store.subscriptions import Subscribers
+from tests.periods import period
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_each_aggregate_is_its_consumers_protocol(store: Store) -> None:
     )
     assert digests.list_periods("o/r") == []
     assert subscriptions.channel_subscriptions("slack", "C1") == []
-    assert deliveries.get_delivery("o/r", "2026-W04", "slack:C1") is None
+    assert deliveries.get_delivery("o/r", period("2026-W04"), "slack:C1") is None
     assert answers.get_model_answer("h", "m", "v1", "en") is None
     assert verdicts.get_model_answer("h", "m", "v1", "en") is None
     assert events.remember_event("e1", "feishu") is True
@@ -56,12 +57,12 @@ def test_each_aggregate_is_its_consumers_protocol(store: Store) -> None:
 
 def test_an_aggregate_works_on_its_own_engine(store: Store) -> None:
     log = Deliveries(store.engine)
-    record = log.record_intent("o/r", "2026-W04", "slack:C1", "key-1")
+    record = log.record_intent("o/r", period("2026-W04"), "slack:C1", "key-1")
     log.record_sent(record.id, "ts-1")
-    assert store.get_delivery("o/r", "2026-W04", "slack:C1") == log.get_delivery(
-        "o/r", "2026-W04", "slack:C1"
+    assert store.get_delivery("o/r", period("2026-W04"), "slack:C1") == log.get_delivery(
+        "o/r", period("2026-W04"), "slack:C1"
     )
-    assert store.list_deliveries("o/r", "2026-W04")[0].message_id == "ts-1"
+    assert store.list_deliveries("o/r", period("2026-W04"))[0].message_id == "ts-1"
 
 
 def test_the_stores_methods_are_its_aggregates(store: Store) -> None:

@@ -18,6 +18,7 @@ from service.render.report import render_markdown
 from service.store.repository import Store
 from service.store.schema import alembic_config, code_heads
 from tests.conftest import NOW, load_week
+from tests.periods import period
 
 
 @pytest.fixture
@@ -69,10 +70,12 @@ def test_a_database_before_the_inputs_revision_gains_the_digest_inputs_column(
         conn.execute(insert(Table("digests", MetaData(), autoload_with=conn)).values(**row))
     engine.dispose()
     store = Store.open(url)
-    assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest()
-    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) is None
+    assert store.get_digest("volcengine/verl", period("2026-W04"), "zh") == _digest()
+    assert store.digest_built_from("volcengine/verl", period("2026-W04"), "zh", "k" * 64) is None
     store.save_digest(_digest(), inputs="k" * 64)
-    assert store.digest_built_from("volcengine/verl", "2026-W04", "zh", "k" * 64) == _digest()
+    assert (
+        store.digest_built_from("volcengine/verl", period("2026-W04"), "zh", "k" * 64) == _digest()
+    )
 
 
 def _digest_row(digest: Digest) -> dict[str, object]:
@@ -103,7 +106,7 @@ def test_digest_round_trip_and_listing(store: Store) -> None:
     store.save_digest(_digest("2026-W04"))
     store.save_digest(_digest("2026-W04", "en"))
     store.save_digest(_digest("2026-W04"))  # replace, not duplicate
-    assert store.get_digest("volcengine/verl", "2026-W04", "zh") == _digest("2026-W04")
+    assert store.get_digest("volcengine/verl", period("2026-W04"), "zh") == _digest("2026-W04")
     assert store.list_periods("volcengine/verl") == ["2026-W04", "2026-W03"]
     latest = store.latest_digest("volcengine/verl", "en")
     assert latest is not None
@@ -126,7 +129,7 @@ def test_a_digest_stored_by_schema_1_is_read_anew(store: Store, verl_profile: Re
     }
     store.save_prs(week.repo, "2026-W04", week.prs)
     store.save_digest(Digest.model_validate(old))
-    loaded = store.get_digest(week.repo, "2026-W04", "zh")
+    loaded = store.get_digest(week.repo, period("2026-W04"), "zh")
     assert loaded is not None
     assert loaded.schema_version == DIGEST_SCHEMA_VERSION
     assert loaded.stats.changed_files == 127
@@ -135,12 +138,12 @@ def test_a_digest_stored_by_schema_1_is_read_anew(store: Store, verl_profile: Re
 
 
 def test_delivery_intent_is_unique(store: Store) -> None:
-    first = store.record_intent("o/r", "2026-W04", "slack:C1", "k1")
-    again = store.record_intent("o/r", "2026-W04", "slack:C1", "k2")
+    first = store.record_intent("o/r", period("2026-W04"), "slack:C1", "k1")
+    again = store.record_intent("o/r", period("2026-W04"), "slack:C1", "k2")
     assert first.id == again.id
     assert again.idempotency_key == "k1"
     store.record_sent(first.id, "C1:1700.1")
-    sent = store.get_delivery("o/r", "2026-W04", "slack:C1")
+    sent = store.get_delivery("o/r", period("2026-W04"), "slack:C1")
     assert sent is not None
     assert (sent.status, sent.message_id) == ("sent", "C1:1700.1")
 
@@ -154,9 +157,9 @@ def test_lock_excludes_second_owner_until_expiry(store: Store) -> None:
 
 
 def test_runs_and_interrupted(store: Store) -> None:
-    done = store.start_run("o/r", "2026-W03", "schedule")
+    done = store.start_run("o/r", period("2026-W03"), "schedule")
     store.finish_run(done, "ok", {"prs": 3})
-    store.start_run("o/r", "2026-W04", "schedule")
+    store.start_run("o/r", period("2026-W04"), "schedule")
     assert store.interrupt_running() == 1
     last = store.last_run("o/r")
     assert last is not None
@@ -254,7 +257,7 @@ def test_a_digest_stored_by_schema_2_gets_its_stories_from_the_stored_weeks(
     store.save_prs(week.repo, "2026-W03", before.prs)
     store.save_prs(week.repo, "2026-W04", week.prs)
     store.save_digest(Digest.model_validate(old))
-    loaded = store.get_digest(week.repo, "2026-W04", "zh")
+    loaded = store.get_digest(week.repo, period("2026-W04"), "zh")
     assert loaded is not None
     assert loaded.relations == built.relations
     assert (5033, 4916, "2026-W03") in {(r.pr, r.other, r.week) for r in loaded.relations}

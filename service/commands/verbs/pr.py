@@ -16,7 +16,7 @@ from service.commands.kinds import (
     NoticeAnswer,
     PrAnswer,
 )
-from service.commands.reading import apply_filter, report_url
+from service.commands.reading import apply_filter, report_url, stored_periods
 from service.commands.verbs import Request, VerbSpec
 from service.core.analyst.sections import written
 from service.core.discussion import discussion
@@ -36,9 +36,9 @@ def respond(request: Request) -> Answer:
     assert command.number is not None  # noqa: S101 - SPEC.required guarantees it
     member, number = _member_key(command, ctx, repo)
     period = request.period
-    periods = [period.label] if period else ctx.reader.list_periods(repo, ctx.language)
-    for label in periods:
-        stored = ctx.reader.get_digest(repo, label, ctx.language)
+    periods = [period] if period else stored_periods(ctx, repo)
+    for each in periods:
+        stored = ctx.reader.get_digest(repo, each, ctx.language)
         if stored is not None and find_pr(ctx.reader, stored, number) is not None:
             return _stored_pr(request, stored, number)
     # not in a stored digest: asked of its own repository, by its own number

@@ -50,8 +50,9 @@ def respond(request: Request) -> Answer:
 
 def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateAnswer:
     """The answer sent after the rebuild (through response_url or a reply)."""
-    params: dict[str, str | int] = {"repo": result.repo, "week": result.period}
-    url = report_url(ctx, result.repo, result.period)
+    label = result.period.label  # the answer's period, as answers carry it
+    params: dict[str, str | int] = {"repo": result.repo, "week": label}
+    url = report_url(ctx, result.repo, label)
     if result.outcome in ("ok", "partial") and result.digest is not None:
         params["prs"] = result.digest.stats.prs
         params["risks"] = len(result.digest.risks)
@@ -59,7 +60,7 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_DONE,
             repo=result.repo,
-            period=result.period,
+            period=label,
             key=key,
             params=params,
             report_url=url,
@@ -68,11 +69,11 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
             repo=result.repo,
-            period=result.period,
+            period=label,
             key="cmd.answer.regenerate_busy",
             params=params,
         )
-    return regenerate_failed(result.repo, result.period, result.failure)
+    return regenerate_failed(result.repo, label, result.failure)
 
 
 def regenerate_failed(repo: str, period: str, exc: ServiceError | None) -> RegenerateAnswer:
