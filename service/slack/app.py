@@ -252,9 +252,10 @@ def build_slack_app(
     flow = CommandFlow(engine=engine, platform=PLATFORM, regenerate=regenerate, observe=observe)
     commands = SlackCommands(flow=flow, language=language)
     _register(app, commands, command)
-    verifier = SignatureVerifier(signing_secret=signing_secret)
-    listener = _lane_listener(commands, client)
-    _LANES[app] = CommandLane(app, command, verifier, executor, listener)
+    if signing_secret:  # HTTP mode; Socket Mode signs nothing and has no endpoint to lane
+        verifier = SignatureVerifier(signing_secret=signing_secret)
+        listener = _lane_listener(commands, client)
+        _LANES[app] = CommandLane(app, command, verifier, executor, listener)
     return app
 
 
