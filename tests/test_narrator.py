@@ -23,7 +23,14 @@ from service.render.report import render_markdown
 from service.settings import Settings
 from tests.conftest import load_week
 from tests.fakes.feishu import serve_feishu
-from tests.fakes.openai import API_KEY, MODEL, FakeModel, recorded_answer, serve_model
+from tests.fakes.openai import (
+    API_KEY,
+    MODEL,
+    FakeModel,
+    recorded_answer,
+    serve_model,
+    verify_data,
+)
 from tests.fakes.slack import BOT_TOKEN, running_fake_slack
 from tests.periods import period
 
@@ -100,8 +107,11 @@ def test_checked_sentences_reach_the_stored_digest_and_tokens_the_log(
 
 
 def test_an_invented_answer_keeps_its_audit_list_in_the_digest(
-    pipeline: Pipeline, model: FakeModel
+    llm_settings: Callable[..., Settings], model: FakeModel
 ) -> None:
+    # the rules alone: this fake verifier entails whatever it is asked, and would restore the
+    # invented figures the rules could only not confirm (tests/core/analyst/test_deferral.py)
+    pipeline = wiring.build_pipeline(llm_settings(llm_verify_enabled=False), sample=True)
     model.answer(recorded_answer("2026-W04.bad.zh"))
     digest = build_week(pipeline, REPO, WEEK)
     assert digest.analysis is not None
@@ -111,6 +121,30 @@ def test_an_invented_answer_keeps_its_audit_list_in_the_digest(
     assert stored is not None
     assert stored.analysis is not None
     assert stored.analysis.dropped == digest.analysis.dropped
+
+
+def test_an_invented_figure_the_rules_could_not_confirm_goes_to_the_verifier(
+    pipeline: Pipeline, model: FakeModel
+) -> None:
+    # the rules find no "35%" in #4280's data (not found, no contradiction): the verifier
+    # judges it, over HTTP; refused, it stays in the audit list with the verifier's reason
+    invented = "#4280 让训练吞吐提升了 35%，峰值显存降低 3 倍。"
+    model.judge = lambda s: (
+        ("contradicted", "no 35% in #4280's data")
+        if "35%" in s["text"]
+        else ("entailed", "the facts state it")
+    )
+    model.answer(recorded_answer("2026-W04.bad.zh"))
+    digest = build_week(pipeline, REPO, WEEK)
+    assert digest.analysis is not None
+    kept = [i.text for i in digest.analysis.summary]
+    assert invented not in kept
+    (entry,) = [d for d in digest.analysis.dropped if d.text == invented]
+    assert entry.reasons[:2] == ["figure: 35%", "figure: 3 倍"]
+    assert entry.reasons[-1].startswith("verifier contradicted")
+    asked = model.verify_calls
+    texts = [s["text"] for r in asked for s in verify_data(r)["sentences"]]
+    assert invented in texts, texts
 
 
 def test_rebuilds_and_commands_of_unchanged_data_make_no_new_call(
