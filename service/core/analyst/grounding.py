@@ -39,7 +39,7 @@ _SNAKE_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?![A-
 # "raises an error if …", "抛出异常": an error the PR's code raises on purpose
 _RAISED = re.compile(
     r"\b(?:raises?|raising|throws?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:error|exception)s?\b"
-    r"|(?:抛出|报出)[^，。,;；]{0,12}?(?:错误|异常)",
+    r"|(?:抛出|报出)[^，。,;；]{0,12}?(?:错误|异常)|(?:时|则|即)\s*(?:显式|直接|会)?\s*报错",
     re.IGNORECASE,
 )
 _RAISE_LINE = re.compile(r"^\s*(?:raise|throw)\b", re.MULTILINE)
@@ -549,6 +549,25 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
     # a detector's risk says what may go wrong, not that it did: a failure needs a failing
     # check, a reviewer's concern, or a later revert or fix of the PR
     backed = any(
-        e.failing_checks or e.reviewed or evidence.followed_up(e.number) for e in segment.prs
+        e.failing_checks
+        or e.reviewed
+        or evidence.followed_up(e.number)
+        or _reported(failed.group(0), e)
+        for e in segment.prs
     )
     return [] if backed else [f"failure: {failed.group(0)}"]
+
+
+def _reported(word: str, pr: PREvidence) -> bool:
+    """The PR's own title or body tells the failure in the sentence's word ("… caused
+    multinode rollout hangs" in the body of the PR that works around them)."""
+    said = "\n".join(pr.body).lower() + "\n" + pr.headline
+    word = word.lower()
+    if not word.isascii():
+        return word in said
+    root = _INFLECTION.sub("", word) if len(word) > _SHORT_WORD else word
+    return re.search(rf"(?<![\w-]){re.escape(root)}", said) is not None
+
+
+_INFLECTION = re.compile(r"(?:es|s|ed|ing)$")
+_SHORT_WORD = 4
