@@ -59,6 +59,8 @@ _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
 # the new value of a default: "改为 spmd", "back to spmd", "to `async`"
 _NEW_VALUE = re.compile(
     r"(?:\bto\b|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    # "falls back to the upstream default", "used to default to": words, not values
+    r"(?!(?:the|a|an|its|their|this|that|default|be)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
     r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",
@@ -351,6 +353,11 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
         return []
     lowered = segment.text.lower()
     window = _clause(lowered, found.start(), found.end())
+    said = lowered[found.start() : found.end()]
+    if words.word("modal").search(window[: window.find(said)]):
+        return []  # "建议改为显式参数或提供默认值": what to do, no default the PR set
+    if _ATTRIBUTIVE.search(window) and not claims.figures(window):
+        return []  # "falls back to the upstream default collate function": a thing named
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
@@ -360,8 +367,11 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     named = claims.identifiers(segment.text)
+    old = _USED_TO.search(window) is not None
     for e in segment.prs:
         if _argument_defaults(args, values, flips, e) or _option_default(args, window, values, e):
+            return []
+        if old and values and _old_defaults(args, values, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
         if not values and not flips and not named and e.settings:
@@ -375,6 +385,26 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
             return []
     said = _default_missing(values, flips, claims.identifiers(window), segment.prs)
     return [f"default: {found.group(0)} ({said})"]
+
+
+# "the default collate function": the word names a thing, it tells no setting's value
+_ATTRIBUTIVE = re.compile(r"\b(?:the|its|their|upstream|original)\s+default\s+(?!value)[a-z]")
+# "which used to default to 1e-4": the value a removed line held
+_USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+
+
+def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:
+    """Each value stands on a removed line that names an argument of the clause."""
+    lines = [line.lower() for line in e.changed[0]]
+    return all(
+        any(
+            any(a in line for a in args)
+            and re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w.])", line) is not None
+            for line in lines
+            for v in value
+        )
+        for value in values
+    )
 
 
 def _new_values(values: list[frozenset[str]], e: PREvidence) -> bool:
@@ -397,7 +427,11 @@ def _default_missing(
 
 
 # `default=-1`, `default: 8`, `"default": "x"` on a line that names the option
-_OPTION_DEFAULT = r"""\bdefault["']?\s*[=:]\s*["']?{sign}{value}(?![\w.])"""
+# or a shell variable's fallback, `rollout_n=${{ROLLOUT_N:-4}}`
+_OPTION_DEFAULT = (
+    r"""\bdefault["']?\s*[=:]\s*["']?{sign}{value}(?![\w.])"""
+    r"""|\$\{{\w+:[-=]{sign}{value}\}}"""
+)
 
 
 def _option_default(
