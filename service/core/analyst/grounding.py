@@ -353,11 +353,8 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
         return []
     lowered = segment.text.lower()
     window = _clause(lowered, found.start(), found.end())
-    said = lowered[found.start() : found.end()]
-    if words.word("modal").search(window[: window.find(said)]):
-        return []  # "建议改为显式参数或提供默认值": what to do, no default the PR set
-    if _ATTRIBUTIVE.search(window) and not claims.figures(window):
-        return []  # "falls back to the upstream default collate function": a thing named
+    if _no_default_claim(window, lowered[found.start() : found.end()], words):
+        return []
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
@@ -388,9 +385,21 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
 
 
 # "the default collate function": the word names a thing, it tells no setting's value
-_ATTRIBUTIVE = re.compile(r"\b(?:the|its|their|upstream|original)\s+default\s+(?!value)[a-z]")
+# ("makes X the default backend", "keeps X as the default" do claim a default)
+_ATTRIBUTIVE = re.compile(
+    r"\bfall(?:s|ing)? back to\s+(?:the\s+|its\s+)?(?:[\w-]+\s+)?default\s+(?!value)[a-z]"
+)
 # "which used to default to 1e-4": the value a removed line held
 _USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+
+
+def _no_default_claim(window: str, said: str, words: Glossary) -> bool:
+    """The default word tells no setting's default: advice ("建议改为显式参数或提供默认值")
+    or a thing named ("falls back to the upstream default collate function")."""
+    if words.word("modal").search(window[: window.find(said)]):
+        return True
+    valued = claims.figures(window) or _NEW_VALUE.search(window)  # "sets the default X to sync"
+    return _ATTRIBUTIVE.search(window) is not None and not valued
 
 
 def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:
@@ -586,15 +595,20 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
         e.failing_checks
         or e.reviewed
         or evidence.followed_up(e.number)
-        or _reported(failed.group(0), e)
+        or (_CAUSE.search(text, 0, failed.start()) is not None and _reported(failed.group(0), e))
         for e in segment.prs
     )
     return [] if backed else [f"failure: {failed.group(0)}"]
 
 
+# "…, since X caused hangs": the failure told as the reason for the PR, not as its doing
+_CAUSE = re.compile(r"\b(?:since|because|as|due to)\b|由于|因为", re.IGNORECASE)
+
+
 def _reported(word: str, pr: PREvidence) -> bool:
     """The PR's own title or body tells the failure in the sentence's word ("… caused
-    multinode rollout hangs" in the body of the PR that works around them)."""
+    multinode rollout hangs" in the body of the PR that works around them), and the sentence
+    gives it as the PR's reason."""
     said = "\n".join(pr.body).lower() + "\n" + pr.headline
     word = word.lower()
     if not word.isascii():

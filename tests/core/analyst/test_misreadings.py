@@ -98,7 +98,7 @@ def test_a_file_value_is_read_per_clause() -> None:
 def test_an_old_value_moved_from_another_file_is_left_to_the_verifier() -> None:
     # "Bumps TransferQueue from 0.1.6 to 0.1.7 in requirements.txt": 0.1.7 is requirements.txt's,
     # 0.1.6 stood in setup.py: not found there, not contradicted
-    _draft_, checked = _checked("seen3", "2026-W21.en", "Bumps TransferQueue from 0.1.6")
+    _, checked = _checked("seen3", "2026-W21.en", "Bumps TransferQueue from 0.1.6")
     (dropped,) = checked.dropped
     assert dropped.reasons == [
         "file value 0.1.6: not found on changed lines of requirements.txt (on setup.py)"

@@ -15,7 +15,11 @@ held-out part is recorded from weeks no part held in that language or repository
 figures, with verifier answers to verify request v5. checker38 (tuned on tune, seen, seen2,
 seen3) raised the floors its changes moved up: sentences the rules could only not confirm judged
 by the verifier (deferral.py), every Python file's patch collected, and a name review renamed
-around another middle dropped."""
+around another middle dropped. checker38b (tuned on tune, tune2, seen, seen2, seen3) added tune2
+(verl-omni, a repository the rules were never fitted to) with verifier answers to verify request
+v6, replaced seen3's v5 verifier answers by v6 ones (seen3's verified false-kept floor is that
+run's), and raised the floors its fixes of misread contradictions moved up (relations, comparison
+clauses, commit hashes, concept words inside other words, file values, failures, defaults)."""
 
 from __future__ import annotations
 
@@ -31,12 +35,15 @@ FLOORS = {
     ("seen", "adversarial"): (0.93, 4),
     ("seen2", "answers"): (0.96, 12),
     ("seen2", "adversarial"): (0.95, 10),
-    ("seen3", "answers"): (0.93, 5),
-    ("seen3", "adversarial"): (0.76, 16),
+    ("seen3", "answers"): (0.96, 5),
+    ("seen3", "adversarial"): (0.88, 16),
+    ("tune2", "answers"): (0.98, 7),
+    ("tune2", "adversarial"): (0.77, 7),
     ("heldout", "answers"): (0.89, 10),
     ("heldout", "adversarial"): (0.55, 12),
 }
-# the same with the verification pass (recorded verifier answers: v5 for heldout and seen2, v4 else;
+# the same with the verification pass (recorded verifier answers: v6 for tune2 and seen3, v5 for
+# heldout and seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
@@ -46,8 +53,10 @@ VERIFIED_FLOORS = {
     ("seen", "adversarial"): (0.89, 0),
     ("seen2", "answers"): (0.98, 9),
     ("seen2", "adversarial"): (0.85, 0),
-    ("seen3", "answers"): (0.95, 2),
-    ("seen3", "adversarial"): (0.88, 0),
+    ("seen3", "answers"): (0.99, 3),
+    ("seen3", "adversarial"): (0.92, 0),
+    ("tune2", "answers"): (0.98, 4),
+    ("tune2", "adversarial"): (0.58, 0),
     ("heldout", "answers"): (0.89, 5),
     ("heldout", "adversarial"): (0.45, 0),
 }
@@ -61,6 +70,8 @@ LABELLED = {
     ("seen2", "adversarial"): (49, 63),
     ("seen3", "answers"): (122, 6),
     ("seen3", "adversarial"): (52, 57),
+    ("tune2", "answers"): (53, 7),
+    ("tune2", "adversarial"): (36, 33),
     ("heldout", "answers"): (116, 12),
     ("heldout", "adversarial"): (70, 63),
 }
