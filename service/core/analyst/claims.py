@@ -20,6 +20,8 @@ _PR_REF = re.compile(r"(?:[#＃]|\bPRs?\s*[#＃-]?\s*|\bpull/)(\d{1,8})\b", re.I
 # value, not 7); what follows it is its unit
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.#/＃])(?<![A-Za-z0-9]-)[vV]?"
+    # a commit's short hash (`68c04e7`) is a name, not the figure its first digits spell
+    r"(?!(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,40}(?![\w]))"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)*(?:e-?\d+(?![A-Za-z0-9_]))?)"
     r"(?P<unit>\s*(?:%|％|percent\b|x\b|×|倍|times\b|k\b|K\b|千|万|M\b))?"
 )

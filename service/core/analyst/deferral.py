@@ -45,6 +45,7 @@ _UNCONFIRMED = tuple(
         r"identifier: ",
         r"identifier \S+: not in the quotes nor",
         r"comparison: no earlier figure for ",
+        r"file value \S+: not found on changed lines of ",
     )
 )
 # an action that tells a relation (reverts, restores, backs out) needs the relation the digest

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from service.core.analyst.evidence import PREvidence
 
 # a clause: what one comma, semicolon or full stop (or "and") holds
-_CLAUSE = re.compile(r"[，,。;；]|\.(?=\s|$)|\band\b|并且|以及")
+_CLAUSE = re.compile(r"[，,。;；]|\.(?=\s|$)|\b(?:and|while|whereas|but)\b|并且|以及|而|但")
 # a version: two dotted parts at least, with a suffix (`0.18.0`, `2.10.0.post2`, `1.3.0rc13`)
 _VERSION = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+)+(?:\.?(?:post|rc|dev|a|b)\d+)?)(?![\w]|\.\d)", re.IGNORECASE
@@ -64,12 +64,20 @@ def file_value_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
             continue
         values = [m.group(1) for m in _VERSION.finditer(clause)]
         values += [m.group(1) for m in _SETTING_VALUE.finditer(clause)]
+        held = {v for v in values if _files_holding(v, prs) & named}
         for version in dict.fromkeys(values):
             holding = _files_holding(version, prs)
             if holding and not holding & named:
-                where = ", ".join(sorted(p.rsplit("/", 1)[-1] for p in named))
-                elsewhere = ", ".join(sorted(p.rsplit("/", 1)[-1] for p in holding)[:3])
-                reasons.append(
-                    f"file value {version}: on changed lines of {elsewhere}, not of {where}"
-                )
+                reasons.append(_reason(version, named, holding, bool(held)))
     return reasons
+
+
+def _reason(version: str, named: set[str], holding: set[str], other_held: bool) -> str:
+    """A value on other files' lines only contradicts the file named; but when the file holds
+    another value of the clause ("from 0.1.6 to 0.1.7 in requirements.txt", the pin moved there
+    from setup.py), the old one may have stood elsewhere: not found, for the verifier."""
+    where = ", ".join(sorted(p.rsplit("/", 1)[-1] for p in named))
+    elsewhere = ", ".join(sorted(p.rsplit("/", 1)[-1] for p in holding)[:3])
+    if other_held:
+        return f"file value {version}: not found on changed lines of {where} (on {elsewhere})"
+    return f"file value {version}: on changed lines of {elsewhere}, not of {where}"

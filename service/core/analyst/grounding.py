@@ -39,7 +39,7 @@ _SNAKE_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?![A-
 # "raises an error if …", "抛出异常": an error the PR's code raises on purpose
 _RAISED = re.compile(
     r"\b(?:raises?|raising|throws?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:error|exception)s?\b"
-    r"|(?:抛出|报出)[^，。,;；]{0,12}?(?:错误|异常)",
+    r"|(?:抛出|报出)[^，。,;；]{0,12}?(?:错误|异常)|(?:时|则|即)\s*(?:显式|直接|会)?\s*报错",
     re.IGNORECASE,
 )
 _RAISE_LINE = re.compile(r"^\s*(?:raise|throw)\b", re.MULTILINE)
@@ -59,6 +59,8 @@ _MEMBER = re.compile(r"(?<=[A-Za-z0-9_]\.)[A-Za-z_][A-Za-z0-9_]{3,}")
 # the new value of a default: "改为 spmd", "back to spmd", "to `async`"
 _NEW_VALUE = re.compile(
     r"(?:\bto\b|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
+    # "falls back to the upstream default", "used to default to": words, not values
+    r"(?!(?:the|a|an|its|their|this|that|default|be)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
     r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",
@@ -351,6 +353,8 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
         return []
     lowered = segment.text.lower()
     window = _clause(lowered, found.start(), found.end())
+    if _no_default_claim(window, lowered[found.start() : found.end()], words):
+        return []
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
@@ -360,8 +364,11 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     named = claims.identifiers(segment.text)
+    old = _USED_TO.search(window) is not None
     for e in segment.prs:
         if _argument_defaults(args, values, flips, e) or _option_default(args, window, values, e):
+            return []
+        if old and values and _old_defaults(args, values, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
         if not values and not flips and not named and e.settings:
@@ -375,6 +382,38 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
             return []
     said = _default_missing(values, flips, claims.identifiers(window), segment.prs)
     return [f"default: {found.group(0)} ({said})"]
+
+
+# "the default collate function": the word names a thing, it tells no setting's value
+# ("makes X the default backend", "keeps X as the default" do claim a default)
+_ATTRIBUTIVE = re.compile(
+    r"\bfall(?:s|ing)? back to\s+(?:the\s+|its\s+)?(?:[\w-]+\s+)?default\s+(?!value)[a-z]"
+)
+# "which used to default to 1e-4": the value a removed line held
+_USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+
+
+def _no_default_claim(window: str, said: str, words: Glossary) -> bool:
+    """The default word tells no setting's default: advice ("建议改为显式参数或提供默认值")
+    or a thing named ("falls back to the upstream default collate function")."""
+    if words.word("modal").search(window[: window.find(said)]):
+        return True
+    valued = claims.figures(window) or _NEW_VALUE.search(window)  # "sets the default X to sync"
+    return _ATTRIBUTIVE.search(window) is not None and not valued
+
+
+def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:
+    """Each value stands on a removed line that names an argument of the clause."""
+    lines = [line.lower() for line in e.changed[0]]
+    return all(
+        any(
+            any(a in line for a in args)
+            and re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w.])", line) is not None
+            for line in lines
+            for v in value
+        )
+        for value in values
+    )
 
 
 def _new_values(values: list[frozenset[str]], e: PREvidence) -> bool:
@@ -397,7 +436,11 @@ def _default_missing(
 
 
 # `default=-1`, `default: 8`, `"default": "x"` on a line that names the option
-_OPTION_DEFAULT = r"""\bdefault["']?\s*[=:]\s*["']?{sign}{value}(?![\w.])"""
+# or a shell variable's fallback, `rollout_n=${{ROLLOUT_N:-4}}`
+_OPTION_DEFAULT = (
+    r"""\bdefault["']?\s*[=:]\s*["']?{sign}{value}(?![\w.])"""
+    r"""|\$\{{\w+:[-=]{sign}{value}\}}"""
+)
 
 
 def _option_default(
@@ -549,6 +592,30 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
     # a detector's risk says what may go wrong, not that it did: a failure needs a failing
     # check, a reviewer's concern, or a later revert or fix of the PR
     backed = any(
-        e.failing_checks or e.reviewed or evidence.followed_up(e.number) for e in segment.prs
+        e.failing_checks
+        or e.reviewed
+        or evidence.followed_up(e.number)
+        or (_CAUSE.search(text, 0, failed.start()) is not None and _reported(failed.group(0), e))
+        for e in segment.prs
     )
     return [] if backed else [f"failure: {failed.group(0)}"]
+
+
+# "…, since X caused hangs": the failure told as the reason for the PR, not as its doing
+_CAUSE = re.compile(r"\b(?:since|because|as|due to)\b|由于|因为", re.IGNORECASE)
+
+
+def _reported(word: str, pr: PREvidence) -> bool:
+    """The PR's own title or body tells the failure in the sentence's word ("… caused
+    multinode rollout hangs" in the body of the PR that works around them), and the sentence
+    gives it as the PR's reason."""
+    said = "\n".join(pr.body).lower() + "\n" + pr.headline
+    word = word.lower()
+    if not word.isascii():
+        return word in said
+    root = _INFLECTION.sub("", word) if len(word) > _SHORT_WORD else word
+    return re.search(rf"(?<![\w-]){re.escape(root)}", said) is not None
+
+
+_INFLECTION = re.compile(r"(?:es|s|ed|ing)$")
+_SHORT_WORD = 4

@@ -26,6 +26,7 @@ RELATION_REACH = 32
 ADVICE_REACH = 12  # "建议排期跟进", "should follow up": advice, not a relation
 # a relation word before one of these, between two PRs, belongs to the clause before
 _CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然后")
+_JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
@@ -52,7 +53,10 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
         tail = text[e2 : e2 + RELATION_TAIL].lstrip()
         core = text[e1:s2][-RELATION_REACH:]
-        between = core + (" " + tail if tail.startswith("的") else "")
+        # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
+        # PRs joined tell a thing of both, no relation between them
+        joined = _JOINED.fullmatch(core) is not None
+        between = core + (" " + tail if tail.startswith("的") and not joined else "")
         for kind, pattern in words.relations.items():
             found = pattern.search(between)
             if found is None or _CLAUSE_BREAK.search(core, found.end()):
@@ -111,9 +115,13 @@ def _said_by(later: int, earlier: int, evidence: PeriodEvidence) -> bool:
     return False
 
 
+_SENTENCE_CLAUSE = re.compile(r"[，；。;]|[,.](?=\s)")
+
+
 def _single_relation(text: str, span: tuple[int, int, int], evidence: PeriodEvidence) -> list[str]:
     number = span[2]
-    after = text[span[1] :]
+    # the PR's own clause: "#6350 的修复不再生效，被标为需跟进的风险" follows nothing up
+    after = _SENTENCE_CLAUSE.split(text[span[1] :], maxsplit=1)[0]
     words = glossary()
     found = words.relations["followup"].search(after)
     advised = found is not None and words.word("modal").search(
@@ -138,6 +146,8 @@ _TOTALS = (
 
 # a comparison's clauses: each says one bucket's figures (a clause naming none belongs to the
 # one before: "hardware 类别有 8 个 PR，上一周为 6 个")
+# "…增至 12 个，其中多数是昇腾文档": a part of the clause before, not a bucket of its own
+_SUBSET = re.compile(r"\s*(?:其中|包括|含|including|of which|mostly|mainly|such as)", re.I)
 _COMPARISON_CUT = re.compile(r"[，,；;。]|\band\b|\bwhile\b|而|但")
 
 
@@ -158,7 +168,7 @@ def _comparison_clauses(text: str, evidence: PeriodEvidence) -> list[str]:
     for cut in [*_COMPARISON_CUT.finditer(text), None]:
         end = cut.start() if cut else len(text)
         part = text[start:end]
-        if clauses and not _named_buckets(part, evidence):
+        if clauses and (not _named_buckets(part, evidence) or _SUBSET.match(part)):
             clauses[-1] += text[start - 1 : end] if start else part
         else:
             clauses.append(part)

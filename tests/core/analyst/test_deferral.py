@@ -21,11 +21,11 @@ from service.llm.completion import Completion
 from service.pipeline.verifier import Verifier
 from tests.core.analyst.model_corpus import CORPUS, facts_for
 
-# seen3 2026-W21 en, labelled true: "hangs" is the body's "hang", which the failure rule's
-# word search did not find
-HANG = (
-    "Adds TLLM_DISABLE_NVLS_MNNVL to limit env changes to TRTLLM async RL, since "
-    "NCCL_MNNVL_ENABLE set to 0 caused multinode rollout hangs in TRTLLM sync RL."
+# tune2 2026-W21 en adversarial, labelled true: #69's lines spell it `zmq`, in code names
+# the entity rule does not read as the concept
+ZMQ = (
+    "The ZMQ handle now includes the Ray job id from VERL_RAY_JOB_ID, defaulting to 0, to "
+    "avoid cross-job socket collisions on shared hosts."
 )
 # seen2 2026-W20 en: the old and new values of #58's default told the wrong way round
 SWAPPED = (
@@ -78,29 +78,29 @@ def _verified(model: _Model, draft: Draft, facts: PeriodFacts) -> tuple[Analysis
 
 
 def test_an_unconfirmed_true_sentence_comes_back_when_entailed() -> None:
-    facts = _facts("seen3", "2026-W21", "en")
-    draft = Draft("pr_points", HANG, (6344,))
+    facts = _facts("tune2", "2026-W21", "en")
+    draft = Draft("pr_points", ZMQ, (69,))
     checked, verified = _verified(_Model(), draft, facts)
     (dropped,) = checked.dropped
-    assert "failure: hangs" in dropped.reasons
+    assert "entity: ZMQ" in dropped.reasons
     assert deferrable(dropped.reasons)
-    assert [item.text for item in verified.pr_points] == [HANG]
+    assert [item.text for item in verified.pr_points] == [ZMQ]
     assert verified.dropped == []
 
 
 def test_an_unconfirmed_sentence_the_verifier_refuses_stays_dropped_with_its_reason() -> None:
-    facts = _facts("seen3", "2026-W21", "en")
-    draft = Draft("pr_points", HANG, (6344,))
+    facts = _facts("tune2", "2026-W21", "en")
+    draft = Draft("pr_points", ZMQ, (69,))
     _, verified = _verified(_Model("not_enough_information"), draft, facts)
     assert verified.pr_points == []
     (dropped,) = verified.dropped
-    assert dropped.reasons[0] == "failure: hangs"
+    assert dropped.reasons[0] == "entity: ZMQ"
     assert dropped.reasons[-1] == "verifier not_enough_information: the body says so"
 
 
 def test_a_failing_verifier_restores_nothing() -> None:
-    facts = _facts("seen3", "2026-W21", "en")
-    draft = Draft("pr_points", HANG, (6344,))
+    facts = _facts("tune2", "2026-W21", "en")
+    draft = Draft("pr_points", ZMQ, (69,))
     checked, verified = _verified(_Model(fails=True), draft, facts)
     assert verified.pr_points == []
     assert verified.dropped[0] == checked.dropped[0]
@@ -154,8 +154,8 @@ def test_analyst_check_says_what_the_rules_could_not_confirm_and_who_judged_it()
     from service.core.analyst.audit import audit_answer
     from service.ops.analyst_check import verdict_lines, verified
 
-    facts = _facts("seen3", "2026-W21", "en")
-    drafts = [Draft("pr_points", HANG, (6344,))]
+    facts = _facts("tune2", "2026-W21", "en")
+    drafts = [Draft("pr_points", ZMQ, (69,))]
     (before,) = audit_answer(drafts, facts)
     assert not before.kept
     verifier = Verifier(_Model(), _NoCache(), 60.0, 2_000)
@@ -166,8 +166,8 @@ def test_analyst_check_says_what_the_rules_could_not_confirm_and_who_judged_it()
     assert lines[0].startswith("kept")
     assert lines[1:] == [
         "        + verifier entailed what the rules could not confirm: the body says so",
-        "        + unconfirmed by the rules: failure: hangs",
+        "        + unconfirmed by the rules: entity: ZMQ",
     ]
     refusing = Verifier(_Model("contradicted"), _NoCache(), 60.0, 2_000)
     (refused,), _ = verified([before], drafts, facts, refusing)
-    assert refused.reasons == ("failure: hangs", "verifier contradicted: the body says so")
+    assert refused.reasons == ("entity: ZMQ", "verifier contradicted: the body says so")

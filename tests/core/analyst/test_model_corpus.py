@@ -15,7 +15,12 @@ held-out part is recorded from weeks no part held in that language or repository
 figures, with verifier answers to verify request v5. checker38 (tuned on tune, seen, seen2,
 seen3) raised the floors its changes moved up: sentences the rules could only not confirm judged
 by the verifier (deferral.py), every Python file's patch collected, and a name review renamed
-around another middle dropped. seen3's verifier answers were then made to verify request 7
+around another middle dropped. checker38b (tuned on tune, tune2, seen, seen2, seen3) added tune2
+(verl-omni, a repository the rules were never fitted to) with verifier answers to verify request
+v6, replaced seen3's v5 verifier answers by v6 ones (seen3's verified false-kept floor is that
+run's), and raised the floors its fixes of misread contradictions moved up (relations, comparison
+clauses, commit hashes, concept words inside other words, file values, failures, defaults).
+The lead then made seen3's and tune2's verifier answers to verify request 7
 (quotes with where they were found) by request-only models. Two authors behind one placeholder
 login now count as two contributors, and three labels that counted them as one (seen 2026-W19
 zh, 2026-W21 zh; seen3 2026-W20 zh adversarial) were relabelled misleading, as seen3's reader
@@ -32,27 +37,32 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("tune", "answers"): (0.97, 2),
     ("tune", "adversarial"): (1.0, 2),
+    ("tune2", "answers"): (0.98, 7),
+    ("tune2", "adversarial"): (0.86, 10),
     ("seen", "answers"): (0.97, 7),
-    ("seen", "adversarial"): (0.93, 4),
+    ("seen", "adversarial"): (0.95, 4),
     ("seen2", "answers"): (0.96, 12),
     ("seen2", "adversarial"): (0.95, 10),
-    ("seen3", "answers"): (0.93, 5),
-    ("seen3", "adversarial"): (0.76, 16),
+    ("seen3", "answers"): (0.96, 4),
+    ("seen3", "adversarial"): (0.88, 16),
     ("heldout", "answers"): (0.89, 10),
     ("heldout", "adversarial"): (0.55, 12),
 }
-# the same with the verification pass (recorded verifier answers: v5 for heldout and seen2, v4 else;
+# the same with the verification pass (recorded verifier answers: v7 for tune2 and seen3, v5 for
+# heldout and seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("tune", "answers"): (0.95, 1),
     ("tune", "adversarial"): (0.93, 0),
+    ("tune2", "answers"): (0.98, 4),
+    ("tune2", "adversarial"): (0.83, 0),
     ("seen", "answers"): (0.98, 8),
-    ("seen", "adversarial"): (0.89, 0),
+    ("seen", "adversarial"): (0.91, 0),
     ("seen2", "answers"): (0.98, 9),
     ("seen2", "adversarial"): (0.85, 0),
-    ("seen3", "answers"): (0.96, 2),
-    ("seen3", "adversarial"): (0.90, 1),
+    ("seen3", "answers"): (0.99, 2),
+    ("seen3", "adversarial"): (0.92, 1),
     ("heldout", "answers"): (0.89, 5),
     ("heldout", "adversarial"): (0.45, 0),
 }
@@ -66,6 +76,8 @@ LABELLED = {
     ("seen2", "adversarial"): (49, 63),
     ("seen3", "answers"): (122, 6),
     ("seen3", "adversarial"): (51, 58),
+    ("tune2", "answers"): (53, 7),
+    ("tune2", "adversarial"): (36, 33),
     ("heldout", "answers"): (116, 12),
     ("heldout", "adversarial"): (70, 63),
 }
