@@ -25,7 +25,9 @@ The lead then made seen3's and tune2's verifier answers to verify request 7
 login now count as two contributors, and three labels that counted them as one (seen 2026-W19
 zh, 2026-W21 zh; seen3 2026-W20 zh adversarial) were relabelled misleading, as seen3's reader
 had labelled the same figure; the verifier answers recorded before saw the merged count, so
-seen answers keep 8 wrong sentences verified and seen3 adversarial 1."""
+seen answers keep 8 wrong sentences verified and seen3 adversarial 1. At the end of stop 38
+the held-out part's verifier answers were made to verify request 7 (request-only models) and
+its floors set at the figures measured once then (never read sentence by sentence)."""
 
 from __future__ import annotations
 
@@ -46,10 +48,10 @@ FLOORS = {
     ("seen3", "answers"): (0.96, 4),
     ("seen3", "adversarial"): (0.88, 16),
     ("heldout", "answers"): (0.89, 10),
-    ("heldout", "adversarial"): (0.55, 12),
+    ("heldout", "adversarial"): (0.57, 12),
 }
-# the same with the verification pass (recorded verifier answers: v7 for tune2 and seen3, v5 for
-# heldout and seen2, v4 else;
+# the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 and heldout,
+# v5 for seen2, v4 else;
 # a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
 # sentences of the seen answers, so these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
@@ -63,8 +65,8 @@ VERIFIED_FLOORS = {
     ("seen2", "adversarial"): (0.85, 0),
     ("seen3", "answers"): (0.99, 2),
     ("seen3", "adversarial"): (0.92, 1),
-    ("heldout", "answers"): (0.89, 5),
-    ("heldout", "adversarial"): (0.45, 0),
+    ("heldout", "answers"): (0.93, 5),
+    ("heldout", "adversarial"): (0.57, 1),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
