@@ -55,8 +55,10 @@ def llm_settings(
             "llm_base_url": model.url,
             "llm_api_key": API_KEY,
             "llm_model": MODEL,
-            "llm_timeout_seconds": 2,
-            "llm_verify_timeout_seconds": 2,
+            # generous: the fake answers at once, but a loaded CI machine spent 2 s on the
+            # whole verification pass before its answer was read
+            "llm_timeout_seconds": 30,
+            "llm_verify_timeout_seconds": 30,
         }
         return make_settings(**{**values, **overrides})
 
