@@ -2,7 +2,7 @@
 model wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle
-mistakes and true sentences). Prints, per part (`tune`, `tune2`, `seen`, `seen2`, `seen3`: tuned on;
+mistakes and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen4`: tuned on;
 `heldout`: never tuned on), batch (answers / adversarial) and language, how many true sentences the
 checker keeps and how many false or misleading ones it lets through, its precision (the share
 of kept sentences that are true) and recall (the share of true sentences kept) per language,
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
 
 HELDOUT = "heldout"
-TUNED = ("tune", "tune2", "seen", "seen2", "seen3")
+TUNED = ("tune", "tune2", "seen", "seen2", "seen3", "seen4")
 PARTS = (*TUNED, HELDOUT)
 
 

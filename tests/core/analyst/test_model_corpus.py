@@ -47,8 +47,8 @@ FLOORS = {
     ("seen2", "adversarial"): (0.95, 10),
     ("seen3", "answers"): (0.96, 4),
     ("seen3", "adversarial"): (0.88, 16),
-    ("heldout", "answers"): (0.89, 10),
-    ("heldout", "adversarial"): (0.57, 12),
+    ("seen4", "answers"): (0.89, 10),
+    ("seen4", "adversarial"): (0.57, 12),
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 and heldout,
 # v5 for seen2, v4 else;
@@ -65,8 +65,8 @@ VERIFIED_FLOORS = {
     ("seen2", "adversarial"): (0.85, 0),
     ("seen3", "answers"): (0.99, 2),
     ("seen3", "adversarial"): (0.92, 1),
-    ("heldout", "answers"): (0.93, 5),
-    ("heldout", "adversarial"): (0.57, 1),
+    ("seen4", "answers"): (0.93, 5),
+    ("seen4", "adversarial"): (0.57, 1),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
@@ -80,8 +80,8 @@ LABELLED = {
     ("seen3", "adversarial"): (51, 58),
     ("tune2", "answers"): (53, 7),
     ("tune2", "adversarial"): (36, 33),
-    ("heldout", "answers"): (116, 12),
-    ("heldout", "adversarial"): (70, 63),
+    ("seen4", "answers"): (116, 12),
+    ("seen4", "adversarial"): (70, 63),
 }
 
 
