@@ -48,6 +48,11 @@ RESET_SLACK = 1.0
 MESSAGE_CHARS = 200
 # transport failures worth another try; anything else (bad URL, ...) fails at once
 RETRYABLE = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+# connections kept open to one host: a family's collections share this client, each with up to
+# GITHUB_PATCH_CONCURRENCY (<= 32) file fetches beside its code search and older lookups; with
+# requests' default of 10 every fetch beyond that opened a connection (and on GitHub a TLS
+# handshake) and threw it away ("Connection pool is full, discarding connection")
+POOL_SIZE = 64
 GRAPHQL_RATE_LIMITED = "RATE_LIMITED"
 GRAPHQL_NOT_FOUND = "NOT_FOUND"
 GRAPHQL_FORBIDDEN = "FORBIDDEN"
@@ -250,6 +255,9 @@ class GitHubHttp:
         self._sleep = sleep
         self._random = random.SystemRandom()
         self._session = requests.Session()
+        adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
+        self._session.mount("https://", adapter)
+        self._session.mount("http://", adapter)
         self._session.headers.update(
             {
                 "Accept": "application/vnd.github+json",

@@ -184,3 +184,18 @@ def test_remaining_never_rises_within_a_window_when_answers_come_out_of_order(
     for _ in range(3):
         http.get(f"/repos/{REPO}", cache=False)
     assert seen == ["4980", "4980", "4999"]  # a new window starts afresh
+
+
+def test_parallel_fetches_reuse_their_connections(
+    github: FakeGitHub, make_http: Callable[..., GitHubHttp], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A family's collections share one client: 24 fetches in flight (more than requests'
+    default pool of 10) keep their connections instead of opening and discarding them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    http = make_http()
+    github.api.latency = 0.05  # the fetches overlap
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        answers = list(pool.map(lambda _: http.get(f"/repos/{REPO}/pulls/{PULL}"), range(48)))
+    assert all(a.data["number"] == PULL for a in answers)
+    assert "Connection pool is full" not in caplog.text
