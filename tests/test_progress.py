@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -52,3 +53,22 @@ def test_two_builds_in_one_process_each_log_and_stop(lines: Lines) -> None:
         log.stop()  # a second stop (as at exit) writes nothing more
         assert len(lines.lines) == count
         lines.lines.clear()
+
+
+class SlowToStop(ProgressLog):
+    """A build whose end takes a while to reach the heartbeat (a busy process): beats wake
+    after stage("done") and before the stop, the meeting that used to write "done" twice."""
+
+    def stop(self, *, quiet: bool = False) -> None:
+        time.sleep(self.interval * 5)
+        super().stop(quiet=quiet)
+
+
+def test_the_last_line_is_written_once_even_when_beats_meet_the_end(lines: Lines) -> None:
+    log = SlowToStop(interval=0.01)
+    log(1, 1)
+    lines.wait_for("PRs fetched 1 of 1, stage collecting")
+    log.stage("done")
+    assert [line for line in lines.lines if line.endswith("stage done")] == [
+        "PRs fetched 1 of 1, stage done"
+    ]

@@ -72,5 +72,9 @@ class ProgressLog:
     def _beat(self) -> None:
         stopped = self._stopped
         while not stopped.wait(self.interval):
-            self._beats += 1
-            logger.info(self.line())
+            with self._lock:
+                if self._stage == DONE:  # stop() is on its way and writes the last line
+                    return
+                self._beats += 1
+                line = operator_text.log_progress(self._done, self._total, self._stage)
+            logger.info(line)
