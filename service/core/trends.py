@@ -104,7 +104,9 @@ def build_contributors(
         if person is None:  # no one the data can name: not one shared contributor
             continue
         by_login[person].append(pr.number)
-        logins[person] = pr.author or ""
+        # a placeholder login ("unknown", "ghost") is shown as no one's `@`: the display name
+        # stands in for it, as it does in data read from git history (pipeline/recorded.py)
+        logins[person] = known_login(pr.author) or pr.author_name or ""
         names[person] = names.get(person) or pr.author_name
         first[person] = _either(first.get(person), is_first_time(pr, earlier_authors))
     people = [

@@ -95,6 +95,20 @@ def test_contributors_with_their_prs_most_active_first() -> None:
     assert not any(c.first_time for c in people)
 
 
+def test_authors_behind_a_placeholder_login_are_shown_by_their_names() -> None:
+    """GitHub's `ghost` and git history's `unknown` name no one: each author behind one is
+    keyed and shown by the display name (as data read from git history already was), never as
+    `@unknown` nor merged into one contributor."""
+    prs = [
+        _pr(1, "unknown", author_name="ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"),
+        _pr(2, "unknown", author_name="ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟"),
+        _pr(3, "ghost", author_name="Someone Else"),
+        _pr(4, "unknown"),  # no name either: no one the data can name
+    ]
+    people = build_contributors(prs)
+    assert [(c.login, c.prs) for c in people] == [("ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟", [1, 2]), ("Someone Else", [3])]
+
+
 def test_first_time_from_github_association() -> None:
     prs = [
         _pr(1, "new", author_association="FIRST_TIME_CONTRIBUTOR"),
