@@ -61,13 +61,34 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             found = pattern.search(between)
             if found is None or _CLAUSE_BREAK.search(core, found.end()):
                 continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
-            passive = _PASSIVE.search(between) is not None
+            passive = _PASSIVE.search(between) is not None or _named_after(text, e1, s2)
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
                 reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
-    return reasons
+    return reasons + _unnamed_earlier(text, cited, evidence)
+
+
+def _unnamed_earlier(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
+    """ "fixes a bug an earlier PR introduced": a cited PR rewrites, fixes or reverts an
+    earlier PR the digest found."""
+    found = glossary().word("earlier_pr").search(text)
+    if found is None or any(r.later in cited for r in evidence.relations):
+        return []
+    return [f"relation: {found.group(0)} (no earlier PR of a cited one was found)"]
+
+
+# "blockwise FP8 rollout (#3519), its MoE follow-up (#4222)": the relation noun names the
+# bracketed PR after it, and "its" points back to the PR before
+_POSSESSIVE_NOUN = re.compile(r"\s*\)?\s*[,，]\s*(?:(?:its|their)\s|其|它的)", re.IGNORECASE)
+
+
+def _named_after(text: str, end: int, start: int) -> bool:
+    """The words between two PRs (`text[end:start]`) are a noun phrase naming the second,
+    bracketed one, as the first one's relation ("(#A), its follow-up (#B)": #B follows #A)."""
+    bracketed = start > 0 and text[start - 1] in "(（"
+    return bracketed and _POSSESSIVE_NOUN.match(text, end, start) is not None
 
 
 _RESPECTIVELY = re.compile(r"\brespectively\b|分别", re.IGNORECASE)
@@ -94,6 +115,8 @@ def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> b
         return "revert" in rules
     if kind in ("followup", "builds_on"):
         return bool(rules) or _said_by(later, earlier, evidence)
+    if kind == "rewrites":  # rewrites lines the other added, this week or an earlier one
+        return bool(rules & {"supersedes", "fix_same_code"})
     return False
 
 
