@@ -268,3 +268,15 @@ def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
                 continue
             found.append(token)
     return list(dict.fromkeys(t for t in found if t))
+
+
+# "此前新增", "previously added": an earlier PR's doing, not the cited one's
+_EARLIER = re.compile(
+    r"(?:此前|之前|先前|早先|原先)\s*$|\b(?:previously|earlier|formerly)\s+$", re.IGNORECASE
+)
+EARLIER_REACH = 14
+
+
+def earlier_doing(text: str, start: int) -> bool:
+    """The verb at `start` is told of an earlier time ("此前新增 X"), not of the PR cited."""
+    return _EARLIER.search(text[max(0, start - EARLIER_REACH) : start]) is not None
