@@ -351,7 +351,9 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     )
     said = "\n".join(e.text for e in prs).lower()
     leads = counts.leads_its_kind(claim.text, checker.facts.trends)
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said, leads)
+    reasons += sentence_claims.absence_reasons(
+        claim.text, checker.week_text, cited, said, leads, prs
+    )
     reasons += sentence_claims.people_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 

@@ -289,7 +289,12 @@ def _direction(text: str, words: Glossary) -> str:
 
 
 def absence_reasons(
-    text: str, week_text: str, cited: Sequence[int], prs_text: str = "", leads: bool = False
+    text: str,
+    week_text: str,
+    cited: Sequence[int],
+    prs_text: str = "",
+    leads: bool = False,
+    prs: Sequence[PREvidence] = (),
 ) -> list[str]:
     """ "No X this week" must be true of every PR of the week; other universal claims ("all",
     "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
@@ -321,6 +326,8 @@ def absence_reasons(
         and not _cited_universal(plain, universal, len(cited), words)
         and not _trailing_universal(plain, universal, len(cited))
         and not _quoted_universal(plain, universal, prs_text)
+        and not _listed_universal(plain, universal, prs)
+        and not _counted_universal(plain, universal, prs)
     ):
         reasons.append(f"universal: {universal.group(0)}")
     return reasons
@@ -336,11 +343,62 @@ def _trailing_universal(text: str, universal: re.Match[str], cited: int) -> bool
     )
 
 
+_WORD_BEFORE = re.compile(r"[\w-]+\s+$")
+QUOTED_WORDS = 3
+
+
 def _quoted_universal(text: str, universal: re.Match[str], prs_text: str) -> bool:
-    """The universal with the words after it is the cited PRs' own ("every changed line")."""
+    """The universal with the words after it (or the word before and after it) is the cited
+    PRs' own ("every changed line", "to trace all samples")."""
+    said = " ".join(prs_text.lower().split())
     tail = _WORDS_AFTER.match(text, universal.end())
-    phrase = " ".join((universal.group(0) + (tail.group(0) if tail else "")).lower().split())
-    return len(phrase.split()) >= 3 and phrase in " ".join(prs_text.split())  # noqa: PLR2004
+    after = universal.group(0) + (tail.group(0) if tail else "")
+    before = _WORD_BEFORE.search(text[: universal.start()])
+    phrases = [after, (before.group(0) if before else "") + after]
+    for phrase in (" ".join(p.lower().split()) for p in phrases):
+        if len(phrase.split()) >= QUOTED_WORDS and phrase in said:
+            return True
+    return False
+
+
+# "#3465, #4146, #4189 and #4210 all modified": a universal over the PRs listed before it
+_PR_LIST = re.compile(r"#\d+(?:\s*(?:,|，|、|\band\b|和|与|及)\s*#\d+)+\s*$", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:py|ya?ml|json|toml|sh|md|txt|cfg|ini|rst)\b")
+
+
+def _listed_universal(text: str, universal: re.Match[str], prs: Sequence[PREvidence]) -> bool:
+    """ "e2e_ascend.yml, which #3465, #4146 and #4210 all modified": said of the two or more
+    PRs listed right before it, each of which touches every file the sentence names."""
+    listed = _PR_LIST.search(text[: universal.start()])
+    if listed is None:
+        return False
+    numbers = {int(n) for n in re.findall(r"#(\d+)", listed.group(0))}
+    found = [e for e in prs if e.number in numbers]
+    if len(found) != len(numbers):
+        return False
+    files = [f.lower() for f in _FILE_NAME.findall(text)]
+    return all(_touches(e, name) for e in found for name in files)
+
+
+def _touches(pr: PREvidence, name: str) -> bool:
+    """`pr` changes a file called `name` (or at the path `name`)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}$", pr.paths, re.MULTILINE) is not None
+
+
+def _counted_universal(text: str, universal: re.Match[str], prs: Sequence[PREvidence]) -> bool:
+    """ "All four fapo scripts": as many of the cited PRs' changed files (those whose paths
+    hold the words after the count that a path holds) as the sentence counts."""
+    tail = _WORDS_AFTER.match(text, universal.end())
+    if tail is None or not prs:
+        return False
+    words = tail.group(0).lower().split()
+    counted = claims.figures(words[0])
+    if not counted:
+        return False
+    paths = [p for e in prs for p in dict.fromkeys(path for path, _old, _new in e.files)]
+    named = [w for w in words[1:] if any(w in p.lower() for p in paths)]
+    matching = [p for p in paths if all(w in p.lower() for w in named)]
+    return str(len(matching)) in counted[0].values
 
 
 def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:
