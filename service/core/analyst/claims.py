@@ -71,7 +71,14 @@ _WORD_MULTIPLIERS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"4"}),
     ),
     (re.compile(r"\b(?:two[- ]?fold|two times)\b", re.IGNORECASE), frozenset({"2"})),
-    (re.compile(r"\b(?:halve[sd]?|halving)\b|减半", re.IGNORECASE), frozenset({"2", "50", "0.5"})),
+    (
+        re.compile(
+            r"\b(?:halve[sd]?|halving|(?:cut|reduced?|drops?|dropped|fell) (?:in|by) half)\b|减半"
+            r"|(?:缩短|减少|降低|下降|减小|节省|节约|降)了?\s*(?:约|近|大约)?\s*一半",
+            re.IGNORECASE,
+        ),
+        frozenset({"2", "50", "0.5"}),
+    ),
 )
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 EXTENSIONS = (

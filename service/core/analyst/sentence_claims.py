@@ -164,6 +164,18 @@ _TOTALS = (
         re.compile(r"lines? added|add(?:ed|s|ing)? [\w ,]{0,12}lines|新增|增加了?[^，。]{0,6}行"),
     ),
     ("prs", re.compile(r"\bPRs?\b|pull requests?|合入|合并", re.IGNORECASE)),
+    *(
+        (
+            f"risk_findings_{level}",
+            re.compile(
+                rf"\b{level}(?:[- ]severity)?\s+(?:risk\s+)?findings?\b"
+                rf"|{zh}(?:等|严重度|危)?的?风险",
+                re.IGNORECASE,
+            ),
+        )
+        for level, zh in (("high", "高"), ("medium", "(?<!其)中"), ("low", "低"))
+    ),
+    ("risk_findings", re.compile(r"\brisk findings?\b|风险发现|风险数", re.IGNORECASE)),
 )
 
 
@@ -229,7 +241,7 @@ def comparison_reasons(
     category, type or label (else of a week's total), in the direction said, with the figures
     and ratio said."""
     words = glossary()
-    found = words.word("previous_week").search(text)
+    found = words.word("previous_week").search(text) or _earlier_named(text, evidence, words)
     if found is None:
         return []
     week = found.group(0)
@@ -251,6 +263,17 @@ def comparison_reasons(
         return []  # "reverts the support from last week": no count is compared
     failure = _compared(text, named_totals, words)
     return [f"comparison: {failure} {week}"] if failure else []
+
+
+def _earlier_named(text: str, evidence: PeriodEvidence, words: Glossary) -> re.Match[str] | None:
+    """The earlier week named by its label in a sentence that compares ("rose to 1 this week
+    from 0 in 2026-W19"): a comparison with that week."""
+    period = evidence.previous_period
+    found = re.search(rf"(?<![\w-]){re.escape(period)}(?![\w-])", text) if period else None
+    if found is None:
+        return None
+    compares = words.word("comparative").search(text) is not None
+    return found if compares or _direction(text, words) != "none" else None
 
 
 def comparison_ratios(text: str, evidence: PeriodEvidence) -> list[float]:
