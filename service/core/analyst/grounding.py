@@ -595,6 +595,10 @@ def _flip_backed(word: str, e: PREvidence, keys: list[str]) -> bool:
     return ("enable" if on else "disable") in e.said_actions and "default" in e.said_actions
 
 
+# a fix noun right after the failure it fixes: "OOM fix", "崩溃修复"
+_FIX_AFTER = re.compile(r"\s*(?:fix(?:es)?\b|修复)", re.IGNORECASE)
+
+
 def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     """The sentence says a fix PR fixes the failure it names: a fix word comes first, with no
     "but" between it and the failure."""
@@ -604,6 +608,8 @@ def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     failure = words.word("failure").search(text, fix.end())
     failure = failure or words.word("leak").search(text, fix.end())
     first = words.word("failure").search(text)
+    if first is not None and _FIX_AFTER.match(text, first.end()) and fix.start() > first.start():
+        return True  # "Checkpoint OOM fix", "OOM 修复": the failure named by its fix
     if first is not None and first.start() < fix.start():
         return False  # "breaks X, then fixes Y": the failure is said first
     return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())

@@ -61,6 +61,8 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             found = pattern.search(between)
             if found is None or _CLAUSE_BREAK.search(core, found.end()):
                 continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
+            if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
+                continue  # "#4282, as the earlier features were reverted by #4258": not #4282
             passive = _PASSIVE.search(between) is not None or _named_after(text, e1, s2)
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
@@ -82,6 +84,21 @@ def _unnamed_earlier(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
 # "blockwise FP8 rollout (#3519), its MoE follow-up (#4222)": the relation noun names the
 # bracketed PR after it, and "its" points back to the PR before
 _POSSESSIVE_NOUN = re.compile(r"\s*\)?\s*[,，]\s*(?:(?:its|their)\s|其|它的)", re.IGNORECASE)
+
+
+# a clause of its own before the relation word, with a subject of its own ("as the earlier
+# split features were"), not a relative clause of the PR before ("which was")
+_OWN_SUBJECT = re.compile(
+    r"[，,;；]\s*(?:(?:as|since|because|while|when|where)\s+)?(?:the|a|an|these|those)\s+\w+"
+    r"[^，,;；]*$",
+    re.IGNORECASE,
+)
+
+
+def _new_subject(before: str) -> bool:
+    """The words before a relation word, after the first PR, open a clause with its own
+    subject: the relation is said of that subject, not of the PR."""
+    return _OWN_SUBJECT.search(before) is not None
 
 
 def _named_after(text: str, end: int, start: int) -> bool:

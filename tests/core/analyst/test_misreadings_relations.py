@@ -73,6 +73,15 @@ def test_its_follow_up_in_brackets_is_the_later_pr() -> None:
     assert relation_reasons(wrong, [3519, 4222], evidence) != []
 
 
+def test_a_relation_said_of_a_clause_with_its_own_subject_is_not_the_prs() -> None:
+    # #4258 reverts an earlier week's PR, not #4282
+    evidence = _evidence(_pr(4282), _pr(4258), relations=(Relation(4258, 4200, "revert"),))
+    text = "Track #4282, as the earlier split features were reverted this week by #4258."
+    assert relation_reasons(text, [4282, 4258], evidence) == []
+    wrong = "Track #4282, which was reverted this week by #4258."
+    assert relation_reasons(wrong, [4282, 4258], evidence) == ["relation: #4258 reverted #4282"]
+
+
 def test_an_unnamed_earlier_pr_needs_a_relation_of_a_cited_one() -> None:
     text = "It fixes an epoch-resume bug introduced by an earlier PR that moved the loader."
     assert relation_reasons(text, [4156], _evidence(_pr(4156))) == [
@@ -152,6 +161,13 @@ def test_an_oom_the_fix_targets_is_the_fixed_failure() -> None:
     fix = _pr(85, "fix: fix oom during checkpointing", actions=frozenset({"fix"}))
     assert _failures(" targets OOM during checkpointing by calling gc.collect().", fix) == []
     assert _failures(" causes OOM during checkpointing.", fix) == ["failure: OOM"]
+
+
+def test_a_failure_named_by_its_fix_is_fixed() -> None:
+    fix = _pr(85, "fix: fix oom during checkpointing", actions=frozenset({"fix"}))
+    assert _failures("Checkpoint OOM fix", fix) == []
+    feature = _pr(86, "feat: checkpoint offload", actions=frozenset({"add"}))
+    assert _failures("Checkpoint OOM fix", feature) == ["failure: OOM"]
 
 
 # --- universal claims --------------------------------------------------------------------
