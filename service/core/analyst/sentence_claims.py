@@ -209,8 +209,25 @@ def _named_buckets(text: str, evidence: PeriodEvidence) -> dict[tuple[str, str],
         (kind, key): counts
         for kind in _WEEK_BUCKETS
         for key, counts in evidence.previous.get(kind, {}).items()
-        if words.names_bucket(kind, key, text)
+        if words.names_bucket(kind, key, text) and _kind_said(text, key) in (None, kind)
     }
+
+
+# the kind a sentence gives a bucket's name: "hardware 类别", "the rollout module"
+_KIND_WORDS = (
+    ("categories", r"类别|categor(?:y|ies)"),
+    ("modules", r"模块|modules?"),
+    ("types", r"类型|types?"),
+    ("labels", r"标签|labels?"),
+)
+
+
+def _kind_said(text: str, key: str) -> str | None:
+    """The kind of bucket the words right after `key` name (None: they name none)."""
+    for kind, said in _KIND_WORDS:
+        if re.search(rf"(?<![\w-]){re.escape(key)}[\s-]*(?:{said})", text, re.IGNORECASE):
+            return kind
+    return None
 
 
 def _comparison_clauses(text: str, evidence: PeriodEvidence) -> list[str]:
@@ -245,7 +262,12 @@ def _compared(
         for (_kind, key), (count, previous) in named.items()
         if not _compares(direction, count, previous, figures, nothing)
     ]
-    return failed[0] if len(failed) == len(named) else None
+    # "新增行数与删除行数双双减少": each named figure compares as said
+    every = _BOTH.search(text) is not None and all(kind == "totals" for kind, _ in named)
+    return failed[0] if failed and (every or len(failed) == len(named)) else None
+
+
+_BOTH = re.compile(r"\bboth\b|\beach\b|双双|均|都|皆", re.IGNORECASE)
 
 
 def comparison_reasons(

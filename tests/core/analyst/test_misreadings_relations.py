@@ -251,3 +251,23 @@ def test_a_halving_in_words_needs_a_multiplier_the_quotes_state() -> None:
     assert quoted.settled(reasons, size, []) == reasons
     ratio = quoted.quoted((Quote(4280, "weight sync is 2x faster", where="body"),))
     assert quoted.settled(reasons, ratio, []) == []
+
+
+def test_both_totals_said_to_fall_must_each_fall() -> None:
+    totals, earlier = {"additions": 1214, "deletions": 623}, {"additions": 3330, "deletions": 307}
+    evidence = PeriodEvidence(previous_period="2026-W20")
+    wrong = "与上一周相比，本周新增行数与删除行数双双减少。"
+    assert comparison_reasons(wrong, evidence, totals, earlier) == [
+        "comparison: deletions 623 vs 307 上一周"
+    ]
+    true = "与上一周相比，本周新增行数减少，删除行数增加。"
+    assert comparison_reasons(true, evidence, totals, earlier) == []
+
+
+def test_a_bucket_named_with_its_kind_compares_as_that_kind() -> None:
+    previous = {"modules": {"hardware": (1, 0)}, "categories": {"hardware": (5, 5)}}
+    evidence = PeriodEvidence(previous=previous, previous_period="2025-W47")
+    wrong = "hardware 类别本周有 5 个 PR，较上一周明显增加。"
+    assert comparison_reasons(wrong, evidence) == ["comparison: hardware 5 vs 5 上一周"]
+    assert comparison_reasons("hardware 模块本周有 1 个 PR，较上一周增加。", evidence) == []
+    assert comparison_reasons("hardware 类别本周有 5 个 PR，与上一周持平。", evidence) == []
