@@ -355,6 +355,7 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         claim.text, checker.week_text, cited, said, leads, prs
     )
     reasons += sentence_claims.people_reasons(claim.text, prs)
+    reasons += sentence_claims.speed_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 
 

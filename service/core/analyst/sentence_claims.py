@@ -488,3 +488,30 @@ def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
 def _names_author(text: str, author: str) -> bool:
     lowered = text.lower()
     return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
+
+
+# a speed-up said of a PR ("makes scoring faster", "缩短了加载耗时"): what it claims
+_FASTER = re.compile(
+    r"\b(?:faster|quicker|speeds? up|sped up|speed-?ups?|accelerat\w+)\b"
+    r"|\bshort(?:ens?|ened)\b(?![\w\s]{0,12}\bnames?\b)"
+    r"|(?:耗时|时间|用时|时长|启动|加载)[^，。,;；]{0,8}缩短|缩短[^，。,;；]{0,8}(?:耗时|时间|用时|时长)"
+    r"|加快|提速|更快|变快|(?<!硬件)加速(?!器|卡)",
+    re.IGNORECASE,
+)
+# the PR's own words about speed: a speed-up the sentence may tell
+_SPEED_SAID = re.compile(
+    r"fast|quick|speed|accelerat|latency|throughput|slow|perf|overhead|converge"
+    r"|\d(?:\.\d+)?\s*[x×]\b|耗时|速度|加速|提速|更快|变快|延迟|吞吐|性能|收敛",
+    re.IGNORECASE,
+)
+
+
+def speed_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A speed-up said of the cited PRs needs one of them to speak of speed (its title, body
+    or reviews): a faster run is no consequence to infer from what a PR changes."""
+    found = _FASTER.search(text)
+    if found is None or not prs or glossary().word("modal").search(text[: found.start()]):
+        return []
+    if any(_SPEED_SAID.search(e.text) for e in prs):
+        return []
+    return [f"consequence: {found.group(0)} (no cited PR tells a speed-up)"]

@@ -17,6 +17,7 @@ from service.core.analyst.sentence_claims import (
     absence_reasons,
     comparison_reasons,
     relation_reasons,
+    speed_reasons,
 )
 
 
@@ -271,3 +272,14 @@ def test_a_bucket_named_with_its_kind_compares_as_that_kind() -> None:
     assert comparison_reasons(wrong, evidence) == ["comparison: hardware 5 vs 5 上一周"]
     assert comparison_reasons("hardware 模块本周有 1 个 PR，较上一周增加。", evidence) == []
     assert comparison_reasons("hardware 类别本周有 5 个 PR，与上一周持平。", evidence) == []
+
+
+def test_a_speed_up_needs_a_cited_pr_that_speaks_of_speed() -> None:
+    quiet = _pr(65, "fix: print the patch warning once")
+    wrong = "#65 让补丁警告只打印一次，因此 GPU 冒烟测试耗时明显缩短。"
+    assert speed_reasons(wrong, [quiet]) == [
+        "consequence: 耗时明显缩短 (no cited PR tells a speed-up)"
+    ]
+    assert speed_reasons("#101 让损失函数改用 ABC 方法并缩短函数名。", [quiet]) == []
+    fast = _pr(4067, "fully async is 1.65x faster than colocate over 200 steps")
+    assert speed_reasons("#4067 reports fully async was 9 hours faster (1.65x).", [fast]) == []
