@@ -273,8 +273,22 @@ def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     if not claim.prs and claim.section in NEED_PRS:
         reasons.append("no_prs: the item names no PR it rests on")
     if claim.section == "review_notes":  # what reviewers raised rests on what they wrote
-        reasons += [f"no_review: #{pr.number}" for pr in claim.facts if not pr.reviewed]
+        told = _review_told(claim.quotes)
+        reasons += [
+            f"no_review: #{pr.number}"
+            for pr in claim.facts
+            if not pr.reviewed and pr.number not in told
+        ]
     return list(dict.fromkeys(reasons))
+
+
+# "a reviewer objected to …", "addresses review feedback": a review the PR's body tells
+_REVIEW_TOLD = re.compile(r"\breview(?:er|ers|ed|s)?\b|评审|审阅|审查|审核", re.IGNORECASE)
+
+
+def _review_told(quotes: Sequence[Quote]) -> set[int]:
+    """The PRs whose own words, quoted with the note, tell what a reviewer raised."""
+    return {q.pr for q in quotes if q.found and q.side == "text" and _REVIEW_TOLD.search(q.text)}
 
 
 def _known_word(token: str, blob: str) -> bool:
@@ -337,8 +351,11 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     )
     said = "\n".join(e.text for e in prs).lower()
     leads = counts.leads_its_kind(claim.text, checker.facts.trends)
-    reasons += sentence_claims.absence_reasons(claim.text, checker.week_text, cited, said, leads)
+    reasons += sentence_claims.absence_reasons(
+        claim.text, checker.week_text, cited, said, leads, prs
+    )
     reasons += sentence_claims.people_reasons(claim.text, prs)
+    reasons += sentence_claims.speed_reasons(claim.text, prs)
     return list(dict.fromkeys(reasons))
 
 

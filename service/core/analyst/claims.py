@@ -71,7 +71,14 @@ _WORD_MULTIPLIERS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"4"}),
     ),
     (re.compile(r"\b(?:two[- ]?fold|two times)\b", re.IGNORECASE), frozenset({"2"})),
-    (re.compile(r"\b(?:halve[sd]?|halving)\b|减半", re.IGNORECASE), frozenset({"2", "50", "0.5"})),
+    (
+        re.compile(
+            r"\b(?:halve[sd]?|halving|(?:cut|reduced?|drops?|dropped|fell) (?:in|by) half)\b|减半"
+            r"|(?:缩短|减少|降低|下降|减小|节省|节约|降)了?\s*(?:约|近|大约)?\s*一半",
+            re.IGNORECASE,
+        ),
+        frozenset({"2", "50", "0.5"}),
+    ),
 )
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 EXTENSIONS = (
@@ -268,3 +275,15 @@ def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
                 continue
             found.append(token)
     return list(dict.fromkeys(t for t in found if t))
+
+
+# "此前新增", "previously added": an earlier PR's doing, not the cited one's
+_EARLIER = re.compile(
+    r"(?:此前|之前|先前|早先|原先)\s*$|\b(?:previously|earlier|formerly)\s+$", re.IGNORECASE
+)
+EARLIER_REACH = 14
+
+
+def earlier_doing(text: str, start: int) -> bool:
+    """The verb at `start` is told of an earlier time ("此前新增 X"), not of the PR cited."""
+    return _EARLIER.search(text[max(0, start - EARLIER_REACH) : start]) is not None

@@ -242,6 +242,28 @@ def _after(text: str, start: int) -> str:
     return text[start : rest.end() if rest else end]
 
 
+# "新增的行", "the lines #5018 added.": what a diff adds, not a named thing
+_LINES_OBJECT = re.compile(r"\s*(?:的\s*)?(?:代码\s*)?行|\s*(?:lines?|code)\s*(?=[,.;]|$)", re.I)
+
+
+def _added_lines(
+    match: re.Match[str], after: str, segment: Segment, evidence: PeriodEvidence
+) -> list[str] | None:
+    """An add that names no thing of the PR's own (None: another add): "改写了 #5018 新增的行"
+    (the lines its diff adds) or "改写了此前新增 X 的代码" (added by an earlier PR, which the
+    cited one rewrites, fixes or reverts)."""
+    said = match.group(0)
+    if _LINES_OBJECT.match(after):
+        if any(e.changed[1] for e in segment.prs):
+            return []
+        return [f"action: {said} (#{segment.prs[0].number} adds no line)"]
+    if not claims.earlier_doing(match.string, match.start()):
+        return None
+    if any(r.later == e.number for e in segment.prs for r in evidence.relations):
+        return []
+    return [f"action: {said} (no earlier PR it reworks was found)"]
+
+
 def _reverted(number: int, evidence: PeriodEvidence) -> bool:
     return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
 
@@ -268,14 +290,35 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
             if _COUNT_AFTER.match(after):
                 continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
-            window = _object_window(after)
-            objects = _objects(window, words) or _keys_named(window, segment.prs)
-            if not any(_action_ok(name, objects, e) for e in segment.prs) and not (
-                name in ("enable", "disable") and _switch_set(name, window, segment.prs)
-            ):
-                why = _action_missing(name, objects, segment.prs)
-                reasons.append(f"action: {match.group(0)} ({why})")
+            reasons += _said_action_reasons(name, match, after, segment, evidence)
     return list(dict.fromkeys(reasons))
+
+
+# "restores the correct epoch": a state put right, not code put back
+_RESTORE = re.compile(r"restor\w*|恢复", re.IGNORECASE)
+
+
+def _said_action_reasons(
+    name: str, match: re.Match[str], after: str, segment: Segment, evidence: PeriodEvidence
+) -> list[str]:
+    """Whether the PRs' words or diff show the action the verb `match` says, on its object."""
+    lines = _added_lines(match, after, segment, evidence) if name == "add" else None
+    if lines is not None:
+        return lines
+    words = glossary()
+    window = _object_window(after)
+    objects = _objects(window, words) or _keys_named(window, segment.prs)
+    if (
+        not objects
+        and _RESTORE.fullmatch(match.group(0))
+        and any("fix" in e.actions for e in segment.prs)
+    ):
+        return []  # "restores the correct epoch": what a fix does
+    if any(_action_ok(name, objects, e) for e in segment.prs) or (
+        name in ("enable", "disable") and _switch_set(name, window, segment.prs)
+    ):
+        return []
+    return [f"action: {match.group(0)} ({_action_missing(name, objects, segment.prs)})"]
 
 
 # a boolean key a changed line sets: `"use_precision_aware_optimizer": True,`, `flag = false`
@@ -552,6 +595,10 @@ def _flip_backed(word: str, e: PREvidence, keys: list[str]) -> bool:
     return ("enable" if on else "disable") in e.said_actions and "default" in e.said_actions
 
 
+# a fix noun right after the failure it fixes: "OOM fix", "崩溃修复"
+_FIX_AFTER = re.compile(r"\s*(?:fix(?:es)?\b|修复)", re.IGNORECASE)
+
+
 def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     """The sentence says a fix PR fixes the failure it names: a fix word comes first, with no
     "but" between it and the failure."""
@@ -561,6 +608,8 @@ def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     failure = words.word("failure").search(text, fix.end())
     failure = failure or words.word("leak").search(text, fix.end())
     first = words.word("failure").search(text)
+    if first is not None and _FIX_AFTER.match(text, first.end()) and fix.start() > first.start():
+        return True  # "Checkpoint OOM fix", "OOM 修复": the failure named by its fix
     if first is not None and first.start() < fix.start():
         return False  # "breaks X, then fixes Y": the failure is said first
     return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())

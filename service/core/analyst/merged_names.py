@@ -38,7 +38,10 @@ MIN_WORDS = 3  # a name of three words or more: its middle tells it apart
 MIN_DOTS = 2  # a key path of three parts or more (`trainer.v1.x`) is a setting's full key
 # verbs telling a name as the PR's own new thing
 _ADD_VERB = re.compile(
-    r"\b(?:adds|added|adding|introduces|introduced|gains|gained)\b|新增|新加|引入|增加了|添加了",
+    r"\b(?:adds|added|adding|introduces|introduced|gains|gained)\b|新增|新加|引入|增加了|添加了"
+    # a name put back: "re-adds", "重新加入"
+    r"|\b(?:re-?adds|re-?added|re-?introduces|re-?introduced|brings back|brought back)\b"
+    r"|重新(?:加入|添加|引入|新增)",
     re.IGNORECASE,
 )
 # between the names of a list after the verb: "x, y and a z(…) method", "x 与 y"
@@ -153,6 +156,8 @@ def renamed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -
 def _added_names(text: str) -> Iterator[tuple[int, str]]:
     """(position, name) of each name in the list right after an "adds" verb."""
     for verb in _ADD_VERB.finditer(text):
+        if claims.earlier_doing(text, verb.start()):
+            continue  # "改写了此前新增 X 的代码": added before, by an earlier PR
         at = verb.end()
         while True:
             glue = _LIST_GLUE.match(text, at)

@@ -224,9 +224,19 @@ def covering_reasons(
 
 def _word_count(figure: claims.Figure) -> bool:
     """A small count in words ("两", "three"): what the sentence lists, not a figure of data."""
-    return not figure.text[:1].isdigit() and all(
-        v.isdigit() and int(v) <= WORD_NUMBER_MAX for v in figure.values
+    return (
+        figure.kind != "multiplier"
+        and not figure.text[:1].isdigit()
+        and all(v.isdigit() and int(v) <= WORD_NUMBER_MAX for v in figure.values)
     )
+
+
+def _figure_settled(figure: claims.Figure, q: Quoted) -> bool:
+    """A figure the quotes hold: a multiplier in words ("halved", "缩短一半", "翻倍") only as a
+    multiplier the quotes state (`2x`, "half"), not any 2 or 50 of them."""
+    if figure.kind == "multiplier" and not any(c.isdigit() for c in figure.text):
+        return bool(figure.values & claims.values_of_kind(q.everything, "multiplier"))
+    return bool(figure.values & q.numbers) or _word_count(figure)
 
 
 def _action_settled(word: str, q: Quoted) -> bool:
@@ -284,7 +294,7 @@ def settled(
         if q is not None and rule == "figure":
             figures = claims.figures(detail)
             if detail.lower() in _SMALL_WORDS or (
-                figures and all(f.values & q.numbers or _word_count(f) for f in figures)
+                figures and all(_figure_settled(f, q) for f in figures)
             ):
                 continue
         if q is not None and rule == "failure" and found_in(norm(detail), q.everything):

@@ -61,13 +61,51 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             found = pattern.search(between)
             if found is None or _CLAUSE_BREAK.search(core, found.end()):
                 continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
-            passive = _PASSIVE.search(between) is not None
+            if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
+                continue  # "#4282, as the earlier features were reverted by #4258": not #4282
+            passive = _PASSIVE.search(between) is not None or _named_after(text, e1, s2)
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
                 reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
-    return reasons
+    return reasons + _unnamed_earlier(text, cited, evidence)
+
+
+def _unnamed_earlier(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
+    """ "fixes a bug an earlier PR introduced": a cited PR rewrites, fixes or reverts an
+    earlier PR the digest found."""
+    found = glossary().word("earlier_pr").search(text)
+    if found is None or any(r.later in cited for r in evidence.relations):
+        return []
+    return [f"relation: {found.group(0)} (no earlier PR of a cited one was found)"]
+
+
+# "blockwise FP8 rollout (#3519), its MoE follow-up (#4222)": the relation noun names the
+# bracketed PR after it, and "its" points back to the PR before
+_POSSESSIVE_NOUN = re.compile(r"\s*\)?\s*[,，]\s*(?:(?:its|their)\s|其|它的)", re.IGNORECASE)
+
+
+# a clause of its own before the relation word, with a subject of its own ("as the earlier
+# split features were"), not a relative clause of the PR before ("which was")
+_OWN_SUBJECT = re.compile(
+    r"[，,;；]\s*(?:(?:as|since|because|while|when|where)\s+)?(?:the|a|an|these|those)\s+\w+"
+    r"[^，,;；]*$",
+    re.IGNORECASE,
+)
+
+
+def _new_subject(before: str) -> bool:
+    """The words before a relation word, after the first PR, open a clause with its own
+    subject: the relation is said of that subject, not of the PR."""
+    return _OWN_SUBJECT.search(before) is not None
+
+
+def _named_after(text: str, end: int, start: int) -> bool:
+    """The words between two PRs (`text[end:start]`) are a noun phrase naming the second,
+    bracketed one, as the first one's relation ("(#A), its follow-up (#B)": #B follows #A)."""
+    bracketed = start > 0 and text[start - 1] in "(（"
+    return bracketed and _POSSESSIVE_NOUN.match(text, end, start) is not None
 
 
 _RESPECTIVELY = re.compile(r"\brespectively\b|分别", re.IGNORECASE)
@@ -94,6 +132,8 @@ def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> b
         return "revert" in rules
     if kind in ("followup", "builds_on"):
         return bool(rules) or _said_by(later, earlier, evidence)
+    if kind == "rewrites":  # rewrites lines the other added, this week or an earlier one
+        return bool(rules & {"supersedes", "fix_same_code"})
     return False
 
 
@@ -141,6 +181,18 @@ _TOTALS = (
         re.compile(r"lines? added|add(?:ed|s|ing)? [\w ,]{0,12}lines|新增|增加了?[^，。]{0,6}行"),
     ),
     ("prs", re.compile(r"\bPRs?\b|pull requests?|合入|合并", re.IGNORECASE)),
+    *(
+        (
+            f"risk_findings_{level}",
+            re.compile(
+                rf"\b{level}(?:[- ]severity)?\s+(?:risk\s+)?findings?\b"
+                rf"|{zh}(?:等|严重度|危)?的?风险",
+                re.IGNORECASE,
+            ),
+        )
+        for level, zh in (("high", "高"), ("medium", "(?<!其)中"), ("low", "低"))
+    ),
+    ("risk_findings", re.compile(r"\brisk findings?\b|风险发现|风险数", re.IGNORECASE)),
 )
 
 
@@ -157,8 +209,25 @@ def _named_buckets(text: str, evidence: PeriodEvidence) -> dict[tuple[str, str],
         (kind, key): counts
         for kind in _WEEK_BUCKETS
         for key, counts in evidence.previous.get(kind, {}).items()
-        if words.names_bucket(kind, key, text)
+        if words.names_bucket(kind, key, text) and _kind_said(text, key) in (None, kind)
     }
+
+
+# the kind a sentence gives a bucket's name: "hardware 类别", "the rollout module"
+_KIND_WORDS = (
+    ("categories", r"类别|categor(?:y|ies)"),
+    ("modules", r"模块|modules?"),
+    ("types", r"类型|types?"),
+    ("labels", r"标签|labels?"),
+)
+
+
+def _kind_said(text: str, key: str) -> str | None:
+    """The kind of bucket the words right after `key` name (None: they name none)."""
+    for kind, said in _KIND_WORDS:
+        if re.search(rf"(?<![\w-]){re.escape(key)}[\s-]*(?:{said})", text, re.IGNORECASE):
+            return kind
+    return None
 
 
 def _comparison_clauses(text: str, evidence: PeriodEvidence) -> list[str]:
@@ -193,7 +262,12 @@ def _compared(
         for (_kind, key), (count, previous) in named.items()
         if not _compares(direction, count, previous, figures, nothing)
     ]
-    return failed[0] if len(failed) == len(named) else None
+    # "新增行数与删除行数双双减少": each named figure compares as said
+    every = _BOTH.search(text) is not None and all(kind == "totals" for kind, _ in named)
+    return failed[0] if failed and (every or len(failed) == len(named)) else None
+
+
+_BOTH = re.compile(r"\bboth\b|\beach\b|双双|均|都|皆", re.IGNORECASE)
 
 
 def comparison_reasons(
@@ -206,7 +280,7 @@ def comparison_reasons(
     category, type or label (else of a week's total), in the direction said, with the figures
     and ratio said."""
     words = glossary()
-    found = words.word("previous_week").search(text)
+    found = words.word("previous_week").search(text) or _earlier_named(text, evidence, words)
     if found is None:
         return []
     week = found.group(0)
@@ -228,6 +302,17 @@ def comparison_reasons(
         return []  # "reverts the support from last week": no count is compared
     failure = _compared(text, named_totals, words)
     return [f"comparison: {failure} {week}"] if failure else []
+
+
+def _earlier_named(text: str, evidence: PeriodEvidence, words: Glossary) -> re.Match[str] | None:
+    """The earlier week named by its label in a sentence that compares ("rose to 1 this week
+    from 0 in 2026-W19"): a comparison with that week."""
+    period = evidence.previous_period
+    found = re.search(rf"(?<![\w-]){re.escape(period)}(?![\w-])", text) if period else None
+    if found is None:
+        return None
+    compares = words.word("comparative").search(text) is not None
+    return found if compares or _direction(text, words) != "none" else None
 
 
 def comparison_ratios(text: str, evidence: PeriodEvidence) -> list[float]:
@@ -266,7 +351,12 @@ def _direction(text: str, words: Glossary) -> str:
 
 
 def absence_reasons(
-    text: str, week_text: str, cited: Sequence[int], prs_text: str = "", leads: bool = False
+    text: str,
+    week_text: str,
+    cited: Sequence[int],
+    prs_text: str = "",
+    leads: bool = False,
+    prs: Sequence[PREvidence] = (),
 ) -> list[str]:
     """ "No X this week" must be true of every PR of the week; other universal claims ("all",
     "the whole team", "所有") are not taken on trust, but for "both" or "all three" of the PRs
@@ -298,6 +388,8 @@ def absence_reasons(
         and not _cited_universal(plain, universal, len(cited), words)
         and not _trailing_universal(plain, universal, len(cited))
         and not _quoted_universal(plain, universal, prs_text)
+        and not _listed_universal(plain, universal, prs)
+        and not _counted_universal(plain, universal, prs)
     ):
         reasons.append(f"universal: {universal.group(0)}")
     return reasons
@@ -313,11 +405,62 @@ def _trailing_universal(text: str, universal: re.Match[str], cited: int) -> bool
     )
 
 
+_WORD_BEFORE = re.compile(r"[\w-]+\s+$")
+QUOTED_WORDS = 3
+
+
 def _quoted_universal(text: str, universal: re.Match[str], prs_text: str) -> bool:
-    """The universal with the words after it is the cited PRs' own ("every changed line")."""
+    """The universal with the words after it (or the word before and after it) is the cited
+    PRs' own ("every changed line", "to trace all samples")."""
+    said = " ".join(prs_text.lower().split())
     tail = _WORDS_AFTER.match(text, universal.end())
-    phrase = " ".join((universal.group(0) + (tail.group(0) if tail else "")).lower().split())
-    return len(phrase.split()) >= 3 and phrase in " ".join(prs_text.split())  # noqa: PLR2004
+    after = universal.group(0) + (tail.group(0) if tail else "")
+    before = _WORD_BEFORE.search(text[: universal.start()])
+    phrases = [after, (before.group(0) if before else "") + after]
+    for phrase in (" ".join(p.lower().split()) for p in phrases):
+        if len(phrase.split()) >= QUOTED_WORDS and phrase in said:
+            return True
+    return False
+
+
+# "#3465, #4146, #4189 and #4210 all modified": a universal over the PRs listed before it
+_PR_LIST = re.compile(r"#\d+(?:\s*(?:,|，|、|\band\b|和|与|及)\s*#\d+)+\s*$", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:py|ya?ml|json|toml|sh|md|txt|cfg|ini|rst)\b")
+
+
+def _listed_universal(text: str, universal: re.Match[str], prs: Sequence[PREvidence]) -> bool:
+    """ "e2e_ascend.yml, which #3465, #4146 and #4210 all modified": said of the two or more
+    PRs listed right before it, each of which touches every file the sentence names."""
+    listed = _PR_LIST.search(text[: universal.start()])
+    if listed is None:
+        return False
+    numbers = {int(n) for n in re.findall(r"#(\d+)", listed.group(0))}
+    found = [e for e in prs if e.number in numbers]
+    if len(found) != len(numbers):
+        return False
+    files = [f.lower() for f in _FILE_NAME.findall(text)]
+    return all(_touches(e, name) for e in found for name in files)
+
+
+def _touches(pr: PREvidence, name: str) -> bool:
+    """`pr` changes a file called `name` (or at the path `name`)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}$", pr.paths, re.MULTILINE) is not None
+
+
+def _counted_universal(text: str, universal: re.Match[str], prs: Sequence[PREvidence]) -> bool:
+    """ "All four fapo scripts": as many of the cited PRs' changed files (those whose paths
+    hold the words after the count that a path holds) as the sentence counts."""
+    tail = _WORDS_AFTER.match(text, universal.end())
+    if tail is None or not prs:
+        return False
+    words = tail.group(0).lower().split()
+    counted = claims.figures(words[0])
+    if not counted:
+        return False
+    paths = [p for e in prs for p in dict.fromkeys(path for path, _old, _new in e.files)]
+    named = [w for w in words[1:] if any(w in p.lower() for p in paths)]
+    matching = [p for p in paths if all(w in p.lower() for w in named)]
+    return str(len(matching)) in counted[0].values
 
 
 def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glossary) -> bool:
@@ -345,3 +488,30 @@ def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
 def _names_author(text: str, author: str) -> bool:
     lowered = text.lower()
     return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
+
+
+# a speed-up said of a PR ("makes scoring faster", "缩短了加载耗时"): what it claims
+_FASTER = re.compile(
+    r"\b(?:faster|quicker|speeds? up|sped up|speed-?ups?|accelerat\w+)\b"
+    r"|\bshort(?:ens?|ened)\b(?![\w\s]{0,12}\bnames?\b)"
+    r"|(?:耗时|时间|用时|时长|启动|加载)[^，。,;；]{0,8}缩短|缩短[^，。,;；]{0,8}(?:耗时|时间|用时|时长)"
+    r"|加快|提速|更快|变快|(?<!硬件)加速(?!器|卡)",
+    re.IGNORECASE,
+)
+# the PR's own words about speed: a speed-up the sentence may tell
+_SPEED_SAID = re.compile(
+    r"fast|quick|speed|accelerat|latency|throughput|slow|perf|overhead|converge"
+    r"|\d(?:\.\d+)?\s*[x×]\b|耗时|速度|加速|提速|更快|变快|延迟|吞吐|性能|收敛",
+    re.IGNORECASE,
+)
+
+
+def speed_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A speed-up said of the cited PRs needs one of them to speak of speed (its title, body
+    or reviews): a faster run is no consequence to infer from what a PR changes."""
+    found = _FASTER.search(text)
+    if found is None or not prs or glossary().word("modal").search(text[: found.start()]):
+        return []
+    if any(_SPEED_SAID.search(e.text) for e in prs):
+        return []
+    return [f"consequence: {found.group(0)} (no cited PR tells a speed-up)"]
