@@ -37,6 +37,7 @@ from service.core.analyst import (
     file_values,
     grounding,
     merged_names,
+    quote_places,
     quoted,
     sentence_claims,
     structure,
@@ -49,6 +50,7 @@ from service.core.analyst.injection import injection_reasons, masked, safety_rea
 from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
+from service.core.trends import known_login
 
 MAX_CHARS = {"headline": 120, "theme": 40}
 MAX_SENTENCE = 400
@@ -130,10 +132,10 @@ class Checker:
         self.pr_counts = {str(v) for v in counts}
         self.week_ints = values
         self.week_numbers = {str(v) for v in values}
-        self.week_words = "\n".join(words).lower()
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risk_groups"))
         self.evidence = f.evidence or _facts_evidence(f)
+        self.week_words = "\n".join([*words, *_authors(self.evidence)]).lower()
 
     @property
     def quotes(self) -> QuoteFinder:
@@ -178,7 +180,8 @@ class Checker:
         the patches' unchanged lines) and what they say (title, body, reviews), as quotes are
         compared."""
         found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
-        return "\n".join(norm(e.names) for e in found), "\n".join(e.text for e in found)
+        said = "\n".join(t for e in found for t in (e.text, *e.body))
+        return "\n".join(norm(e.names) for e in found), said
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -211,6 +214,15 @@ class Checker:
             parts = [self.pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
             self._words[pr.number] = "\n".join(parts).lower()
         return self._words[pr.number]
+
+
+def _authors(evidence: PeriodEvidence) -> list[str]:
+    """The logins and display names of the week's authors: names a sentence may give
+    (`yyDing1`, "Cheung Ka Wai"); what each wrote is the author counts' to check."""
+    out = []
+    for scored in evidence.scored.values():
+        out += [known_login(scored.author) or "", scored.author_name or ""]
+    return [name for name in dict.fromkeys(out) if name]
 
 
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
@@ -428,7 +440,8 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     """The reasons of every rule, the word rules' settled by the sentence's quotes (when it
     has evidence) and by the value claims the parsed config changes decide."""
     values = structure.value_claims(claim.text, claim.facts, checker.evidence)
-    found = quoted.quoted(claim.quotes) if claim.quotes else None
+    usable = quote_places.grounding_quotes(claim.text, claim.quotes)
+    found = quoted.quoted(usable) if claim.quotes else None
     reasons: list[str] = []
     for rule in RULES:
         own = rule(claim, checker)
@@ -444,6 +457,8 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     )
     if found is not None:
         reasons += quote_reasons(claim.quotes)
+        reasons += quote_places.heading_reasons(claim.quotes, checker.evidence)
+        reasons += quote_places.row_reasons(claim.text, claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
         data, said = checker.cited_data(claim.prs)
         cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
