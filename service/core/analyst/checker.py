@@ -46,7 +46,12 @@ from service.core.analyst import (
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, text_actions
 from service.core.analyst.facts import PeriodFacts, PRFacts
 from service.core.analyst.glossary import glossary
-from service.core.analyst.injection import injection_reasons, masked, safety_reasons
+from service.core.analyst.injection import (
+    injection_reasons,
+    masked,
+    safety_reasons,
+    without_code_markup,
+)
 from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
@@ -182,6 +187,18 @@ class Checker:
         found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
         said = "\n".join(t for e in found for t in (e.text, *e.body))
         return "\n".join(norm(e.names) for e in found), said
+
+    def file_lines(self, text: str, numbers: Sequence[int]) -> set[str]:
+        """The line counts `text` states of a file of the PRs `numbers` it names
+        ("新增 163 行的 env_metadata.py"): that file's added (or removed) lines."""
+        sizes = {
+            change.path: (change.additions, change.deletions)
+            for n in numbers
+            if (pr := self.evidence.collected.get(n)) is not None
+            for change in pr.files
+        }
+        cited = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
+        return file_values.line_counts(text, cited, sizes) if sizes else set()
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -380,9 +397,15 @@ def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
 
 
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
-    cited = (checker.evidence.pr(n) for n in claim.prs)
-    reasons = safety_reasons(claim.text)
-    reasons += injection_reasons(claim.text, [e for e in cited if e is not None])
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons = [r for r in safety_reasons(claim.text) if not r.startswith("markup: ")]
+    # markup the cited patches hold as code (`recipe/**`) is copied code, not formatting
+    reasons += [
+        r
+        for r in safety_reasons(without_code_markup(claim.text, cited))
+        if r.startswith("markup: ")
+    ]
+    reasons += injection_reasons(claim.text, cited)
     return list(dict.fromkeys(reasons))
 
 
@@ -452,6 +475,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
+    reasons += file_values.added_to_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )
@@ -460,6 +484,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         reasons += quote_places.heading_reasons(claim.quotes, checker.evidence)
         reasons += quote_places.row_reasons(claim.text, claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
+        week += [int(v) for v in checker.file_lines(claim.text, claim.prs)]
         data, said = checker.cited_data(claim.prs)
         cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
         reasons += quoted.covering_reasons(

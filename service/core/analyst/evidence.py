@@ -116,6 +116,8 @@ class PREvidence:
     # the patches' unchanged lines: names the changed code stands beside (a setting the
     # script keeps, a variable the new line divides by), not what the PR changes
     context: str = ""
+    # the same by file: (path, its unchanged lines and hunk headers)
+    unchanged: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -302,6 +304,7 @@ def _collected(
         body=body_lines(pr.body, repos),
         statuses=_statuses(pr),
         context="\n".join(context).lower(),
+        unchanged=tuple((c.path, tuple(unchanged_lines(c.patch or ""))) for c in pr.files),
     )
 
 

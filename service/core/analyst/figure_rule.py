@@ -122,9 +122,10 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
         return names_of(claim.text)
 
     parts = author_parts(claim.text, checker.evidence)
+    parts |= checker.file_lines(claim.text, claim.prs)  # a named file's added lines
     for figure in claims.figures(claim.text):
         if figure.text in parts:
-            ok = True  # an author's count: author_count_reasons checks it
+            ok = True  # an author's count (author_count_reasons checks it), a file's lines
         elif figure.kind == "prs":
             ok = bool(figure.values & counts)
         elif figure.kind in ("multiplier", "percent"):

@@ -54,6 +54,23 @@ def _files_holding(version: str, prs: Sequence[PREvidence]) -> set[str]:
     }
 
 
+# a value told as one the file keeps ("still", "仍为"), not as one the PR changes
+_STAYS = re.compile(
+    r"\b(?:still|remains?|stays?|unchanged|keeps?)\b|仍|依然|依旧|保持|未变|不变", re.IGNORECASE
+)
+
+
+def _files_keeping(version: str, prs: Sequence[PREvidence]) -> set[str]:
+    """The paths whose unchanged lines hold `version` as a whole token."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(version.lower())}(?![\w]|\.\d)")
+    return {
+        path
+        for pr in prs
+        for path, lines in pr.unchanged
+        if any(pattern.search(line.lower()) for line in lines)
+    }
+
+
 def file_value_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     """Each version or setting value a clause states beside a file of the cited PRs that it
     names must be on that file's changed lines, when the PRs change it elsewhere."""
@@ -65,8 +82,11 @@ def file_value_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
         values = [m.group(1) for m in _VERSION.finditer(clause)]
         values += [m.group(1) for m in _SETTING_VALUE.finditer(clause)]
         held = {v for v in values if _files_holding(v, prs) & named}
+        stays = bool(_STAYS.search(clause))
         for version in dict.fromkeys(values):
             holding = _files_holding(version, prs)
+            if stays and _files_keeping(version, prs) & named:
+                continue  # "Dockerfile.cuda 中 KERNELS_VERSION 仍为 0.14.1": an unchanged line
             if holding and not holding & named:
                 reasons.append(_reason(version, named, holding, bool(held)))
     return reasons
@@ -81,3 +101,54 @@ def _reason(version: str, named: set[str], holding: set[str], other_held: bool) 
     if other_held:
         return f"file value {version}: not found on changed lines of {where} (on {elsewhere})"
     return f"file value {version}: on changed lines of {elsewhere}, not of {where}"
+
+
+# "新增 163 行的 env_metadata.py", "adds 484 lines in limited.py": a count of a file's lines
+_LINE_COUNT = re.compile(r"(?<![\w.#])(\d+)\s*(?=行|lines?\b)", re.IGNORECASE)
+_REMOVED_WORD = re.compile(r"删除|删去|移除|删掉|\b(?:remov|delet|drop)\w*", re.IGNORECASE)
+
+
+def line_counts(
+    text: str, prs: Sequence[PREvidence], sizes: dict[str, tuple[int, int]]
+) -> set[str]:
+    """The line counts a clause states that are the added lines (the removed ones, when the
+    clause tells a removal) of a file of the cited PRs it names; `sizes` is each changed
+    file's (additions, deletions) by path."""
+    out = set()
+    for clause in _CLAUSE.split(text):
+        counts = _LINE_COUNT.findall(clause)
+        named = _named_files(clause, prs) if counts else set()
+        side = 1 if _REMOVED_WORD.search(clause) else 0
+        held = {str(sizes[path][side]) for path in named if path in sizes}
+        out |= {count for count in counts if count in held}
+    return out
+
+
+# "adds CLAUDE.md to .gitignore", "把 hf_transfer 加入 requirements.txt": a line told as added
+# to a file
+_ADDED_TO = re.compile(
+    r"\b(?:adds?|added|adding)\s+`?(?P<what>[\w.\-/]+)`?\s+(?:to|into)\s+`?(?P<file>[\w.\-/]+)`?"
+    r"|(?:把|将)\s*`?(?P<zwhat>[\w.\-/]+)`?\s*(?:加入|添加到|加到|写入|添加进)\s*`?(?P<zfile>[\w.\-/]+)`?",
+    re.IGNORECASE,
+)
+_CODE_SPELLED = re.compile(r"[._/]|[a-z][A-Z]|[A-Za-z]\d|^[A-Z0-9_]{3,}$")
+
+
+def added_to_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A name told as added to a file of the cited PRs must be on that file's added lines
+    (a description may list what the merged patch does not do)."""
+    reasons = []
+    for said in _ADDED_TO.finditer(text):
+        what = (said["what"] or said["zwhat"]).rstrip(".")
+        name = (said["file"] or said["zfile"]).rstrip(".").rsplit("/", 1)[-1]
+        if not _CODE_SPELLED.search(what) or len(name) < MIN_FILE_NAME:
+            continue
+        files = [
+            (path, new)
+            for pr in prs
+            for path, _, new in pr.files
+            if path.lower().rsplit("/", 1)[-1] == name.lower()
+        ]
+        if files and not any(what.lower() in line.lower() for _, new in files for line in new):
+            reasons.append(f"added to file: no added line of {name} holds {what}")
+    return reasons

@@ -73,12 +73,40 @@ DOC = """\
 """
 
 
+GITIGNORE = "@@ -128,2 +128,2 @@ ENV/\n logs\n-.history\n+.history"
+WORKFLOW = """\
+@@ -10,4 +10,4 @@ on:
+     paths:
+-      - "recipe/**"
++      - "recipe/dapo/**"
+"""
+DOCKERFILE = """\
+@@ -1,4 +1,4 @@
+ ARG KERNELS_VERSION=0.14.1
+-ARG TORCH_VERSION=2.8.0
++ARG TORCH_VERSION=2.9.0
+"""
+PYPROJECT = """\
+@@ -20,3 +20,3 @@ gpu = [
+-    "kernels==0.14.1",
++    "kernels==0.16.0",
+"""
+METADATA = "@@ -0,0 +1,2 @@\n+import json\n+PINS = {}"
+
+
 def _pr() -> PullRequest:
     base = next(p for p in load_week("2026-W04").prs if p.number == N)
     files = [
         FileChange(path="examples/run.sh", additions=1, deletions=1, patch=SCRIPT),
         FileChange(path="engine/diffusers_impl.py", additions=2, patch=ENGINE),
         FileChange(path="docs/fp8.md", status=FileStatus.ADDED, additions=4, patch=DOC),
+        FileChange(path=".gitignore", additions=1, deletions=1, patch=GITIGNORE),
+        FileChange(path=".github/workflows/e2e.yml", additions=1, deletions=1, patch=WORKFLOW),
+        FileChange(path="docker/Dockerfile.cuda", additions=1, deletions=1, patch=DOCKERFILE),
+        FileChange(path="pyproject.toml", additions=1, deletions=1, patch=PYPROJECT),
+        FileChange(
+            path="scripts/env_metadata.py", status=FileStatus.ADDED, additions=163, patch=METADATA
+        ),
     ]
     return base.model_copy(update={"body": BODY, "files": files, "author": AUTHOR})
 
@@ -207,3 +235,34 @@ def test_a_plans_quote_grounds_only_a_plan() -> None:
     plan = Quote(N, "- will open another PR to support FP8 rollout in SGLang", where="x")
     assert grounding_quotes(f"#{N} adds SGLang FP8 rollout.", [plan]) == ()
     assert grounding_quotes(f"#{N} will support SGLang in another PR.", [plan]) == (plan,)
+
+
+# --- code copied, files named ----------------------------------------------------------------
+
+
+def test_markup_the_patch_holds_as_code_is_no_markup() -> None:
+    true = f"#{N} narrows the e2e triggers, replacing recipe/** with recipe/dapo/**."
+    assert not any(r.startswith("markup") for r in _reasons(true))
+    false = f"#{N} narrows the e2e triggers to **recipe** only."
+    assert any(r.startswith("markup") for r in _reasons(false))
+
+
+def test_a_named_files_added_lines_are_its_line_count() -> None:
+    true = f"#{N} 新增 163 行的 env_metadata.py，记录固定版本。"
+    assert not any("163" in r for r in _reasons(true, lang="zh"))
+    false = true.replace("163", "136")
+    assert any("136" in r for r in _reasons(false, lang="zh"))
+
+
+def test_a_name_told_as_added_to_a_file_is_on_its_added_lines() -> None:
+    kept = _reasons(f"#{N} adds .history to .gitignore.")
+    assert not any(r.startswith("added to file") for r in kept)
+    (reason,) = [r for r in _reasons(f"#{N} adds CLAUDE.md to .gitignore.") if "added to" in r]
+    assert reason == "added to file: no added line of .gitignore holds CLAUDE.md"
+
+
+def test_a_value_a_file_keeps_is_on_its_unchanged_lines() -> None:
+    true = f"#{N} 的 Dockerfile.cuda 中 KERNELS_VERSION 仍为 0.14.1，pyproject.toml 已升到 0.16.0。"
+    assert not any(r.startswith("file value") for r in _reasons(true, lang="zh"))
+    false = f"#{N} 在 Dockerfile.cuda 中把 KERNELS_VERSION 升到 0.14.1。"
+    assert any(r.startswith("file value 0.14.1") for r in _reasons(false, lang="zh"))
