@@ -5,8 +5,12 @@ A quote is found when, normalised (case, whitespace, markup, quotes and arrows),
 - a changed line with its side (`+path: line`, `-path: line`, or `+line`): on that side of the
   diff of that file (a line only on the other side is a wrong side, not a quote);
 - a `config_changes` entry (`file key: old → new`, `key: + new`): one of the parsed changes;
-- else part of what the PR says: its title, summary lines, cleaned body, review notes, risk
-  evidence, modules or paths.
+- else part of what the PR says: its title, summary lines, cleaned body and every line of its
+  body (a table row, a section after the template's checklist), review notes, risk evidence,
+  modules or paths;
+- else an unchanged line (or hunk header) of its patches: code the change stands beside.
+A `-` or `+` that is the line's own list mark (`- FP8 rollout …` of an added README line) is
+no side: such a quote is found where the whole line is.
 A quote's side says how its values may be told: a removed line's values are old values.
 """
 
@@ -44,7 +48,7 @@ _DIFF = re.compile(
 class Quote:
     """One quote of a sentence's evidence and where it was found (`where` empty: not found,
     `reason` says why). `side` is `+` / `-` for a changed line, `config` for a config change,
-    `text` for what the PR says."""
+    `text` for what the PR says, `context` for an unchanged line."""
 
     pr: int
     text: str
