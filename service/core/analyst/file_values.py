@@ -3,7 +3,14 @@ same clause, a version or a setting's value (`#363 在 Dockerfile.cuda 中把 to
 2.10.0.post2`, "gpu_smoke.yml has a 10-minute timeout") must find that value on the changed
 lines of the file it names. When the cited PRs change it in other
 files only (the NPU Dockerfiles), the sentence moved it to the wrong file. A version no changed
-line holds is left to the figure rules; a clause naming no file of the PRs is not judged.
+line holds is left to the figure rules; a clause naming no file of the PRs is not judged. A
+value told as one the file keeps ("仍为 0.14.1", "still") may stand on its unchanged lines.
+
+Also by file: a line count said of a named file is its added (or removed) lines ("新增 163 行的
+env_metadata.py"); a name told as added to a file ("adds CLAUDE.md to .gitignore") is on that
+file's added lines; and a setting written as code (`clip_ratio=2e-6`) is set so on a line of
+the cited PRs, not the value of another key; a key told as changed "from A to B" is on a
+changed line, not only on unchanged ones.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from service.core.analyst import claims
 from service.core.analyst.evidence import PREvidence
+from service.core.analyst.grounding import found_in
 
 # a clause: what one comma, semicolon or full stop (or "and") holds
 _CLAUSE = re.compile(r"[，,。;；]|\.(?=\s|$)|\b(?:and|while|whereas|but)\b|并且|以及|而|但")
@@ -151,4 +160,53 @@ def added_to_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
         ]
         if files and not any(what.lower() in line.lower() for _, new in files for line in new):
             reasons.append(f"added to file: no added line of {name} holds {what}")
+    return reasons
+
+
+# `clip_ratio=2e-6`, `actor.optim.lr=3e-4` written in a sentence: a literal setting
+_ASSIGNED = re.compile(r"(?<![\w.=])(?P<key>[A-Za-z_][\w.\-]*)=(?P<value>[\w.\-+/]+)")
+
+
+def assigned_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A setting written as code (`key=value`) must be set so on a line of the cited PRs
+    (changed, unchanged or in the body): the value of another key is not this key's."""
+    reasons = []
+    lines = "\n".join(
+        f"{e.added}\n{e.removed}\n{e.context}\n{e.text}\n" + "\n".join(e.body) for e in prs
+    ).lower()
+    for said in _ASSIGNED.finditer(text):
+        key = said["key"].rsplit(".", 1)[-1].lower()
+        value = said["value"].rstrip(".").lower()
+        if not prs or not value:
+            continue
+        pattern = (
+            rf"(?<![\w-]){re.escape(key)}['\"]?\s*[=:]\s*['\"]?{re.escape(value)}(?![\w.]|\.\w)"
+        )
+        if re.search(pattern, lines) is None:
+            reasons.append(f"setting {key}={value}: no line of the cited PRs sets it so")
+    return reasons
+
+
+# "raises data.max_prompt_length from 256 to 512", "把 lr 从 1e-5 改为 3e-5": a key told as changed
+_CHANGED_FROM = re.compile(
+    r"^\W{0,3}(?:\s*(?:from|从|由)\s*`?[\w.\-+]+`?\s*(?:to|→|->|改为|改成|变为|提高到|提高至|降到|降至|调到|调整为|到|至)"
+    r"\s*`?[\w.\-+]+)",
+    re.IGNORECASE,
+)
+
+
+def unchanged_key_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A key told as changed from one value to another must be on a changed line of the cited
+    PRs: one only on their unchanged lines (`data.max_prompt_length=512` beside the changed
+    `data.max_response_length`) is a key the PR leaves alone, told with another key's values."""
+    reasons = []
+    for key in dict.fromkeys(claims.identifiers(text)):
+        ends = [m.end() for m in re.finditer(re.escape(key), text)]
+        if not any(_CHANGED_FROM.match(text[end:]) for end in ends):
+            continue
+        name = key.strip("`").rsplit(".", 1)[-1].lower()
+        if len(name) < MIN_FILE_NAME or not any(found_in(name, e.context) for e in prs):
+            continue
+        if not any(found_in(name, f"{e.added}\n{e.removed}") for e in prs):
+            reasons.append(f"unchanged key {key}: the cited PRs change no line setting it")
     return reasons

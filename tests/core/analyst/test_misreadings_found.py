@@ -79,6 +79,9 @@ WORKFLOW = """\
      paths:
 -      - "recipe/**"
 +      - "recipe/dapo/**"
+-      - "tests/special_sanity/**"
++      - "tests/special_sanity/check.py"
+-      - "examples/old/**"
 """
 DOCKERFILE = """\
 @@ -1,4 +1,4 @@
@@ -91,6 +94,14 @@ PYPROJECT = """\
 -    "kernels==0.14.1",
 +    "kernels==0.16.0",
 """
+SMOKE = """\
+@@ -1,5 +1,4 @@
+ name: smoke_latest
+-      - ci/smoke_latest.yml
+-      - ci/retired_job.yml
+-  push:
++  workflow_dispatch:
+"""
 METADATA = "@@ -0,0 +1,2 @@\n+import json\n+PINS = {}"
 
 
@@ -101,9 +112,10 @@ def _pr() -> PullRequest:
         FileChange(path="engine/diffusers_impl.py", additions=2, patch=ENGINE),
         FileChange(path="docs/fp8.md", status=FileStatus.ADDED, additions=4, patch=DOC),
         FileChange(path=".gitignore", additions=1, deletions=1, patch=GITIGNORE),
-        FileChange(path=".github/workflows/e2e.yml", additions=1, deletions=1, patch=WORKFLOW),
+        FileChange(path=".github/workflows/e2e.yml", additions=2, deletions=3, patch=WORKFLOW),
         FileChange(path="docker/Dockerfile.cuda", additions=1, deletions=1, patch=DOCKERFILE),
         FileChange(path="pyproject.toml", additions=1, deletions=1, patch=PYPROJECT),
+        FileChange(path="ci/smoke.yml", additions=1, deletions=3, patch=SMOKE),
         FileChange(
             path="scripts/env_metadata.py", status=FileStatus.ADDED, additions=163, patch=METADATA
         ),
@@ -266,3 +278,39 @@ def test_a_value_a_file_keeps_is_on_its_unchanged_lines() -> None:
     assert not any(r.startswith("file value") for r in _reasons(true, lang="zh"))
     false = f"#{N} 在 Dockerfile.cuda 中把 KERNELS_VERSION 升到 0.14.1。"
     assert any(r.startswith("file value 0.14.1") for r in _reasons(false, lang="zh"))
+
+
+def test_a_folder_is_on_the_side_of_the_paths_under_it() -> None:
+    old, new = '-      - "tests/special_sanity/**"', '+      - "tests/special_sanity/check.py"'
+    true = f"#{N} narrows the e2e triggers, replacing tests/special_sanity/** with {new[10:-1]}."
+    assert not any(r.startswith("old value") for r in _reasons(true, old, new))
+    false = f"#{N} now triggers the e2e run on examples/old/ changes."
+    reasons = _reasons(false, '-      - "examples/old/**"')
+    assert any(r.startswith("old value examples/old/") for r in reasons)
+
+
+def test_a_name_on_an_unchanged_line_still_stands() -> None:
+    trigger = "+  workflow_dispatch:"
+    true = f"#{N} leaves smoke_latest with only a workflow_dispatch trigger."
+    assert not any(r.startswith("old name") for r in _reasons(true, trigger))
+    false = f"#{N} leaves retired_job with only a workflow_dispatch trigger."
+    assert any(r.startswith("old name retired_job") for r in _reasons(false, trigger))
+
+
+def test_a_setting_written_as_code_is_set_so_in_the_data() -> None:
+    true = f"#{N} sets data.train_batch_size=32 and keeps actor.ppo_micro_batch_size_per_gpu=4."
+    assert not any(r.startswith("setting") for r in _reasons(true))
+    # each value moved to the other option
+    false = f"#{N} sets data.train_batch_size=4 and keeps actor.ppo_micro_batch_size_per_gpu=32."
+    assert [r for r in _reasons(false) if r.startswith("setting")] == [
+        "setting train_batch_size=4: no line of the cited PRs sets it so",
+        "setting ppo_micro_batch_size_per_gpu=32: no line of the cited PRs sets it so",
+    ]
+
+
+def test_a_key_told_as_changed_is_on_a_changed_line() -> None:
+    true = f"#{N} raises data.train_batch_size from 8 to 32."
+    assert not any(r.startswith("unchanged key") for r in _reasons(true))
+    # the values of the changed key told of a key the script keeps
+    false = f"#{N} raises actor.ppo_micro_batch_size_per_gpu from 8 to 32."
+    assert any(r.startswith("unchanged key actor.ppo_micro") for r in _reasons(false))
