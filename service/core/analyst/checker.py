@@ -37,6 +37,7 @@ from service.core.analyst import (
     file_values,
     grounding,
     merged_names,
+    quote_places,
     quoted,
     sentence_claims,
     structure,
@@ -45,10 +46,16 @@ from service.core.analyst import (
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, text_actions
 from service.core.analyst.facts import PeriodFacts, PRFacts
 from service.core.analyst.glossary import glossary
-from service.core.analyst.injection import injection_reasons, masked, safety_reasons
+from service.core.analyst.injection import (
+    injection_reasons,
+    masked,
+    safety_reasons,
+    without_code_markup,
+)
 from service.core.analyst.quotes import Quote, QuoteFinder, find_quotes, norm, quote_reasons
 from service.core.analyst.schema import LIMITS, Draft
 from service.core.models import Analysis, AnalysisItem, DroppedSentence, TokenUsage
+from service.core.trends import known_login
 
 MAX_CHARS = {"headline": 120, "theme": 40}
 MAX_SENTENCE = 400
@@ -130,10 +137,10 @@ class Checker:
         self.pr_counts = {str(v) for v in counts}
         self.week_ints = values
         self.week_numbers = {str(v) for v in values}
-        self.week_words = "\n".join(words).lower()
         self.roots = frozenset(p.split("/", 1)[0] for pr in f.prs for p in pr.paths if "/" in p)
         self.any_risk = bool(f.totals.get("risk_groups"))
         self.evidence = f.evidence or _facts_evidence(f)
+        self.week_words = "\n".join([*words, *_authors(self.evidence)]).lower()
 
     @property
     def quotes(self) -> QuoteFinder:
@@ -178,7 +185,20 @@ class Checker:
         the patches' unchanged lines) and what they say (title, body, reviews), as quotes are
         compared."""
         found = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
-        return "\n".join(norm(e.names) for e in found), "\n".join(e.text for e in found)
+        said = "\n".join(t for e in found for t in (e.text, *e.body))
+        return "\n".join(norm(e.names) for e in found), said
+
+    def file_lines(self, text: str, numbers: Sequence[int]) -> set[str]:
+        """The line counts `text` states of a file of the PRs `numbers` it names
+        ("新增 163 行的 env_metadata.py"): that file's added (or removed) lines."""
+        sizes = {
+            change.path: (change.additions, change.deletions)
+            for n in numbers
+            if (pr := self.evidence.collected.get(n)) is not None
+            for change in pr.files
+        }
+        cited = [e for e in (self.evidence.pr(n) for n in numbers) if e is not None]
+        return file_values.line_counts(text, cited, sizes) if sizes else set()
 
     def pr_text(self, pr: PRFacts) -> str:
         evidence = [e for r in pr.risks for e in r.evidence]
@@ -211,6 +231,15 @@ class Checker:
             parts = [self.pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
             self._words[pr.number] = "\n".join(parts).lower()
         return self._words[pr.number]
+
+
+def _authors(evidence: PeriodEvidence) -> list[str]:
+    """The logins and display names of the week's authors: names a sentence may give
+    (`yyDing1`, "Cheung Ka Wai"); what each wrote is the author counts' to check."""
+    out = []
+    for scored in evidence.scored.values():
+        out += [known_login(scored.author) or "", scored.author_name or ""]
+    return [name for name in dict.fromkeys(out) if name]
 
 
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
@@ -385,9 +414,15 @@ def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
 
 
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
-    cited = (checker.evidence.pr(n) for n in claim.prs)
-    reasons = safety_reasons(claim.text)
-    reasons += injection_reasons(claim.text, [e for e in cited if e is not None])
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons = [r for r in safety_reasons(claim.text) if not r.startswith("markup: ")]
+    # markup the cited patches hold as code (`recipe/**`) is copied code, not formatting
+    reasons += [
+        r
+        for r in safety_reasons(without_code_markup(claim.text, cited))
+        if r.startswith("markup: ")
+    ]
+    reasons += injection_reasons(claim.text, cited)
     return list(dict.fromkeys(reasons))
 
 
@@ -445,7 +480,8 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     """The reasons of every rule, the word rules' settled by the sentence's quotes (when it
     has evidence) and by the value claims the parsed config changes decide."""
     values = structure.value_claims(claim.text, claim.facts, checker.evidence)
-    found = quoted.quoted(claim.quotes) if claim.quotes else None
+    usable = quote_places.grounding_quotes(claim.text, claim.quotes)
+    found = quoted.quoted(usable) if claim.quotes else None
     reasons: list[str] = []
     for rule in RULES:
         own = rule(claim, checker)
@@ -456,12 +492,18 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
+    reasons += file_values.added_to_reasons(claim.text, cited_prs)
+    reasons += file_values.assigned_reasons(claim.text, cited_prs)
+    reasons += file_values.unchanged_key_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(
         claim.text, checker.facts.trends, checker.evidence.previous
     )
     if found is not None:
         reasons += quote_reasons(claim.quotes)
+        reasons += quote_places.heading_reasons(claim.quotes, checker.evidence)
+        reasons += quote_places.row_reasons(claim.text, claim.quotes)
         week = checker.week_ints + [int(v) for v in checker.named_totals(claim.text)]
+        week += [int(v) for v in checker.file_lines(claim.text, claim.prs)]
         data, said = checker.cited_data(claim.prs)
         cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
         reasons += quoted.covering_reasons(

@@ -34,14 +34,9 @@ def _names(evidence: PeriodEvidence) -> dict[str, str]:
 def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
     """A count of PRs in a sentence that names an author is that author's count."""
     figures = [f for f in claims.figures(text) if f.kind == "prs"]
-    if not figures:
+    if not figures and not _PART_OF.search(text):
         return []
-    lowered = text.lower()
-    named = {
-        login
-        for name, login in _names(evidence).items()
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered)
-    }
+    named = _named_authors(text, evidence)
     if not named:
         return []
     week = Counter((s.author or "").lower() for s in evidence.scored.values())
@@ -55,34 +50,66 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEviden
     reasons = [
         f"count {f.text}: {who} wrote {wrote} of the week's PRs"
         for f in figures
-        if not f.values & allowed and not (whole in f.values and _the_whole(text, f.text))
+        if not f.values & allowed and not (whole in f.values and _the_whole(text, f.text, evidence))
     ]
-    # the part of "6 of the 17 PRs" is the author's count
-    parts = [m.group("part") or m.group("zh") for m in _PART_OF.finditer(text)]
-    reasons += [
-        f"count {part}: {who} wrote {wrote} of the week's PRs"
-        for part in parts
-        if part not in allowed
-    ]
+    # the part of "6 of the 17 PRs" is the author's count ("2 of the week's PRs": the week's)
+    for m in _PART_OF.finditer(text):
+        part = m.group("part") or m.group("week") or m.group("zh")
+        ok = {str(week[login]) for login in named} if m.group("week") else allowed
+        if part not in ok:
+            reasons.append(f"count {part}: {who} wrote {wrote} of the week's PRs")
     return reasons
 
 
-# "6 of the 17 PRs", "17 个 PR 中的 6 个": the week's PRs, of which the author wrote some
+# "6 of the 17 PRs", "2 of the week's PRs", "17 个 PR 中的 6 个": the week's PRs, of which the
+# author wrote some
 _OF_BEFORE = re.compile(r"\bof(?:\s+(?:the|all|its))?\s*$", re.IGNORECASE)
 _AMONG_AFTER = re.compile(r"^\s*(?:个)?\s*PRs?\s*(?:中|里|当中)")
 _PART_OF = re.compile(
     r"(?<![\d.#])(?P<part>\d+)\s+of\s+(?:the\s+|all\s+|its\s+)?\d+\s+PRs\b"
+    r"|(?<![\d.#])(?P<week>\d+)\s+of\s+(?:the|this)\s+week['’]s\s+(?:\d+\s+)?(?:merged\s+)?PRs\b"
     r"|\d+\s*个\s*PR\s*(?:中|里|当中)的?\s*(?P<zh>\d+)",
     re.IGNORECASE,
 )
 
 
-def _the_whole(text: str, figure: str) -> bool:
-    """Whether `figure` stands in `text` as the whole the author's count is part of."""
+def _named_authors(text: str, evidence: PeriodEvidence) -> set[str]:
+    """The logins of the week's authors `text` names, by login or display name."""
+    lowered = text.lower()
+    return {
+        login
+        for name, login in _names(evidence).items()
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered)
+    }
+
+
+def author_parts(text: str, evidence: PeriodEvidence) -> set[str]:
+    """The parts of "6 of the 17 PRs" in a sentence that names an author: the author's count,
+    which `author_count_reasons` checks."""
+    if not _named_authors(text, evidence):
+        return set()
+    return {m.group("part") or m.group("week") or m.group("zh") for m in _PART_OF.finditer(text)}
+
+
+# a clause of a sentence about authors: "The week merged 40 PRs from 31 contributors, with …"
+_AUTHOR_CLAUSE = re.compile(r"[,，;；。]|\bwith\b|\bwhile\b")
+
+
+def _the_whole(text: str, figure: str, evidence: PeriodEvidence) -> bool:
+    """Whether `figure` (the week's count of PRs) stands in `text` as the whole the author's
+    count is part of: "6 of the 17 PRs", or said in a clause that names no author."""
     at = text.find(figure)
-    return at >= 0 and bool(
-        _OF_BEFORE.search(text[:at]) or _AMONG_AFTER.match(text[at + len(figure) :])
-    )
+    if at < 0:
+        return False
+    if _OF_BEFORE.search(text[:at]) or _AMONG_AFTER.match(text[at + len(figure) :]):
+        return True
+    cuts = [0, *(m.end() for m in _AUTHOR_CLAUSE.finditer(text)), len(text) + 1]
+    for said in re.finditer(rf"(?<![\d.#]){re.escape(figure)}(?![\d.])", text):
+        start = max(c for c in cuts if c <= said.start())
+        end = min(c for c in cuts if c > said.start())
+        if _named_authors(text[start:end], evidence):
+            return False  # "with Zhen merging 40 PRs": told of the author
+    return True
 
 
 # a clause of a sentence: a count said in it is said of the buckets it names

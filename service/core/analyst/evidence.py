@@ -40,6 +40,8 @@ FALSE_WORDS = frozenset({"false", "no", "off", "0", "disable", "disabled", "none
 
 
 _WORDS = re.compile(r"[a-z][a-z0-9]*")
+MIN_PLURAL = 3  # a plural word's singular is a key part (`steps`: `step`; not `is`, `as`)
+_BULLET = re.compile(r"^\s*\*\s+")  # a list item's mark: `* step:400`
 
 
 def _words(sentence: str) -> set[str]:
@@ -47,14 +49,16 @@ def _words(sentence: str) -> set[str]:
     `lr`), as a setting's key parts may spell them."""
     found = _WORDS.findall(sentence.lower())
     initials = {"".join(w[0] for w in found[i : i + n]) for n in (2, 3) for i in range(len(found))}
-    return set(found) | {i for i in initials if len(i) > 1}
+    # "400 steps" names the key `step`
+    singular = {w[:-1] for w in found if len(w) > MIN_PLURAL and w.endswith("s")}
+    return set(found) | singular | {i for i in initials if len(i) > 1}
 
 
 def _beside(line: str, names: Sequence[str], words: set[str]) -> bool:
     """A line naming one of `names`, or setting a key whose every part is one of `words`."""
     if any(name in line for name in names):
         return True
-    setting = _SETTING.match(line)
+    setting = _SETTING.match(_BULLET.sub("", line))
     if setting is None:
         return False
     parts = [p for p in re.split(r"[._\-]", setting["key"].rsplit(".", 1)[-1]) if p]
@@ -112,6 +116,8 @@ class PREvidence:
     # the patches' unchanged lines: names the changed code stands beside (a setting the
     # script keeps, a variable the new line divides by), not what the PR changes
     context: str = ""
+    # the same by file: (path, its unchanged lines and hunk headers)
+    unchanged: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @functools.cached_property
     def settings(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -232,6 +238,24 @@ def _statuses(pr: PullRequest) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+# a hunk header: `@@ -764,6 +765,8 @@ class DiffusersFSDPEngine(BaseEngine):`, the code the
+# hunk stands in after it
+_HUNK = re.compile(r"^@@ [^@]* @@ ?(?P<section>.*)$")
+
+
+def unchanged_lines(patch: str) -> list[str]:
+    """A patch's unchanged lines and the code its hunk headers name (the class or function
+    the hunk stands in): names the changed code stands beside."""
+    out = []
+    for row in patch.splitlines():
+        header = _HUNK.match(row)
+        if header:
+            out += [header["section"]] if header["section"].strip() else []
+        elif row[:1] == " ":
+            out.append(row[1:])
+    return out
+
+
 def _collected(
     number: int, scored: ScoredPR, pr: PullRequest, risks: list[Risk], repos: tuple[str, ...]
 ) -> PREvidence:
@@ -240,7 +264,7 @@ def _collected(
     removed: list[str] = []
     added: list[str] = []
     files: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
-    context = [r[1:] for c in pr.files for r in (c.patch or "").splitlines() if r[:1] == " "]
+    context = [line for c in pr.files for line in unchanged_lines(c.patch or "")]
     for change in pr.files:
         old, new = changed_texts(change.patch)
         removed += old
@@ -280,6 +304,7 @@ def _collected(
         body=body_lines(pr.body, repos),
         statuses=_statuses(pr),
         context="\n".join(context).lower(),
+        unchanged=tuple((c.path, tuple(unchanged_lines(c.patch or ""))) for c in pr.files),
     )
 
 

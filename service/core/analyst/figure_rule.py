@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from service.core.analyst import claims, sentence_claims
+from service.core.analyst.counts import author_parts
 from service.core.analyst.evidence import PREvidence
 from service.core.analyst.glossary import glossary
 from service.core.analyst.verify_lines import names_of
@@ -120,8 +121,12 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
     def names() -> list[str]:
         return names_of(claim.text)
 
+    parts = author_parts(claim.text, checker.evidence)
+    parts |= checker.file_lines(claim.text, claim.prs)  # a named file's added lines
     for figure in claims.figures(claim.text):
-        if figure.kind == "prs":
+        if figure.text in parts:
+            ok = True  # an author's count (author_count_reasons checks it), a file's lines
+        elif figure.kind == "prs":
             ok = bool(figure.values & counts)
         elif figure.kind in ("multiplier", "percent"):
             # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35

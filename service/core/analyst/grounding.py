@@ -110,12 +110,15 @@ def segments(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[
 
 
 def found_in(term: str | re.Pattern[str], where: str) -> bool:
-    """A concept, or a name as a whole token (`foo_moe` is not in `foo_moe_for_vllm10`)."""
+    """A concept, or a name as a whole token (`foo_moe` is not in `foo_moe_for_vllm10`; a
+    folder `a/b/` is in `a/b/c.py`)."""
     if isinstance(term, re.Pattern):
         return term.search(where) is not None
     if term not in where:
         return False
-    return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", where) is not None
+    # a folder (`tests/special_sanity/`) is in the paths under it
+    after = "" if term.endswith("/") else r"(?![\w])"
+    return re.search(rf"(?<![\w]){re.escape(term)}{after}", where) is not None
 
 
 def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[str]:

@@ -160,6 +160,29 @@ _SAFETY: tuple[Rule, ...] = (
 )
 
 
+_TOKEN = re.compile(r"[^\s，。；、（）]+")
+_EDGE_MARKS = "`'\"“”‘’.,;:()[]，。；："
+
+
+def _markup_of(token: str) -> bool:
+    return any(name == "markup" and pattern.search(token) for name, pattern in _SAFETY)
+
+
+def without_code_markup(text: str, prs: Sequence[PREvidence]) -> str:
+    """`text` without the tokens whose markup characters are code the cited PRs' patches
+    hold verbatim (a glob `recipe/**`, an interpolation `${oc.select:a.b,c}`): copied code,
+    not formatting."""
+    lines = "\n".join(f"{e.added}\n{e.removed}\n{e.context}" for e in prs)
+
+    def blank(match: re.Match[str]) -> str:
+        token = match.group(0).strip(_EDGE_MARKS)
+        if len(token) > 2 and _markup_of(token) and token.lower() in lines:  # noqa: PLR2004
+            return " "
+        return match.group(0)
+
+    return _TOKEN.sub(blank, text) if lines.strip() else text
+
+
 def safety_reasons(text: str) -> list[str]:
     """Mentions, links with a scheme or `www.`, markup and instructions in `text`."""
     reasons = []

@@ -166,15 +166,17 @@ def side_reasons(text: str, q: Quoted, value_claims: Sequence[ValueClaim]) -> li
 
 def diff_side_reasons(text: str, cited: Sequence[PREvidence], quotes: Quoted) -> list[str]:
     """A name the sentence gives that the cited PRs' diffs hold on removed lines only (not on
-    an added line, nor in what they say or the quotes) must be told as the old one: a name
-    the PR deletes is not what it now does."""
+    an added or unchanged line, nor in what they say or the quotes) must be told as the old
+    one: a name the PR deletes is not what it now does."""
     reasons = []
     for token in dict.fromkeys(claims.identifiers(text)):
         lowered = token.lower().strip("`")
         if len(lowered) < 2 or found_in(norm(token), quotes.everything):  # noqa: PLR2004
             continue
         removed = [e for e in cited if found_in(lowered, e.removed)]
-        if not removed or any(found_in(lowered, f"{e.added}\n{e.text}") for e in cited):
+        # a name on an unchanged line (`name: gpu_smoke_verl_latest`) still stands
+        kept = (f"{e.added}\n{e.text}\n{e.context}" for e in cited)
+        if not removed or any(found_in(lowered, where) for where in kept):
             continue
         places = list(re.finditer(re.escape(token), text, re.IGNORECASE))
         if places and not any(_told_old(text, m.start(), m.end()) for m in places):

@@ -5,8 +5,12 @@ A quote is found when, normalised (case, whitespace, markup, quotes and arrows),
 - a changed line with its side (`+path: line`, `-path: line`, or `+line`): on that side of the
   diff of that file (a line only on the other side is a wrong side, not a quote);
 - a `config_changes` entry (`file key: old → new`, `key: + new`): one of the parsed changes;
-- else part of what the PR says: its title, summary lines, cleaned body, review notes, risk
-  evidence, modules or paths.
+- else part of what the PR says: its title, summary lines, cleaned body and every line of its
+  body (a table row, a section after the template's checklist), review notes, risk evidence,
+  modules or paths;
+- else an unchanged line (or hunk header) of its patches: code the change stands beside.
+A `-` or `+` that is the line's own list mark (`- FP8 rollout …` of an added README line) is
+no side: such a quote is found where the whole line is.
 A quote's side says how its values may be told: a removed line's values are old values.
 """
 
@@ -15,10 +19,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service.core.analyst.config_changes import ConfigChange
-from service.core.analyst.evidence import PeriodEvidence
+from service.core.analyst.evidence import PeriodEvidence, unchanged_lines
 from service.core.analyst.facts import PeriodFacts, PRFacts
 from service.core.risks.base import changed_texts
 
@@ -44,7 +48,7 @@ _DIFF = re.compile(
 class Quote:
     """One quote of a sentence's evidence and where it was found (`where` empty: not found,
     `reason` says why). `side` is `+` / `-` for a changed line, `config` for a config change,
-    `text` for what the PR says."""
+    `text` for what the PR says, `context` for an unchanged line."""
 
     pr: int
     text: str
@@ -99,6 +103,7 @@ class _PRData:
     said: str
     lines: dict[str, tuple[list[str], list[str]]]  # path → (removed, added)
     config: tuple[ConfigChange, ...]
+    unchanged: dict[str, list[str]] = field(default_factory=dict)  # path → unchanged lines
     _loose: str | None = None
 
     @property
@@ -112,7 +117,8 @@ def _said(pr: PRFacts, evidence: PeriodEvidence) -> str:
     own = evidence.pr(pr.number)
     risks = [e for r in pr.risks for e in r.evidence]
     parts = [pr.title, pr.excerpt, *pr.summary, *pr.review_notes, *risks, *pr.modules, *pr.paths]
-    parts += [own.text if own else "", *pr.failing_checks]
+    # the body's every line (a table row, a section after the template's checklist)
+    parts += [own.text if own else "", *(own.body if own else ()), *pr.failing_checks]
     return "\n".join(norm(p) for p in parts if p)
 
 
@@ -132,6 +138,14 @@ def _changed_lines(pr: PRFacts, evidence: PeriodEvidence) -> dict[str, tuple[lis
     return out
 
 
+def _unchanged(pr: PRFacts, evidence: PeriodEvidence) -> dict[str, list[str]]:
+    """Each file's unchanged lines (and hunk headers) in the PR's patches: code the change
+    stands beside, which a sentence may quote as what stays."""
+    collected = evidence.collected.get(pr.number)
+    files = collected.files if collected is not None else []
+    return {c.path.lower(): [norm(t) for t in unchanged_lines(c.patch or "")] for c in files}
+
+
 class QuoteFinder:
     """Looks quotes up in the week's PR data (each PR's data normalised the first time)."""
 
@@ -143,7 +157,10 @@ class QuoteFinder:
     def _pr(self, pr: PRFacts) -> _PRData:
         if pr.number not in self._data:
             self._data[pr.number] = _PRData(
-                _said(pr, self.evidence), _changed_lines(pr, self.evidence), pr.config
+                _said(pr, self.evidence),
+                _changed_lines(pr, self.evidence),
+                pr.config,
+                _unchanged(pr, self.evidence),
             )
         return self._data[pr.number]
 
@@ -165,6 +182,10 @@ class QuoteFinder:
             return Quote(number, text, "config", "config_changes", change=change)
         if _contains(data.said, quote) or _loosely(data, quote):
             return Quote(number, text, "text", "what the PR says")
+        for name, lines in data.unchanged.items():
+            if any(_contains(t, quote) for t in lines):
+                where = f"unchanged line of {name.rsplit('/', 1)[-1]}"
+                return Quote(number, text, "context", where)
         return Quote(number, text, reason=f"not in #{number}'s data")
 
 
@@ -188,6 +209,9 @@ def _diff_quote(number: int, text: str, diff: re.Match[str], data: _PRData) -> Q
         if any(_contains(t, line) for t in (added if side == "+" else removed)):
             where = "added line" if side == "+" else "removed line"
             return Quote(number, text, side, f"{where} of {name.rsplit('/', 1)[-1]}")
+    listed = _listed_line(number, text, files, data)
+    if listed is not None:
+        return listed
     for name in files:
         removed, added = data.lines[name]
         if any(_contains(t, line) for t in (removed if side == "+" else added)):
@@ -196,6 +220,23 @@ def _diff_quote(number: int, text: str, diff: re.Match[str], data: _PRData) -> Q
     if _contains(data.said, line):  # `-` read as a list mark: the PR's words
         return Quote(number, text, "text", "what the PR says")
     return Quote(number, text, side, reason=f"no such changed line in #{number}")
+
+
+def _listed_line(number: int, text: str, files: Sequence[str], data: _PRData) -> Quote | None:
+    """A quote whose `-` or `+` is the line's own list mark (`- FP8 rollout leads to …` of an
+    added README line, a body's bullet): found where the whole quote is, mark and all."""
+    whole = norm(text)
+    if not whole[1:].strip():
+        return None
+    for name in files:
+        removed, added = data.lines[name]
+        for side, lines in (("+", added), ("-", removed)):
+            if any(_contains(t, whole) for t in lines):
+                where = "added line" if side == "+" else "removed line"
+                return Quote(number, text, side, f"{where} of {name.rsplit('/', 1)[-1]}")
+    if _contains(data.said, whole):
+        return Quote(number, text, "text", "what the PR says")
+    return None
 
 
 def _config_quote(quote: str, changes: Iterable[ConfigChange]) -> ConfigChange | None:
