@@ -512,6 +512,6 @@ def speed_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     found = _FASTER.search(text)
     if found is None or not prs or glossary().word("modal").search(text[: found.start()]):
         return []
-    if any(_SPEED_SAID.search(e.text) for e in prs):
-        return []
+    if any(_SPEED_SAID.search(e.text) or any(map(_SPEED_SAID.search, e.body)) for e in prs):
+        return []  # its title, reviews or any line of its body (a table after the checklist)
     return [f"consequence: {found.group(0)} (no cited PR tells a speed-up)"]
