@@ -269,14 +269,33 @@ def _told_removed(text: str, start: int) -> bool:
     return bool(removals) and not _ADDITION.search(text, removals[-1].end(), start)
 
 
+# "the old `x` default of [0, 5]", "旧的 x 默认值": the key's value before the change
+_OLD_KEY = re.compile(
+    r"(?:\b(?:old|previous|former|original)|旧的?|原有的?|原来的?|此前的|之前的)\s*[`'\"]?$",
+    re.IGNORECASE,
+)
+OLD_KEY_REACH = 20
+
+
+def _told_old_key(text: str, start: int) -> bool:
+    return _OLD_KEY.search(text[max(0, start - OLD_KEY_REACH) : start]) is not None
+
+
 def _judge(
-    name: str, old: str | None, new: str, found: list[Setting], verbs: str, removed: bool = False
+    name: str,
+    old: str | None,
+    new: str,
+    found: list[Setting],
+    verbs: str,
+    removed: bool = False,
+    was: bool = False,
 ) -> tuple[str, str]:
     """(grounds, reason) of a claim on the settings its key names (`removed`: the sentence
-    tells the key as removed, so its value is the old one)."""
+    tells the key as removed, so its value is the old one; `was`: it tells the key's value
+    before the change)."""
     a, b = (value(old) if old is not None else None), value(new)
-    for s in found if removed and a is None else ():
-        if b in s.old and not s.new:
+    for s in found if (removed or was) and a is None else ():
+        if b in s.old and (was or not s.new):
             return f"#{s.pr} {s.said}", ""
     for s in found:
         if b in s.new and (a is None or a in s.old):
@@ -348,14 +367,14 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) ->
         if len(cited) > 1 and (why := _not_of_each(name, subjects, found)):
             out.append(ValueClaim(name, old, new, start, end + WINDOW, "", why))
             continue
-        removed = _told_removed(text, start)
+        removed, was = _told_removed(text, start), _told_old_key(text, start)
         judged = (
             [
-                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed)
+                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed, was)
                 for n in subjects
             ]
             if len(subjects) > 1
-            else [_judge(name, old, new, found, verbs, removed)]
+            else [_judge(name, old, new, found, verbs, removed, was)]
         )
         reason = next((r for _g, r in judged if r), "")
         grounds = "" if reason else "; ".join(dict.fromkeys(g for g, _r in judged))

@@ -1,14 +1,15 @@
-"""Values, defaults and sides of a change (checkB): true sentences of the model corpus that
-tell a default read from code, an old value as old, or a name the PR keeps are kept; the false
-variant beside each (another value, a value bound to another key, an old value told as new) is
-still dropped."""
+"""Values, defaults and sides of a change: true sentences of the model corpus that tell a
+default read from code, an old value as old, or a name the PR keeps are kept; the false
+variant beside each (another value, a value bound to another key, an old value told as new)
+is still dropped."""
 
 from __future__ import annotations
 
-from service.core.analyst import code_defaults
+from service.core.analyst import code_defaults, quoted
 from service.core.analyst.checker import Checker, check_text
+from service.core.analyst.evidence import PREvidence
 from tests.core.analyst.model_corpus import facts_for
-from tests.core.analyst.test_facts_not_words import _meta, check
+from tests.core.analyst.test_facts_not_words import _item, _meta, check
 
 
 def _reasons(part: str, week: str, lang: str, text: str, prs: list[int]) -> list[str]:
@@ -105,3 +106,75 @@ def test_on_before_a_determiner_is_no_switch() -> None:
     assert not any(r.startswith("default") for r in reasons)
     reasons = check("tune", "2026-W03.zh.adversarial", "#4863 的 parallel_validate_and_rollout")
     assert "default" in _rules(reasons)
+
+
+# --- an old value or name told as the old one -----------------------------------------------
+
+
+def _variant(part: str, stem: str, start: str, text: str) -> list[str]:
+    """The reasons against `text` said with the evidence of the item starting `start`."""
+    week, lang = stem.split(".")[:2]
+    item = _item(part, stem, start)
+    evidence = [(q["pr"], q["quote"]) for q in item.get("evidence") or []]
+    checker = Checker(facts_for(_meta(part, week), lang))
+    return check_text(text, item["prs"], item["section"], checker, evidence)
+
+
+def _old_told_new(reasons: list[str]) -> bool:
+    return any(r.startswith(("old value", "value of")) for r in reasons)
+
+
+def test_a_value_corrected_to_another_is_the_old_one() -> None:
+    # "将 final_res.output[0] 更正为 final_res.outputs[0]"
+    stem, start = "2026-W04.zh.adversarial", "#4976 将 vllm_async_server"
+    assert check("seen4", stem, start) == []
+    swapped = (
+        "#4976 将 vllm_async_server 中的 final_res.outputs[0] 更正为 final_res.output[0]，"
+        "并在多轮工具循环中逐轮累加 num_preempted。"
+    )
+    assert _old_told_new(_variant("seen4", stem, start, swapped))
+
+
+def test_what_follows_no_longer_in_its_clause_is_the_old_one() -> None:
+    stem, start = "2026-W34.zh.adversarial", "#373 之后 ImageBind"
+    assert check("seen4", stem, start) == []
+    still = _item("seen4", stem, start)["text"].replace("不再按", "按")
+    assert _old_told_new(_variant("seen4", stem, start, still))
+
+
+def test_a_list_after_instead_of_is_the_old_one() -> None:
+    stem, start = "2026-W20.en.adversarial", "#67 keys the DiffusionModelBase"
+    assert check("seen4", stem, start) == []
+    kept = _item("seen4", stem, start)["text"].replace("instead of explicit", "with explicit")
+    assert _old_told_new(_variant("seen4", stem, start, kept))
+
+
+def test_a_default_told_as_removed_in_the_passive_is_the_old_one() -> None:
+    stem, start = "2026-W04.zh", "vLLM 侧借助"
+    assert check("seen4", stem, start) == []
+    added = _item("seen4", stem, start)["text"].replace("的 -1 默认项被删除", "新增 -1 默认项")
+    assert _old_told_new(_variant("seen4", stem, start, added))
+
+
+def test_the_old_default_of_a_key_is_its_value_before_the_change() -> None:
+    stem, start = "2026-W20.en", "Verify that FlowGRPO runs which relied"
+    assert check("seen4", stem, start) == []
+    wrong = _item("seen4", stem, start)["text"].replace("[0, 5]", "[0, 3]")
+    assert _old_told_new(_variant("seen4", stem, start, wrong))
+    as_new = "Verify the SDE window now that #58 sets the sde_window_range default to [0, 5]."
+    assert _old_told_new(_variant("seen4", stem, start, as_new))
+
+
+def test_a_name_on_an_unchanged_line_or_a_modified_files_name_is_not_removed() -> None:
+    # `gpu_smoke_verl_latest.yml` is modified (its push trigger commented out), not deleted
+    assert check("seen4", "2026-W20.en.adversarial", "Adds a second e2e pass") == []
+    gone = PREvidence(
+        number=1,
+        text="",
+        removed="old_helper(x)\nkept_helper(y)",
+        context="kept_helper(z)",
+        files=(("src/a.py", ("old_helper(x)", "kept_helper(y)"), ()),),
+    )
+    told_new = "Adds old_helper and kept_helper."
+    reasons = quoted.diff_side_reasons(told_new, [gone], quoted.quoted([]))
+    assert [r.split(":")[0] for r in reasons] == ["old name old_helper"]
