@@ -99,6 +99,7 @@ class _PRData:
     said: str
     lines: dict[str, tuple[list[str], list[str]]]  # path → (removed, added)
     config: tuple[ConfigChange, ...]
+    unchanged: tuple[str, ...] = ()  # the patches' unchanged lines
     _loose: str | None = None
 
     @property
@@ -142,8 +143,10 @@ class QuoteFinder:
 
     def _pr(self, pr: PRFacts) -> _PRData:
         if pr.number not in self._data:
+            own = self.evidence.pr(pr.number)
+            unchanged = tuple(norm(t) for t in own.context.splitlines()) if own else ()
             self._data[pr.number] = _PRData(
-                _said(pr, self.evidence), _changed_lines(pr, self.evidence), pr.config
+                _said(pr, self.evidence), _changed_lines(pr, self.evidence), pr.config, unchanged
             )
         return self._data[pr.number]
 
@@ -165,6 +168,9 @@ class QuoteFinder:
             return Quote(number, text, "config", "config_changes", change=change)
         if _contains(data.said, quote) or _loosely(data, quote):
             return Quote(number, text, "text", "what the PR says")
+        if any(line == quote for line in data.unchanged):
+            # "while `x` stays at 4": a line the patch shows unchanged, on neither side
+            return Quote(number, text, "text", "an unchanged line")
         return Quote(number, text, reason=f"not in #{number}'s data")
 
 

@@ -178,3 +178,38 @@ def test_a_name_on_an_unchanged_line_or_a_modified_files_name_is_not_removed() -
     told_new = "Adds old_helper and kept_helper."
     reasons = quoted.diff_side_reasons(told_new, [gone], quoted.quoted([]))
     assert [r.split(":")[0] for r in reasons] == ["old name old_helper"]
+
+
+# --- a key the patch shows unchanged ---------------------------------------------------------
+
+
+def test_a_key_on_an_unchanged_line_only_is_not_changed_by_the_pr() -> None:
+    # the quickstart's `data.max_prompt_length=512` stands beside the changed response length
+    stem, start = "2025-W47.en.adversarial", "It raises the quickstart"
+    reasons = check("seen4", stem, start)
+    assert any(
+        r.startswith("value of data.max_prompt_length: #4171 does not change") for r in reasons
+    )
+    true = _item("seen4", stem, start)["text"].replace("max_prompt_length", "max_response_length")
+    assert _variant("seen4", stem, start, true) == []
+
+
+def test_a_value_kept_may_be_quoted_from_an_unchanged_line() -> None:
+    # "while ppo_micro_batch_size_per_gpu stays at 4": the quote is an unchanged line of #85
+    stem, start = "2026-W20.en.adversarial", "#85 raises the NPU"
+    assert check("seen4", stem, start) == []
+    text = _item("seen4", stem, start)["text"]
+    other = text.replace("stays at 4", "stays at 8")
+    assert _old_told_new(_variant("seen4", stem, start, other))
+    raised = text.replace("stays at 4", "rises from 2 to 4")
+    assert _old_told_new(_variant("seen4", stem, start, raised))
+
+
+def test_a_value_a_script_sets_is_the_scripts() -> None:
+    # `diffusion_loss.clip_ratio=2e-6 \` and `adv_clip_max=5.0 \` in the example script
+    stem, start = "2026-W20.en.adversarial", "The GRPO-Guard example script sets"
+    swapped = check("seen4", stem, start)
+    assert any(r.startswith("value of diffusion_loss.clip_ratio") for r in swapped)
+    text = _item("seen4", stem, start)["text"]
+    true = text.replace("=5.0", "=X").replace("=2e-6", "=5.0").replace("=X", "=2e-6")
+    assert _variant("seen4", stem, start, true) == []
