@@ -46,7 +46,8 @@ _DEFAULT_TO = re.compile(
 _DEFAULT_NEXT = re.compile(r"\s*(?:默认|\bdefault(?:s|ing)?\b|\bwhich defaults\b)", re.IGNORECASE)
 # "x stays at 4", "x 仍为 4": a value kept is a value said
 _PLAIN_TO = re.compile(
-    r"^\W{0,3}(?:(?:(?:stays?|remains?|keeps?|kept|仍|保持|维持)\s*)?"
+    # "(replica_rank + 1)": a sum, not the key's value
+    r"^(?!\s*(?:[+*/%]|-\s))\W{0,3}(?:(?:(?:stays?|remains?|keeps?|kept|仍|保持|维持)\s*)?"
     rf"(?:\bto\b|\bat\b|\bof\b|=|为|在)\s*)?{_B}",
     re.IGNORECASE,
 )

@@ -213,3 +213,11 @@ def test_a_value_a_script_sets_is_the_scripts() -> None:
     text = _item("seen4", stem, start)["text"]
     true = text.replace("=5.0", "=X").replace("=2e-6", "=5.0").replace("=X", "=2e-6")
     assert _variant("seen4", stem, start, true) == []
+
+
+def test_a_sum_with_a_key_is_no_value_of_it() -> None:
+    # "world_size * (replica_rank + 1)": the code's arithmetic, not replica_rank = 1
+    stem, start = "2025-W47.en.adversarial", "Cover #4226"
+    assert check("seen4", stem, start) == []
+    said = "Cover #4226's new replica_rank = 1 check with a unit test."
+    assert _old_told_new(_variant("seen4", stem, start, said))
