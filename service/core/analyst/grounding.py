@@ -29,6 +29,7 @@ from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
 from service.core.analyst.evidence import PeriodEvidence, PREvidence
 from service.core.analyst.glossary import Glossary, glossary
+from service.core.analyst.merged_names import EARLIER_BEFORE
 from service.core.analyst.structure import value as compared
 
 # a clause ends here: what follows is not the object of the verb before
@@ -272,8 +273,12 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
                 ):
                     reasons.append(f"action: {match.group(0)} (no revert of it was found)")
                 continue  # "was removed", "被删除": said of a thing, not of what the PR did
-            if _COUNT_AFTER.match(after):
-                continue  # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them)
+            # "从 1 个增加到 2 个": counts compared (comparison_reasons checks them); "改写了此前
+            # 新增 x 的代码": an earlier change, not the PR's
+            if _COUNT_AFTER.match(after) or (
+                name == "add" and EARLIER_BEFORE.search(text, 0, match.start())
+            ):
+                continue
             window = _object_window(after)
             objects = _objects(window, words) or _keys_named(window, segment.prs)
             if not any(_action_ok(name, objects, e) for e in segment.prs) and not (

@@ -150,9 +150,18 @@ def renamed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -
     return reasons
 
 
+# "改写了此前新增 num_preempted 的代码", "the code that previously added x": an earlier change
+EARLIER_BEFORE = re.compile(
+    r"(?:此前|之前|先前|原先|\bpreviously|\bearlier)\s*(?:已|所)?\s*$", re.IGNORECASE
+)
+
+
 def _added_names(text: str) -> Iterator[tuple[int, str]]:
-    """(position, name) of each name in the list right after an "adds" verb."""
+    """(position, name) of each name in the list right after an "adds" verb (not one told of
+    an earlier change)."""
     for verb in _ADD_VERB.finditer(text):
+        if EARLIER_BEFORE.search(text, 0, verb.start()):
+            continue
         at = verb.end()
         while True:
             glue = _LIST_GLUE.match(text, at)

@@ -221,3 +221,12 @@ def test_a_sum_with_a_key_is_no_value_of_it() -> None:
     assert check("seen4", stem, start) == []
     said = "Cover #4226's new replica_rank = 1 check with a unit test."
     assert _old_told_new(_variant("seen4", stem, start, said))
+
+
+def test_an_add_told_of_an_earlier_change_is_not_the_prs() -> None:
+    # "改写了此前新增 num_preempted 指标的代码": the metric was added before #4976
+    stem, start = "2026-W04.zh", "#4976 改写了此前新增"
+    assert check("seen4", stem, start) == []
+    said = _item("seen4", stem, start)["text"].replace("改写了此前新增", "新增")
+    reasons = _variant("seen4", stem, start, said)
+    assert any(r.startswith("not new: `num_preempted`") for r in reasons)
