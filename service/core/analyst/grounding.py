@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from service.core.analyst import claims, code_defaults
 from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
-from service.core.analyst.evidence import PeriodEvidence, PREvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_settings
 from service.core.analyst.glossary import Glossary, glossary
 from service.core.analyst.merged_names import EARLIER_BEFORE
 from service.core.analyst.structure import value as compared
@@ -387,8 +387,10 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
         if old and values and _old_defaults(args, values, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
-        if not values and not flips and not named and e.settings:
-            return []  # "reward defaults": no value nor name said; the PR changes values
+        if not values and not flips and e.settings and _files_named(named, e):
+            # "reward defaults": no value nor name said, or "VeOmni 默认" of a PR that changes
+            # values in veomni.yaml: the PR changes values
+            return []
         if not keys and values and not flips and _new_values(values, e):
             return []  # "now defaults to VisualRewardManager": a setting's new value in the diff
         if not keys and "default" not in e.said_actions:
@@ -499,6 +501,17 @@ def _no_default_claim(window: str, said: str, words: Glossary) -> bool:
         return True
     valued = claims.figures(window) or _NEW_VALUE.search(window)  # "sets the default X to sync"
     return _ATTRIBUTIVE.search(window) is not None and not valued
+
+
+def _files_named(names: list[str], e: PREvidence) -> bool:
+    """Each name is the stem of a file in which the PR gives a setting another value (none
+    named: true)."""
+    stems = {
+        path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        for path, old, new in e.files
+        if changed_settings(old, new)
+    }
+    return all(n.lower() in stems for n in names)
 
 
 def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:

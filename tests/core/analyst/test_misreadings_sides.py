@@ -230,3 +230,11 @@ def test_an_add_told_of_an_earlier_change_is_not_the_prs() -> None:
     said = _item("seen4", stem, start)["text"].replace("改写了此前新增", "新增")
     reasons = _variant("seen4", stem, start, said)
     assert any(r.startswith("not new: `num_preempted`") for r in reasons)
+
+
+def test_a_theme_naming_the_file_whose_defaults_change_tells_a_default() -> None:
+    # the key change's theme "VeOmni 默认": #5019 changes moe_implementation in veomni.yaml
+    checker = Checker(facts_for(_meta("seen4", "2026-W04"), "zh"))
+    assert check_text("VeOmni 默认", [5019], "theme", checker) == []
+    reasons = check_text("vLLM 默认", [5019], "theme", checker)
+    assert "default" in _rules(reasons)
