@@ -238,3 +238,11 @@ def test_a_theme_naming_the_file_whose_defaults_change_tells_a_default() -> None
     assert check_text("VeOmni 默认", [5019], "theme", checker) == []
     reasons = check_text("vLLM 默认", [5019], "theme", checker)
     assert "default" in _rules(reasons)
+
+
+def test_falling_back_to_a_backend_is_no_revert() -> None:
+    # "不再回退到 native 与 TORCH_SDPA": no longer falls back to them
+    stem, start = "2026-W34.zh.adversarial", "#398 让 nightly"
+    assert check("seen4", stem, start) == []
+    reverted = "#398 回退了 nightly 对 FA3 的强制要求。"
+    assert "action" in _rules(_variant("seen4", stem, start, reverted))
