@@ -200,6 +200,13 @@ def _settings(
     }
 
 
+def changed_settings(
+    removed: Sequence[str], added: Sequence[str]
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Each key the lines of one file set on both sides with other values (see `settings`)."""
+    return _settings(removed, added)
+
+
 def _diff_actions(pr: PullRequest) -> set[str]:
     """What the file list shows (a switch flipped is read from `settings` when asked)."""
     statuses = {f.status for f in pr.files}

@@ -24,11 +24,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.core.analyst import claims
+from service.core.analyst import claims, code_defaults
 from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
-from service.core.analyst.evidence import PeriodEvidence, PREvidence
+from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_settings
 from service.core.analyst.glossary import Glossary, glossary
+from service.core.analyst.structure import value as compared
 
 # a clause ends here: what follows is not the object of the verb before
 _CLAUSE_END = re.compile(
@@ -68,7 +69,12 @@ _NEW_VALUE = re.compile(
 )
 _ARG_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w])")
 _CALL_CODE = re.compile(r"`[^`\n]*[=(][^`\n]*`")  # `f(x=True)`: code, not a value said
-_BOOL_WORDS = re.compile(r"\b(?:true|false|on|off)\b|开启|关闭|启用|禁用", re.IGNORECASE)
+# "relied on the old default": "on" before a determiner is a preposition, no switch
+_BOOL_WORDS = re.compile(
+    r"\b(?:true|false|off)\b|\bon\b(?!\s+(?:the|a|an|its|their|this|that|these|those)\b)"
+    r"|开启|关闭|启用|禁用",
+    re.IGNORECASE,
+)
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\byet\b|但|却|然而|不过", re.IGNORECASE)
 _NAME_TAIL = re.compile(r"[\w./`-]*")
 _FILE_LIKE = re.compile(r"/|\.(?:py|ya?ml|json|toml|sh|md|txt)\b")
@@ -411,14 +417,21 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     named = claims.identifiers(segment.text)
     old = _USED_TO.search(window) is not None
+    in_code = not flips and _code_defaults_said(lowered, found.start(), window, segment.prs)
     for e in segment.prs:
-        if _argument_defaults(args, values, flips, e) or _option_default(args, window, values, e):
+        if (
+            in_code
+            or _argument_defaults(args, values, flips, e)
+            or _option_default(args, window, values, e)
+        ):
             return []
         if old and values and _old_defaults(args, values, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
-        if not values and not flips and not named and e.settings:
-            return []  # "reward defaults": no value nor name said; the PR changes values
+        if not values and not flips and e.settings and _files_named(named, e):
+            # "reward defaults": no value nor name said, or "VeOmni 默认" of a PR that changes
+            # values in veomni.yaml: the PR changes values
+            return []
         if not keys and values and not flips and _new_values(values, e):
             return []  # "now defaults to VisualRewardManager": a setting's new value in the diff
         if not keys and "default" not in e.said_actions:
@@ -428,6 +441,89 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
             return []
     said = _default_missing(values, flips, claims.identifiers(window), segment.prs)
     return [f"default: {found.group(0)} ({said})"]
+
+
+# a value told as the old default: "由 256 改为", "from 1 to 2", "删除了 … 的 -1 默认项"
+_OLD_BEFORE = re.compile(
+    r"(?:\bfrom|\bwas|\bused to|\bformerly|\bpreviously|\binstead of"
+    r"|由|从|原为|原来|此前|之前|不再)\W{0,3}$",
+    re.IGNORECASE,
+)
+_OLD_AFTER = re.compile(
+    r"^\W{0,3}(?:→|->|to\b|改为|改成|变为|换成|更正为|修正为)"
+    r"|^[^，,。;；]{0,8}?(?:被|已被|is |was |are |were )?(?:删除|移除|去掉|remov|drop|delet)",
+    re.IGNORECASE,
+)
+# an old default the clause speaks of: "the old X default", "旧的默认值", "删除了 X 的默认项"
+_OLD_DEFAULT = re.compile(
+    r"\b(?:old|previous|former|earlier)\b|旧|原有|\b(?:remov|drop|delet)\w*|删除|删去|移除|去掉|不再",
+    re.IGNORECASE,
+)
+_ADDED_AFTER = re.compile(r"\b(?:adds?|added|new)\b|新增|加入|引入", re.IGNORECASE)
+# "an empty string by default", "默认为空字符串": the value ""
+_EMPTY = re.compile(r"\bempty string\b|空字符串|空串")
+
+
+@dataclass(frozen=True)
+class _SaidDefault:
+    """A value a clause gives a default, as compared: whether it is told as the old one, and
+    the name said last before it in the clause ("" when none)."""
+
+    value: str
+    old: bool
+    key: str
+
+
+def _said_defaults(window: str, before: str, lead: str) -> list[_SaidDefault]:
+    """Each value the clause gives a default (`before`: the sentence's words before its
+    default word, in the same clause; `lead`: all its words before the clause)."""
+    olds = list(_OLD_DEFAULT.finditer(before))
+    all_old = bool(olds) and not _ADDED_AFTER.search(before, olds[-1].end())
+    found: list[tuple[str, bool, int]] = []
+    for figure in claims.figures(window):
+        if figure.kind != "plain":
+            continue
+        start = window.find(figure.text)
+        signed = start > 0 and window[start - 1] == "-"
+        end = start + len(figure.text)
+        told_old = (
+            all_old
+            or _OLD_BEFORE.search(window[: start - signed]) is not None
+            or _OLD_AFTER.search(window[end:]) is not None
+        )
+        found.append((compared(("-" if signed else "") + figure.text), told_old, start))
+    found += [(compared(m.group(1)), all_old, m.start(1)) for m in _NEW_VALUE.finditer(window)]
+    empty = _EMPTY.search(window)
+    found += [("", all_old, empty.start())] if empty else []
+    return [_SaidDefault(v, old, _key_before(lead + window[:at])) for v, old, at in found]
+
+
+def _key_before(text: str) -> str:
+    names = [m for m in claims.identifiers(text) if not _FILE_LIKE.search(m)]
+    if not names:
+        return ""
+    last = max(names, key=text.rfind)
+    return last.lower().strip("`").rsplit(".", 1)[-1]
+
+
+def _code_defaults_said(text: str, at: int, window: str, prs: Sequence[PREvidence]) -> bool:
+    """ "reads max_concurrent with a default of 1", "新增 x（默认空字符串）", "the old x default
+    of [0, 5]": each value the clause gives is a default the code of a cited PR gives the name
+    said last before it (`.get("max_concurrent", 1)`, `x: str = ""`, `${X:-256}`, `x: null`
+    in a config file), on the added lines, or on the removed ones for a value told as old."""
+    before = text[:at]
+    clause = before[max(before.rfind(c) for c in _SENTENCE_CUTS) + 1 :]
+    said = _said_defaults(window, clause, text[: max(0, text.find(window))])
+    for e in prs if said else ():
+        new, old = code_defaults.defaults(e.files, "+"), code_defaults.defaults(e.files, "-")
+        if all(
+            code_defaults.holds(d.value, (old if d.old else new).get(d.key, set())) for d in said
+        ):
+            return True
+    return False
+
+
+_SENTENCE_CUTS = "，。；;！？!?"
 
 
 # "the default collate function": the word names a thing, it tells no setting's value
@@ -446,6 +542,17 @@ def _no_default_claim(window: str, said: str, words: Glossary) -> bool:
         return True
     valued = claims.figures(window) or _NEW_VALUE.search(window)  # "sets the default X to sync"
     return _ATTRIBUTIVE.search(window) is not None and not valued
+
+
+def _files_named(names: list[str], e: PREvidence) -> bool:
+    """Each name is the stem of a file in which the PR gives a setting another value (none
+    named: true)."""
+    stems = {
+        path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        for path, old, new in e.files
+        if changed_settings(old, new)
+    }
+    return all(n.lower() in stems for n in names)
 
 
 def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:

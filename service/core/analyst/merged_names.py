@@ -154,7 +154,8 @@ def renamed_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -
 
 
 def _added_names(text: str) -> Iterator[tuple[int, str]]:
-    """(position, name) of each name in the list right after an "adds" verb."""
+    """(position, name) of each name in the list right after an "adds" verb (not one told of
+    an earlier change)."""
     for verb in _ADD_VERB.finditer(text):
         if claims.earlier_doing(text, verb.start()):
             continue  # "改写了此前新增 X 的代码": added before, by an earlier PR

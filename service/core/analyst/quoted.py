@@ -22,7 +22,7 @@ from service.core.analyst.quotes import Quote, norm
 from service.core.analyst.structure import ValueClaim, line_setting, value
 from service.core.analyst.verify_lines import names_of
 
-OLD_REACH = 30
+OLD_REACH = 60  # "instead of explicit adv_estimator and loss_mode": a list after the word
 # the words that tell a value as the old one: "from A", "instead of A", "由 A", "不再 A"
 _OLD_PLACE = re.compile(
     r"(?:\bfrom|\bwas|\bwere|\bpreviously|\bformerly|\bold|\bearlier|instead of|rather than"
@@ -37,14 +37,17 @@ _PURPOSE = (
     r"|save|handle|match|stop|work|let|speed|cut|free|guard|protect|overlap|hide)\b"
 )
 _ARROW_AFTER = re.compile(
-    rf"^\W{{0,2}}(?:\w{{1,12}}\W{{0,2}}){{0,2}}?\s*(?:→|->|to\b(?!\s+{_PURPOSE})|改为|改成|变为|换成)",
+    rf"^\W{{0,2}}(?:\w{{1,12}}\W{{0,2}}){{0,2}}?\s*(?:→|->|to\b(?!\s+{_PURPOSE})|改为|改成|变为|换成"
+    r"|更正为|修正为|替换为|更新为)",
     re.IGNORECASE,
 )
 # a removal said of a name right after it, in the passive or as advice: the name is the old one
 _REMOVED_AFTER = re.compile(
     r"^\S{0,30}?\W{0,3}(?:[\w-]+\W{1,3}){0,3}?"
     r"(?:(?:is|are|was|were|been|gets?|should|must|can)\s+(?:be\s+)?"
-    r"(?:remov|drop|delet|deprecat|retir)\w*\b|(?:被|已被|已)\s*(?:删除|移除|去掉|废弃|弃用))",
+    r"(?:remov|drop|delet|deprecat|retir)\w*\b|(?:被|已被|已)\s*(?:删除|移除|去掉|废弃|弃用))"
+    # "-1 默认项被删除": a Chinese noun right before the passive
+    r"|^\W{0,3}[\u4e00-\u9fff]{1,6}?(?:被|已被)\s*(?:删除|移除|去掉|废弃|弃用)",
     re.IGNORECASE,
 )
 # a removal said earlier in the sentence, with no addition after it: what follows was removed
@@ -133,8 +136,20 @@ def _old_only(token: str, q: Quoted) -> bool:
     return not found_in(lowered, q.new) and not found_in(lowered, q.said)
 
 
+# "不再按 video.max() > 1.0 判断", "no longer scales by x": what follows in the clause is gone
+_NO_LONGER = re.compile(r"不再|no longer", re.IGNORECASE)
+_CLAUSE_CUT = re.compile(r"[，,。;；!！?？]|\.(?=\s|$)")
+
+
+def _no_longer(text: str, start: int) -> bool:
+    found = list(_NO_LONGER.finditer(text, 0, start))
+    return bool(found) and not _CLAUSE_CUT.search(text, found[-1].end(), start)
+
+
 def _told_old(text: str, start: int, end: int) -> bool:
     if _OLD_PLACE.search(text[max(0, start - OLD_REACH) : start]) or _ARROW_AFTER.match(text[end:]):
+        return True
+    if _no_longer(text, start):
         return True
     if _REMOVED_AFTER.match(text[end:]):
         return True  # "the `x` module name is removed", "`x` 被移除": said of the old
@@ -142,6 +157,14 @@ def _told_old(text: str, start: int, end: int) -> bool:
     if not removals:
         return False
     return not _ADDITION.search(text, removals[-1].end(), start)
+
+
+def _places(token: str, text: str) -> list[re.Match[str]]:
+    """Where `text` says `token` as a whole (`final_res.output` is not the start of
+    `final_res.outputs`)."""
+    before = r"(?<!\w)" if re.match(r"\w", token) else ""
+    after = r"(?!\w)" if re.search(r"\w$", token) else ""
+    return list(re.finditer(before + re.escape(token) + after, text, re.IGNORECASE))
 
 
 def side_reasons(text: str, q: Quoted, value_claims: Sequence[ValueClaim]) -> list[str]:
@@ -155,7 +178,7 @@ def side_reasons(text: str, q: Quoted, value_claims: Sequence[ValueClaim]) -> li
     for token in dict.fromkeys(tokens):
         if value(token) in told_old or not _old_only(token, q):
             continue
-        places = list(re.finditer(re.escape(token), text, re.IGNORECASE))
+        places = _places(token, text)
         if places and not any(_told_old(text, m.start(), m.end()) for m in places):
             reasons.append(
                 f"old value {token}: the quotes show it on a removed line only, "
@@ -178,7 +201,9 @@ def diff_side_reasons(text: str, cited: Sequence[PREvidence], quotes: Quoted) ->
         kept = (f"{e.added}\n{e.text}\n{e.context}" for e in cited)
         if not removed or any(found_in(lowered, where) for where in kept):
             continue
-        places = list(re.finditer(re.escape(token), text, re.IGNORECASE))
+        if any(found_in(lowered, _kept_names(e)) for e in cited):
+            continue  # on an unchanged line, or the name of a file the PR only modifies
+        places = _places(token, text)
         if places and not any(_told_old(text, m.start(), m.end()) for m in places):
             numbers = ", ".join(f"#{e.number}" for e in removed)
             reasons.append(
@@ -186,6 +211,14 @@ def diff_side_reasons(text: str, cited: Sequence[PREvidence], quotes: Quoted) ->
                 "and the sentence tells it as new"
             )
     return reasons
+
+
+def _kept_names(e: PREvidence) -> str:
+    """What a PR leaves in place: its patches' unchanged lines and the paths of the files it
+    modifies (neither creates, deletes nor renames)."""
+    changed = {path for path, _status in e.statuses}
+    kept = [path for path, _old, _new in e.files if path not in changed]
+    return "\n".join([e.context, *kept]).lower()
 
 
 def covering_reasons(

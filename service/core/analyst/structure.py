@@ -44,7 +44,13 @@ _DEFAULT_TO = re.compile(
 # "`x` at 4096", "x = 2", "x 为 2", or the value right after the key ("num_global_batch 8")
 # the clause after a key's that gives its default: "`x`，默认值为 None", "`x`, defaulting to 3"
 _DEFAULT_NEXT = re.compile(r"\s*(?:默认|\bdefault(?:s|ing)?\b|\bwhich defaults\b)", re.IGNORECASE)
-_PLAIN_TO = re.compile(rf"^\W{{0,3}}(?:(?:\bto\b|\bat\b|\bof\b|=|为)\s*)?{_B}", re.IGNORECASE)
+# "x stays at 4", "x 仍为 4": a value kept is a value said
+_PLAIN_TO = re.compile(
+    # "(replica_rank + 1)": a sum, not the key's value
+    r"^(?!\s*(?:[+*/%]|-\s))\W{0,3}(?:(?:(?:stays?|remains?|keeps?|kept|仍|保持|维持)\s*)?"
+    rf"(?:\bto\b|\bat\b|\bof\b|=|为|在)\s*)?{_B}",
+    re.IGNORECASE,
+)
 _UP = re.compile(r"\b(?:raises?|raising|increases?|bumps?)\b|提高|提升|增大|增加|调大", re.I)
 _DOWN = re.compile(r"\b(?:lowers?|lowering|decreases?|reduces?)\b|降低|降到|减少|减小|调小", re.I)
 _STOP = re.compile(r"[。;；!！?？，,、]|\.(?:\s|$)|[#＃]\d")
@@ -65,6 +71,9 @@ _SETTING_LINE = re.compile(
 _NOT_CONFIG = re.compile(r"(?:^|/)_generated_|(?:^|/)tests?/|\.(?:sh|md|rst|txt)$|^\.github/")
 DATA_SHOWN = 2
 _YAML_FILE = re.compile(r"\.ya?ml$")
+_NOT_SCRIPT = re.compile(r"(?:^|/)_generated_|(?:^|/)tests?/")
+# a default claim is the config's: a script's value is no default
+_DEFAULT_WORD = re.compile(r"default|默认", re.IGNORECASE)
 _FALSY = {"false": "false", "none": "null", "null": "null", "~": "null", "true": "true"}
 
 
@@ -130,18 +139,25 @@ def value(text: str) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
-def _diff_settings(number: int, evidence: PeriodEvidence) -> Iterator[Setting]:
+def _diff_settings(
+    number: int, evidence: PeriodEvidence, scripts: bool = False
+) -> Iterator[Setting]:
+    """The settings the config and code files of a PR change (`scripts`: those its example
+    scripts and docs set instead, not its tests' nor generated copies)."""
     pr = evidence.collected.get(number)
     if pr is None:
         return
     for change in pr.files:
-        if _NOT_CONFIG.search(change.path):
+        if bool(_NOT_CONFIG.search(change.path)) != scripts or (
+            scripts and _NOT_SCRIPT.search(change.path)
+        ):
             continue
         removed, added = changed_texts(change.patch)
         sides: tuple[dict[str, set[str]], dict[str, set[str]]] = ({}, {})
         for side, lines in zip(sides, (removed, added), strict=True):
             for line in lines:
-                found = line_setting(line, raw=True)
+                # `key=value \` continues a shell command
+                found = line_setting(line.rstrip().removesuffix("\\"), raw=True)
                 if found and (_YAML_FILE.search(change.path) or _LITERAL.match(found[1])):
                     side.setdefault(found[0], set()).add(value(found[1]))
         for key in sides[0].keys() | sides[1].keys():
@@ -269,14 +285,33 @@ def _told_removed(text: str, start: int) -> bool:
     return bool(removals) and not _ADDITION.search(text, removals[-1].end(), start)
 
 
+# "the old `x` default of [0, 5]", "旧的 x 默认值": the key's value before the change
+_OLD_KEY = re.compile(
+    r"(?:\b(?:old|previous|former|original)|旧的?|原有的?|原来的?|此前的|之前的)\s*[`'\"]?$",
+    re.IGNORECASE,
+)
+OLD_KEY_REACH = 20
+
+
+def _told_old_key(text: str, start: int) -> bool:
+    return _OLD_KEY.search(text[max(0, start - OLD_KEY_REACH) : start]) is not None
+
+
 def _judge(
-    name: str, old: str | None, new: str, found: list[Setting], verbs: str, removed: bool = False
+    name: str,
+    old: str | None,
+    new: str,
+    found: list[Setting],
+    verbs: str,
+    removed: bool = False,
+    was: bool = False,
 ) -> tuple[str, str]:
     """(grounds, reason) of a claim on the settings its key names (`removed`: the sentence
-    tells the key as removed, so its value is the old one)."""
+    tells the key as removed, so its value is the old one; `was`: it tells the key's value
+    before the change)."""
     a, b = (value(old) if old is not None else None), value(new)
-    for s in found if removed and a is None else ():
-        if b in s.old and not s.new:
+    for s in found if (removed or was) and a is None else ():
+        if b in s.old and (was or not s.new):
             return f"#{s.pr} {s.said}", ""
     for s in found:
         if b in s.new and (a is None or a in s.old):
@@ -289,6 +324,63 @@ def _judge(
         why = f"{new} is the old value (the data says {data})"
         return "", f"value of {name}: {why}, the sentence says {said}"
     return "", f"value of {name}: the data says {data}, the sentence says {said}"
+
+
+def _unchanged_reason(
+    text: str, name: str, place: tuple[int, int], prs: Sequence[PRFacts], evidence: PeriodEvidence
+) -> str:
+    """ "raises data.max_prompt_length from 256 to 512" of a PR whose patch holds the key on an
+    unchanged line only (`data.max_prompt_length=512` beside the changed lines): the PR does
+    not change it. Only a change is judged (from A to B, or a raise or a cut), not a value."""
+    start, end = place
+    key = name.lower().strip("`").rsplit(".", 1)[-1]
+    kept = _unchanged_value(key, prs, evidence)
+    said = _said(text, end, {kept[1]}, plain=True) if kept else None
+    if kept is None or said is None:
+        return ""
+    number, held = kept
+    verbs = text[max(0, start - VERB_REACH) : end]
+    if said[0] is not None or _UP.search(verbs) or _DOWN.search(verbs):
+        return f"value of {name}: #{number} does not change it (an unchanged line gives it {held})"
+    if value(said[1]) != held:
+        why = f"an unchanged line of #{number} gives it {held}"
+        return f"value of {name}: {why}, the sentence says {said[1]}"
+    return ""
+
+
+def _script_reason(
+    text: str, name: str, end: int, prs: Sequence[PRFacts], evidence: PeriodEvidence
+) -> str:
+    """ "the example script sets clip_ratio=5.0": a value said of a key only the PR's scripts
+    or docs set (`clip_ratio=2e-6 \\` on an added line) is one of the values they give it."""
+    scripts = (s for pr in prs for s in _diff_settings(pr.number, evidence, scripts=True))
+    found = [s for s in scripts if s.new and s.matches(name)]
+    if not found or _DEFAULT_WORD.search(_window(text, end)):
+        return ""
+    said = _said(text, end, {v for s in found for v in s.new}, plain=True)
+    if said is None or value(said[1]) in {v for s in found for v in s.new}:
+        return ""
+    return _judge(name, said[0], said[1], found, "")[1]
+
+
+def _unchanged_value(
+    key: str, prs: Sequence[PRFacts], evidence: PeriodEvidence
+) -> tuple[int, str] | None:
+    """(PR, value) of the first cited PR whose patch sets `key` on an unchanged line and on
+    no changed one."""
+    for pr in prs:
+        e = evidence.pr(pr.number)
+        if e is None or _whole_name(key).search(f"{e.added}\n{e.removed}"):
+            continue
+        for line in e.context.splitlines():
+            found = line_setting(line.strip().rstrip("\\").strip())
+            if found and found[0].lower().rsplit(".", 1)[-1] == key:
+                return pr.number, found[1]
+    return None
+
+
+def _whole_name(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w]){re.escape(key)}(?![\w])")
 
 
 # PRs joined as one subject: "#A and #B set …", "#A 与 #B 把 …"
@@ -334,6 +426,10 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) ->
     for name, start, end in _keys(text):
         found = [s for s in known if s.matches(name)]
         if not found:
+            why = _unchanged_reason(text, name, (start, end), prs, evidence)
+            why = why or _script_reason(text, name, end, prs, evidence)
+            if why:
+                out.append(ValueClaim(name, None, "", start, end + WINDOW, "", why))
             continue
         values = {v for s in found for v in s.old | s.new}
         keys = {s.key.rsplit(".", 1)[-1].lower() for s in known}
@@ -348,14 +444,14 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) ->
         if len(cited) > 1 and (why := _not_of_each(name, subjects, found)):
             out.append(ValueClaim(name, old, new, start, end + WINDOW, "", why))
             continue
-        removed = _told_removed(text, start)
+        removed, was = _told_removed(text, start), _told_old_key(text, start)
         judged = (
             [
-                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed)
+                _judge(name, old, new, [s for s in found if s.pr == n], verbs, removed, was)
                 for n in subjects
             ]
             if len(subjects) > 1
-            else [_judge(name, old, new, found, verbs, removed)]
+            else [_judge(name, old, new, found, verbs, removed, was)]
         )
         reason = next((r for _g, r in judged if r), "")
         grounds = "" if reason else "; ".join(dict.fromkeys(g for g, _r in judged))
