@@ -18,36 +18,44 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("tune", "answers"): (0.97, 2),
-    ("tune", "adversarial"): (1.0, 2),
-    ("tune2", "answers"): (0.98, 7),
-    ("tune2", "adversarial"): (0.86, 10),
-    ("seen", "answers"): (0.97, 7),
+    ("heldout", "adversarial"): (0.91, 32),
+    ("heldout", "answers"): (0.92, 16),
+    ("heldout2", "adversarial"): (0.66, 3),
+    ("heldout2", "answers"): (1.0, 3),
     ("seen", "adversarial"): (0.95, 4),
-    ("seen2", "answers"): (0.96, 12),
-    ("seen2", "adversarial"): (0.95, 10),
-    ("seen3", "answers"): (0.96, 4),
-    ("seen3", "adversarial"): (0.88, 16),
-    ("seen4", "answers"): (0.89, 10),
-    ("seen4", "adversarial"): (0.57, 12),
+    ("seen", "answers"): (0.97, 7),
+    ("seen2", "adversarial"): (0.95, 8),
+    ("seen2", "answers"): (0.97, 12),
+    ("seen3", "adversarial"): (0.9, 12),
+    ("seen3", "answers"): (0.97, 4),
+    ("seen4", "adversarial"): (0.92, 5),
+    ("seen4", "answers"): (0.98, 9),
+    ("tune", "adversarial"): (1.0, 2),
+    ("tune", "answers"): (0.98, 2),
+    ("tune2", "adversarial"): (0.86, 6),
+    ("tune2", "answers"): (0.98, 7),
 }
-# the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 and seen4,
-# v5 for seen2, v4 else;
-# a verifier is a model: runs on near-identical requests differed by up to seven kept wrong
-# sentences of the seen answers, so these floors hold one run, not the verifier's best)
+# the same with the verification pass (recorded verifier answers: v7 for tune2, seen3, seen4 and
+# the held-out parts, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
+# requests differed by up to seven kept wrong sentences of the seen answers, so these floors
+# hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("tune", "answers"): (0.95, 1),
-    ("tune", "adversarial"): (0.93, 0),
-    ("tune2", "answers"): (0.98, 4),
-    ("tune2", "adversarial"): (0.83, 0),
-    ("seen", "answers"): (0.98, 8),
+    ("heldout", "adversarial"): (0.96, 4),
+    ("heldout", "answers"): (0.95, 12),
+    ("heldout2", "adversarial"): (0.66, 1),
+    ("heldout2", "answers"): (1.0, 1),
     ("seen", "adversarial"): (0.91, 0),
-    ("seen2", "answers"): (0.98, 9),
+    ("seen", "answers"): (0.98, 8),
     ("seen2", "adversarial"): (0.85, 0),
-    ("seen3", "answers"): (0.99, 2),
+    ("seen2", "answers"): (0.99, 9),
     ("seen3", "adversarial"): (0.92, 1),
-    ("seen4", "answers"): (0.93, 5),
-    ("seen4", "adversarial"): (0.57, 1),
+    ("seen3", "answers"): (0.99, 2),
+    ("seen4", "adversarial"): (0.75, 1),
+    ("seen4", "answers"): (1.0, 5),
+    ("tune", "adversarial"): (0.93, 0),
+    ("tune", "answers"): (0.96, 1),
+    ("tune2", "adversarial"): (0.83, 0),
+    ("tune2", "answers"): (0.98, 4),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
@@ -63,6 +71,10 @@ LABELLED = {
     ("tune2", "adversarial"): (36, 33),
     ("seen4", "answers"): (116, 12),
     ("seen4", "adversarial"): (70, 63),
+    ("heldout", "answers"): (100, 21),
+    ("heldout", "adversarial"): (61, 59),
+    ("heldout2", "answers"): (17, 3),
+    ("heldout2", "adversarial"): (12, 10),
 }
 
 
