@@ -18,6 +18,7 @@ accident). Not a test: tests/core/analyst/test_model_corpus.py holds the floors.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -58,6 +59,26 @@ def precision_recall(rows: list[Verdict]) -> str:
     return f"{_share(kept_true, len(kept))} | {_share(kept_true, len(true))}"
 
 
+# each writer named its mistakes in its own words: the first kind whose pattern the words hold
+KINDS = (
+    ("misleading (true facts, false whole)", r"misleading"),
+    ("default told as the other value", r"\bdefault"),
+    ("old told as new / direction flipped", r"\bold\b|\bremoved\b|direction|flipped"),
+    ("relation or PR number", r"relation|pr number|swapped pr|earlier pr"),
+    ("count or total", r"\bcount|\btotal"),
+    ("figure or table value misplaced", r"figure|table|\brow\b|column|option"),
+    ("version or name", r"version|\bname\b|class|file"),
+    ("judgement or action nobody made", r"judgement|action|consequence|plan|claim"),
+    ("comparison", r"comparison"),
+)
+
+
+def kind_of(kind: str) -> str:
+    """The mistake kind a writer's own wording names (KINDS), else `other: <wording>`."""
+    low = kind.lower()
+    return next((name for name, words in KINDS if re.search(words, low)), "other: " + kind)
+
+
 def report(rows: list[Verdict], verbose: bool) -> None:
     groups: dict[tuple[str, str, str], list[Verdict]] = defaultdict(list)
     for v in rows:
@@ -73,8 +94,8 @@ def report(rows: list[Verdict], verbose: bool) -> None:
             f"| {part} | {batch} | {lang} | {len(group)} | {_figures(group)} "
             f"| {precision_recall(group)} |"
         )
-    kinds = Counter(v.kind for v in rows if v.label != "true" and v.kind)
-    kept_kinds = Counter(v.kind for v in rows if v.label != "true" and v.kind and v.kept)
+    kinds = Counter(kind_of(v.kind) for v in rows if v.label != "true" and v.kind)
+    kept_kinds = Counter(kind_of(v.kind) for v in rows if v.label != "true" and v.kind and v.kept)
     if kinds:
         print("\n| mistake kind | false | kept | caught |\n|---|---|---|---|")
         for kind, count in kinds.most_common():
