@@ -493,6 +493,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += file_values.added_to_reasons(claim.text, cited_prs)
+    reasons += file_values.untouched_file_reasons(claim.text, cited_prs)
     reasons += file_values.assigned_reasons(claim.text, cited_prs)
     reasons += file_values.unchanged_key_reasons(claim.text, cited_prs)
     reasons += counts.bucket_count_reasons(

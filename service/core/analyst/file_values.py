@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from service.core.analyst import claims
 from service.core.analyst.evidence import PREvidence
+from service.core.analyst.glossary import glossary
 from service.core.analyst.grounding import found_in
 
 # a clause: what one comma, semicolon or full stop (or "and") holds
@@ -160,6 +161,50 @@ def added_to_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
         ]
         if files and not any(what.lower() in line.lower() for _, new in files for line in new):
             reasons.append(f"added to file: no added line of {name} holds {what}")
+    return reasons
+
+
+# a file a clause tells the PR to change: "在 README News 中加入 …", "adds a News entry to the
+# README", "updates docs/index.md"; a file name with a suffix, or one of the suffix-less names a
+# repository's root holds
+_FILE = (
+    r"`?(?P<file>(?:[\w.\-]+/)*(?:[\w\-]+\.[A-Za-z]{1,5}|README|CHANGELOG|Dockerfile|Makefile))`?"
+)
+_CHANGED_IN = re.compile(
+    r"(?:在|于)\s*"
+    + _FILE
+    + r"[^，。,;；]{0,16}?(?:中|里)\s*(?:加入|新增|添加|写入|增加|补充|更新|修改)"
+    r"|\b(?:adds?|added|adding|updates?|updated|updating)\b[^,.;]{0,60}?\b(?:to|in|into)\s+"
+    r"(?:the\s+)?" + _FILE.replace("file>", "efile>"),
+    re.IGNORECASE,
+)
+
+
+_USER_MAY = re.compile(r"(?:可|能)\s*$|\b(?:can|could|may)\s+$", re.IGNORECASE)
+
+
+def _stem(path: str) -> str:
+    return path.lower().rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+def untouched_file_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A file a clause tells the cited PRs to change must be one of theirs: a squash merge's body
+    lists its commits, and a commit's change may be gone from the merged diff."""
+    reasons = []
+    paths = [path for pr in prs for path, _, _ in pr.files] + [
+        p for pr in prs for p, _ in pr.statuses
+    ]
+    if not paths:
+        return []
+    for said in _CHANGED_IN.finditer(text):
+        clause = _CLAUSE.split(text[: said.start()])[-1]
+        if glossary().word("modal").search(clause) or _USER_MAY.search(clause):
+            continue  # "可在 run.sh 中加入 …": what a user may do, not what the PR did
+        named = said["file"] or said["efile"]
+        low = named.lower().strip("`")
+        whole = "." in low.rsplit("/", 1)[-1]
+        if not any(path.lower().endswith(low) if whole else _stem(path) == low for path in paths):
+            reasons.append(f"untouched file: no cited PR changes {named}")
     return reasons
 
 

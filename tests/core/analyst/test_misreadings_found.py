@@ -314,3 +314,16 @@ def test_a_key_told_as_changed_is_on_a_changed_line() -> None:
     # the values of the changed key told of a key the script keeps
     false = f"#{N} raises actor.ppo_micro_batch_size_per_gpu from 8 to 32."
     assert any(r.startswith("unchanged key actor.ppo_micro") for r in _reasons(false))
+
+
+def test_a_file_told_as_changed_is_one_the_pr_changes() -> None:
+    """A squash merge's body lists its commits, and a commit's change may be gone from the
+    merged diff: "adds a News entry to the README" needs a cited PR that changes a README."""
+    true = f"#{N} 在 docs/fp8.md 中加入 FP8 rollout 的说明。"
+    assert not any(r.startswith("untouched file") for r in _reasons(true, lang="zh"))
+    may = "用户可在 dapo_7b.sh 中加入 +async_training.parallel=True 启用。"
+    assert not any(r.startswith("untouched file") for r in _reasons(may, lang="zh"))
+    false_zh = f"#{N} 还在 README News 中加入了发布博客的条目。"
+    assert "untouched file: no cited PR changes README" in _reasons(false_zh, lang="zh")
+    false_en = f"#{N} also adds a News entry to the README."
+    assert "untouched file: no cited PR changes README" in _reasons(false_en)

@@ -29,7 +29,7 @@ FLOORS = {
     ("seen3", "adversarial"): (0.9, 12),
     ("seen3", "answers"): (0.97, 4),
     ("seen4", "adversarial"): (0.92, 5),
-    ("seen4", "answers"): (0.98, 9),
+    ("seen4", "answers"): (0.98, 8),
     ("tune", "adversarial"): (1.0, 2),
     ("tune", "answers"): (0.98, 2),
     ("tune2", "adversarial"): (0.86, 6),
