@@ -144,6 +144,17 @@ _ADDED_TO = re.compile(
 _CODE_SPELLED = re.compile(r"[._/]|[a-z][A-Z]|[A-Za-z]\d|^[A-Z0-9_]{3,}$")
 
 
+def _holds(what: str, lines: Sequence[str]) -> bool:
+    """Whether added `lines` hold `what`: as written, or a dotted key (`mtp.enable`) as the
+    nested keys YAML writes it (`mtp:` then `enable: False`)."""
+    low = what.lower()
+    if any(low in line.lower() for line in lines):
+        return True
+    parts = low.split(".")
+    keys = [re.compile(rf"^\s*{re.escape(part)}\s*:") for part in parts]
+    return len(parts) > 1 and all(any(k.match(line.lower()) for line in lines) for k in keys)
+
+
 def added_to_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     """A name told as added to a file of the cited PRs must be on that file's added lines
     (a description may list what the merged patch does not do)."""
@@ -159,7 +170,7 @@ def added_to_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
             for path, _, new in pr.files
             if path.lower().rsplit("/", 1)[-1] == name.lower()
         ]
-        if files and not any(what.lower() in line.lower() for _, new in files for line in new):
+        if files and not _holds(what, [line for _, new in files for line in new]):
             reasons.append(f"added to file: no added line of {name} holds {what}")
     return reasons
 

@@ -327,3 +327,16 @@ def test_a_file_told_as_changed_is_one_the_pr_changes() -> None:
     assert "untouched file: no cited PR changes README" in _reasons(false_zh, lang="zh")
     false_en = f"#{N} also adds a News entry to the README."
     assert "untouched file: no cited PR changes README" in _reasons(false_en)
+
+
+def test_a_dotted_key_added_to_a_yaml_file_is_its_nested_keys() -> None:
+    from service.core.analyst.evidence import PREvidence
+    from service.core.analyst.file_values import added_to_reasons
+
+    yaml = PREvidence(
+        number=N, text="", files=(("conf/hf_model.yaml", (), ("mtp:", "  enable: False")),)
+    )
+    assert added_to_reasons(f"#{N} adds `mtp.enable` to hf_model.yaml.", [yaml]) == []
+    assert added_to_reasons(f"#{N} adds `mtp.disable` to hf_model.yaml.", [yaml]) == [
+        "added to file: no added line of hf_model.yaml holds mtp.disable"
+    ]
