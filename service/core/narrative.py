@@ -34,6 +34,7 @@ from service.core.models import (
     Story,
     TrendBucket,
 )
+from service.core.names_list import split_names
 from service.core.net_results import net_results
 from service.core.relations import description
 from service.core.titles import parse_title
@@ -445,8 +446,8 @@ STEP_NAMES = 2
 
 def _step(risk: Risk) -> Statement:
     number = risk.prs[0]
-    names = [n for n in str(risk.params.get("names", "")).split(", ") if n][:STEP_NAMES]
-    targets = [t for t in str(risk.params.get("targets", "")).split(", ") if t][:STEP_NAMES]
+    names = split_names(str(risk.params.get("names", "")))[:STEP_NAMES]
+    targets = split_names(str(risk.params.get("targets", "")))[:STEP_NAMES]
     params: Params = {"pr": number, "names": names, "targets": targets}
     url = str(risk.params.get("url", ""))
     if url:  # the repository it moved to, by name (`owner/name`)

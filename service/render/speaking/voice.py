@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from service.core.gists import adds_to_title, shorten, title_point
 from service.core.mentions import leaf_risks
 from service.core.models import AnalysisItem, Digest, KeyChangeGroup, Risk, Statement
+from service.core.names_list import split_names
 from service.core.scope import KEY_STRIDE, pr_key, split_key
 from service.render import escape
 from service.render.speaking.naming import family_repos, pr_ref_text
@@ -227,7 +228,7 @@ class Voice:
 
     def _code_param(self, value: ParamValue) -> str:
         # Rules keep a list of names as one ", "-joined string; each name is its own code span.
-        items = value if isinstance(value, list) else str(value).split(", ")
+        items = value if isinstance(value, list) else split_names(str(value))
         return self.sep.join(self.code(str(v)) for v in items)
 
     def _pr_param(self, value: ParamValue, total: Any) -> str:
