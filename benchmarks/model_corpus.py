@@ -2,7 +2,7 @@
 wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle mistakes
-and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen4`: tuned on; `heldout`
+and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen6`: tuned on; `heldout`
 and `heldout2`: never tuned on, with their figures together as `held-out`), batch (answers /
 adversarial) and language, how many true sentences the checker keeps and how many false or
 misleading ones it lets through, its precision (the share of kept sentences that are true) and
@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
 
-# two held-out parts: one part holds one answer per week and language, and two held-out weeks
-# share a label (verl-omni and verl-vla 2026-W34, both in English)
+# two held-out parts: one part holds one answer per week and language, and held-out weeks of
+# different repositories share a label (verl-recipe and verl-vla 2026-W21)
 HELDOUT = ("heldout", "heldout2")
-TUNED = ("tune", "tune2", "seen", "seen2", "seen3", "seen4")
+TUNED = ("tune", "tune2", "seen", "seen2", "seen3", "seen4", "seen5", "seen6")
 PARTS = (*TUNED, *HELDOUT)
 
 

@@ -2,8 +2,8 @@
 figures measured, rules alone and with the recorded verifier answers replayed through the real
 verification pass; benchmarks/model_corpus.py prints the full figures.
 
-Parts `tune`, `tune2` and `seen` to `seen4` are tuned on: their misses were read, and a fix that
-moves a figure up raises its floor. The `heldout` part is never read sentence by sentence: its
+Parts `tune`, `tune2` and `seen` to `seen6` are tuned on: their misses were read, and a fix that
+moves a figure up raises its floor. The `heldout` parts are never read sentence by sentence: their
 requests were captured from weeks and languages no tuned part holds, answered and labelled by
 independent request-only models, and its floors were set once, from its first measurement, to
 guard it from sliding back, never as a target to tune to. When a held-out part's figures have been
@@ -18,10 +18,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.91, 32),
-    ("heldout", "answers"): (0.92, 16),
-    ("heldout2", "adversarial"): (0.66, 3),
-    ("heldout2", "answers"): (1.0, 3),
+    ("seen5", "adversarial"): (0.91, 32),
+    ("seen5", "answers"): (0.92, 16),
+    ("seen6", "adversarial"): (0.66, 3),
+    ("seen6", "answers"): (1.0, 3),
     ("seen", "adversarial"): (0.95, 4),
     ("seen", "answers"): (0.97, 7),
     ("seen2", "adversarial"): (0.95, 8),
@@ -35,15 +35,15 @@ FLOORS = {
     ("tune2", "adversarial"): (0.86, 6),
     ("tune2", "answers"): (0.98, 7),
 }
-# the same with the verification pass (recorded verifier answers: v7 for tune2, seen3, seen4 and
-# the held-out parts, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
+# the same with the verification pass (recorded verifier answers: v7 for tune2 and seen3 to
+# seen6, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("heldout", "adversarial"): (0.96, 4),
-    ("heldout", "answers"): (0.95, 12),
-    ("heldout2", "adversarial"): (0.66, 1),
-    ("heldout2", "answers"): (1.0, 1),
+    ("seen5", "adversarial"): (0.96, 4),
+    ("seen5", "answers"): (0.95, 12),
+    ("seen6", "adversarial"): (0.66, 1),
+    ("seen6", "answers"): (1.0, 1),
     ("seen", "adversarial"): (0.91, 0),
     ("seen", "answers"): (0.98, 8),
     ("seen2", "adversarial"): (0.85, 0),
@@ -71,10 +71,10 @@ LABELLED = {
     ("tune2", "adversarial"): (36, 33),
     ("seen4", "answers"): (116, 12),
     ("seen4", "adversarial"): (70, 63),
-    ("heldout", "answers"): (100, 21),
-    ("heldout", "adversarial"): (61, 59),
-    ("heldout2", "answers"): (17, 3),
-    ("heldout2", "adversarial"): (12, 10),
+    ("seen5", "answers"): (100, 21),
+    ("seen5", "adversarial"): (61, 59),
+    ("seen6", "answers"): (17, 3),
+    ("seen6", "adversarial"): (12, 10),
 }
 
 
