@@ -17,35 +17,42 @@ one `digest --repo A --repo B ...` sends, and the files are named `<week>.family
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fakes._server import serve  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
-from tests.fakes.openai import FakeModel  # noqa: E402
+from tests.fakes.openai import FakeModel, serve_model  # noqa: E402
 
 TOKEN = "ghp_captureToken0123456789abcdef0"  # noqa: S105 - the fake GitHub's
 
 
-def _digest(env: dict[str, str], week: str, lang: str, *extra: str) -> None:
+def _digest(env: dict[str, str], week: str, lang: str, *extra: str, fmt: str = "json") -> str:
+    """`verl-week digest` of `week` in `lang` (to /dev/null unless `extra` names an output)."""
     command = [str(ROOT / ".venv" / "bin" / "verl-week"), "digest", "--week", week]
-    command += ["--lang", lang, "--format", "json", "--output", os.devnull, *extra]
-    subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+    command += ["--lang", lang, "--format", fmt]
+    command += [*extra] if "--output" in extra else ["--output", os.devnull, *extra]
+    done = subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+    return done.stdout.decode("utf-8")
 
 
-def capture(
-    week_file: Path, previous: Path | None, lang: str, members: tuple[Path, ...] = ()
-) -> dict[str, Any]:
-    """The request body `verl-week digest` sends for the week of `week_file` in `lang` (with
-    the repositories of `members` in the same digest, when given)."""
+@contextlib.contextmanager
+def serving(
+    week_file: Path, previous: Path | None, lang: str, answer: str, members: tuple[Path, ...] = ()
+) -> Iterator[tuple[dict[str, str], list[str], FakeModel]]:
+    """The environment `verl-week digest` needs to build the week of `week_file` (and the
+    repositories of `members`) from the fake GitHub, with a fake model answering `answer`; the
+    week before is built first, without the model, when `previous` is given. Yields the
+    environment, the digest's repositories and the model."""
     data = json.loads(week_file.read_text("utf-8"))
     github = FakeGitHub(data["repo"], token=TOKEN)
     github.serve_week(data)
@@ -57,16 +64,15 @@ def capture(
     earlier = json.loads(previous.read_text("utf-8")) if previous else None
     if earlier:
         github.serve_week(earlier)
-    model = FakeModel()
-    model.always("{}")  # not an answer: the digest goes out without a narrative
-    with tempfile.TemporaryDirectory() as folder, github.running(), serve(model.api):
+    with tempfile.TemporaryDirectory() as folder, github.running(), serve_model() as model:
+        model.always(answer)
         env = {
             **os.environ,
             "GITHUB_API_URL": github.url,
             "GITHUB_GRAPHQL_URL": github.graphql_url,
             "GITHUB_TOKEN": TOKEN,
             "DATABASE_URL": f"sqlite:///{folder}/capture.db",
-            "DIGEST_REPOS": data["repo"] if not members else ",".join(repos),
+            "DIGEST_REPOS": ",".join(repos),
             "DIGEST_TIMEZONE": data.get("timezone", "Asia/Shanghai"),
             "LLM_BASE_URL": model.url,
             "LLM_API_KEY": model.key,
@@ -75,8 +81,19 @@ def capture(
         }
         if earlier:
             _digest(env, earlier["week"], lang, "--no-llm")
+        yield env, repos, model
+
+
+def capture(
+    week_file: Path, previous: Path | None, lang: str, members: tuple[Path, ...] = ()
+) -> dict[str, Any]:
+    """The request body `verl-week digest` sends for the week of `week_file` in `lang` (with
+    the repositories of `members` in the same digest, when given)."""
+    week = json.loads(week_file.read_text("utf-8"))["week"]
+    # "{}" is not an answer: the digest goes out without a narrative
+    with serving(week_file, previous, lang, "{}", members) as (env, repos, model):
         scope = [arg for repo in repos for arg in ("--repo", repo)] if members else []
-        _digest(env, data["week"], lang, *scope)
+        _digest(env, week, lang, *scope)
         return model.last_request()
 
 
