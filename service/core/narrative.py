@@ -446,18 +446,32 @@ STEP_NAMES = 2
 
 def _step(risk: Risk) -> Statement:
     number = risk.prs[0]
-    names = split_names(str(risk.params.get("names", "")))[:STEP_NAMES]
+    names = _packages(split_names(str(risk.params.get("names", ""))))[:STEP_NAMES]
     targets = split_names(str(risk.params.get("targets", "")))[:STEP_NAMES]
     params: Params = {"pr": number, "names": names, "targets": targets}
     url = str(risk.params.get("url", ""))
     if url:  # the repository it moved to, by name (`owner/name`)
         params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
     rule = risk.rule if names or targets else "declared_removal_bare"
-    if rule == "declared_removal" and all(_removed_file(n) for n in names):
+    if rule == "declared_removal" and all(_removed_file(n) or n.endswith("/") for n in names):
         rule = "removed_module"  # what a declared break changes first are modules it deletes
     if rule == "moved_repository" and "place" not in params:
         rule = "moved_repository_nourl"
     return Statement(key=key("summary", "step", rule), params=params, prs=[number])
+
+
+def _packages(names: list[str]) -> list[str]:
+    """`names` with a package whose `__init__.py` is among them told as the package (`pkg/`),
+    its other files left out: a reader migrates off `verl/experimental/dataset/`, not off its
+    `__init__.py` and `sampler.py` one by one."""
+    packages = [n.removesuffix("__init__.py") for n in names if n.endswith("/__init__.py")]
+    out: list[str] = []
+    for name in names:
+        package = next((p for p in packages if name.startswith(p)), None)
+        told = package if package is not None else name
+        if told not in out:
+            out.append(told)
+    return out
 
 
 def _removed_file(name: str) -> bool:

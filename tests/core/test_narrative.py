@@ -537,8 +537,8 @@ def test_the_sample_names_the_untested_core_changes_besides_the_breaking_ones(
 
 def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
     """verl 2026-W19 #6302 ([BREAKING] remove curriculum sampler + dynamic dataset) deletes
-    `verl/experimental/dataset/sampler.py`…: the step says modules are deleted, not that they
-    'change' with an old → new to migrate."""
+    `verl/experimental/dataset/__init__.py`, `…/sampler.py`…: the step says the packages are
+    deleted, not that they 'change' with an old → new to migrate."""
     from pathlib import Path
 
     from service.core.profile import load_profile
@@ -549,6 +549,6 @@ def test_a_declared_break_that_deletes_modules_says_so_in_the_summary() -> None:
     digest = build_digest(week, load_profile(week.repo), language="en", now=NOW)
     step = next(s for s in digest.narrative.summary if s.prs[:1] == [6302])
     assert step.key == "narrative.summary.step.removed_module"
-    names = step.params["names"]
-    assert isinstance(names, list)
-    assert "verl/experimental/dataset/sampler.py" in names
+    # a package whose __init__.py goes is told as the package, not file by file
+    packages = ["verl/experimental/dataset/", "verl/experimental/dynamic_dataset/"]
+    assert step.params["names"] == packages
