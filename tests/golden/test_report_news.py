@@ -180,7 +180,9 @@ def test_the_summary_leads_with_what_users_must_do(lang: str) -> None:
     d = digest("2026-W04", lang)
     heading = "执行摘要" if lang == "zh" else "Executive summary"
     for markdown in (render_markdown(d, lang), render_markdown(with_model(lang), lang)):
-        summary = plain(section(markdown, heading)).strip().split("\n")[-1]
+        label = "升级须知：" if lang == "zh" else "Upgrading: "
+        lines = plain(section(markdown, heading)).strip().split("\n")
+        summary = next(line for line in lines if line.startswith(label)).removeprefix(label)
         first = summary.split("。" if lang == "zh" else ". ")[0]
         assert first.startswith("#4280"), first
         step = "导入路径" if lang == "zh" else "update imports"

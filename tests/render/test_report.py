@@ -192,6 +192,23 @@ def test_markdown_links_every_pr_it_names(week: str, lang: str) -> None:
     assert "#[#" not in text
 
 
+@pytest.mark.parametrize(("lang", "label"), [("en", "**Upgrading:** "), ("zh", "**升级须知：**")])
+def test_the_summary_opens_with_what_users_must_do_on_upgrading_labelled(
+    lang: str, label: str
+) -> None:
+    """2025-W48's breaking PRs (#4352 moves modules, #4283 moves recipes out, #4211 changes
+    defaults): the summary's first paragraph is their upgrade steps under one label, and the
+    rest of the summary is a paragraph of its own."""
+    text = render_markdown(real_digest("2025-W48", lang))
+    summary = text.split("\n## ", 2)[1].split("\n\n")
+    steps, rest = summary[1], summary[2]
+    assert steps.startswith(label + "[#4352](")
+    assert "[#4283](" in steps
+    assert "[#4211](" in steps
+    assert label not in rest
+    assert "[#4352](" not in rest
+
+
 def _strip_code(text: str) -> str:
     return re.sub(r"(`+).*?\1", "", text)
 
