@@ -55,6 +55,7 @@ from service.core.risks.base import (
     line_evidence,
     make_risk,
 )
+from service.core.risks.migration import removed_directories
 from service.core.titles import parse_title
 
 CODE_SUFFIX = ".py"
@@ -209,8 +210,13 @@ def _config_items(pr: PullRequest, context: Context) -> dict[str, list[Removal]]
     if not configs:
         return {}
     files = config_changes.read_configs(pr, context.profile, context.parsed)
+    # the keys of a directory the PR empties go with it: the migration risk tells that, and
+    # "drop these 90 keys from your configs" is no step for a recipe that is gone
+    emptied = tuple(folder + "/" for folder in removed_directories(pr))
     found: dict[str, list[Removal]] = {}
     for change in config_changes.config_changes(files):
+        if change.rule == "removed" and change.old.path.startswith(emptied or ("\0",)):
+            continue
         rule = CONFIG_RULES[change.rule]
         found.setdefault(rule, []).append(Removal(change.label, _setting_proofs(change)))
     return found

@@ -656,3 +656,45 @@ def test_function_moved_to_another_module_that_callers_import(verl_profile: Repo
             ],
         )
     ]
+
+
+def test_the_keys_of_a_directory_the_pr_empties_go_with_it() -> None:
+    """verl-recipe 2026-W21: #101 deletes `swe_agent/` and #103 moves the ascend recipes out
+    (`fault_recover/`…): their config files go with the directories, which the migration risk
+    tells; '90 config keys removed, not declared breaking' is no separate finding."""
+    from pathlib import Path
+
+    from service.core.profile import load_profile
+    from service.core.risks.migration import removed_directories
+    from service.pipeline.recorded import load_recorded
+    from tests.conftest import NOW
+
+    path = Path(__file__).parents[2] / "data" / "weeks" / "verl-project"
+    week = load_recorded(path / "verl-recipe.2026-W21.json", NOW)
+    context = Context(profile=load_profile(week.repo), week=tuple(week.prs), earlier=())
+    rules = {(r.prs[0], r.rule) for r in breaking.DETECTOR.detect(week.prs, context)}
+    assert (101, "removed_config_key") not in rules
+    assert (103, "removed_config_key") not in rules
+    assert "swe_agent" in removed_directories(real_pr({"w": week}, "w", 101))
+    assert "fault_recover" in removed_directories(real_pr({"w": week}, "w", 103))
+
+
+def test_a_deleted_config_file_outside_an_emptied_directory_still_loses_its_keys(
+    verl_profile: RepoProfile,
+) -> None:
+    gone = FileStatus.REMOVED
+    yaml = "verl/trainer/config/algo/old.yaml"
+    patch = "@@ -1,2 +0,0 @@\n-algo:\n-  kl_coef: 0.1"
+    alone = make_pr(1, "[trainer] chore: drop old.yaml", files=[change(yaml, patch, gone)])
+    context = Context(profile=verl_profile, week=(alone,), earlier=())
+    risks = list(breaking.DETECTOR.detect([alone], context))
+    assert [r.rule for r in risks] == ["removed_config_key"]
+    folder = [
+        change(yaml, patch, gone),
+        change("verl/trainer/config/algo/__init__.py", "@@ -1 +0,0 @@\n-x = 1", gone),
+        change("verl/trainer/config/algo/README.md", "@@ -1 +0,0 @@\n-# algo", gone),
+    ]
+    emptied = make_pr(2, "[trainer] chore: drop the algo configs", files=folder)
+    context = Context(profile=verl_profile, week=(emptied,), earlier=())
+    rules = [r.rule for r in breaking.DETECTOR.detect([emptied], context)]
+    assert "removed_config_key" not in rules
