@@ -258,6 +258,9 @@ class ConfigFiles:
 
     sources: list[FileSettings]
     generated: list[FileSettings]
+    # the patches of the PR's other files (not generated), read only to tell a default the
+    # generated copy changes alone (a stale copy regenerated) from one the PR really changes
+    patches: tuple[str, ...] = ()
 
     def judged(self) -> list[FileSettings]:
         """Where a name's presence is decided: config classes, and the generated (composed)
@@ -330,6 +333,8 @@ def config_changes(files: ConfigFiles) -> list[SettingChange]:
 
     for file in everything:
         for found in _default_changes(file.removed, file.added):
+            if file in files.generated and not _changed_elsewhere(found.old, files):
+                continue  # the generated copy catches up with a default changed before
             value = found.new.value if found.new else ""
             keep(found, ("default", found.old.name, found.old.value, value))
     for old in removed:
@@ -344,6 +349,15 @@ def config_changes(files: ConfigFiles) -> list[SettingChange]:
     return changes
 
 
+def _changed_elsewhere(setting: Setting, files: ConfigFiles) -> bool:
+    """Whether a changed line of a source config or of another file of the PR names
+    `setting`: where its new default comes from."""
+    if any(setting.name in _names([*f.removed, *f.added]) for f in files.sources):
+        return True
+    word = re.compile(rf"^[-+].*\b{re.escape(setting.name)}\b", re.MULTILINE)
+    return any(word.search(patch) for patch in files.patches)
+
+
 def read_configs(
     pr: PullRequest,
     profile: RepoProfile,
@@ -352,10 +366,13 @@ def read_configs(
     """The PR's config files (deleted ones too: their keys are gone) as settings."""
     sources: list[FileSettings] = []
     generated: list[FileSettings] = []
+    patches: list[str] = []
     for change in pr.files:
         if not profile.is_config_definition(change.path) or change.status == FileStatus.RENAMED:
+            if change.patch and not profile.is_generated(change.path):
+                patches.append(change.patch)
             continue
         removed, added = settings_of(change, parsed(change))
         found = FileSettings(change.path, removed, added)
         (generated if profile.is_generated(change.path) else sources).append(found)
-    return ConfigFiles(sources, generated)
+    return ConfigFiles(sources, generated, tuple(patches))

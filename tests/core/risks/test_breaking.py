@@ -698,3 +698,40 @@ def test_a_deleted_config_file_outside_an_emptied_directory_still_loses_its_keys
     context = Context(profile=verl_profile, week=(emptied,), earlier=())
     rules = [r.rule for r in breaking.DETECTOR.detect([emptied], context)]
     assert "removed_config_key" not in rules
+
+
+def test_a_default_only_the_generated_config_changes_is_a_stale_copy_caught_up() -> None:
+    """verl-omni 2026-W34 #363 (adapt rollout to vllm-omni 0.27) regenerates
+    `_generated_omni_trainer.yaml`, whose `adv_estimator: dpo → grpo` no source of the PR
+    changes: the copy catches up with a default changed before, no behaviour change of #363."""
+    from pathlib import Path
+
+    from service.core.profile import load_profile
+    from service.pipeline.recorded import load_recorded
+    from tests.conftest import NOW
+
+    path = Path(__file__).parents[2] / "data" / "weeks" / "verl-project"
+    week = load_recorded(path / "verl-omni.2026-W34.json", NOW)
+    context = Context(profile=load_profile(week.repo), week=tuple(week.prs), earlier=())
+    rules = {(r.prs[0], r.rule) for r in breaking.DETECTOR.detect(week.prs, context)}
+    assert (363, "default_changed") not in rules
+
+
+def test_a_default_the_generated_config_and_a_source_change_together_is_told(
+    verl_profile: RepoProfile,
+) -> None:
+    generated = "verl/trainer/config/_generated_ppo_trainer.yaml"
+    copy = (
+        "@@ -10,3 +10,3 @@ algorithm:\n   gamma: 1.0\n-  adv_estimator: gae\n+  adv_estimator: grpo"
+    )
+    stale = make_pr(1, "[cfg] chore: regenerate", files=[change(generated, copy)])
+    context = Context(profile=verl_profile, week=(stale,), earlier=())
+    assert not list(breaking.DETECTOR.detect([stale], context))
+    source = "verl/trainer/ppo/core_algos.py"
+    code = '@@ -5,1 +5,1 @@\n-DEFAULT = "gae"  # adv_estimator\n+DEFAULT = "grpo"  # adv_estimator'
+    real = make_pr(
+        2, "[algo] feat: grpo by default", files=[change(generated, copy), change(source, code)]
+    )
+    context = Context(profile=verl_profile, week=(real,), earlier=())
+    rules = [r.rule for r in breaking.DETECTOR.detect([real], context)]
+    assert rules == ["default_changed"]
