@@ -402,7 +402,8 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons += merged_names.existing_mode_reasons(claim.text, claim.prs, evidence)
     reasons += merged_names.introduced_by_reasons(claim.text, evidence)
     reasons += merged_names.gone_module_reasons(claim.text, claim.prs, evidence)
-    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
+    point = claim.prs[0] if claim.section == "pr_points" and claim.prs else None
+    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence, point)
 
 
 def _transition_rule(claim: Claim, checker: Checker) -> list[str]:

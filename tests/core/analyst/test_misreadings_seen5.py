@@ -1,0 +1,42 @@
+"""Misreadings of the seen5 answers (verl 2026-W19 en, verl-omni 2026-W20 zh, verl-recipe
+2026-W21 zh, verl-omni 2026-W34 en), read sentence by sentence after stop 40: each test checks
+a real corpus sentence on the week's real facts, and the true variant beside it is kept."""
+
+from __future__ import annotations
+
+from tests.core.analyst.test_misreadings_sides import _reasons
+
+
+def _not_new(reasons: list[str]) -> list[str]:
+    return [r.split(" is ")[0] for r in reasons if r.startswith("not new")]
+
+
+# --- an existing name told as added ---------------------------------------------------------
+
+
+def test_a_name_old_code_imported_and_called_is_not_new() -> None:
+    # #6300's removed lines: `from verl.tools.utils.tool_registry import
+    # initialize_tools_from_config` and `tool_list = initialize_tools_from_config(…)`; the
+    # point is #6300's though it names #6189 after the verb
+    text = (
+        "Adds ToolListWrap and initialize_tools_from_config so AgentLoopWorker builds native and "
+        "function tools, letting RLHFDataset recognize function_tool when filtering overlong "
+        "prompts; it supersedes #6189."
+    )
+    reasons = _reasons("seen5", "2026-W19", "en", text, [6300, 6189])
+    assert _not_new(reasons) == ["not new: `initialize_tools_from_config`"]
+    # `ToolListWrap` is new (the removed `FunctionToolListWrap(` is another name)
+    kept = "Adds ToolListWrap so AgentLoopWorker builds native and function tools."
+    assert _not_new(_reasons("seen5", "2026-W19", "en", kept, [6300])) == []
+
+
+def test_a_class_added_on_a_base_is_the_class_the_sentence_tells_as_new() -> None:
+    # "新增基于 Mixin 的 X": X is told as added; `-class vLLMOmniColocateWorkerExtension(…)`
+    text = (
+        "#82 在 npu_utils.py 新增基于 NPUColocateWorkerMixin 的 vLLMOmniColocateWorkerExtension，"
+        "提供 sleep、wake_up 与 empty_device_cache。"
+    )
+    reasons = _reasons("seen5", "2026-W20", "zh", text, [82])
+    assert _not_new(reasons) == ["not new: `vLLMOmniColocateWorkerExtension`"]
+    kept = "#82 在 npu_utils.py 新增 NPUColocateWorkerMixin，提供 sleep 与 wake_up。"
+    assert _not_new(_reasons("seen5", "2026-W20", "zh", kept, [82])) == []
