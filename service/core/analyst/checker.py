@@ -391,7 +391,8 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
 def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     """Names told as merged that the merged change contradicts (merged_names.py): a name only
     in a stale description, new scripts of a PR that adds no file, a parameter that replaces
-    another told as added, an existing mode or definition told as added, a name told as
+    another told as added, an existing mode or definition told as added, a name told as added
+    that only the description holds, a name told as
     introduced by a PR that does not add it, a package told as still working that a PR took
     away. Quotes of the description
     do not settle these: the merged lines are the later word."""
@@ -403,6 +404,7 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons += merged_names.introduced_by_reasons(claim.text, evidence)
     reasons += merged_names.gone_module_reasons(claim.text, claim.prs, evidence)
     point = claim.prs[0] if claim.section == "pr_points" and claim.prs else None
+    reasons += merged_names.described_only_reasons(claim.text, claim.prs, evidence, point)
     return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence, point)
 
 

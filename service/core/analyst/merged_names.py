@@ -19,7 +19,10 @@ paths) when GitHub gave every changed file's patch:
 - an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
   name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`), or, a
   code-spelled name, imports or calls (`from m import f`, `f(x)`): the name was there before
-  the PR, which changes or moves it.
+  the PR, which changes or moves it;
+- a plan told as merged: the sentence says a PR adds a code-spelled name (no key path) that the
+  PR's description names and its whole merged change does not: a squash merge's body lists
+  commits and plans whose changes may be gone from what merged.
 """
 
 from __future__ import annotations
@@ -344,6 +347,27 @@ def existing_reasons(
                 "(it existed before; the PR changes or moves it)"
             )
     return reasons
+
+
+def described_only_reasons(
+    text: str, cited: Sequence[int], evidence: PeriodEvidence, point: int | None = None
+) -> list[str]:
+    """A name told as added that is in the description of the PR it is said of and nowhere in
+    that PR's merged change (every patch given): a plan or a dropped commit, not merged code."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for position, name in _added_names(text):
+        lowered = name.lower()
+        if not _code_name(name) or "." in name:
+            continue
+        for e in _said_of(position, text, prs, point):
+            merged = merged_text(evidence, e.number)
+            if merged is not None and lowered in e.text and lowered not in merged:
+                reasons.append(
+                    f"not merged: `{name}` is in #{e.number}'s description but nowhere in its "
+                    "merged change (a plan or a commit the squash left out)"
+                )
+    return list(dict.fromkeys(reasons))
 
 
 # "X 是 #3465 引入的", "X，由 #3465 新增", "X, introduced by #3465", "X (added in #3465)"

@@ -40,3 +40,22 @@ def test_a_class_added_on_a_base_is_the_class_the_sentence_tells_as_new() -> Non
     assert _not_new(reasons) == ["not new: `vLLMOmniColocateWorkerExtension`"]
     kept = "#82 在 npu_utils.py 新增 NPUColocateWorkerMixin，提供 sleep 与 wake_up。"
     assert _not_new(_reasons("seen5", "2026-W20", "zh", kept, [82])) == []
+
+
+# --- a squash merge's plan told as merged code ----------------------------------------------
+
+
+def test_a_name_only_the_description_holds_is_not_merged_code() -> None:
+    # #58's body lists "SDEWindowScheduler hierarchy … in sde_window_scheduler.py" among its
+    # key additions; later commits removed it and the merged change has no such name
+    text = (
+        "#58 引入 SDEWindowScheduler 层级以区分 FlowGRPO 与 MixGRPO 的窗口策略，并为 "
+        "DiffusionRolloutAlgoConfig 加入 fail-fast 校验。"
+    )
+    reasons = _reasons("seen5", "2026-W20", "zh", text, [58])
+    assert [r.split(" is ")[0] for r in reasons if r.startswith("not merged")] == [
+        "not merged: `SDEWindowScheduler`"
+    ]
+    # `sample_strategy` is in the body and on the merged lines
+    kept = "#58 新增 sample_strategy 配置，并为 DiffusionRolloutAlgoConfig 加入 fail-fast 校验。"
+    assert [r for r in _reasons("seen5", "2026-W20", "zh", kept, [58]) if "merged" in r] == []
