@@ -59,3 +59,42 @@ def test_a_name_only_the_description_holds_is_not_merged_code() -> None:
     # `sample_strategy` is in the body and on the merged lines
     kept = "#58 新增 sample_strategy 配置，并为 DiffusionRolloutAlgoConfig 加入 fail-fast 校验。"
     assert [r for r in _reasons("seen5", "2026-W20", "zh", kept, [58]) if "merged" in r] == []
+
+
+# --- a PR point's words are said of its own PR ----------------------------------------------
+
+
+def test_a_value_in_a_point_before_any_pr_number_is_said_of_the_points_pr() -> None:
+    # the point of #6265 names the issues it fixes after the value: the value is #6265's
+    text = (
+        "Besides repointing reward_manager._target_ from "
+        "verl.workers.config.reward_model.RewardManagerConfig to "
+        "verl.workers.config.reward.RewardManagerConfig, it fixes #6226 and #6258 and makes "
+        "RewardModelManager use rollout consistently."
+    )
+    assert _reasons("seen5", "2026-W19", "en", text, [6265, 6226, 6258]) == []
+    # said of #6226 by name, the value is still not #6226's
+    wrong = text.replace("Besides repointing", "#6226 repoints").replace(
+        ", it fixes #6226 and #6258 and", " and"
+    )
+    reasons = _reasons("seen5", "2026-W19", "en", wrong, [6265, 6226, 6258])
+    assert any(r.startswith("value of reward_manager._target_") for r in reasons)
+
+
+# --- a thing of code exposed is no leak -----------------------------------------------------
+
+
+def _failures(reasons: list[str]) -> list[str]:
+    return [r for r in reasons if r.startswith("failure")]
+
+
+def test_a_hook_a_pr_exposes_is_no_leak_and_a_token_it_exposes_is() -> None:
+    text = (
+        "Reward handling saw a cluster of work: #6265 fixes both #6226 and #6258, #6228 scores "
+        "multi-output trajectories in async reward scoring, and #6242 exposes an overridable RM "
+        "score assembly hook."
+    )
+    prs = [6265, 6226, 6258, 6228, 6242]
+    assert _failures(_reasons("seen5", "2026-W19", "en", text, prs)) == []
+    for leak in ("#6242 exposes the API token in its logs.", "#6242 exposes secrets via a hook."):
+        assert _failures(_reasons("seen5", "2026-W19", "en", leak, [6242])) == ["failure: exposes"]
