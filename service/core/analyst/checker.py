@@ -388,10 +388,16 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
+def _point(claim: Claim) -> int | None:
+    """The PR a PR point is about (its first PR): its words need not name it."""
+    return claim.prs[0] if claim.section == "pr_points" and claim.prs else None
+
+
 def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     """Names told as merged that the merged change contradicts (merged_names.py): a name only
     in a stale description, new scripts of a PR that adds no file, a parameter that replaces
-    another told as added, an existing mode or definition told as added, a name told as
+    another told as added, an existing mode or definition told as added, a name told as added
+    that only the description holds, a name told as
     introduced by a PR that does not add it, a package told as still working that a PR took
     away. Quotes of the description
     do not settle these: the merged lines are the later word."""
@@ -402,7 +408,9 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
     reasons += merged_names.existing_mode_reasons(claim.text, claim.prs, evidence)
     reasons += merged_names.introduced_by_reasons(claim.text, evidence)
     reasons += merged_names.gone_module_reasons(claim.text, claim.prs, evidence)
-    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence)
+    point = _point(claim)
+    reasons += merged_names.described_only_reasons(claim.text, claim.prs, evidence, point)
+    return reasons + merged_names.existing_reasons(claim.text, claim.prs, evidence, point)
 
 
 def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
@@ -479,7 +487,7 @@ _SETTLED_RULES = (figure_rule.figure_reasons, _identifier_rule, _grounding_rule)
 def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     """The reasons of every rule, the word rules' settled by the sentence's quotes (when it
     has evidence) and by the value claims the parsed config changes decide."""
-    values = structure.value_claims(claim.text, claim.facts, checker.evidence)
+    values = structure.value_claims(claim.text, claim.facts, checker.evidence, _point(claim))
     usable = quote_places.grounding_quotes(claim.text, claim.quotes)
     found = quoted.quoted(usable) if claim.quotes else None
     reasons: list[str] = []
@@ -537,7 +545,8 @@ def grounds(draft: Draft, checker: Checker) -> list[str]:
     quotes = find_quotes(checker.quotes, draft.evidence, draft.prs)
     out = [q.shown() for q in quotes if q.found]
     facts = tuple(f for f in (checker.facts.pr(n) for n in draft.prs) if f is not None)
-    values = structure.value_claims(draft.text, facts, checker.evidence)
+    point = draft.prs[0] if draft.section == "pr_points" and draft.prs else None
+    values = structure.value_claims(draft.text, facts, checker.evidence, point)
     return out + [f"value of {c.key}: {c.grounds}" for c in values if c.ok]
 
 

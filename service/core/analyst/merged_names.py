@@ -17,8 +17,12 @@ paths) when GitHub gave every changed file's patch:
 - a package told as still working ("imports … keep working") whose `__init__.py` a cited PR
   removes or moves, leaving no changed file in its folder;
 - an existing definition told as new: the sentence says a PR adds (新增, introduces, gains) a
-  name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`): the name
-  was there before the PR, which changes or moves it.
+  name that a removed line of that PR defines (`def f(`, `class C`, `key:`, `name =`), or, a
+  code-spelled name, imports or calls (`from m import f`, `f(x)`): the name was there before
+  the PR, which changes or moves it;
+- a plan told as merged: the sentence says a PR adds a code-spelled name (no key path) that the
+  PR's description names and its whole merged change does not: a squash merge's body lists
+  commits and plans whose changes may be gone from what merged.
 """
 
 from __future__ import annotations
@@ -44,9 +48,12 @@ _ADD_VERB = re.compile(
     r"|重新(?:加入|添加|引入|新增)",
     re.IGNORECASE,
 )
-# between the names of a list after the verb: "x, y and a z(…) method", "x 与 y"
+# between the names of a list after the verb: "x, y and a z(…) method", "x 与 y"; a "based
+# on" before the name ("新增基于 Mixin 的 X": X is what is added)
 _LIST_GLUE = re.compile(
-    r"(?:\s|`|,|，|、|与|和|及|以及|\band\b|\ba\b|\ban\b|\bthe\b|\bnew\b)*", re.IGNORECASE
+    r"(?:\s|`|,|，|、|与|和|及|以及|\band\b|\ba\b|\ban\b|\bthe\b|\bnew\b"
+    r"|基于\s*`?[\w.]+`?\s*的)*",
+    re.IGNORECASE,
 )
 # a name of the list: code-spelled, quoted as code, or called (`to(device)`)
 _LIST_NAME = re.compile(r"(?P<tick>`)?(?P<name>[A-Za-z_]\w*)(?P<call>\([^()\n]{0,60}\))?`?")
@@ -178,13 +185,35 @@ def _defines(name: str, lines: Sequence[str]) -> bool:
     return any(pattern.search(line) for line in lines)
 
 
-def _said_of(position: int, text: str, cited: Sequence[PREvidence]) -> list[PREvidence]:
-    """The PRs the words at `position` are said of: the last PR named before them, or every
-    cited PR when none is."""
+def _used_before(name: str, lines: Sequence[str]) -> bool:
+    """A removed line imports `name` (`from m import a, name`) or calls it (`name(`): old code
+    used it, so it was there before the PR. Code-spelled names only (`to(` is any method)."""
+    if not _code_name(name):
+        return False
+    pattern = re.compile(
+        rf"^\s*from\s+[\w.]+\s+import\s+(?:.*[\s,(])?{re.escape(name)}\b"
+        rf"|(?<![\w.]){re.escape(name)}\("
+    )
+    return any(pattern.search(line) for line in lines)
+
+
+def _existed(name: str, removed: Sequence[str]) -> bool:
+    """The PR's removed lines define, import or call `name`: it existed before the PR."""
+    return _defines(name, removed) or _used_before(name, removed)
+
+
+def _said_of(
+    position: int, text: str, cited: Sequence[PREvidence], point: int | None = None
+) -> list[PREvidence]:
+    """The PRs the words at `position` are said of: the last PR named before them, else the
+    PR a point is about (`point`: a PR point's sentence needs not name its own PR), else every
+    cited PR."""
     spans = [s for s in claims.pr_spans(text) if s[1] <= position]
     numbers = {e.number: e for e in cited}
     if spans and spans[-1][2] in numbers:
         return [numbers[spans[-1][2]]]
+    if point in numbers:
+        return [numbers[point]]
     return list(cited)
 
 
@@ -302,19 +331,43 @@ def existing_mode_reasons(text: str, cited: Sequence[int], evidence: PeriodEvide
     return list(dict.fromkeys(reasons))
 
 
-def existing_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
-    """A name told as added that a removed line of the PR defines (it existed before)."""
+def existing_reasons(
+    text: str, cited: Sequence[int], evidence: PeriodEvidence, point: int | None = None
+) -> list[str]:
+    """A name told as added that a removed line of the PR defines, imports or calls (it
+    existed before); `point`: the PR a PR point is about."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons = []
     for position, name in _added_names(text):
-        said = _said_of(position, text, prs)
-        if said and all(_defines(name, e.changed[0]) for e in said):
+        said = _said_of(position, text, prs, point)
+        if said and all(_existed(name, e.changed[0]) for e in said):
             numbers = ", ".join(f"#{e.number}" for e in said)
             reasons.append(
-                f"not new: `{name}` is defined on a removed line of {numbers} "
+                f"not new: `{name}` is defined or used on a removed line of {numbers} "
                 "(it existed before; the PR changes or moves it)"
             )
     return reasons
+
+
+def described_only_reasons(
+    text: str, cited: Sequence[int], evidence: PeriodEvidence, point: int | None = None
+) -> list[str]:
+    """A name told as added that is in the description of the PR it is said of and nowhere in
+    that PR's merged change (every patch given): a plan or a dropped commit, not merged code."""
+    prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
+    reasons = []
+    for position, name in _added_names(text):
+        lowered = name.lower()
+        if not _code_name(name) or "." in name:
+            continue
+        for e in _said_of(position, text, prs, point):
+            merged = merged_text(evidence, e.number)
+            if merged is not None and lowered in e.text and lowered not in merged:
+                reasons.append(
+                    f"not merged: `{name}` is in #{e.number}'s description but nowhere in its "
+                    "merged change (a plan or a commit the squash left out)"
+                )
+    return list(dict.fromkeys(reasons))
 
 
 # "X 是 #3465 引入的", "X，由 #3465 新增", "X, introduced by #3465", "X (added in #3465)"

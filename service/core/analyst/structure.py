@@ -390,12 +390,13 @@ _JOINED = re.compile(r"^\s*(?:,|，|、|\band\b|与|和|及|以及)\s*$", re.IGN
 _RELATIVE = re.compile(r"\s*[,，]?\s*(?:which|that|whose|它|其)\b", re.IGNORECASE)
 
 
-def _subjects(text: str, start: int, cited: Sequence[int]) -> list[int]:
+def _subjects(text: str, start: int, cited: Sequence[int], point: int | None) -> list[int]:
     """The PRs a claim at `start` is said of: the last PR named before it, with the PRs joined
-    to it as one subject ("#A and #B set x to 2": both); none named before it: every PR."""
+    to it as one subject ("#A and #B set x to 2": both); none named before it: the PR a PR
+    point is about (`point`), else every PR."""
     spans = [s for s in claims.pr_spans(text) if s[2] in cited and s[1] <= start]
     if not spans:
-        return list(cited)
+        return [point] if point is not None and point in cited else list(cited)
     group = [spans[-1]]
     if _RELATIVE.match(text, spans[-1][1]):  # "#A and #B, which changes x": #B alone
         return [spans[-1][2]]
@@ -417,9 +418,12 @@ def _not_of_each(name: str, subjects: list[int], found: list[Setting]) -> str:
     return f"value of {name}: said of {said}, which does not change it (the data: {others})"
 
 
-def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) -> list[ValueClaim]:
+def value_claims(
+    text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence, point: int | None = None
+) -> list[ValueClaim]:
     """Each value or default claim of `text` about a key the cited PRs change, judged; a claim
-    said of several PRs (or of one of several the sentence joins) must be true of each."""
+    said of several PRs (or of one of several the sentence joins) must be true of each; a PR
+    point's words before any PR number are said of its own PR (`point`)."""
     known = settings(prs, evidence)
     cited = [p.number for p in prs]
     out: list[ValueClaim] = []
@@ -440,7 +444,7 @@ def value_claims(text: str, prs: Sequence[PRFacts], evidence: PeriodEvidence) ->
         if value(new) in keys:
             continue  # "return_dict 改为 reward_for_val": a name replaced, not a value
         verbs = text[max(0, start - VERB_REACH) : end] + _window(text, end).split(new, 1)[0]
-        subjects = _subjects(text, start, cited)
+        subjects = _subjects(text, start, cited, point)
         if len(cited) > 1 and (why := _not_of_each(name, subjects, found)):
             out.append(ValueClaim(name, old, new, start, end + WINDOW, "", why))
             continue

@@ -89,7 +89,7 @@ def test_each_name_of_the_added_list_is_read() -> None:
     # `ToolListWrap` is new (a rename); `-def initialize_tools_from_config(tools_config_file):`
     reasons = check("seen", "2026-W19.zh", "新增 `ToolListWrap` 与 `initialize_tools_from_config`")
     assert [r for r in reasons if r.startswith("not new")] == [
-        "not new: `initialize_tools_from_config` is defined on a removed line of #6300 "
+        "not new: `initialize_tools_from_config` is defined or used on a removed line of #6300 "
         "(it existed before; the PR changes or moves it)"
     ]
 

@@ -19,7 +19,7 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
     ("seen5", "adversarial"): (0.91, 32),
-    ("seen5", "answers"): (0.91, 16),
+    ("seen5", "answers"): (0.93, 12),
     ("seen6", "adversarial"): (0.66, 3),
     ("seen6", "answers"): (1.0, 3),
     ("seen", "adversarial"): (0.95, 4),
@@ -29,7 +29,7 @@ FLOORS = {
     ("seen3", "adversarial"): (0.9, 12),
     ("seen3", "answers"): (0.97, 4),
     ("seen4", "adversarial"): (0.91, 5),
-    ("seen4", "answers"): (0.97, 8),
+    ("seen4", "answers"): (0.97, 7),
     ("tune", "adversarial"): (1.0, 2),
     ("tune", "answers"): (0.98, 2),
     ("tune2", "adversarial"): (0.86, 6),
@@ -41,7 +41,7 @@ FLOORS = {
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("seen5", "adversarial"): (0.96, 4),
-    ("seen5", "answers"): (0.95, 12),
+    ("seen5", "answers"): (0.96, 10),
     ("seen6", "adversarial"): (0.66, 1),
     ("seen6", "answers"): (1.0, 1),
     ("seen", "adversarial"): (0.91, 0),
