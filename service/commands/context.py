@@ -251,6 +251,7 @@ class CachedReader:
         weeks = self.list_periods(repo, language)
         if not weeks:
             return None
+        # the store lists labels (its keys): the newest is read into its Period here, once
         return self.get_digest(repo, Period.of_label(weeks[0], self.timezone), language)
 
     def invalidate(self, repo: str, period: Period | None = None) -> None:
