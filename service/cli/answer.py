@@ -75,7 +75,6 @@ def answer_text(
     from service import wiring
     from service.commands.answer import AnswerKind, Caller, answer
     from service.commands.kinds import Said
-    from service.core.models import Period
     from service.pipeline.jobs import build_scope
     from service.render.text import render_answer_text
 
@@ -98,9 +97,8 @@ def answer_text(
         # an unknown module, a PR in no digest (and not on GitHub, when it was asked): one
         # line, exit 2
         raise catalog_error(result.key, result.params)
-    if result.period and result.period != digest.period:
-        answered = Period.of_label(result.period, window.timezone)
-        digest = pipeline.store.get_digest(repo, answered, lang) or digest
+    if result.period is not None and result.period.label != digest.period:
+        digest = pipeline.store.get_digest(repo, result.period, lang) or digest
     return render_answer_text(result, lang, digest)
 
 

@@ -19,6 +19,7 @@ from service.commands.grammar import Command, CommandError, normalize_week
 from service.commands.periods import normalize_period
 from service.commands.registry import VERBS, card_buttons
 from service.commands.verbs import CardButton
+from service.core.models import Period
 
 # characters of a filter kept as they are in a value (the rest is percent-encoded)
 FILTER_SAFE = " :,/*.-_"
@@ -26,16 +27,17 @@ FILTER_SAFE = " :,/*.-_"
 _OLD_VERB, _OLD_PERIOD = "action", "week"
 
 
-def encode(verb: str, repo: str, period: str, filter_text: str = "") -> dict[str, str]:
+def encode(verb: str, repo: str, period: Period, filter_text: str = "") -> dict[str, str]:
     """The value of a button that stands for `verb` on `repo`'s `period` (with a filtered card's
-    filter, so its button answers about what the card shows)."""
-    value = {"verb": verb, "repo": repo, "period": period}
+    filter, so its button answers about what the card shows): the period by its label, which
+    `decode` gives back as the command's period (resolved by the engine, in its timezone)."""
+    value = {"verb": verb, "repo": repo, "period": period.label}
     if filter_text:  # user text, percent-encoded even in a value
         value["filter"] = quote(filter_text, safe=FILTER_SAFE)
     return value
 
 
-def encode_text(verb: str, repo: str, period: str, filter_text: str = "") -> str:
+def encode_text(verb: str, repo: str, period: Period, filter_text: str = "") -> str:
     """`encode` as the JSON text a Slack button's `value` is (no `&`, `<` or `>` in it: Slack's
     control characters)."""
     return as_text(encode(verb, repo, period, filter_text))
@@ -48,7 +50,7 @@ def as_text(value: Mapping[str, str]) -> str:
 
 
 def card_values(
-    repo: str, period: str, filter_text: str = ""
+    repo: str, period: Period, filter_text: str = ""
 ) -> list[tuple[str, CardButton, dict[str, str]]]:
     """Every verb a digest's card shows as a button (the registry's order), its button and the
     value it sends back; a filtered button carries the card's `filter_text`. Each platform's

@@ -251,11 +251,13 @@ class CachedReader:
         weeks = self.list_periods(repo, language)
         if not weeks:
             return None
+        # the store lists labels (its keys): the newest is read into its Period here, once
         return self.get_digest(repo, Period.of_label(weeks[0], self.timezone), language)
 
-    def invalidate(self, repo: str, period: str | None = None) -> None:
+    def invalidate(self, repo: str, period: Period | None = None) -> None:
         """Forget `repo` (one period, or all of it) so the next answer reads the store."""
-        self._digests.forget(lambda k: k[0] == repo and period in (None, k[1]))
+        label = period.label if period is not None else None  # the cache's key, as the store's
+        self._digests.forget(lambda k: k[0] == repo and label in (None, k[1]))
         self._weeks.forget(lambda k: k[0] == repo)
 
 
@@ -350,6 +352,7 @@ class Regenerations:
     """Regenerate's in-process gate: one run per (repo, period) at a time, and a per-user rate."""
 
     interval: timedelta = REGENERATE_INTERVAL
+    # the (repo, period label) pairs being rebuilt: a label is the period's key, as in the store
     _running: set[tuple[str, str]] = field(default_factory=set)
     _last: dict[str, datetime] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -362,23 +365,23 @@ class Regenerations:
             return 0
         return max(math.ceil((self.interval - (now - last)).total_seconds()), 1)
 
-    def try_start(self, user: str, repo: str, period: str, now: datetime) -> bool:
+    def try_start(self, user: str, repo: str, period: Period, now: datetime) -> bool:
         """Claim (repo, period); False when a regenerate of it is already running."""
         with self._lock:
-            if (repo, period) in self._running:
+            if (repo, period.label) in self._running:
                 return False
-            self._running.add((repo, period))
+            self._running.add((repo, period.label))
             self._last[user] = now
             return True
 
-    def finish(self, repo: str, period: str) -> None:
+    def finish(self, repo: str, period: Period) -> None:
         """Release (repo, period) once the rebuild ended, however it ended."""
         with self._lock:
-            self._running.discard((repo, period))
+            self._running.discard((repo, period.label))
 
-    def is_running(self, repo: str, period: str) -> bool:
+    def is_running(self, repo: str, period: Period) -> bool:
         with self._lock:
-            return (repo, period) in self._running
+            return (repo, period.label) in self._running
 
 
 @dataclass
@@ -481,7 +484,7 @@ class EngineContext:
                 return found
         return self.language
 
-    def forget(self, repo: str, period: str) -> None:
+    def forget(self, repo: str, period: Period) -> None:
         """After a rebuild: drop the cached digest (when the reader caches) of (repo, period)."""
         if isinstance(self.reader, CachedReader):
             self.reader.invalidate(repo, period)

@@ -110,7 +110,8 @@ class CommandFlow:
                 "via": via,
                 "outcome": str(reply.kind),
                 "repo": reply.repo,
-                "week": reply.period,  # the log's key, as before the rename
+                # the log's key, as before the rename: the period's label ("" for none)
+                "week": reply.period.label if reply.period else "",
             },
         )
 
@@ -129,16 +130,13 @@ class CommandFlow:
     def run_regenerate(self, started: Answer, requested_by: str, talk: Conversation) -> None:
         """The heavy part of regenerate, after the acknowledgement; its outcome comes later."""
         repo, period = started.repo, started.period
+        assert period is not None  # noqa: S101 - a started regenerate names its period
         try:
             if self.regenerate is None:
                 done = regenerate_failed(repo, period, None)
             else:
-                # the started answer carries its period's label (answers are labels until they
-                # carry a Period): read once, in the engine's timezone the verb resolved it in
-                window = Period.of_label(period, self.engine.timezone)
-                done = answer_regenerated(
-                    self.regenerate(repo, window, requested_by=requested_by), self.engine
-                )
+                rebuilt = self.regenerate(repo, period, requested_by=requested_by)
+                done = answer_regenerated(rebuilt, self.engine)
         except ServiceError as exc:
             done = regenerate_failed(repo, period, exc)
         finally:
@@ -148,7 +146,7 @@ class CommandFlow:
         logger.info(
             "chat regenerate %s %s by %s: %s",
             repo,
-            period,
+            period.label,
             requested_by,
             str(done.kind),
             extra={"platform": self.platform, "user": requested_by, "outcome": str(done.kind)},

@@ -21,6 +21,7 @@ from service.core.models import (
     AnalysisItem,
     Digest,
     Discussion,
+    Period,
     PullRequest,
     Relation,
     Risk,
@@ -97,8 +98,9 @@ class AnswerBase(BaseModel):
     language: str = ""
     public: bool = False
     repo: str = ""
-    # the label of the period the answer is about (a week's, a month's, a range's)
-    period: str = ""
+    # the period the answer is about (a week, a month, a range), as the engine resolved it or
+    # the digest told it; None for none (help, an error, a PR as GitHub has it now)
+    period: Period | None = None
     report_url: str = ""
     # the filter the answer applies, in the grammar (`module:rollout severity:high`)
     filter: str = ""
@@ -118,11 +120,16 @@ class AnswerBase(BaseModel):
         kept = self._renderings
         if kept is None:
             return render()
-        envelope = (self.kind, self.language, self.public, self.repo, self.period)
+        envelope = (self.kind, self.language, self.public, self.repo, self._period_key())
         key = (target, lang, *envelope, self.report_url, self.filter, tuple(self.repos))
         if key not in kept:  # two threads at once: the same message, twice
             kept[key] = render()
         return cast(R, kept[key])
+
+    def _period_key(self) -> tuple[str, str] | None:
+        """The period as part of a renderings key (a Period is a value, not hashable)."""
+        period = self.period
+        return None if period is None else (period.kind, period.label)
 
 
 class Said(AnswerBase):

@@ -21,8 +21,10 @@ def usage_of(verb: str | None) -> list[str]:
     return [f"cmd.usage.{verb}"] if verb else []
 
 
-def report_url(ctx: EngineContext, repo: str, period: str) -> str:
-    return ctx.report_url(repo, period) if ctx.report_url and period else ""
+def report_url(ctx: EngineContext, repo: str, period: Period | None) -> str:
+    """The URL of `repo`'s report of `period` ("" for none, or where reports are not served):
+    a URL names the period by its label."""
+    return ctx.report_url(repo, period.label) if ctx.report_url and period else ""
 
 
 def stored_periods(ctx: EngineContext, repo: str) -> list[Period]:
@@ -47,7 +49,7 @@ def load(
     label = period.label if period is not None else ""
     return NoDigestAnswer(
         repo=repo,
-        period=label,
+        period=period,
         weeks=weeks[:5],
         key="cmd.answer.no_digest_week" if period else "cmd.answer.no_digest",
         params={"repo": repo, "week": label},
@@ -119,20 +121,21 @@ def apply_filter(
     narrowed = narrow_digest(digest, flt, previous)
     if narrowed.prs:
         return narrowed
+    told = digest.window
     return NoMatchAnswer(
         repo=repo,
-        period=digest.period,
+        period=told,
         filter=narrowed.filter,
         key="cmd.answer.no_match",
-        params={"repo": repo, "week": digest.period, "filter": narrowed.filter},
+        params={"repo": repo, "week": told.label, "filter": narrowed.filter},
         public=command.public,
-        report_url=report_url(ctx, repo, digest.period),
+        report_url=report_url(ctx, repo, told),
     )
 
 
 class Envelope(TypedDict):
     repo: str
-    period: str
+    period: Period
     public: bool
     report_url: str
     filter: str
@@ -140,11 +143,12 @@ class Envelope(TypedDict):
 
 def envelope(command: Command, ctx: EngineContext, repo: str, digest: Digest) -> Envelope:
     """Where a digest's answer is about, to whom it is shown and the report it links."""
+    told = digest.window
     return Envelope(
         repo=repo,
-        period=digest.period,
+        period=told,
         public=command.public,
-        report_url=report_url(ctx, repo, digest.period),
+        report_url=report_url(ctx, repo, told),
         filter=digest.filter,
     )
 

@@ -18,7 +18,6 @@ from markupsafe import Markup
 from service import __version__
 from service.core.models import Period, PeriodKind
 from service.core.narrative import STEP_KEY
-from service.core.periods import kind_of
 from service.core.periods.kinds import date_words
 from service.core.scope import family_name, pr_anchor, pr_ref, short_name
 from service.errors import InputError
@@ -181,6 +180,7 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         truncate_text=escape.truncate,
         tojson=_tojson,
         period_label=period_label,
+        label=label_of,
         date=format_date,
         signed=signed,
         number=format_number,
@@ -223,15 +223,25 @@ def _moves(digest: Any) -> list[tuple[list[str], str]]:
     return [(digest.moved_from, digest.repo)] if digest.moved_from else []
 
 
-def period_label(label: str, lang: str) -> str:
-    """A period's label as its kind's title in the catalog's words (`2026-W04` → 2026 年第 4 周,
-    Week 4 of 2026; `2026-01` → January 2026; Period.title); anything that is no period's
-    label as is."""
+def period_label(period: Period | str | None, lang: str) -> str:
+    """A period as its kind's title in the catalog's words (`2026-W04` → 2026 年第 4 周,
+    Week 4 of 2026; `2026-01` → January 2026; Period.title). A label (a stored digest's, a
+    listed report's) is read as its period first; anything that is no period's label is
+    shown as is, and no period ("" or None) as ""."""
+    if isinstance(period, Period):
+        return period.title(translator(lang))
+    if not period:
+        return ""
     try:
-        period = Period.of_label(label, TITLE_TIMEZONE)
+        read = Period.of_label(period, TITLE_TIMEZONE)
     except InputError:
-        return label
-    return period.title(translator(lang))
+        return period
+    return read.title(translator(lang))
+
+
+def label_of(period: Period | None) -> str:
+    """A period's label, where a sentence names it by its label (`2026-W04`); "" for none."""
+    return period.label if period is not None else ""
 
 
 def format_date(value: date | datetime, lang: str, style: str = "long") -> str:
@@ -260,10 +270,9 @@ def translator(lang: str, kind: str = WEEK) -> Translator:
     return Translator(lang, kind_catalog(str(templates_dir() / "strings"), lang, kind))
 
 
-def kind_told(label: str | None) -> str:
-    """The kind of the period `label` names, as its words are chosen (`week` for no label, a
-    relative word or anything else: the week's sentences)."""
-    return (kind_of(label) if label else None) or WEEK
+def kind_told(period: Period | None) -> str:
+    """The kind of `period`, as its words are chosen (`week` for none: the week's sentences)."""
+    return period.kind if period is not None else WEEK
 
 
 def render(template: str, lang: str, **context: Any) -> str:

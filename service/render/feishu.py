@@ -36,7 +36,7 @@ from service.render.card_sizes import (
     TOP_MODULES,
     TOP_PRS,
 )
-from service.render.environment import WEEK, environment, kind_told, translator
+from service.render.environment import WEEK, environment, kind_told, label_of, translator
 from service.render.feishu_limits import Via, fit_feishu
 from service.render.limits import FEISHU
 from service.render.speaker import Speaker, Target
@@ -176,7 +176,7 @@ def card_actions(digest: Digest) -> list[dict[str, Any]]:
     its style and the `value` object it sends back in card.action.trigger."""
     return [
         {"verb": verb, "style": button.style, "value": value}
-        for verb, button, value in buttons.card_values(digest.repo, digest.period, digest.filter)
+        for verb, button, value in buttons.card_values(digest.repo, digest.window, digest.filter)
     ]
 
 
@@ -224,7 +224,7 @@ def _answer_title(tr: Translator, answer: Answer) -> str:
     return tr.t(
         key if tr.has(key) else "feishu.answer.title.default",
         repo=answer.repo or "-",
-        week=answer.period or "-",
+        week=label_of(answer.period) or "-",
         count=len(answer.prs) if isinstance(answer, TopAnswer) else 0,
     )
 

@@ -41,7 +41,7 @@ from service.render.card_sizes import (
     TOP_PRS,
     TOP_RISKS,
 )
-from service.render.environment import WEEK, environment, kind_told, translator
+from service.render.environment import WEEK, environment, kind_told, label_of, translator
 from service.render.limits import SLACK, SlackMessage, fit_slack
 from service.render.speaker import Speaker, Target
 from service.render.speaking.naming import named_by_family
@@ -230,7 +230,7 @@ def card_actions(digest: Digest) -> list[dict[str, str]]:
             "style": "" if button.style == "default" else button.style,
             "value": buttons.as_text(value),
         }
-        for verb, button, value in buttons.card_values(digest.repo, digest.period, digest.filter)
+        for verb, button, value in buttons.card_values(digest.repo, digest.window, digest.filter)
     ]
 
 
@@ -267,7 +267,7 @@ def _risks(answer: RisksAnswer, tr: Translator) -> SlackMessage:
     if not answer.risks:
         severity = tr.t(f"cmd.severity.{answer.severity.value}") if answer.severity else ""
         key = "cmd.answer.no_risks_severity" if severity else "cmd.answer.no_risks"
-        empty = tr.t(key, repo=answer.repo, week=answer.period, severity=severity)
+        empty = tr.t(key, repo=answer.repo, week=label_of(answer.period), severity=severity)
     return _render(
         "slack/risks.json.j2",
         tr,

@@ -52,7 +52,7 @@ def test_risks_without_week_answer_from_the_newest_digest(
     newest = digests["2026-W04"]
     assert reply.kind is AnswerKind.RISKS
     assert isinstance(reply, RisksAnswer)
-    assert reply.period == "2026-W04"
+    assert reply.period == newest.window  # the digest's own period, not a label
     assert len(reply.risks) == len(newest.risks)
     assert reply.public is False
     assert reply.report_url.endswith("/reports/volcengine/verl/2026-W04")
@@ -67,7 +67,7 @@ def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Dig
         for severity in Severity:
             reply = answer_text(f"risks {label} {severity.value} public", USER, make_ctx())
             assert isinstance(reply, RisksAnswer)
-            assert reply.period == label
+            assert reply.period == digest.window
             assert reply.public is True
             assert all(r.severity is severity for r in reply.risks)
             assert len(reply.risks) == sum(r.severity is severity for r in digest.risks)
@@ -75,23 +75,25 @@ def test_risks_filter_by_severity_and_week(make_ctx: Ctx, digests: dict[str, Dig
 
 def test_relative_week_resolves_in_the_timezone(make_ctx: Ctx, clock: Clock) -> None:
     clock.now = clock.now.replace(year=2026, month=1, day=28)  # inside 2026-W05
-    assert answer_text("summary last", USER, make_ctx()).period == "2026-W04"
+    last = answer_text("summary last", USER, make_ctx()).period
+    assert last is not None
+    assert last.label == "2026-W04"
     reply = answer_text("summary this", USER, make_ctx())
     assert reply.kind is AnswerKind.NO_DIGEST
     assert isinstance(reply, NoDigestAnswer)
-    assert reply.period == "2026-W05"
+    assert reply.period == period("2026-W05", "Asia/Shanghai")  # as the engine resolved it
     assert reply.weeks[0] == "2026-W04"
 
 
 def test_pr_comes_from_the_digest_that_contains_it(
     make_ctx: Ctx, digests: dict[str, Digest]
 ) -> None:
-    for label, digest in digests.items():
+    for digest in digests.values():
         pr = digest.prs[-1]
         reply = answer_text(f"pr #{pr.number}", USER, make_ctx())
         assert reply.kind is AnswerKind.PR
         assert isinstance(reply, PrAnswer)
-        assert reply.period == label
+        assert reply.period == digest.window
         assert reply.pr == pr
         assert {r.kind for r in reply.risks} == {r.kind for r in digest.risks if pr.number in r.prs}
 
@@ -227,7 +229,7 @@ def test_admin_commands_are_denied_to_others(make_ctx: Ctx, store: Store, text: 
     assert isinstance(reply, NoticeAnswer)
     assert reply.params == {"command": text.split()[0]}
     assert store.subscriptions(REPO) == []
-    assert not ctx.regenerations.is_running(REPO, "2026-W04")
+    assert not ctx.regenerations.is_running(REPO, period("2026-W04"))
 
 
 def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clock) -> None:
@@ -235,8 +237,9 @@ def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clo
     started = answer_text("regenerate", ADMIN_CALLER, ctx)
     assert started.kind is AnswerKind.REGENERATE_STARTED
     assert isinstance(started, RegenerateAnswer)
-    assert started.period == "2026-W48"  # NOW is 2026-12-02, in W49
-    assert ctx.regenerations.is_running(REPO, "2026-W48")
+    last_week = period("2026-W48", ctx.timezone)  # NOW is 2026-12-02, in W49
+    assert started.period == last_week
+    assert ctx.regenerations.is_running(REPO, last_week)
     again = answer_text("regenerate", ADMIN_CALLER, ctx)
     assert again.kind is AnswerKind.RATE_LIMITED
     assert isinstance(again, NoticeAnswer)
@@ -244,23 +247,23 @@ def test_regenerate_defaults_to_last_week_and_is_gated(make_ctx: Ctx, clock: Clo
     other = Caller(user_id="UADMIN2", platform="slack", channel="C1")
     ctx.admins = frozenset({ADMIN, other.user_id})
     assert answer_text("regenerate last", other, ctx).kind is AnswerKind.REGENERATE_BUSY
-    ctx.regenerations.finish(REPO, "2026-W48")
+    ctx.regenerations.finish(REPO, last_week)
     clock.now += REGENERATE_INTERVAL + timedelta(seconds=1)
     assert answer_text("regenerate", ADMIN_CALLER, ctx).kind is AnswerKind.REGENERATE_STARTED
 
 
-@pytest.mark.parametrize("period", ["1970-W01", "1970-01", "1970-01-01..1970-01-07"])
+@pytest.mark.parametrize("label", ["1970-W01", "1970-01", "1970-01-01..1970-01-07"])
 def test_regenerate_of_the_first_period_of_1970_is_refused_before_any_work(
-    make_ctx: Ctx, period: str
+    make_ctx: Ctx, label: str
 ) -> None:
     ctx = make_ctx()
-    reply = answer_text(f"regenerate {period}", ADMIN_CALLER, ctx)
+    reply = answer_text(f"regenerate {label}", ADMIN_CALLER, ctx)
     assert reply.kind is AnswerKind.USAGE_ERROR
     assert isinstance(reply, UsageErrorAnswer)
     assert reply.key == "cmd.error.before_time"
-    assert reply.params["value"] == period
-    assert not ctx.regenerations.is_running(REPO, period)
-    read = answer_text(f"risks {period}", USER, ctx)
+    assert reply.params["value"] == label
+    assert not ctx.regenerations.is_running(REPO, period(label, ctx.timezone))
+    read = answer_text(f"risks {label}", USER, ctx)
     assert read.kind is AnswerKind.USAGE_ERROR
     assert isinstance(read, UsageErrorAnswer)
 
@@ -338,7 +341,7 @@ def test_cached_reader_serves_parsed_digests_until_ttl_or_invalidate(
     rebuilt = digests["2026-W04"].model_copy(update={"discussion_url": "https://x.test/d"})
     store.save_digest(rebuilt)
     assert cached.get_digest(REPO, period("2026-W04"), "en") is first  # within the ttl
-    cached.invalidate(REPO, "2026-W04")
+    cached.invalidate(REPO, period("2026-W04"))
     assert cached.get_digest(REPO, period("2026-W04"), "en") == rebuilt
     store.save_digest(digests["2026-W04"])
     clock.now += DIGEST_CACHE_TTL
@@ -380,7 +383,7 @@ def test_engine_answers_the_same_through_the_cache(
     ctx = make_ctx(reader=CachedReader(store, clock, timezone=TIMEZONE))
     for text in ("risks", "pr 4280", "top 3 2026-W03", "summary 2025-W47"):
         assert answer_text(text, USER, ctx) == answer_text(text, USER, make_ctx())
-    ctx.forget(REPO, "2026-W04")
+    ctx.forget(REPO, period("2026-W04"))
 
 
 def test_live_lookups_have_a_per_user_quota_that_frees_up_with_time(

@@ -46,7 +46,7 @@ def test_the_authors_of_a_stored_week_most_prs_first(
     assert [(a.login, a.prs) for a in reply.authors] == expected(digest)
     assert reply.authors[0].prs >= 2  # someone merged more than one PR that week
     assert reply.prs == len(digest.prs)
-    assert (reply.repo, reply.period) == (REPO, "2026-W04")
+    assert (reply.repo, reply.period) == (REPO, digest.window)
     assert reply.report_url.endswith("/2026-W04")
 
 

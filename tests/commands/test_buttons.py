@@ -11,10 +11,11 @@ import pytest
 from service.commands import buttons
 from service.commands.grammar import Command
 from service.commands.parse import parse_command
+from tests.periods import period
 
 
 @pytest.mark.parametrize(
-    ("verb", "period", "filter_text"),
+    ("verb", "label", "filter_text"),
     [
         ("risks", "2026-W04", ""),
         ("risks", "2026-01", "module:rollout severity:high"),
@@ -23,11 +24,11 @@ from service.commands.parse import parse_command
     ],
 )
 def test_a_value_reads_back_as_its_command_on_both_platforms(
-    verb: str, period: str, filter_text: str
+    verb: str, label: str, filter_text: str
 ) -> None:
-    typed = parse_command(f"{verb} {period} {filter_text}")
-    feishu = buttons.encode(verb, "o/r", period, filter_text)
-    slack = buttons.encode_text(verb, "o/r", period, filter_text)
+    typed = parse_command(f"{verb} {label} {filter_text}")
+    feishu = buttons.encode(verb, "o/r", period(label), filter_text)
+    slack = buttons.encode_text(verb, "o/r", period(label), filter_text)
     assert not {"&", "<", ">"} & set(slack)  # Slack's control characters, even in user text
     for value in (feishu, slack, json.dumps(feishu)):
         back = buttons.decode(value)
@@ -84,7 +85,7 @@ def test_both_platforms_cards_carry_the_same_values() -> None:
     slack_values = [json.loads(a["value"]) for a in slack.card_actions(digest)]
     feishu_values = [a["value"] for a in feishu.card_actions(digest)]
     expected = [
-        v for _verb, _button, v in buttons.card_values(digest.repo, digest.period, digest.filter)
+        v for _verb, _button, v in buttons.card_values(digest.repo, digest.window, digest.filter)
     ]
     assert slack_values == feishu_values == expected
     assert [a["verb"] for a in slack.card_actions(digest)] == [v["verb"] for v in expected]

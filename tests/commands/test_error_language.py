@@ -164,7 +164,7 @@ def test_regenerate_failures_are_told_in_chinese(make_ctx: Ctx) -> None:
         (None, "cmd.reason.not_configured"),
     ]
     for error, key in failures:
-        reply = in_zh(regenerate_failed(REPO, "2026-W04", error))
+        reply = in_zh(regenerate_failed(REPO, period("2026-W04"), error))
         assert reply.reason is not None
         assert reply.reason.key == key
         english = [error.message] if error is not None else []

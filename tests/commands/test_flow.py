@@ -19,6 +19,7 @@ from service.store.repository import Store
 from tests.answers import as_kind
 from tests.conftest import NOW
 from tests.golden.test_surfaces import digest
+from tests.periods import period
 
 REPO = "volcengine/verl"
 WEEK = "2026-W04"
@@ -63,10 +64,10 @@ def test_an_answer_is_said_first_and_counted(engine: EngineContext) -> None:
 
 
 def test_a_rebuild_is_acknowledged_then_its_outcome_follows(engine: EngineContext) -> None:
-    asked: list[tuple[str, str, str]] = []
+    asked: list[tuple[str, Period, str]] = []
 
     def rebuild(repo: str, week: Period, *, requested_by: str) -> RunResult:
-        asked.append((repo, week.label, requested_by))
+        asked.append((repo, week, requested_by))
         return RunResult(repo=repo, period=week, outcome="ok", digest=digest(WEEK, "en"))
 
     talk = Kept()
@@ -77,8 +78,12 @@ def test_a_rebuild_is_acknowledged_then_its_outcome_follows(engine: EngineContex
         ("first", AnswerKind.REGENERATE_STARTED),
         ("later", AnswerKind.REGENERATE_DONE),
     ]
-    assert asked == [(REPO, WEEK, ADMIN)]
-    assert not engine.regenerations.is_running(REPO, WEEK)  # the gate is released
+    # the rebuild gets the Period the started answer carries (no label read again), and the
+    # outcome is about that same period
+    resolved = period(WEEK, engine.timezone)
+    assert asked == [(REPO, resolved, ADMIN)]
+    assert [a.period for _when, a in talk.said] == [resolved, resolved]
+    assert not engine.regenerations.is_running(REPO, resolved)  # the gate is released
 
 
 @pytest.mark.parametrize(
@@ -100,7 +105,8 @@ def test_a_rebuild_that_cannot_run_says_why_and_releases_the_gate(
     assert later.params == {"repo": REPO, "week": WEEK}
     assert later.reason is not None
     assert later.reason.key == reason  # worded from the catalog in the asker's language
-    assert not engine.regenerations.is_running(REPO, WEEK)
+    assert later.period == period(WEEK, engine.timezone)
+    assert not engine.regenerations.is_running(REPO, period(WEEK, engine.timezone))
 
 
 def test_a_failure_is_told_with_its_incident_id(engine: EngineContext) -> None:

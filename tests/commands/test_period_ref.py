@@ -79,4 +79,5 @@ def test_an_old_buttons_label_decodes_and_resolves(make_ctx: Ctx) -> None:
     reply = answer(command, USER, make_ctx())
     assert reply.kind is AnswerKind.RISKS
     assert isinstance(reply, RisksAnswer)
-    assert reply.period == "2026-W03"
+    assert reply.period is not None
+    assert reply.period.label == "2026-W03"

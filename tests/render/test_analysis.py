@@ -78,7 +78,7 @@ def pr_answer(digest: Digest, number: int) -> PrAnswer:
     view = written(digest)
     return PrAnswer(
         repo=digest.repo,
-        period=digest.period,
+        period=digest.window,
         pr=digest.pr(number),
         number=number,
         point=view.point(number) if view else None,

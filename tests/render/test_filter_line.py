@@ -26,7 +26,7 @@ def test_a_hostile_filter_line_is_inert_everywhere() -> None:
         card = feishu.render_digest(digest, report_url="https://r.test/x", lang="zh", via=via)
         assert feishu_problems(card) == []
         assert "过滤条件" in str(card["body"]["elements"][0])
-    answer = TopAnswer(repo="o/r", period="2026-W04", filter=HOSTILE.describe())
+    answer = TopAnswer(repo="o/r", period=digest.window, filter=HOSTILE.describe())
     assert markdown_problems(render_answer_text(answer, "en")) == []
 
 

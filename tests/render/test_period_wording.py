@@ -91,7 +91,7 @@ def test_labels_of_months_and_ranges() -> None:
 def test_answers_about_a_month_are_worded_for_it(lang: str) -> None:
     digest = digest_of("2026-01", lang)
     answer = DigestViewAnswer(
-        kind=AnswerKind.SUMMARY, repo=REPO, period=digest.period, digest=digest
+        kind=AnswerKind.SUMMARY, repo=REPO, period=digest.window, digest=digest
     )
     for card in (slack.render_answer(answer, lang), feishu.render_answer(answer, lang)):
         text = str(card)

@@ -61,12 +61,12 @@ def _stored_pr(request: Request, stored: Digest, number: int) -> Answer:
         point=view.point(number) if view else None,
         point_model=view.model if view else "",
         repo=repo,
-        period=digest.period,
+        period=digest.window,
         pr=found,
         number=number,
         risks=sorted_risks(risks),
         public=command.public,
-        report_url=report_url(ctx, repo, digest.period),
+        report_url=report_url(ctx, repo, digest.window),
         filter=digest.filter,
         discussion=found.discussion,
         relations=[r for r in digest.relations if r.pr == number][:MAX_RELATIONS],
@@ -95,7 +95,7 @@ def _member_key(command: Command, ctx: EngineContext, repo: str) -> tuple[str, i
 def _pr_outside_filter(command: Command, repo: str, digest: Digest, number: int) -> NoMatchAnswer:
     return NoMatchAnswer(
         repo=repo,
-        period=digest.period,
+        period=digest.window,
         number=number,
         filter=digest.filter,
         key="cmd.answer.pr_no_match",

@@ -10,6 +10,7 @@ from service.commands.failures import NOT_CONFIGURED_REASON, reason
 from service.commands.kinds import Answer, AnswerKind, NoticeAnswer, RegenerateAnswer, Sentence
 from service.commands.reading import report_url
 from service.commands.verbs import CardButton, Request, VerbSpec
+from service.core.models import Period
 from service.errors import ServiceError
 
 NAME = "regenerate"
@@ -17,8 +18,8 @@ NAME = "regenerate"
 
 def respond(request: Request) -> Answer:
     ctx, repo, caller = request.ctx, request.repo, request.caller
-    assert request.period is not None  # noqa: S101 - SPEC.unnamed_period: never None
-    period = request.period.label
+    period = request.period
+    assert period is not None  # noqa: S101 - SPEC.unnamed_period: never None
     now = ctx.clock()
     wait = ctx.regenerations.wait_seconds(caller.user_id, now)
     if wait:
@@ -29,7 +30,7 @@ def respond(request: Request) -> Answer:
             key="cmd.answer.rate_limited",
             params={"seconds": wait},
         )
-    params: dict[str, str | int] = {"repo": repo, "week": period}
+    params: dict[str, str | int] = {"repo": repo, "week": period.label}
     if not ctx.regenerations.try_start(caller.user_id, repo, period, now):
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
@@ -50,9 +51,9 @@ def respond(request: Request) -> Answer:
 
 def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateAnswer:
     """The answer sent after the rebuild (through response_url or a reply)."""
-    label = result.period.label  # the answer's period, as answers carry it
-    params: dict[str, str | int] = {"repo": result.repo, "week": label}
-    url = report_url(ctx, result.repo, label)
+    period = result.period
+    params: dict[str, str | int] = {"repo": result.repo, "week": period.label}
+    url = report_url(ctx, result.repo, period)
     if result.outcome in ("ok", "partial") and result.digest is not None:
         params["prs"] = result.digest.stats.prs
         params["risks"] = len(result.digest.risks)
@@ -60,7 +61,7 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_DONE,
             repo=result.repo,
-            period=label,
+            period=period,
             key=key,
             params=params,
             report_url=url,
@@ -69,14 +70,14 @@ def answer_regenerated(result: RunResultLike, ctx: EngineContext) -> RegenerateA
         return RegenerateAnswer(
             kind=AnswerKind.REGENERATE_BUSY,
             repo=result.repo,
-            period=label,
+            period=period,
             key="cmd.answer.regenerate_busy",
             params=params,
         )
-    return regenerate_failed(result.repo, label, result.failure)
+    return regenerate_failed(result.repo, period, result.failure)
 
 
-def regenerate_failed(repo: str, period: str, exc: ServiceError | None) -> RegenerateAnswer:
+def regenerate_failed(repo: str, period: Period, exc: ServiceError | None) -> RegenerateAnswer:
     """Regenerate of (repo, period) failed: `exc` says why (None: it is not set up here)."""
     cause = reason(exc) if exc is not None else Sentence(key=NOT_CONFIGURED_REASON)
     return RegenerateAnswer(
@@ -84,7 +85,7 @@ def regenerate_failed(repo: str, period: str, exc: ServiceError | None) -> Regen
         repo=repo,
         period=period,
         key="cmd.answer.regenerate_failed",
-        params={"repo": repo, "week": period},
+        params={"repo": repo, "week": period.label},
         reason=cause,
     )
 
