@@ -28,6 +28,7 @@ from tests.fakes.asgi import run_app
 from tests.fakes.slack import BOT_TOKEN, FakeSlack
 from tests.periods import TIMEZONE, period
 from tests.slack.conftest import BASE_URL, REPO, SECRET, Rebuilds, send_command
+from tests.waiting import wait_for
 
 NEWEST = "2026-W04"
 CLIENTS = 24
@@ -144,3 +145,22 @@ def test_concurrent_commands_read_each_digest_once_and_never_wait_on_a_refresh(
     # refreshed (or still refreshing): the next commands cost no further read
     _send_all(cached_web, slack, commands)
     assert gated.reads == Counter({NEWEST: 2, "weeks": 2})
+
+
+def test_livez_answers_while_the_commands_digest_is_being_loaded(
+    cached_web: str, slack: FakeSlack, store: Store, gated: GatedStore
+) -> None:
+    commands = [text for text, _ in _commands(store)[:4]]
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        pending = [pool.submit(send_command, cached_web, slack, text) for text in commands]
+        try:
+            wait_for(lambda: gated.reads[NEWEST] == 1, what="the digest's load under way")
+            livez = requests.get(f"{cached_web}/livez", timeout=5)
+            assert gated.reads[NEWEST] == 1  # the load is still held: nothing else read it
+            assert not gated.gate.is_set()
+        finally:
+            gated.gate.set()
+        answered = [future.result().status_code for future in pending]
+    assert livez.status_code == 200
+    assert livez.json() == {"status": "ok"}
+    assert answered == [200] * len(commands)
