@@ -18,6 +18,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
+    ("heldout", "adversarial"): (0.75, 16),
+    ("heldout", "answers"): (0.94, 1),
+    ("heldout2", "adversarial"): (0.6, 15),
+    ("heldout2", "answers"): (0.96, 2),
     ("seen5", "adversarial"): (0.91, 32),
     ("seen5", "answers"): (0.93, 12),
     ("seen6", "adversarial"): (0.66, 3),
@@ -35,11 +39,15 @@ FLOORS = {
     ("tune2", "adversarial"): (0.86, 6),
     ("tune2", "answers"): (0.98, 7),
 }
-# the same with the verification pass (recorded verifier answers: v7 for tune2 and seen3 to
-# seen6, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
+# the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
+# seen6 and the held-out parts, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
+    ("heldout", "adversarial"): (0.75, 0),
+    ("heldout", "answers"): (0.92, 1),
+    ("heldout2", "adversarial"): (0.63, 0),
+    ("heldout2", "answers"): (0.88, 2),
     ("seen5", "adversarial"): (0.96, 4),
     ("seen5", "answers"): (0.96, 10),
     ("seen6", "adversarial"): (0.66, 1),
@@ -75,6 +83,10 @@ LABELLED = {
     ("seen5", "adversarial"): (61, 59),
     ("seen6", "answers"): (17, 3),
     ("seen6", "adversarial"): (12, 10),
+    ("heldout", "answers"): (53, 1),
+    ("heldout", "adversarial"): (40, 40),
+    ("heldout2", "answers"): (26, 2),
+    ("heldout2", "adversarial"): (30, 30),
 }
 
 
