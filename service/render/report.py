@@ -57,7 +57,7 @@ def _dates(digest: Digest, lang: str) -> dict[str, str]:
     last = _local(digest.end, digest) - timedelta(days=1)
     generated = _local(digest.generated_at, digest)
     return {
-        "period": period_label(digest.period, lang),
+        "period": period_label(digest.window, lang),
         "start": format_date(start, lang, "short"),
         "end": format_date(last, lang, "short"),
         "start_long": format_date(start, lang),
