@@ -111,7 +111,11 @@ def test_every_format_writes_and_links_references_by_repository(lang: str) -> No
     # each repository's own risk line names its own PRs
     lines = outputs["markdown"].splitlines()
     risk_lines = [line for line in lines if line.startswith(("  Risks:", "  风险："))]
-    assert any("verl-omni#373" in line and "verl-omni#363" in line for line in risk_lines)
+    omni_line = next(line for line in risk_lines if "verl-omni#373" in line)
+    verl_line = next(line for line in risk_lines if "/verl/pull/7127" in line)
+    assert "[#7127]" in verl_line
+    assert "verl-omni#" not in verl_line
+    assert "[#" not in omni_line  # verl-omni's PRs are named by their repository
     for fmt in ("markdown", "html", "slack", "feishu"):
         assert f"#{OMNI + 398}" not in outputs[fmt], fmt  # no family key is written
         assert "verl-recipe" in outputs[fmt], fmt  # the quiet repository is listed
