@@ -4,7 +4,7 @@ recorded, so `previous_week` is in the data as in production) and a fake OpenAI-
 model that records what it is asked. Writes `<out>/<week>.<lang>.request.json` (the request
 body: model, messages, response_format) and `<week>.<lang>.prompt.txt` (its messages as text,
 for a person or a model to answer); a week's request, its answer and labels go into one part
-of tests/data/llm/model_corpus (`tune`, `tune2`, `seen` to `seen6`: tuned on; `heldout`, `heldout2`:
+of tests/data/llm/model_corpus (`tune`, `tune2`, `seen` to `seen8`: tuned on; `heldout`:
 never). Not a test.
 
     .venv/bin/python benchmarks/capture_request.py tests/data/weeks/2026-W04.json \

@@ -3,7 +3,7 @@ every drafted sentence of each answer of a part, with its quotes and the cited P
 the batches the service's verification pass builds, rendered by the service's own verify
 prompt. Writes `<out>/<stem>.verify.<n>.request.json` (the messages) and `.prompt.txt` (the
 same as text, for a model to answer as `<stem>.verify.<n>.answer.json`). Copy the requests and
-answers into the part's folder (`tune`, `seen` to `seen6`, `heldout` or `heldout2`, replacing
+answers into the part's folder (`tune`, `seen` to `seen8` or `heldout`, replacing
 the part's requests and answers to the former verify version):
 tests/core/analyst/model_corpus.py replays them as the verifier. The held-out part's requests
 are captured for a model to answer, not read by whoever tunes the checker. Not a test.

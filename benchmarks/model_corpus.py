@@ -2,8 +2,8 @@
 wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle mistakes
-and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen6`: tuned on; `heldout`
-and `heldout2`: never tuned on, with their figures together as `held-out`), batch (answers /
+and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen8`: tuned on; `heldout`:
+never tuned on, its figures also together as `held-out`), batch (answers /
 adversarial) and language, how many true sentences the checker keeps and how many false or
 misleading ones it lets through, its precision (the share of kept sentences that are true) and
 recall (the share of true sentences kept) per language, and per mistake kind how many were
@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E402
 
-# two held-out parts: one part holds one answer per week and language, and held-out weeks of
-# different repositories share a label (verl-recipe and verl-vla 2026-W21)
-HELDOUT = ("heldout", "heldout2")
-TUNED = ("tune", "tune2", "seen", "seen2", "seen3", "seen4", "seen5", "seen6")
+# held-out parts (a part holds one answer per week and language: weeks of different
+# repositories that share a label go in parts of their own)
+HELDOUT = ("heldout",)
+TUNED = ("tune", "tune2", "seen", "seen2", "seen3", "seen4", "seen5", "seen6", "seen7", "seen8")
 PARTS = (*TUNED, *HELDOUT)
 
 

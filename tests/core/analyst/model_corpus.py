@@ -1,7 +1,7 @@
 """The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune` and
-`tune2`, parts the checker may be tuned on; `seen` to `seen6`, held-out parts whose misses
-were read (after stops 24, 36, 37, 38 and 40) and are tuned on since; `heldout` and `heldout2`,
-never tuned on nor read)
+`tune2`, parts the checker may be tuned on; `seen` to `seen8`, held-out parts whose misses
+were read (after stops 24, 36, 37, 38, 40 and 41) and are tuned on since; `heldout`, never
+tuned on nor read)
 the exact request the service sent for a recorded week (`<week>.<lang>.request.json`, captured
 with benchmarks/capture_request.py),
 the answer a capable model wrote to that request alone (`.answer.json`), every sentence labelled

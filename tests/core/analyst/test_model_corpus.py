@@ -2,7 +2,7 @@
 figures measured, rules alone and with the recorded verifier answers replayed through the real
 verification pass; benchmarks/model_corpus.py prints the full figures.
 
-Parts `tune`, `tune2` and `seen` to `seen6` are tuned on: their misses were read, and a fix that
+Parts `tune`, `tune2` and `seen` to `seen8` are tuned on: their misses were read, and a fix that
 moves a figure up raises its floor. The `heldout` parts are never read sentence by sentence: their
 requests were captured from weeks and languages no tuned part holds, answered and labelled by
 independent request-only models, and its floors were set once, from its first measurement, to
@@ -18,10 +18,10 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.75, 16),
-    ("heldout", "answers"): (0.94, 1),
-    ("heldout2", "adversarial"): (0.6, 15),
-    ("heldout2", "answers"): (0.96, 2),
+    ("seen7", "adversarial"): (0.75, 16),
+    ("seen7", "answers"): (0.94, 1),
+    ("seen8", "adversarial"): (0.6, 15),
+    ("seen8", "answers"): (0.96, 2),
     ("seen5", "adversarial"): (0.91, 32),
     ("seen5", "answers"): (0.93, 12),
     ("seen6", "adversarial"): (0.66, 3),
@@ -40,14 +40,14 @@ FLOORS = {
     ("tune2", "answers"): (0.98, 7),
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
-# seen6 and the held-out parts, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
+# seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("heldout", "adversarial"): (0.75, 0),
-    ("heldout", "answers"): (0.92, 1),
-    ("heldout2", "adversarial"): (0.63, 0),
-    ("heldout2", "answers"): (0.88, 2),
+    ("seen7", "adversarial"): (0.75, 0),
+    ("seen7", "answers"): (0.92, 1),
+    ("seen8", "adversarial"): (0.63, 0),
+    ("seen8", "answers"): (0.88, 2),
     ("seen5", "adversarial"): (0.96, 4),
     ("seen5", "answers"): (0.96, 10),
     ("seen6", "adversarial"): (0.66, 1),
@@ -83,10 +83,10 @@ LABELLED = {
     ("seen5", "adversarial"): (61, 59),
     ("seen6", "answers"): (17, 3),
     ("seen6", "adversarial"): (12, 10),
-    ("heldout", "answers"): (53, 1),
-    ("heldout", "adversarial"): (40, 40),
-    ("heldout2", "answers"): (26, 2),
-    ("heldout2", "adversarial"): (30, 30),
+    ("seen7", "answers"): (53, 1),
+    ("seen7", "adversarial"): (40, 40),
+    ("seen8", "answers"): (26, 2),
+    ("seen8", "adversarial"): (30, 30),
 }
 
 
