@@ -363,6 +363,7 @@ def _story_sentence(
     leads = [lead for _, lead in told if ledger.take([lead.number])]
     if not leads:
         return None
+    kind = _moved_or_removed(kind, leads)
     params: Params = {"pr": leads[0].number, "title": description(leads[0].title)}
     if len(leads) > 1:
         params.update(next_pr=leads[1].number, next_title=description(leads[1].title))
@@ -375,6 +376,21 @@ def _story_sentence(
     params.update(_listed("prs", others, len(story.prs) - 1))
     prs = [leads[0].number, *others]
     return Statement(key=key("summary", "story", kind + "_with"), params=params, prs=prs)
+
+
+# a title that says code went elsewhere (a PR that only deletes may still move it out)
+_MOVE_WORDS = re.compile(r"\b(?:mov(?:e[sd]?|ing)|migrat\w*|relocat\w*)\b|迁移|移动|移至", re.I)
+
+
+def _moved_or_removed(kind: str, leads: list[ScoredPR]) -> str:
+    """A migration whose lead PRs only delete code their titles do not say went elsewhere is
+    a removal: there is no new location to send users to (`migration_removal`: one of each)."""
+    if kind != "migration":
+        return kind
+    removed = [p.additions == 0 and not _MOVE_WORDS.search(p.title) for p in leads]
+    if all(removed):
+        return "removal"
+    return "migration_removal" if any(removed) else kind
 
 
 def _stories(
@@ -609,7 +625,7 @@ def build_summary(
     incomplete = _incomplete(digest)
     room = SUMMARY_SENTENCES - 2 - len(stories) - len(incomplete)  # the overview, the risk
     breaking = _breaking(digest, ledger, told) if room > 0 else []
-    breaking_keys = (key("summary", "story", "breaking"), key("summary", "story", "migration"))
+    breaking_keys = tuple(key("summary", "story", k) for k in ("breaking", "migration", "removal"))
     act = [st for st in stories if st.key.startswith(breaking_keys)]
     stepped = {n for st in steps for n in st.prs}
     # a break the steps tell (what changed and what to do) is not announced again before them

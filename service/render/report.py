@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from service.core.mentions import TOP_TABLE_ROWS
 from service.core.models import Digest, ScoredPR, TrendBucket
 from service.core.ranking import ranked_prs
+from service.core.scope import short_name, split_key
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import (
@@ -119,8 +120,18 @@ def _context(digest: Digest, lang: str, target: Target) -> dict[str, Any]:
         "title_chars": TITLE_CHARS,
         "chart": _chart(digest.trends.modules),
         "discussion_url": _discussion_url(digest),
-        "example_pr": digest.prs[0].number if digest.prs else 1,
+        "example_pr": _example_pr(digest),
     }
+
+
+def _example_pr(digest: Digest) -> str:
+    """The top PR as `/verl-week pr …` takes it: `6091`, or `verl-omni#25` for a PR of a
+    family's other repository (its key is no number a user knows)."""
+    if not digest.prs:
+        return "1"
+    top = digest.prs[0]
+    index, number = split_key(top.number)
+    return f"{short_name(top.repo)}#{number}" if index and top.repo else str(top.number)
 
 
 def render_markdown(digest: Digest, lang: str | None = None) -> str:

@@ -44,13 +44,17 @@ class FamilyWords(Voice):
         return self._sentence(
             "report.family.repo_line",
             repo=name,
-            prs=t.prs,
+            prs=self._count("prs", t.prs),
             additions=f"{t.additions:,}",
             deletions=f"{t.deletions:,}",
-            files=t.files,
-            contributors=t.contributors,
-            risks=t.risks,
+            files=self._count("files", t.files),
+            contributors=self._count("contributors", t.contributors),
+            risks=self._count("risks", t.risks),
         )
+
+    def _count(self, what: str, count: int) -> str:
+        """`13 PRs`, `1 PR`: a count with its noun, in the report's language."""
+        return self.tr.t(f"report.family.{what}_count", count=count)
 
     def repo_top(self, part: RepoPart) -> str:
         return self.tr.t("report.family.top", prs=self.pr_links([p.key for p in part.top]))
@@ -94,4 +98,5 @@ class FamilyWords(Voice):
             return self.tr.t("report.family.trend_quiet", repo=name)
         total = max(self.digest.stats.prs, 1)
         share = round(PERCENT * part.totals.prs / total)
-        return self.tr.t("report.family.trend_line", repo=name, prs=part.totals.prs, share=share)
+        prs = self._count("prs", part.totals.prs)
+        return self.tr.t("report.family.trend_line", repo=name, prs=prs, share=share)
