@@ -54,21 +54,28 @@ def week_file(week: str, repo: str | None = None) -> Path:
 
 
 @functools.lru_cache(maxsize=16)
-def _facts(repo: str, week: str, previous: str | None, lang: str) -> Any:
+def _facts(
+    repo: str, week: str, previous: str | None, lang: str, members: tuple[str, ...] = ()
+) -> Any:
     """The week's facts exactly as the narrator builds them for the request: the real pipeline
     collects the week (and the week before, when recorded) from the fake GitHub serving the
     recorded files, as benchmarks/capture_request.py did, and the facts come from the stored
-    digest and PR snapshots."""
+    digest and PR snapshots; with `members`, the family digest of `repo` and them (the one
+    `digest --repo A --repo B ...` builds, each PR under its family key)."""
     from service import wiring
     from service.core.analyst.facts import build_facts
+    from service.core.family import keyed_prs
     from service.core.periods import period_of_label
-    from service.pipeline.jobs import build_week
+    from service.core.scope import resolve_scope
+    from service.pipeline.jobs import build_scope, build_week
     from service.settings import Settings
     from tests.fakes.github import FakeGitHub
 
     data = json.loads(week_file(week, repo).read_text("utf-8"))
     github = FakeGitHub(repo, token=TOKEN)
     github.serve_week(data)
+    for member in members:
+        github.add_repo(member).serve_week(json.loads(week_file(week, member).read_text("utf-8")))
     if previous:
         github.serve_week(json.loads(week_file(previous, repo).read_text("utf-8")))
     with tempfile.TemporaryDirectory() as folder, github.running():
@@ -77,7 +84,7 @@ def _facts(repo: str, week: str, previous: str | None, lang: str) -> Any:
             github_graphql_url=github.graphql_url,
             github_token=TOKEN,
             database_url=f"sqlite:///{folder}/corpus.db",
-            digest_repos=repo,
+            digest_repos=",".join((repo, *members)),
             digest_timezone=data.get("timezone", "Asia/Shanghai"),
             digest_language=lang,
         )
@@ -85,21 +92,35 @@ def _facts(repo: str, week: str, previous: str | None, lang: str) -> Any:
         timezone = settings.digest_timezone
         if previous:
             build_week(pipeline, repo, period_of_label(previous, timezone))
-        digest = build_week(pipeline, repo, period_of_label(week, timezone))
-        prs = pipeline.store.load_prs(repo, week)
+        scope = resolve_scope([repo, *members], {})
+        digest = build_scope(pipeline, scope, period_of_label(week, timezone))
+        prs = [
+            pr
+            for i, name in enumerate(scope.repos)
+            for pr in keyed_prs(pipeline.store.load_prs(name, week), i)
+        ]
         return build_facts(digest, prs, lang)
 
 
 def facts_for(meta: dict[str, Any], lang: str) -> Any:
-    """The facts of `meta`'s week (`week`, `repo`, `previous`) in `lang`, built once."""
-    return _facts(meta["repo"], meta["week"], meta.get("previous"), lang)
+    """The facts of `meta`'s week (`week`, `repo`, `previous`, `members` for a family) in
+    `lang`, built once."""
+    members = tuple(meta.get("members") or ())
+    return _facts(meta["repo"], meta["week"], meta.get("previous"), lang, members)
+
+
+def _drafts(answer: str, facts: Any) -> list[Any]:
+    """The answer's drafts as the narrator reads them (a family's PR references keyed)."""
+    from service.core.analyst.family_refs import keyed_drafts
+    from service.core.analyst.schema import parse_answer
+
+    return keyed_drafts(parse_answer(answer, facts.repos), facts.repos)
 
 
 def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
     from service.core.analyst.checker import check_answer
-    from service.core.analyst.schema import parse_answer
 
-    analysis = check_answer(parse_answer(answer), facts, model="corpus", prompt_version="corpus")
+    analysis = check_answer(_drafts(answer, facts), facts, model="corpus", prompt_version="corpus")
     return _analysis_outcomes(analysis)
 
 
@@ -217,13 +238,12 @@ def _meta(part: str, week: str) -> dict[str, Any]:
     return {"week": week, **weeks[week]}
 
 
-def _all_sentences(answer: str) -> list[Any]:
+def _all_sentences(answer: str, facts: Any) -> list[Any]:
     """Every drafted sentence of `answer` as the verifier sees it (a key change with its
     theme), numbered from 1."""
-    from service.core.analyst.schema import parse_answer
     from service.core.analyst.verdicts import Sentence, quotes_of
 
-    drafts = [d for d in parse_answer(answer) if d.text.strip()]
+    drafts = [d for d in _drafts(answer, facts) if d.text.strip()]
     return [
         Sentence(
             id=n,
@@ -249,7 +269,7 @@ def verify_prompts(part: str) -> dict[str, list[list[dict[str, str]]]]:
         facts = facts_for(_meta(part, week), lang)
         requests = []
         for chunk in within_limits(answer_path.read_text("utf-8")):
-            for batch in batches(_all_sentences(chunk), facts, VERIFY_MAX_TOKENS):
+            for batch in batches(_all_sentences(chunk, facts), facts, VERIFY_MAX_TOKENS):
                 data = batch_data(batch, facts)
                 requests.append(verify_messages(facts.repo, facts.period, lang, data))
         out[stem] = requests
@@ -311,10 +331,9 @@ def _verified_outcomes(
     answer: str, facts: Any, recorded: dict[str, tuple[str, str]]
 ) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
     from service.core.analyst.checker import check_answer
-    from service.core.analyst.schema import parse_answer
     from service.pipeline.verifier import Verifier
 
-    drafts = parse_answer(answer)
+    drafts = _drafts(answer, facts)
     analysis = check_answer(drafts, facts, model="corpus", prompt_version="corpus")
     verifier = Verifier(_Replayed(recorded), _NoCache(), 3600.0, VERIFY_MAX_TOKENS)
     return _analysis_outcomes(verifier.verified(analysis, drafts, facts))
