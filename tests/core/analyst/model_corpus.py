@@ -121,21 +121,29 @@ def _outcomes(answer: str, facts: Any) -> dict[tuple[str, str], tuple[bool, tupl
     from service.core.analyst.checker import check_answer
 
     analysis = check_answer(_drafts(answer, facts), facts, model="corpus", prompt_version="corpus")
-    return _analysis_outcomes(analysis)
+    return _analysis_outcomes(analysis, facts.repos)
 
 
-def _analysis_outcomes(analysis: Any) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
-    """Each sentence of `analysis` (kept or dropped) with whether it was kept and why not."""
+def _analysis_outcomes(
+    analysis: Any, repos: tuple[str, ...] = ()
+) -> dict[tuple[str, str], tuple[bool, tuple[str, ...]]]:
+    """Each sentence of `analysis` (kept or dropped) with whether it was kept and why not, by
+    its text as the model wrote it (a family's keys named again: `verl-omni#25`)."""
+    from service.core.analyst.family_refs import named_text
+
+    def shown(text: str) -> str:
+        return " ".join((named_text(text, repos) if repos else text).split())
+
     out: dict[tuple[str, str], tuple[bool, tuple[str, ...]]] = {}
     for section in ("summary", "key_changes", "pr_points", "trends", "recommendations"):
         for item in getattr(analysis, section):
-            out[(section, " ".join(item.text.split()))] = (True, ())
+            out[(section, shown(item.text))] = (True, ())
     for item in analysis.review_notes:
-        out[("review_notes", " ".join(item.text.split()))] = (True, ())
+        out[("review_notes", shown(item.text))] = (True, ())
     if analysis.headline is not None:
-        out[("headline", " ".join(analysis.headline.text.split()))] = (True, ())
+        out[("headline", shown(analysis.headline.text))] = (True, ())
     for dropped in analysis.dropped:
-        text = " ".join(dropped.text.split())
+        text = shown(dropped.text)
         verdict = (False, tuple(dropped.reasons))
         out.setdefault((dropped.section, text), verdict)
         if dropped.section == "key_changes" and ": " in text:  # dropped as `theme: text`
@@ -336,4 +344,4 @@ def _verified_outcomes(
     drafts = _drafts(answer, facts)
     analysis = check_answer(drafts, facts, model="corpus", prompt_version="corpus")
     verifier = Verifier(_Replayed(recorded), _NoCache(), 3600.0, VERIFY_MAX_TOKENS)
-    return _analysis_outcomes(verifier.verified(analysis, drafts, facts))
+    return _analysis_outcomes(verifier.verified(analysis, drafts, facts), facts.repos)
