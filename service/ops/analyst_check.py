@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING
 from service.core.analyst.audit import Verdict, audit_answer
 from service.core.analyst.deferral import deferrable
 from service.core.analyst.facts import PeriodFacts, build_facts
+from service.core.analyst.family_refs import keyed_drafts, named_text
 from service.core.analyst.schema import Draft, InvalidAnswerError, parse_answer
 from service.core.analyst.verdicts import Judgement, Sentence, quotes_of, verifier_reason
+from service.core.family import keyed_prs
 from service.core.models import Digest, Period, PullRequest
 from service.core.risks.secrets import PATTERNS, mask
+from service.core.scope import ref_label
 from service.errors import InputError
 from service.pipeline.jobs import Pipeline, build_week
 
@@ -50,11 +53,12 @@ def _read(path: Path) -> str:
         raise InputError(f"{path} is not UTF-8 text: not an answer") from None
 
 
-def read_answer(path: Path) -> list[Draft]:
-    """The drafts of an answer file; InputError (one line) when it can't be read or parsed,
-    or holds more than MAX_SENTENCES items."""
+def read_answer(path: Path, repos: Sequence[str] = ()) -> list[Draft]:
+    """The drafts of an answer file (a family's, `repos`, with its PR references keyed as the
+    narrator keys them); InputError (one line) when it can't be read or parsed, or holds more
+    than MAX_SENTENCES items."""
     try:
-        drafts = parse_answer(_read(path))
+        drafts = keyed_drafts(parse_answer(_read(path), repos), repos)
     except InvalidAnswerError as exc:
         raise InputError(f"{path} is not an answer of the model's schema: {exc}") from None
     if len(drafts) > MAX_SENTENCES:
@@ -83,7 +87,11 @@ def week_inputs(
             f"no stored digest of {repo} {window.label}: run `verl-week digest --repo {repo} "
             f"--week {window.label}` first, or use --sample"
         )
-    return found, pipeline.store.load_prs(repo, window.label)
+    if not found.repo_names:
+        return found, pipeline.store.load_prs(repo, window.label)
+    # a family's: each repository's snapshots under their family keys, as the narrator has them
+    snapshots = [pipeline.store.load_prs(name, window.label) for name in found.repo_names]
+    return found, [pr for i, prs in enumerate(snapshots) for pr in keyed_prs(prs, i)]
 
 
 def safe(text: str) -> str:
@@ -94,14 +102,19 @@ def safe(text: str) -> str:
     return text
 
 
-def verdict_lines(verdict: Verdict) -> list[str]:
+def verdict_lines(verdict: Verdict, repos: Sequence[str] = ()) -> list[str]:
     """`kept    summary[1]  #4280,#4665  text`, then for a kept one a line per quote or value
-    claim that grounded it, for a dropped one a line per claim that failed."""
+    claim that grounded it, for a dropped one a line per claim that failed (a family's PRs
+    named as its report names them, `verl-omni#25`)."""
     outcome = "empty" if verdict.empty else ("kept" if verdict.kept else "dropped")
-    prs = ",".join(f"#{n}" for n in verdict.prs) or "-"
-    lines = [f"{outcome:<8}{verdict.where:<20}{prs:<15} {safe(verdict.text)}"]
-    lines += [f"{'':<8}- {safe(reason)}" for reason in verdict.reasons]
-    lines += [f"{'':<8}+ {safe(ground)}" for ground in verdict.grounds]
+    prs = ",".join(ref_label(repos, n) for n in verdict.prs) or "-"
+
+    def shown(text: str) -> str:
+        return safe(named_text(text, repos) if repos else text)
+
+    lines = [f"{outcome:<8}{verdict.where:<20}{prs:<15} {shown(verdict.text)}"]
+    lines += [f"{'':<8}- {shown(reason)}" for reason in verdict.reasons]
+    lines += [f"{'':<8}+ {shown(ground)}" for ground in verdict.grounds]
     return lines
 
 
@@ -172,8 +185,9 @@ def check_file(
 ) -> list[str]:
     """The report of `analyst-check`: a heading line, then each sentence's verdict (after the
     verification pass when a `verifier` is given)."""
-    drafts = read_answer(path)
     digest, prs = week_inputs(pipeline, repo, window, lang=lang, sample=sample)
+    repos = digest.repo_names
+    drafts = read_answer(path, repos)
     facts = build_facts(digest, prs, lang)
     verdicts = audit_answer(drafts, facts)
     notes: list[str] = []
@@ -185,4 +199,4 @@ def check_file(
         f"{digest.repo} {digest.period} ({lang}): {kept + dropped} sentences, "
         f"{kept} kept, {dropped} dropped"
     )
-    return [head, *(line for v in verdicts for line in verdict_lines(v)), *notes]
+    return [head, *(line for v in verdicts for line in verdict_lines(v, repos)), *notes]
