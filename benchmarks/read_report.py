@@ -1,7 +1,8 @@
 """The report a maintainer would read for a recorded week, written with a model answer of the
 corpus (tests/data/llm/model_corpus): the real `verl-week digest` builds the week from the fake
 GitHub serving the recorded files, and a fake model answers with the part's recorded answer, so
-the report holds the sentences the checker kept (rules alone: the verification pass is off).
+the report holds the sentences the checker kept (rules alone: the verification pass is off);
+a family part's week is the family digest of its members.
 For reading reports beside ../shared/reference/example-report.zh.txt; not a test. Never on a
 held-out part: reading it is tuning to it.
 
@@ -28,12 +29,14 @@ def report(part: str, week: str, lang: str, fmt: str) -> str:
     meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[week]
     previous = week_file(meta["previous"], meta["repo"]) if meta.get("previous") else None
     answer = (CORPUS / part / f"{week}.{lang}.answer.json").read_text("utf-8")
+    members = tuple(week_file(week, repo) for repo in meta.get("members") or ())
     with (
-        serving(week_file(week, meta["repo"]), previous, lang, answer) as (env, _, _model),
+        serving(week_file(week, meta["repo"]), previous, lang, answer, members) as (env, repos, _),
         tempfile.TemporaryDirectory() as folder,
     ):
         out = Path(folder) / f"report.{fmt}"
-        _digest(env, week, lang, "--output", str(out), fmt=fmt)
+        scope = [arg for repo in repos for arg in ("--repo", repo)] if members else []
+        _digest(env, week, lang, *scope, "--output", str(out), fmt=fmt)
         return out.read_text("utf-8")
 
 

@@ -464,7 +464,8 @@ def _step(risk: Risk) -> Statement:
     number = risk.prs[0]
     names = _packages(split_names(str(risk.params.get("names", ""))))[:STEP_NAMES]
     targets = split_names(str(risk.params.get("targets", "")))[:STEP_NAMES]
-    params: Params = {"pr": number, "names": names, "targets": targets}
+    # `count`: how many names the step shows (`the module x` / `the modules x, y`)
+    params: Params = {"pr": number, "names": names, "targets": targets, "count": len(names)}
     url = str(risk.params.get("url", ""))
     if url:  # the repository it moved to, by name (`owner/name`)
         params["place"] = url.rstrip("/").split("://", 1)[-1].split("/", 1)[-1]
