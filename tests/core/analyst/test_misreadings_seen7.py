@@ -29,7 +29,9 @@ def test_no_earlier_week_told_of_a_week_without_one_is_kept() -> None:
         "has no previous-week count to compare against."
     )
     assert _reasons("seen8", "2026-W19", "en", text, [59]) == []
-    zh = "本周涉及的 dance_grpo 和 doc 两个模块各计 1 个 PR（#59），数据中没有上一周的数量可供比较。"
+    zh = (
+        "本周涉及的 dance_grpo 和 doc 两个模块各计 1 个 PR（#59），数据中没有上一周的数量可供比较。"
+    )
     assert _reasons("seen7", "2026-W19", "zh", zh, [59]) == []
     # a comparison with a week the data does not hold still needs its figure
     compared = "The dance_grpo module rose from 0 PRs last week to 1 PR, #59."
