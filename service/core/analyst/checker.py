@@ -39,6 +39,7 @@ from service.core.analyst import (
     merged_names,
     quote_places,
     quoted,
+    risk_claims,
     sentence_claims,
     structure,
     transitions,
@@ -229,6 +230,7 @@ class Checker:
     def words(self, pr: PRFacts) -> str:
         if pr.number not in self._words:
             parts = [self.pr_text(pr), *pr.modules, *pr.paths, pr.category, pr.change_type]
+            parts += [name for r in pr.risks for name in (r.kind, r.rule)]  # as the facts name them
             self._words[pr.number] = "\n".join(parts).lower()
         return self._words[pr.number]
 
@@ -497,6 +499,8 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += [c.reason for c in values if not c.ok]
     reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
     reasons += counts.level_sum_reasons(claim.text)
+    reasons += risk_claims.count_reasons(claim.text, claim.facts)
+    reasons += risk_claims.line_reasons(claim.text, claim.facts)
     reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons += file_values.file_value_reasons(claim.text, cited_prs)

@@ -192,6 +192,16 @@ def _advised(text: str, start: int, words: Glossary) -> bool:
     return words.word("modal").search(text[max(0, start - MODAL_REACH) : start]) is not None
 
 
+# a verb's bare form opening a sentence ("Add tests covering …"): an imperative, what a reader
+# should do; a PR's action is told with its subject or as "Adds …"
+_IMPERATIVE = re.compile(r"\s*[A-Z][a-z]+(?<![^s]s)(?<!ed)(?<!ing)\Z")
+
+
+def _imperative(text: str, match: re.Match[str]) -> bool:
+    """The action verb `match` is the imperative the sentence opens with."""
+    return _IMPERATIVE.match(text[: match.end()]) is not None
+
+
 def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
     """For a named setting the diff flips: whether it flips the way `action` says."""
     keys = [o for o in objects if isinstance(o, str) and o in e.settings]
@@ -289,6 +299,8 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
         for match in action.pattern.finditer(text):
             after = _after(text, match.end())
             if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
+                continue
+            if _imperative(text, match):
                 continue
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
                 # "re-applies the fix that was reverted": a revert found, or the PR's own words
@@ -725,6 +737,17 @@ def fixes_it(text: str, prs: Sequence[PREvidence], words: Glossary) -> bool:
     return failure is None or not _CONTRAST.search(text, fix.end(), failure.start())
 
 
+# the name a verb is followed by: "exposes training/rollout_corr", "exposes the new `x_y`"
+_NAME_AFTER = re.compile(r"\s+(?:(?:the|a|an|new)\s+)*`?([\w.-]*[_/.][\w./-]*\w)")
+
+
+def _exposes_own_name(text: str, end: int, prs: Sequence[PREvidence]) -> bool:
+    """ "exposes training/rollout_actor_probs_pearson_corr": a name of the cited PRs' data
+    (a metric their body lists, a function they add) made reachable, no secret leaked."""
+    name = _NAME_AFTER.match(text, end)
+    return name is not None and any(found_in(name[1].lower(), e.names) for e in prs)
+
+
 def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
     """A failure or revert word needs a risk, failing check, revert or follow-up fix on one of
     the segment's PRs, unless the segment says the PR fixes it."""
@@ -739,6 +762,8 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
     for name, kinds in (("breaking", {"breaking", "migration"}), ("leak", {"secret"})):
         found = words.word(name).search(text)
         if found is None or (fixing and name == "leak"):
+            continue
+        if name == "leak" and _exposes_own_name(text, found.end(), segment.prs):
             continue
         if not any(e.risks & kinds or (name == "breaking" and e.breaking) for e in segment.prs):
             return [f"failure: {found.group(0)}"]

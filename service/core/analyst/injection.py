@@ -230,6 +230,22 @@ def secrets(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# a git object id: what a pin to a commit names
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# where a changed line pins a commit: `ARENA_COMMIT=<id>`, `rev: <id>`, `repo.git@<id>`,
+# `git checkout <id>`
+_PIN_BEFORE = r"(?:(?:commit|sha|rev|revision|ref|hash)\w*['\"]?\s*[:=]\s*['\"]?|@|checkout\s+)"
+
+
+def pinned_commit(secret: str, prs: Sequence[PREvidence]) -> bool:
+    """`secret` is a commit id a changed line of a cited PR pins (public in its diff, and
+    no key: a key looks random, a commit id is the repository's own)."""
+    if not _OBJECT_ID.fullmatch(secret):
+        return False
+    pinned = re.compile(_PIN_BEFORE + re.escape(secret) + r"\b", re.IGNORECASE)
+    return any(pinned.search(f"{e.added}\n{e.removed}") for e in prs)
+
+
 def masked(text: str) -> str:
     """`text` with every secret-looking string masked (first 4 characters + ****); what is
     masked already stays as it is."""
@@ -255,7 +271,8 @@ def injection_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     obfuscated = _OBFUSCATED.search(text)
     if obfuscated:
         reasons.append(f"link: {obfuscated.group(0).strip()[:40]}")
-    reasons += [f"secret: {mask(secret)}" for secret in secrets(text)]
+    found = [secret for secret in secrets(text) if not pinned_commit(secret, prs)]
+    reasons += [f"secret: {mask(secret)}" for secret in found]
     for pattern in (_REQUESTS, _ASKS_CREDENTIAL):
         request = pattern.search(text)
         if request:

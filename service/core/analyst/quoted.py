@@ -126,6 +126,7 @@ def _known_name(name: str, where: str) -> bool:
 def _names_of(prs: Sequence[PRFacts]) -> str:
     parts = [p for pr in prs for p in (pr.title, *pr.modules, *pr.paths)]
     parts += [c.key for pr in prs for c in pr.config]
+    parts += [name for pr in prs for r in pr.risks for name in (r.kind, r.rule)]
     return "\n".join(norm(p) for p in parts)
 
 

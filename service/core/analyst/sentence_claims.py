@@ -33,6 +33,7 @@ _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
 _APPOSITIVE_BEFORE = re.compile(r"[,，]\s*$")
 _APPOSITIVE_AFTER = re.compile(r"\s+(?:on|in|at|merged|landed)\b", re.IGNORECASE)
+_APPOSITIVE_PR = re.compile(r"\s+(?:(?:from|in|of|by)\s+)?#\d+\b", re.IGNORECASE)
 _WORDS_AFTER = re.compile(r"(?:\s+[\w-]+){1,3}")
 
 
@@ -270,6 +271,20 @@ def _compared(
 _BOTH = re.compile(r"\bboth\b|\beach\b|双双|均|都|皆", re.IGNORECASE)
 
 
+# "with no previous week to compare", "数据中没有上一周的数量": a sentence telling that the data
+# holds no earlier week, which is true exactly when the digest has none
+_NO_EARLIER = re.compile(
+    r"\b(?:no|without)\b[^.;,]{0,40}?\b(?:previous|prior|earlier|last)[- ]week"
+    r"|(?:没有|并无|无)[^。；，,]{0,12}?(?:上一?周|前一周)",
+    re.IGNORECASE,
+)
+
+
+def tells_no_earlier(text: str, evidence: PeriodEvidence) -> bool:
+    """`text` tells that there is no earlier week to compare with, and the data has none."""
+    return evidence.previous_period is None and _NO_EARLIER.search(text) is not None
+
+
 def comparison_reasons(
     text: str,
     evidence: PeriodEvidence,
@@ -281,7 +296,7 @@ def comparison_reasons(
     and ratio said."""
     words = glossary()
     found = words.word("previous_week").search(text) or _earlier_named(text, evidence, words)
-    if found is None:
+    if found is None or tells_no_earlier(text, evidence):
         return []
     week = found.group(0)
     clauses = [(c, _named_buckets(c, evidence)) for c in _comparison_clauses(text, evidence)]
@@ -367,7 +382,8 @@ def absence_reasons(
     plain = claims.without_code(text)
     reasons = []
     absent = words.word("absence").search(plain)
-    earlier = words.word("previous_week").search(plain)  # "none last week": a comparison's
+    # "none last week", "no previous-week count": a comparison's to judge
+    earlier = words.word("previous_week").search(plain) or _NO_EARLIER.search(plain)
     if absent and words.word("week_scope").search(plain) and not earlier:
         named = words.concepts_in(plain)
         concepts = words.concepts
@@ -397,12 +413,13 @@ def absence_reasons(
 
 def _trailing_universal(text: str, universal: re.Match[str], cited: int) -> bool:
     """ "#4258, #4259 and #4260 revert …, all on 2025-11-24": an appositive after a comma,
-    said of the two or more PRs the sentence lists."""
-    return (
-        cited >= 2  # noqa: PLR2004
-        and _APPOSITIVE_BEFORE.search(text[: universal.start()]) is not None
-        and _APPOSITIVE_AFTER.match(text, universal.end()) is not None
-    )
+    said of the two or more PRs the sentence lists; "1 PR each for x and y, all #3": of
+    the PR it names."""
+    if _APPOSITIVE_BEFORE.search(text[: universal.start()]) is None:
+        return False
+    if _APPOSITIVE_PR.match(text, universal.end()):
+        return True  # "…, all #3": the things listed are of the cited PR (the PR rule checks it)
+    return cited >= 2 and _APPOSITIVE_AFTER.match(text, universal.end()) is not None  # noqa: PLR2004
 
 
 _WORD_BEFORE = re.compile(r"[\w-]+\s+$")
@@ -490,9 +507,10 @@ def _names_author(text: str, author: str) -> bool:
     return any(len(name) > 2 and name in lowered for name in author.split())  # noqa: PLR2004
 
 
-# a speed-up said of a PR ("makes scoring faster", "缩短了加载耗时"): what it claims
+# a speed-up said of a PR ("makes scoring faster", "缩短了加载耗时"): what it claims; an
+# accelerator is a device ("moves it to the accelerator"), as 加速器 is
 _FASTER = re.compile(
-    r"\b(?:faster|quicker|speeds? up|sped up|speed-?ups?|accelerat\w+)\b"
+    r"\b(?:faster|quicker|speeds? up|sped up|speed-?ups?|accelerat(?!ors?\b)\w+)\b"
     r"|\bshort(?:ens?|ened)\b(?![\w\s]{0,12}\bnames?\b)"
     r"|(?:耗时|时间|用时|时长|启动|加载)[^，。,;；]{0,8}缩短|缩短[^，。,;；]{0,8}(?:耗时|时间|用时|时长)"
     r"|加快|提速|更快|变快|(?<!硬件)加速(?!器|卡)",

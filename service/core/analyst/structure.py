@@ -74,6 +74,7 @@ _YAML_FILE = re.compile(r"\.ya?ml$")
 _NOT_SCRIPT = re.compile(r"(?:^|/)_generated_|(?:^|/)tests?/")
 # a default claim is the config's: a script's value is no default
 _DEFAULT_WORD = re.compile(r"default|默认", re.IGNORECASE)
+_SHELL_FALLBACK = re.compile(r"\$\{\w+:?[-=]([^${}]*)\}")
 _FALSY = {"false": "false", "none": "null", "null": "null", "~": "null", "true": "true"}
 
 
@@ -94,7 +95,7 @@ class Setting:
         key = [s for s in self.key.lower().lstrip("…").split(".") if s]
         stem = self.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         full = [stem, *key]
-        if not said or not key:
+        if not said or not key or _env_name(name) != _env_name(self.key):
             return False
         return full[-len(said) :] == said or said[-len(key) :] == key
 
@@ -116,6 +117,15 @@ class ValueClaim:
         return not self.reason
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _env_name(name: str) -> bool:
+    """An environment variable's name (`SAVE_FREQ`): another thing than a config key
+    `save_freq`, though spelled alike."""
+    return _ENV_NAME.fullmatch(name.strip("`").rsplit(".", 1)[-1]) is not None
+
+
 def line_setting(line: str, *, raw: bool = False) -> tuple[str, str] | None:
     """(key, value) a changed line sets (`key: value`, `key = value`, `name: type = value`);
     the value as written when `raw`."""
@@ -130,6 +140,8 @@ def value(text: str) -> str:
     """A value as compared: lower case, no quotes, `True`/`None` spelled one way, `4,096` as
     4096, `512.0` as 512."""
     text = text.strip().strip("`'\"“”").rstrip(",，").lower()
+    fallback = _SHELL_FALLBACK.fullmatch(text)
+    text = fallback[1] if fallback else text  # `${SAVE_FREQ:-50}`: 50 unless the caller sets it
     text = _FALSY.get(text, text)
     plain = text.replace(",", "")
     try:
@@ -158,7 +170,7 @@ def _diff_settings(
             for line in lines:
                 # `key=value \` continues a shell command
                 found = line_setting(line.rstrip().removesuffix("\\"), raw=True)
-                if found and (_YAML_FILE.search(change.path) or _LITERAL.match(found[1])):
+                if found and (_YAML_FILE.search(change.path) or _LITERAL.match(value(found[1]))):
                     side.setdefault(found[0], set()).add(value(found[1]))
         for key in sides[0].keys() | sides[1].keys():
             old, new = frozenset(sides[0].get(key, ())), frozenset(sides[1].get(key, ()))
@@ -204,7 +216,8 @@ def _keys(text: str) -> Iterator[tuple[str, int, int]]:
         # a whole name: `collate_fn` is not the end of `get_collate_fn`
         whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])"
         for found in re.finditer(whole, text):
-            yield name, found.start(), found.end()
+            if not text[: found.start()].endswith("${"):  # `${X:-50}` reads X, sets nothing
+                yield name, found.start(), found.end()
 
 
 def _window(text: str, end: int) -> str:

@@ -18,25 +18,25 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("seen7", "adversarial"): (0.75, 16),
+    ("seen7", "adversarial"): (0.85, 16),
     ("seen7", "answers"): (0.94, 1),
-    ("seen8", "adversarial"): (0.6, 15),
-    ("seen8", "answers"): (0.96, 2),
+    ("seen8", "adversarial"): (0.8, 15),
+    ("seen8", "answers"): (1.0, 2),
     ("seen5", "adversarial"): (0.91, 32),
     ("seen5", "answers"): (0.93, 12),
-    ("seen6", "adversarial"): (0.66, 3),
+    ("seen6", "adversarial"): (0.75, 3),
     ("seen6", "answers"): (1.0, 3),
     ("seen", "adversarial"): (0.95, 4),
-    ("seen", "answers"): (0.97, 7),
+    ("seen", "answers"): (0.98, 7),
     ("seen2", "adversarial"): (0.95, 8),
     ("seen2", "answers"): (0.95, 12),
     ("seen3", "adversarial"): (0.9, 12),
-    ("seen3", "answers"): (0.97, 4),
+    ("seen3", "answers"): (0.98, 4),
     ("seen4", "adversarial"): (0.91, 5),
     ("seen4", "answers"): (0.97, 7),
     ("tune", "adversarial"): (1.0, 2),
     ("tune", "answers"): (0.98, 2),
-    ("tune2", "adversarial"): (0.86, 6),
+    ("tune2", "adversarial"): (0.88, 6),
     ("tune2", "answers"): (0.98, 7),
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
@@ -44,16 +44,16 @@ FLOORS = {
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("seen7", "adversarial"): (0.75, 0),
+    ("seen7", "adversarial"): (0.77, 0),
     ("seen7", "answers"): (0.92, 1),
-    ("seen8", "adversarial"): (0.63, 0),
+    ("seen8", "adversarial"): (0.7, 0),
     ("seen8", "answers"): (0.88, 2),
     ("seen5", "adversarial"): (0.96, 4),
     ("seen5", "answers"): (0.96, 10),
-    ("seen6", "adversarial"): (0.66, 1),
+    ("seen6", "adversarial"): (0.75, 1),
     ("seen6", "answers"): (1.0, 1),
     ("seen", "adversarial"): (0.91, 0),
-    ("seen", "answers"): (0.98, 8),
+    ("seen", "answers"): (0.99, 8),
     ("seen2", "adversarial"): (0.85, 0),
     ("seen2", "answers"): (0.97, 9),
     ("seen3", "adversarial"): (0.92, 1),
@@ -62,7 +62,7 @@ VERIFIED_FLOORS = {
     ("seen4", "answers"): (1.0, 5),
     ("tune", "adversarial"): (0.93, 0),
     ("tune", "answers"): (0.96, 1),
-    ("tune2", "adversarial"): (0.83, 0),
+    ("tune2", "adversarial"): (0.86, 0),
     ("tune2", "answers"): (0.98, 4),
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
