@@ -28,6 +28,7 @@ ADVICE_REACH = 12  # "建议排期跟进", "should follow up": advice, not a rel
 _CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然后")
 _JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
+_CJK_VERB_START = re.compile(r"\s*[\u4e00-\u9fff]")
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
 
@@ -57,17 +58,22 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
         # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
         # PRs joined tell a thing of both, no relation between them
         joined = _JOINED.fullmatch(core) is not None
-        between = core + (" " + tail if tail.startswith("的") and not joined else "")
+        # "#A 的新增行被 #B 改写": after a passive mark the verb follows the second PR
+        passive_before = _PASSIVE.search(core) is not None
+        told_after = tail.startswith("的") or (passive_before and _CJK_VERB_START.match(tail))
+        between = core + (" " + tail if told_after and not joined else "")
         for kind, pattern in words.relations.items():
             found = pattern.search(between)
             if found is None or _CLAUSE_BREAK.search(core, found.end()):
                 continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
             if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
                 continue  # "#4282, as the earlier features were reverted by #4258": not #4282
-            passive = _PASSIVE.search(between) is not None or _named_after(text, e1, s2)
+            passive = passive_before or _named_after(text, e1, s2)
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
                 reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
+            elif kind == "rewrites":
+                reasons += _rewrote_other_lines(text[e1:s2], later, earlier, evidence)
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
     return reasons + _unnamed_earlier(text, cited, evidence)
@@ -136,6 +142,30 @@ def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> b
     if kind == "rewrites":  # rewrites lines the other added, this week or an earlier one
         return bool(rules & {"supersedes", "fix_same_code"})
     return False
+
+
+MIN_TOLD_NAME = 4  # shorter names (`uv`, `tp`) stand on too many lines to tell lines apart
+
+
+def _rewrote_other_lines(
+    between: str, later: int, earlier: int, evidence: PeriodEvidence
+) -> list[str]:
+    """ "#A adds X …, its added lines later rewritten by #B": the rewrite is told of the names
+    `between` the two PRs gives of #A's added lines, and is true only when #B's removed lines
+    hold one of them (#B may have rewritten other lines of #A, the names still as #A merged
+    them); "#B, which supersedes lines from #A, …" names none."""
+    old, new = evidence.pr(earlier), evidence.pr(later)
+    if old is None or new is None:
+        return []
+    added, removed = "\n".join(old.changed[1]), "\n".join(new.changed[0])
+    told = [
+        name
+        for name in claims.identifiers(between)
+        if len(name) >= MIN_TOLD_NAME and name.lower() in added
+    ]
+    if not told or any(name.lower() in removed for name in told):
+        return []
+    return [f"relation: #{later} rewrites other lines of #{earlier} than {', '.join(told[:2])}"]
 
 
 SAID_REACH = 40  # how far before `#earlier` the later PR's own follow-up words may stand
