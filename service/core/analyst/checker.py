@@ -329,6 +329,7 @@ def _known_word(token: str, blob: str) -> bool:
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    blob += "\n" + quoted.risk_names(claim.facts)
     unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
     if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
         cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
