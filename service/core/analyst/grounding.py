@@ -215,6 +215,19 @@ def _advised(text: str, start: int, words: Glossary) -> bool:
     return words.word("modal").search(text[max(0, start - MODAL_REACH) : start]) is not None
 
 
+# a verb's inflection: "Adds", "Added", "Adding" tell what a PR did; "Address" is a base form
+_INFLECTED = re.compile(r"(?:(?<!s)s|ed|ing)$", re.IGNORECASE)
+
+
+def _imperative(match: re.Match[str]) -> bool:
+    """An English verb in its base form that opens the sentence ("Add tests for #6335"):
+    advice to the reader, not what a PR did."""
+    word = match.group(0)
+    return (
+        match.start() == 0 and word[:1].isupper() and word.isascii() and not _INFLECTED.search(word)
+    )
+
+
 def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
     """For a named setting the diff flips: whether it flips the way `action` says."""
     keys = [o for o in objects if isinstance(o, str) and o in e.settings]
@@ -312,6 +325,8 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
         for match in action.pattern.finditer(text):
             after = _after(text, match.end())
             if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
+                continue
+            if _imperative(match):
                 continue
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
                 # "re-applies the fix that was reverted": a revert found, or the PR's own words
