@@ -120,3 +120,8 @@ def test_a_risk_rule_the_data_shows_for_the_pr_is_a_known_name() -> None:
     # #6335 carries a core_without_tests finding; "Add tests for …" opening a recommendation
     # is advice to the reader, not an addition #6335 made
     assert _kept("2026-W21.en.adversarial", "Add tests for #6335") == []
+
+
+def test_a_count_with_its_bucket_right_after_it_is_that_buckets() -> None:
+    # "by type fix counted 17 PRs against 13 feat": 13 is feat's count, not fix's
+    assert _kept("2026-W19.en", "By category, fixes led with 11 PRs") == []
