@@ -810,12 +810,15 @@ def _added_name(name: str, prs: Sequence[PREvidence]) -> bool:
     return not _CREDENTIAL_NAME.search(lowered) and any(lowered in e.added for e in prs)
 
 
-# the failure told as the state before the PR ("此前该路径错误地…", "previously …") or as
-# what the PR itself reports ("#6268 指出该缺陷…", "the author notes the bug …")
-_BEFORE_OR_REPORTED = re.compile(
-    r"\b(?:previously|formerly|used\s+to|before\s+(?:this|the)\s+(?:pr|change|fix))\b"
-    r"|\b(?:notes?|reports?|explains?|describes?|points?\s+out)\s+that\b"
-    r"|此前|之前|原先|原来|以前|指出|说明|描述|提到",
+# the failure told as the state before the PR, at the start of a clause ("，此前该路径错误地…",
+# "; previously …"; "#400 此前发布的" only dates a thing), or as what the PR itself reports
+# ("#6268 指出该缺陷…", "#N notes that …")
+_BEFORE = re.compile(
+    r"(?:[，,;；。:：]|\bwhile\b)\s*(?:(?:previously|formerly)\b|此前|之前|原先|原来|以前)",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"^\s*(?:(?:notes?|reports?|explains?|describes?|points?\s+out)\s+that\b|指出|说明|提到)",
     re.IGNORECASE,
 )
 
@@ -825,7 +828,8 @@ def _told_as_fixed(text: str, failed: re.Match[str], prs: Sequence[PREvidence]) 
     bug it fixes, not one it causes."""
     if not any("fix" in e.actions for e in prs):
         return False
-    return _BEFORE_OR_REPORTED.search(text, 0, failed.start()) is not None
+    before = text[: failed.start()]
+    return _BEFORE.search(before) is not None or _REPORTED.search(before) is not None
 
 
 # "…, since X caused hangs": the failure told as the reason for the PR, not as its doing
