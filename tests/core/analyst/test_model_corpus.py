@@ -18,12 +18,12 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("seen7", "adversarial"): (0.75, 16),
+    ("seen7", "adversarial"): (0.75, 17),
     ("seen7", "answers"): (0.94, 1),
-    ("seen8", "adversarial"): (0.6, 15),
+    ("seen8", "adversarial"): (0.66, 17),
     ("seen8", "answers"): (0.96, 2),
-    ("seen5", "adversarial"): (0.91, 32),
-    ("seen5", "answers"): (0.93, 12),
+    ("seen5", "adversarial"): (0.91, 29),
+    ("seen5", "answers"): (0.95, 12),
     ("seen6", "adversarial"): (0.66, 3),
     ("seen6", "answers"): (1.0, 3),
     ("seen", "adversarial"): (0.95, 4),
@@ -38,6 +38,8 @@ FLOORS = {
     ("tune", "answers"): (0.98, 2),
     ("tune2", "adversarial"): (0.86, 6),
     ("tune2", "answers"): (0.98, 7),
+    ("tune3", "adversarial"): (0.9, 6),
+    ("tune3", "answers"): (0.97, 9),
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
 # seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
@@ -49,7 +51,7 @@ VERIFIED_FLOORS = {
     ("seen8", "adversarial"): (0.63, 0),
     ("seen8", "answers"): (0.88, 2),
     ("seen5", "adversarial"): (0.96, 4),
-    ("seen5", "answers"): (0.96, 10),
+    ("seen5", "answers"): (0.97, 10),
     ("seen6", "adversarial"): (0.66, 1),
     ("seen6", "answers"): (1.0, 1),
     ("seen", "adversarial"): (0.91, 0),
@@ -57,7 +59,7 @@ VERIFIED_FLOORS = {
     ("seen2", "adversarial"): (0.85, 0),
     ("seen2", "answers"): (0.97, 9),
     ("seen3", "adversarial"): (0.92, 1),
-    ("seen3", "answers"): (0.99, 2),
+    ("seen3", "answers"): (0.98, 2),
     ("seen4", "adversarial"): (0.74, 1),
     ("seen4", "answers"): (1.0, 5),
     ("tune", "adversarial"): (0.93, 0),
@@ -87,6 +89,8 @@ LABELLED = {
     ("seen7", "adversarial"): (40, 40),
     ("seen8", "answers"): (26, 2),
     ("seen8", "adversarial"): (30, 30),
+    ("tune3", "answers"): (117, 11),
+    ("tune3", "adversarial"): (40, 40),
 }
 
 
