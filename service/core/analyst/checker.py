@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.core.analyst import (
+    attested,
     claims,
     counts,
     figure_rule,
@@ -330,6 +331,7 @@ def _known_word(token: str, blob: str) -> bool:
 
 def _identifier_rule(claim: Claim, checker: Checker) -> list[str]:
     blob = "\n".join([checker.week_words, *(checker.words(pr) for pr in claim.facts)])
+    blob += "\n" + quoted.risk_names(claim.facts)
     unknown = [t for t in claims.identifiers(claim.text, checker.roots) if not _known_word(t, blob)]
     if unknown and claim.facts:  # a name from the PR's whole body or its changed lines
         cited = [checker.evidence.pr(pr.number) for pr in claim.facts]
@@ -423,6 +425,13 @@ def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
     return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
 
 
+def _attested_rule(claim: Claim, checker: Checker) -> list[str]:
+    """A verdict, a test run or a promise of no migration the cited PRs do not tell
+    (attested.py); quotes do not settle it: the data's word against it is what counts."""
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    return attested.attested_reasons(claim.text, cited)
+
+
 def _safety_rule(claim: Claim, checker: Checker) -> list[str]:
     cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
     reasons = [r for r in safety_reasons(claim.text) if not r.startswith("markup: ")]
@@ -476,6 +485,7 @@ RULES: tuple[Callable[[Claim, Checker], list[str]], ...] = (
     _grounding_rule,
     _merged_rule,
     _transition_rule,
+    _attested_rule,
     _safety_rule,
     _language_rule,
 )

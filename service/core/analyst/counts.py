@@ -167,8 +167,10 @@ def bucket_count_reasons(
             if not counted or not figure.text[:1].isdigit() or "." in figure.text:
                 continue
             at = clause.find(figure.text)
-            # the buckets named before the figure ("22 PRs across rollout": the week's count)
-            named = bucket_counts(clause[:at], trends, previous)
+            # the bucket named right after the figure ("13 feat") or, else, those named before
+            # it ("22 PRs across rollout": the week's count)
+            named = _named_after(clause[at + len(figure.text) :], trends, previous)
+            named = named or bucket_counts(clause[:at], trends, previous)
             allowed = {str(v) for counts in named.values() for v in counts}
             if not named or _OTHER_UNIT.match(clause[at + len(figure.text) :]):
                 continue
@@ -179,6 +181,18 @@ def bucket_count_reasons(
             )
             reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
     return reasons
+
+
+# the word right after a count: "13 feat", "8 个 feat 类"
+_WORD_AFTER = re.compile(r"\s*(?:个\s*)?([\w-]+)")
+
+
+def _named_after(
+    rest: str, trends: Mapping[str, Sequence[Any]], previous: Mapping[str, Mapping[str, Any]]
+) -> dict[str, set[int]]:
+    """The bucket the word right after a count names ("against 13 feat"): what it counts."""
+    word = _WORD_AFTER.match(rest)
+    return bucket_counts(word.group(1), trends, previous) if word else {}
 
 
 # "fix-type PRs outnumbered feat-type PRs", "fix 类 PR 多于 feat 类": this week's counts compared

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from service.core.analyst import claims, sentence_claims
+from service.core.analyst import claims, counted_figures, sentence_claims
 from service.core.analyst.counts import author_parts
 from service.core.analyst.evidence import PREvidence
 from service.core.analyst.glossary import glossary
@@ -143,6 +143,7 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
                 _figure_ok(figure, known, ints)
                 or any(e.states(figure.text, names(), claim.text) for e in cited())
                 or _said_with_unit(figure.text, claim.text, cited())
+                or counted_figures.counts_what_it_names(figure, claim.text, checker.facts.repos)
             )
         if not ok:
             reasons.append(f"figure: {figure.text}")

@@ -107,10 +107,16 @@ def _nested(concepts: dict[str, list[str]]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _hyphen_or_space(words: list[str]) -> list[str]:
+    """A concept of two English words is written either way: "importance sampling" or
+    "importance-sampling log-probs"."""
+    return [w if _CJK.search(w) else w.replace(" ", "[ -]") for w in words]
+
+
 def parse(text: str) -> Glossary:
     """The glossary of a TOML text (see service/data/glossary.toml for its shape)."""
     data = tomllib.loads(text)
-    concepts: dict[str, list[str]] = data["concepts"]
+    concepts = {name: _hyphen_or_space(words) for name, words in data["concepts"].items()}
     combined = "|".join(f"(?P<{name}>{pattern(words).pattern})" for name, words in concepts.items())
     return Glossary(
         any_concept=re.compile(combined or "(?!)", re.IGNORECASE),

@@ -99,9 +99,14 @@ def segments(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[
     if not spans or bracketed:
         return [Segment(text, every)]
     parts = [Segment(text[: spans[0][0]], every)] if spans[0][0] else []
+    runs = _listed_runs(text, spans)
     for i, (_start, end, number) in enumerate(spans):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        listed = tuple(e for e in (evidence.pr(n) for n in runs[i]) if e is not None)
         own = evidence.pr(number)
+        if len(listed) > 1:  # "#7477、#7488 与 #7492 围绕…": said of every PR of the list
+            parts.append(Segment(text[end:stop], listed))
+            continue
         # "#A reverts #B, removing …": what follows #B may be said of #A, which reverts it
         reverting = [
             e
@@ -113,6 +118,24 @@ def segments(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[
         ]
         parts.append(Segment(text[end:stop], (own, *reverting) if own else every))
     return parts
+
+
+# what stands between two PRs of one list: "#1、#2", "#1, #2 and #3", "#1 与 #2"
+_LIST_GAP = re.compile(r"\s*(?:[,、，/]\s*(?:and\s+|or\s+)?|and|or|与|和|及|或)?\s*", re.IGNORECASE)
+
+
+def _listed_runs(text: str, spans: Sequence[tuple[int, int, int]]) -> list[list[int]]:
+    """For each PR reference, the PRs of the list it closes (itself alone when the next
+    reference does not continue the list)."""
+    runs: list[list[int]] = []
+    for i, (start, _end, number) in enumerate(spans):
+        previous = spans[i - 1] if i else None
+        joined = previous is not None and _LIST_GAP.fullmatch(text, previous[1], start)
+        runs.append([*runs[-1], number] if joined else [number])
+    return [
+        run if i + 1 == len(spans) or len(runs[i + 1]) == 1 else [run[-1]]
+        for i, run in enumerate(runs)
+    ]
 
 
 def found_in(term: str | re.Pattern[str], where: str) -> bool:
@@ -755,6 +778,7 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
         return []
     words = glossary()
     text = words.word("not_failure").sub(" ", claims.without_code(segment.text))
+    text = _EXPOSED.sub(lambda m: " " if _added_name(m.group(1), segment.prs) else m.group(0), text)
     urgent = words.word("urgent_revert").search(text)
     if urgent and not any(evidence.followed_up(e.number) for e in segment.prs):
         return [f"failure: {urgent.group(0)}"]
@@ -771,7 +795,7 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
         # "raises an error if diffusers is older than 0.38.0": a check the new code makes
         text = _RAISED.sub(" ", text)
     failed = words.word("failure").search(text)
-    if failed is None or fixing:
+    if failed is None or fixing or _told_as_fixed(text, failed, segment.prs):
         return []
     # a detector's risk says what may go wrong, not that it did: a failure needs a failing
     # check, a reviewer's concern, or a later revert or fix of the PR
@@ -783,6 +807,39 @@ def failure_reasons(segment: Segment, evidence: PeriodEvidence) -> list[str]:
         for e in segment.prs
     )
     return [] if backed else [f"failure: {failed.group(0)}"]
+
+
+# "exposes stop_token_ids": a name of the new code made reachable, not a leak
+_EXPOSED = re.compile(r"\bexpos(?:es|ed|ing|e)\s+`?([A-Za-z_][\w.]*_[\w.]*)`?", re.IGNORECASE)
+_CREDENTIAL_NAME = re.compile(r"token(?!_ids)|secret|passw|credential|api_?key", re.IGNORECASE)
+
+
+def _added_name(name: str, prs: Sequence[PREvidence]) -> bool:
+    """`name` is on the PRs' added lines and names no credential."""
+    lowered = name.lower()
+    return not _CREDENTIAL_NAME.search(lowered) and any(lowered in e.added for e in prs)
+
+
+# the failure told as the state before the PR, at the start of a clause ("，此前该路径错误地…",
+# "; previously …"; "#400 此前发布的" only dates a thing), or as what the PR itself reports
+# ("#6268 指出该缺陷…", "#N notes that …")
+_BEFORE = re.compile(
+    r"(?:[，,;；。:：]|\bwhile\b)\s*(?:(?:previously|formerly)\b|此前|之前|原先|原来|以前)",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"^\s*(?:(?:notes?|reports?|explains?|describes?|points?\s+out)\s+that\b|指出|说明|提到)",
+    re.IGNORECASE,
+)
+
+
+def _told_as_fixed(text: str, failed: re.Match[str], prs: Sequence[PREvidence]) -> bool:
+    """A fix PR's failure told as the state before it or as the PR's own account of it: the
+    bug it fixes, not one it causes."""
+    if not any("fix" in e.actions for e in prs):
+        return False
+    before = text[: failed.start()]
+    return _BEFORE.search(before) is not None or _REPORTED.search(before) is not None
 
 
 # "…, since X caused hangs": the failure told as the reason for the PR, not as its doing

@@ -126,8 +126,13 @@ def _known_name(name: str, where: str) -> bool:
 def _names_of(prs: Sequence[PRFacts]) -> str:
     parts = [p for pr in prs for p in (pr.title, *pr.modules, *pr.paths)]
     parts += [c.key for pr in prs for c in pr.config]
-    parts += [name for pr in prs for r in pr.risks for name in (r.kind, r.rule)]
-    return "\n".join(norm(p) for p in parts)
+    return "\n".join(norm(p) for p in [*parts, risk_names(prs)])
+
+
+def risk_names(prs: Sequence[PRFacts]) -> str:
+    """The kinds and rules of the risks the data shows for `prs` (`core_without_tests`,
+    `dangerous_command`): names the request gives the model for them."""
+    return "\n".join(n for pr in prs for r in pr.risks for n in (r.kind, r.rule) if n)
 
 
 def _old_only(token: str, q: Quoted) -> bool:

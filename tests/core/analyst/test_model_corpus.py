@@ -18,52 +18,58 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("seen7", "adversarial"): (0.85, 16),
-    ("seen7", "answers"): (0.94, 1),
-    ("seen8", "adversarial"): (0.8, 15),
-    ("seen8", "answers"): (1.0, 2),
-    ("seen5", "adversarial"): (0.91, 32),
-    ("seen5", "answers"): (0.93, 12),
-    ("seen6", "adversarial"): (0.75, 3),
-    ("seen6", "answers"): (1.0, 3),
-    ("seen", "adversarial"): (0.95, 4),
-    ("seen", "answers"): (0.98, 7),
-    ("seen2", "adversarial"): (0.95, 8),
-    ("seen2", "answers"): (0.95, 12),
-    ("seen3", "adversarial"): (0.9, 12),
-    ("seen3", "answers"): (0.98, 4),
-    ("seen4", "adversarial"): (0.91, 5),
-    ("seen4", "answers"): (0.97, 7),
-    ("tune", "adversarial"): (1.0, 2),
-    ("tune", "answers"): (0.98, 2),
-    ("tune2", "adversarial"): (0.88, 6),
-    ("tune2", "answers"): (0.98, 7),
+    ("heldout", "adversarial"): (0.8, 10),  # 32/40
+    ("heldout", "answers"): (0.95, 3),  # 116/122
+    ("seen7", "adversarial"): (0.85, 15),  # 34/40
+    ("seen7", "answers"): (0.94, 1),  # 50/53
+    ("seen8", "adversarial"): (0.8, 15),  # 24/30
+    ("seen8", "answers"): (1.0, 2),  # 26/26
+    ("seen5", "adversarial"): (0.91, 29),  # 56/61
+    ("seen5", "answers"): (0.95, 12),  # 95/100
+    ("seen6", "adversarial"): (0.75, 3),  # 9/12
+    ("seen6", "answers"): (1.0, 3),  # 17/17
+    ("seen", "adversarial"): (0.95, 4),  # 44/46
+    ("seen", "answers"): (0.98, 7),  # 136/138
+    ("seen2", "adversarial"): (0.95, 8),  # 47/49
+    ("seen2", "answers"): (0.95, 12),  # 106/111
+    ("seen3", "adversarial"): (0.9, 12),  # 46/51
+    ("seen3", "answers"): (0.97, 4),  # 119/122
+    ("seen4", "adversarial"): (0.91, 5),  # 64/70
+    ("seen4", "answers"): (0.97, 7),  # 113/116
+    ("tune", "adversarial"): (1.0, 2),  # 47/47
+    ("tune", "answers"): (0.98, 2),  # 119/121
+    ("tune2", "adversarial"): (0.88, 6),  # 32/36
+    ("tune2", "answers"): (0.98, 7),  # 52/53
+    ("tune3", "adversarial"): (0.9, 6),  # 36/40
+    ("tune3", "answers"): (0.97, 6),  # 114/117
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
 # seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("seen7", "adversarial"): (0.77, 0),
-    ("seen7", "answers"): (0.92, 1),
-    ("seen8", "adversarial"): (0.7, 0),
-    ("seen8", "answers"): (0.88, 2),
-    ("seen5", "adversarial"): (0.96, 4),
-    ("seen5", "answers"): (0.96, 10),
-    ("seen6", "adversarial"): (0.75, 1),
-    ("seen6", "answers"): (1.0, 1),
-    ("seen", "adversarial"): (0.91, 0),
-    ("seen", "answers"): (0.99, 8),
-    ("seen2", "adversarial"): (0.85, 0),
-    ("seen2", "answers"): (0.97, 9),
-    ("seen3", "adversarial"): (0.92, 1),
-    ("seen3", "answers"): (0.99, 2),
-    ("seen4", "adversarial"): (0.74, 1),
-    ("seen4", "answers"): (1.0, 5),
-    ("tune", "adversarial"): (0.93, 0),
-    ("tune", "answers"): (0.96, 1),
-    ("tune2", "adversarial"): (0.86, 0),
-    ("tune2", "answers"): (0.98, 4),
+    ("heldout", "adversarial"): (0.82, 4),  # 33/40
+    ("heldout", "answers"): (0.95, 3),  # 117/122
+    ("seen7", "adversarial"): (0.77, 0),  # 31/40
+    ("seen7", "answers"): (0.92, 1),  # 49/53
+    ("seen8", "adversarial"): (0.7, 0),  # 21/30
+    ("seen8", "answers"): (0.88, 2),  # 23/26
+    ("seen5", "adversarial"): (0.96, 4),  # 59/61
+    ("seen5", "answers"): (0.97, 10),  # 97/100
+    ("seen6", "adversarial"): (0.75, 1),  # 9/12
+    ("seen6", "answers"): (1.0, 1),  # 17/17
+    ("seen", "adversarial"): (0.91, 0),  # 42/46
+    ("seen", "answers"): (0.99, 8),  # 137/138
+    ("seen2", "adversarial"): (0.85, 0),  # 42/49
+    ("seen2", "answers"): (0.97, 9),  # 108/111
+    ("seen3", "adversarial"): (0.92, 1),  # 47/51
+    ("seen3", "answers"): (0.98, 2),  # 120/122
+    ("seen4", "adversarial"): (0.74, 1),  # 52/70
+    ("seen4", "answers"): (1.0, 5),  # 116/116
+    ("tune", "adversarial"): (0.93, 0),  # 44/47
+    ("tune", "answers"): (0.96, 1),  # 117/121
+    ("tune2", "adversarial"): (0.86, 0),  # 31/36
+    ("tune2", "answers"): (0.98, 4),  # 52/53
 }
 # (part, batch) → how many sentences the readers labelled true and false or misleading
 LABELLED = {
@@ -87,6 +93,10 @@ LABELLED = {
     ("seen7", "adversarial"): (40, 40),
     ("seen8", "answers"): (26, 2),
     ("seen8", "adversarial"): (30, 30),
+    ("heldout", "answers"): (122, 6),
+    ("heldout", "adversarial"): (40, 40),
+    ("tune3", "answers"): (117, 11),
+    ("tune3", "adversarial"): (40, 40),
 }
 
 
