@@ -30,7 +30,7 @@ from service.core.narrative import build_narrative
 from service.core.ranking import pr_rank
 from service.core.scope import pr_key, ref_label, split_key
 from service.core.stories import build_stories
-from service.core.trends import build_trends
+from service.core.trends import authors, build_trends
 
 TOP_PRS = 5
 # a statement parameter holding the PR whose point the sentence tells (render/speaking)
@@ -140,7 +140,8 @@ def _stats(parts: Sequence[Digest], prs: Sequence[PullRequest]) -> Stats:
         total.risks_high += s.risks_high
         total.risks_medium += s.risks_medium
         total.risks_low += s.risks_low
-    total.contributors = len({p.author for p in prs if p.author})
+    # as a repository's own digest counts them (core/digest.py), over the whole family
+    total.contributors, total.unknown_authors = authors((p.author, p.author_name) for p in prs)
     return total
 
 

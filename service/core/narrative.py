@@ -455,13 +455,21 @@ STEP_RULES = (
     "declared_removal",
     "moved_repository",
     "submodule",
+    "declared",  # a title that says breaking and nothing found to name: read the PR first
 )
 SUMMARY_STEPS = 5
 STEP_NAMES = 2
 
 
-def _step(risk: Risk) -> Statement:
+def _step(risk: Risk, titles: dict[int, str]) -> Statement:
     number = risk.prs[0]
+    if risk.rule == "declared":
+        title = description(titles.get(number, ""))
+        return Statement(
+            key=key("summary", "step", "declared"),
+            params={"pr": number, "title": title},
+            prs=[number],
+        )
     names = _packages(split_names(str(risk.params.get("names", ""))))[:STEP_NAMES]
     targets = split_names(str(risk.params.get("targets", "")))[:STEP_NAMES]
     # `count`: how many names the step shows (`the module x` / `the modules x, y`)
@@ -516,7 +524,8 @@ def _steps(digest: Digest, ledger: MentionLedger) -> list[Statement]:
     renames, moves, re-defaults or removes, and the step in the reader's language."""
     risks = _step_risks(digest)
     ledger.add(r.prs[0] for r in risks)
-    return [_step(r) for r in risks]
+    titles = {p.number: p.title for p in digest.prs}
+    return [_step(r, titles) for r in risks]
 
 
 def _risk_headline(

@@ -70,3 +70,29 @@ def test_a_migration_is_a_removal_only_when_no_lead_says_the_code_went_elsewhere
     assert _moved_or_removed("migration", [moved]) == "migration"
     assert _moved_or_removed("migration", [moved, removed]) == "migration_removal"
     assert _moved_or_removed("breaking", [removed]) == "breaking"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_pr_declared_breaking_has_its_upgrade_step(lang: str) -> None:
+    # verl-omni#373 "[BREAKING] … make pixel responses always uint8": nothing renamed or
+    # removed to name, so its step sends the reader to the PR's description
+    text = render_format(
+        family_digest("2026-W34", FAMILY, lang=lang), "markdown", lang, report_url=URL
+    )
+    upgrading = next(
+        line for line in text.splitlines() if line.startswith(("**升级须知", "**Upgrading"))
+    )
+    said = {
+        "zh": "「make pixel responses always uint8」声明为破坏性变更，升级前请先阅读 PR 说明。",
+        "en": ", “make pixel responses always uint8”, is declared breaking: read its description",
+    }[lang]
+    assert said in upgrading
+
+
+def test_the_family_counts_its_contributors_as_each_repository_does(w21: Digest) -> None:
+    # two authors behind the `unknown` placeholder login are two people, in the header as in
+    # the trends line
+    assert w21.stats.contributors == len(w21.trends.contributors) == 37
+    text = render_format(w21, "markdown", "en", report_url=URL)
+    assert "contributors: 37" in text
+    assert "37 contributors this week" in text
