@@ -19,7 +19,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
     ("heldout", "adversarial"): (0.8, 10),  # 32/40
-    ("heldout", "answers"): (0.95, 3),  # 116/122
+    ("heldout", "answers"): (0.95, 1),  # 116/122 (3 wrong kept before the family's contributors
+    # were counted right: two answers copied the request's wrong total)
     ("seen7", "adversarial"): (0.85, 15),  # 34/40
     ("seen7", "answers"): (0.94, 1),  # 50/53
     ("seen8", "adversarial"): (0.8, 15),  # 24/30
@@ -41,7 +42,7 @@ FLOORS = {
     ("tune2", "adversarial"): (0.88, 6),  # 32/36
     ("tune2", "answers"): (0.98, 7),  # 52/53
     ("tune3", "adversarial"): (0.9, 6),  # 36/40
-    ("tune3", "answers"): (0.97, 6),  # 114/117
+    ("tune3", "answers"): (0.97, 4),  # 114/117
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
 # seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
