@@ -62,6 +62,7 @@ def precision_recall(rows: list[Verdict]) -> str:
 # each writer named its mistakes in its own words: the first kind whose pattern the words hold
 KINDS = (
     ("misleading (true facts, false whole)", r"misleading"),
+    ("a PR of one repository told as another's", r"one repository told as another"),
     ("default told as the other value", r"\bdefault"),
     ("old told as new / direction flipped", r"\bold\b|\bremoved\b|direction|flipped"),
     ("relation or PR number", r"relation|pr number|swapped pr|earlier pr"),
