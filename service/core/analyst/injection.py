@@ -26,7 +26,9 @@ _DOTTED_NAME = re.compile(
     re.IGNORECASE,
 )
 _OBFUSCATED = re.compile(
-    r"\[\s*(?:\.|dot)\s*\]|\(\s*(?:\.|dot)\s*\)|\{\s*(?:\.|dot)\s*\}|\bh(?:xx|tt)ps?\b"
+    r"\[\s*(?:\.|dot)\s*\]|\(\s*(?:\.|dot)\s*\)|\{\s*(?:\.|dot)\s*\}|\bhxxps?\b"
+    # "http [:] //…", "https colon": a scheme spelled apart; "the HTTP server" is a protocol
+    r"|\bhttps?\s*(?:\[\s*:\s*\]|\(\s*:\s*\)|colon\b|冒号|/\s*/)"
     r"|\s(?:dot|点)\s*(?:com|net|org|io|cn|ai|dev|app)\b|[a-z0-9]\s*[。．]\s*(?:com|net|org|io|cn)\b"
     r"|\b(?:\d{1,3}\.){3}\d{1,3}\b|\bat\s+\w+\s+dot\s+\w+",
     re.IGNORECASE,

@@ -519,11 +519,16 @@ def _cited_universal(text: str, universal: re.Match[str], cited: int, words: Glo
     return bool(counts) and words.word("cited_universal").search(text) is not None
 
 
+_CONTRIBUTOR_COUNT = re.compile(r"\d[\d,]*\s*(?:位|名|个)?\s*(?:贡献者|作者|开发者)")
+
+
 def people_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     """Who wrote or reviewed a PR: the author's name, or a review on record."""
     words = glossary()
     reasons = []
     wrote = words.word("authorship").search(text)
+    if wrote and _CONTRIBUTOR_COUNT.search(wrote.group(0)):
+        wrote = None  # "由 38 位贡献者完成": how many wrote the week, a figure checked as one
     if wrote and not any(e.author and _names_author(text, e.author) for e in prs):
         reasons.append(f"authorship: {wrote.group(0)}")
     reviewed = words.word("review").search(text)

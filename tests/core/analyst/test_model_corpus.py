@@ -26,7 +26,7 @@ FLOORS = {
     ("seen8", "adversarial"): (0.8, 15),  # 24/30
     ("seen8", "answers"): (1.0, 2),  # 26/26
     ("seen5", "adversarial"): (0.91, 29),  # 56/61
-    ("seen5", "answers"): (0.95, 12),  # 95/100
+    ("seen5", "answers"): (0.96, 12),  # 96/100
     ("seen6", "adversarial"): (0.75, 3),  # 9/12
     ("seen6", "answers"): (1.0, 3),  # 17/17
     ("seen", "adversarial"): (0.95, 4),  # 44/46
@@ -41,8 +41,8 @@ FLOORS = {
     ("tune", "answers"): (0.98, 2),  # 119/121
     ("tune2", "adversarial"): (0.88, 6),  # 32/36
     ("tune2", "answers"): (0.98, 7),  # 52/53
-    ("tune3", "adversarial"): (0.9, 6),  # 36/40
-    ("tune3", "answers"): (0.97, 4),  # 114/117
+    ("tune3", "adversarial"): (0.92, 6),  # 37/40
+    ("tune3", "answers"): (0.98, 4),  # 115/117
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
 # seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
@@ -56,7 +56,7 @@ VERIFIED_FLOORS = {
     ("seen8", "adversarial"): (0.7, 0),  # 21/30
     ("seen8", "answers"): (0.88, 2),  # 23/26
     ("seen5", "adversarial"): (0.96, 4),  # 59/61
-    ("seen5", "answers"): (0.97, 10),  # 97/100
+    ("seen5", "answers"): (0.98, 10),  # 98/100
     ("seen6", "adversarial"): (0.75, 1),  # 9/12
     ("seen6", "answers"): (1.0, 1),  # 17/17
     ("seen", "adversarial"): (0.91, 0),  # 42/46
