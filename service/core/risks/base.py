@@ -273,6 +273,24 @@ _ADDED_LINE = re.compile("\n\\+(.*)")
 _REMOVED_LINE = re.compile("\n-(.*)")
 
 
+def removed_texts(patch: str | None) -> list[str]:
+    """`changed_texts(patch)[0]` alone: the text of the removed lines (one scan, not two)."""
+    if not patch:
+        return []
+    if not any(b in patch for b in _OTHER_BREAKS):
+        return _REMOVED_LINE.findall("\n" + patch)
+    return changed_texts(patch)[0]
+
+
+def added_texts(patch: str | None) -> list[str]:
+    """`changed_texts(patch)[1]` alone: the text of the added lines (one scan, not two)."""
+    if not patch:
+        return []
+    if not any(b in patch for b in _OTHER_BREAKS):
+        return _ADDED_LINE.findall("\n" + patch)
+    return changed_texts(patch)[1]
+
+
 def changed_texts(patch: str | None) -> tuple[list[str], list[str]]:
     """The text of the removed and of the added lines of a patch, as `parse_patch` reads them,
     without the rest of what it works out (detectors ask `Context.changed`)."""
