@@ -29,6 +29,7 @@ from service.errors import (
     UpstreamError,
 )
 from service.github.credentials import Credentials, StaticToken
+from service.github.session import EnvOnceSession
 
 logger = logging.getLogger(__name__)
 
@@ -254,7 +255,7 @@ class GitHubHttp:
         self._lowest_lock = threading.Lock()
         self._sleep = sleep
         self._random = random.SystemRandom()
-        self._session = requests.Session()
+        self._session = EnvOnceSession()
         adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
         self._session.mount("https://", adapter)
         self._session.mount("http://", adapter)
@@ -361,7 +362,12 @@ class GitHubHttp:
             sent = self._with_auth(headers)
             try:
                 resp = self._session.request(
-                    method, url, headers=sent, json=body, timeout=self.timeout
+                    method,
+                    url,
+                    headers=sent,
+                    json=body,
+                    timeout=self.timeout,
+                    auth=self._session.auth_for(url),
                 )
             except requests.RequestException as exc:
                 if attempt == self.max_retries or not isinstance(exc, RETRYABLE):
