@@ -107,7 +107,15 @@ def code_line(text: str) -> str | None:
 
 
 def _codes(lines: Iterable[str]) -> frozenset[str]:
-    return frozenset(c for line in lines if (c := code_line(line)))
+    """`code_line` of each line, kept when it is one (inlined: ~300,000 lines a big week)."""
+    out = set()
+    for line in lines:
+        stripped = line.strip()
+        if len(stripped) < MIN_CODE_CHARS or stripped.startswith(_TRIVIAL):
+            continue
+        if _CODE_WORD.search(stripped):
+            out.add(stripped)
+    return frozenset(out)
 
 
 def referenced(pr: PullRequest, repo_name: str) -> set[int]:
