@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -210,7 +211,7 @@ def test_a_graphql_answer_is_decoded_once(
     decoded: list[int] = []
     real = requests.Response.json
 
-    def counted(self: requests.Response, **kwargs: object) -> object:
+    def counted(self: requests.Response, **kwargs: Any) -> Any:
         decoded.append(self.status_code)
         return real(self, **kwargs)
 
