@@ -3,13 +3,14 @@ labels and changed paths, following the repo profile."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict
 
 from service.core.models import FileStatus, PullRequest
-from service.core.profile import CategoryRule, RepoProfile
+from service.core.profile import CategoryRule, RepoProfile, canonical_name
 from service.core.titles import ParsedTitle, parse_title
 
 OTHER = "other"
@@ -36,9 +37,19 @@ class Classification(BaseModel):
 
 
 def _known_modules(profile: RepoProfile) -> frozenset[str]:
-    known = set(profile.title_modules) | set(profile.module_weights)
-    known |= set(profile.module_aliases.values())
-    return frozenset(profile.canonical_module(m) for m in known)
+    """Every module name the profile knows, canonical: worked out once per profile content (a
+    big week asked it for every PR, ~70 names canonicalised each time)."""
+    aliases = tuple(profile.module_aliases.items())
+    return _known_of(tuple(profile.title_modules), tuple(profile.module_weights), aliases)
+
+
+@functools.lru_cache(maxsize=16)
+def _known_of(
+    title_modules: tuple[str, ...], weighted: tuple[str, ...], aliases: tuple[tuple[str, str], ...]
+) -> frozenset[str]:
+    canonical = dict(aliases)
+    known = set(title_modules) | set(weighted) | set(canonical.values())
+    return frozenset(canonical_name(m, canonical) for m in known)
 
 
 def _canonical_modules(raw: list[str], profile: RepoProfile) -> list[str]:

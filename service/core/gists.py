@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from service.core.models import FileChange, FileStatus, PullRequest, ScoredPR, Statement
 from service.core.titles import parse_title
@@ -126,15 +127,16 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return out
 
 
-def _readable(body: str) -> list[str]:
-    """The parts of the body that may say what the PR does, in the order they are read."""
+def _readable(body: str) -> Iterator[str]:
+    """The parts of the body that may say what the PR does, in the order they are read (each
+    cleaned of the template's hints when it is read: the first part often holds the gist)."""
     text = _FENCE.sub("", _TITLE_TAIL.sub("", body.lstrip()))
     sections = [(h, t) for h, t in _sections(text) if not _TEMPLATE_ONLY.match(h)]
     wanted = [t for h, t in sections if h and _SAYS_WHAT.match(h)]
     preamble = [t for h, t in sections if not h]
     rest = [t for h, t in sections if h and not _SAYS_WHAT.match(h)]
     parts = (*wanted, *preamble, *rest)
-    return [_QUOTE_MARK.sub("", _HINT.sub("", _CONCISE_HINT.sub("", t))) for t in parts]
+    return (_QUOTE_MARK.sub("", _HINT.sub("", _CONCISE_HINT.sub("", t))) for t in parts)
 
 
 def _hold_code(text: str) -> tuple[str, list[str]]:
@@ -199,11 +201,13 @@ def _clean_items(items: list[str], held: list[str]) -> list[str]:
     return [item for item in out if item]
 
 
-def _paragraph_lists(text: str) -> list[list[str]]:
-    """The first paragraphs of a part of the body as their list items, markup removed."""
+def _paragraph_lists(text: str) -> Iterator[list[str]]:
+    """The first paragraphs of a part of the body as their list items, markup removed (each
+    paragraph's items cleaned when it is read)."""
     held_text, held = _hold_code(text)
     cleaned = _BOILERPLATE.sub("", _clean_markup(held_text))
-    return [c for p in _paragraphs(cleaned)[:PARAGRAPHS_READ] if (c := _clean_items(p, held))]
+    items = (_clean_items(p, held) for p in _paragraphs(cleaned)[:PARAGRAPHS_READ])
+    return (c for c in items if c)
 
 
 # --- cutting ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -145,8 +146,7 @@ class RepoProfile(BaseModel):
         return self.module_weights.get(module, self.module_weights.get("misc", 0.3))
 
     def canonical_module(self, module: str) -> str:
-        name = module.strip().lower().replace("-", "_").replace(" ", "_")
-        return self.module_aliases.get(name, name)
+        return canonical_name(module, self.module_aliases)
 
     def module_names(self) -> frozenset[str]:
         """Every module name the profile knows (aliases included); path-derived `{N}` names
@@ -154,6 +154,12 @@ class RepoProfile(BaseModel):
         static = [r.module for r in self.module_paths if "{" not in r.module]
         names = [*self.title_modules, *self.module_weights, *self.module_aliases, *static]
         return frozenset(names) | frozenset(self.module_aliases.values())
+
+
+def canonical_name(module: str, aliases: Mapping[str, str]) -> str:
+    """A module name as the profile writes it: lower case, `_` for `-` and spaces, aliased."""
+    name = module.strip().lower().replace("-", "_").replace(" ", "_")
+    return aliases.get(name, name)
 
 
 def _fill_segments(template: str, path: str) -> str:

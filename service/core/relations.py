@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from service.core.models import FileStatus, PullRequest, Relation, RelationKind
-from service.core.risks.base import changed_texts
+from service.core.risks.base import added_texts, removed_texts
 from service.core.titles import parse_title
 
 TITLE_CACHE = 8192
@@ -53,7 +54,8 @@ MIN_TERM_CHARS = 3
 MIN_CODE_CHARS = 12
 _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}", ")", "]")
 _CODE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_BARE_REF = re.compile(r"(?<![\w/#&])#(\d{1,7})\b")
+# the `#` first, then what may not stand before it: the engine looks for the `#` alone
+_BARE_REF = re.compile(r"#(?<![\w/#&]#)(\d{1,7})\b")
 _REPO_REF = re.compile(r"\b[\w.-]+/([\w.-]+)#(\d{1,7})\b")
 # what every _REPO_REF match holds: its search is 20x quicker than _REPO_REF's, whose owner
 # part is tried at every word of a body
@@ -91,6 +93,8 @@ class Pool:
     patches: dict[int, dict[str, str]] = field(default_factory=dict)
     # (PR, path) → the lines of code its patch adds there (asked by `_rewritten_lines`)
     added_codes: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
+    # the last PR asked about: how many of the lines of code it removes each PR of the pool added
+    owned: tuple[int | None, Counter[int]] = field(default_factory=lambda: (None, Counter()))
 
 
 def code_line(text: str) -> str | None:
@@ -103,7 +107,15 @@ def code_line(text: str) -> str | None:
 
 
 def _codes(lines: Iterable[str]) -> frozenset[str]:
-    return frozenset(c for line in lines if (c := code_line(line)))
+    """`code_line` of each line, kept when it is one (inlined: ~300,000 lines a big week)."""
+    out = set()
+    for line in lines:
+        stripped = line.strip()
+        if len(stripped) < MIN_CODE_CHARS or stripped.startswith(_TRIVIAL):
+            continue
+        if _CODE_WORD.search(stripped):
+            out.add(stripped)
+    return frozenset(out)
 
 
 def referenced(pr: PullRequest, repo_name: str) -> set[int]:
@@ -178,8 +190,12 @@ def _title_words(title: str) -> frozenset[str]:
 
 def _close_titles(original: PullRequest, later: PullRequest) -> bool:
     """Whether `later`'s title carries nearly all the words of `original`'s."""
-    words = _title_words(original.title)
-    return bool(words) and len(words & _title_words(later.title)) >= RELAND_TITLE_SHARE * len(words)
+    return _carries(_title_words(original.title), _title_words(later.title))
+
+
+def _carries(words: frozenset[str], later: frozenset[str]) -> bool:
+    """Whether the `later` title's words hold nearly all of `words` (an earlier title's)."""
+    return bool(words) and len(words & later) >= RELAND_TITLE_SHARE * len(words)
 
 
 def _is_fix(pr: PullRequest) -> bool:
@@ -223,7 +239,7 @@ def _added_lines(pool: Pool, pr: PullRequest, path: str) -> list[str]:
     the pool keeps no copy of the changed lines of every patch of the weeks it reads."""
     if pr.number not in pool.patches:
         pool.patches[pr.number] = _patches(pr)
-    return changed_texts(pool.patches[pr.number].get(path))[1]
+    return added_texts(pool.patches[pr.number].get(path))
 
 
 def _read_lines(pool: Pool, prs: Sequence[PullRequest]) -> None:
@@ -235,7 +251,7 @@ def _read_lines(pool: Pool, prs: Sequence[PullRequest]) -> None:
         for path, patch in _patches(pr).items():
             if status[path] == FileStatus.REMOVED:
                 continue
-            codes = _codes(changed_texts(patch)[0])
+            codes = _codes(removed_texts(patch))
             if codes:
                 pool.removed[pr.number][path] = codes
                 pool.line_owners.update({(path, c): set() for c in codes})
@@ -244,7 +260,7 @@ def _read_lines(pool: Pool, prs: Sequence[PullRequest]) -> None:
         for path, patch in _patches(pr).items():
             if path not in asked:
                 continue
-            for text in changed_texts(patch)[1]:
+            for text in added_texts(patch):
                 owners = pool.line_owners.get((path, text.strip()))
                 if owners is not None:  # only the lines a PR of the week removes are asked for
                     owners.add(pr.number)
@@ -267,11 +283,14 @@ def _find_reverted(pool: Pool) -> None:
 
 def _shared_lines(pool: Pool, pr: PullRequest, other: PullRequest) -> int:
     """Lines of code `pr` removes that `other` added to the same file."""
-    removed = pool.removed.get(pr.number, {})
-    owners = pool.line_owners
-    return sum(
-        1 for path, codes in removed.items() for c in codes if other.number in owners[(path, c)]
-    )
+    if pool.owned[0] != pr.number:  # counted once for the PR, not once per PR it may relate to
+        removed = pool.removed.get(pr.number, {})
+        owners = pool.line_owners
+        counts = Counter(
+            n for path, codes in removed.items() for c in codes for n in owners[(path, c)]
+        )
+        pool.owned = (pr.number, counts)
+    return pool.owned[1][other.number]
 
 
 def _rewritten_lines(pool: Pool, pr: PullRequest, other: PullRequest) -> int:
@@ -304,7 +323,7 @@ def _added_total(pool: Pool, other: PullRequest) -> int:
     """Lines of code `other` added (asked only of the few PRs a rework may undo)."""
     if other.number not in pool.added_totals:
         patches = _patches(other)
-        added = (changed_texts(patches.get(f.path))[1] for f in other.files)
+        added = (added_texts(patches.get(f.path)) for f in other.files)
         pool.added_totals[other.number] = sum(len(_codes(lines)) for lines in added)
     return pool.added_totals[other.number]
 
@@ -400,7 +419,10 @@ def _candidates(pool: Pool, pr: PullRequest, refs: set[int]) -> set[int]:
     2,000 PRs would be four million)."""
     out = {n for n in refs if n in pool.by_number}
     if not _is_revert(pr):  # what it may bring back: a reverted PR with nearly its title
-        out |= {n for n in pool.reverted_by if _close_titles(pool.by_number[n], pr)}
+        words = _title_words(pr.title)
+        out |= {
+            n for n in pool.reverted_by if _carries(_title_words(pool.by_number[n].title), words)
+        }
     out |= {n for n, revert in pool.reverted_by.items() if revert is pr}
     for path, codes in pool.removed.get(pr.number, {}).items():
         for code in codes:

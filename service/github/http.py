@@ -29,6 +29,7 @@ from service.errors import (
     UpstreamError,
 )
 from service.github.credentials import Credentials, StaticToken
+from service.github.session import EnvOnceSession
 
 logger = logging.getLogger(__name__)
 
@@ -124,9 +125,29 @@ def _page_of(envelope: str, *, cached: bool) -> RestPage:
     return RestPage(parsed["data"], parsed.get("next"), cached=cached)
 
 
+# where `_json` keeps a response's decoded JSON (or the error decoding it raised)
+_DECODED = "_verl_week_json"
+
+
+def _json(resp: requests.Response) -> Any:
+    """The answer's JSON, decoded once however often it is looked at (a GraphQL page is read
+    for rate-limit errors, then for its data); ValueError as `resp.json` raises it."""
+    found: tuple[Any, ValueError | None] | None = resp.__dict__.get(_DECODED)
+    if found is None:
+        try:
+            found = (resp.json(), None)
+        except ValueError as exc:
+            found = (None, exc)
+        resp.__dict__[_DECODED] = found
+    value, error = found
+    if error is not None:
+        raise error
+    return value
+
+
 def _message(resp: requests.Response) -> str:
     try:
-        payload = resp.json()
+        payload = _json(resp)
     except ValueError:
         return resp.text[:MESSAGE_CHARS]
     if isinstance(payload, dict):
@@ -136,7 +157,7 @@ def _message(resp: requests.Response) -> str:
 
 def _graphql_errors(resp: requests.Response) -> list[dict[str, Any]]:
     try:
-        payload = resp.json()
+        payload = _json(resp)
     except ValueError:
         return []
     errors = payload.get("errors") if isinstance(payload, dict) else None
@@ -160,7 +181,7 @@ def _body_json(resp: requests.Response) -> Any:
     if not resp.content.strip():
         raise MalformedAnswerError("an empty body")
     try:
-        return resp.json()
+        return _json(resp)
     except ValueError:
         kind = resp.headers.get("content-type", "").partition(";")[0].strip() or "unknown type"
         raise MalformedAnswerError(f"a body that is not JSON ({kind})") from None
@@ -254,7 +275,7 @@ class GitHubHttp:
         self._lowest_lock = threading.Lock()
         self._sleep = sleep
         self._random = random.SystemRandom()
-        self._session = requests.Session()
+        self._session = EnvOnceSession()
         adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
         self._session.mount("https://", adapter)
         self._session.mount("http://", adapter)
@@ -361,7 +382,12 @@ class GitHubHttp:
             sent = self._with_auth(headers)
             try:
                 resp = self._session.request(
-                    method, url, headers=sent, json=body, timeout=self.timeout
+                    method,
+                    url,
+                    headers=sent,
+                    json=body,
+                    timeout=self.timeout,
+                    auth=self._session.auth_for(url),
                 )
             except requests.RequestException as exc:
                 if attempt == self.max_retries or not isinstance(exc, RETRYABLE):

@@ -67,7 +67,8 @@ _DOMAIN = re.compile(
     r"(?![\w-])(?:/\S*)?",
     re.IGNORECASE,
 )
-_MENTION = re.compile(r"(?<![\w.+-])[@＠](?=[A-Za-z0-9_])")
+# the sign first, then what may not stand before it: the engine looks for the sign alone
+_MENTION = re.compile(r"[@＠](?<![\w.+-][@＠])(?=[A-Za-z0-9_])")
 _BROADCAST = re.compile(r"[@＠]\s*(?:here|channel|everyone|all)\b|<\s*[!@#]|<\s*at\b", re.I)
 # text addressed to the model rather than to reviewers (checked against the recorded verl
 # weeks: no real line of theirs matches)

@@ -222,6 +222,9 @@ _ADDED, _REMOVED, _CONTEXT = EvidenceSide.ADDED, EvidenceSide.REMOVED, EvidenceS
 # a Line from all its fields in order: what Line(...) makes, without the Python-level __new__
 # a NamedTuple's defaults cost (parse_patch makes ~300,000 in a big week)
 _line = functools.partial(tuple.__new__, Line)
+# the same for other readers of a patch: `line_of((number, text, at, scope, side, in_string,
+# hunk, raw))` is `Line(number, text, at, scope, side, in_string, hunk, raw)`
+line_of = _line
 
 
 def parse_patch(patch: str | None) -> ParsedPatch:
@@ -246,18 +249,20 @@ def parse_patch(patch: str | None) -> ParsedPatch:
             continue
         # most lines are indented: they open no scope, and cost no call to find out
         opened = _opened_scope(text) if text and not text[0].isspace() else None
+        # most lines hold no triple quote: inside a string as the line before, no call either
+        quoted = '"""' in text or "'''" in text
         if sign == "+":
-            inside = strings.step(text, old_side=False)
+            inside = strings.step(text, old_side=False) if quoted else strings.new
             added.append(_line((new, text, None, new_scope, _ADDED, inside, hunk, None)))
             new += 1
             new_scope = opened or new_scope
         elif sign == "-":
-            inside = strings.step(text, new_side=False)
+            inside = strings.step(text, new_side=False) if quoted else strings.old
             removed.append(_line((old, text, new, scope, _REMOVED, inside, hunk, None)))
             old += 1
             scope = opened or scope
         elif sign != "\\":  # "\ No newline at end of file"
-            inside = strings.step(text)
+            inside = strings.step(text) if quoted else strings.new
             context.append(_line((new, text, None, new_scope, _CONTEXT, inside, hunk, None)))
             old += 1
             new += 1
@@ -271,6 +276,24 @@ _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028",
 # a line's text after its "+" or "-", found from the "\n" before it (`.` stops at the next)
 _ADDED_LINE = re.compile("\n\\+(.*)")
 _REMOVED_LINE = re.compile("\n-(.*)")
+
+
+def removed_texts(patch: str | None) -> list[str]:
+    """`changed_texts(patch)[0]` alone: the text of the removed lines (one scan, not two)."""
+    if not patch:
+        return []
+    if not any(b in patch for b in _OTHER_BREAKS):
+        return _REMOVED_LINE.findall("\n" + patch)
+    return changed_texts(patch)[0]
+
+
+def added_texts(patch: str | None) -> list[str]:
+    """`changed_texts(patch)[1]` alone: the text of the added lines (one scan, not two)."""
+    if not patch:
+        return []
+    if not any(b in patch for b in _OTHER_BREAKS):
+        return _ADDED_LINE.findall("\n" + patch)
+    return changed_texts(patch)[1]
 
 
 def changed_texts(patch: str | None) -> tuple[list[str], list[str]]:

@@ -40,7 +40,7 @@ FIX_WINDOW = timedelta(days=4)
 SECONDS_PER_HOUR = 3600
 MIN_SHARED_LINES = 2
 MIN_LINE_CHARS = 12
-_PR_REFERENCE = re.compile(r"(?<![\w/&])#(\d+)\b")
+_PR_REFERENCE = re.compile(r"#(?<![\w/&]#)(\d+)\b")  # the `#` first: searched for alone
 _TRIVIAL = ("#", "//", '"""', "import ", "from ", "return", "else", "pass", "}", ")", "]")
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 

@@ -43,6 +43,7 @@ from service.core.risks.base import (
     line_evidence,
     make_risk,
 )
+from service.core.risks.folding import folded
 
 # words that name a precision setting (matched inside identifiers: `param_dtype`, `enable_fp8`)
 SETTING = re.compile(
@@ -116,10 +117,9 @@ def _code(text: str) -> str:
 
 
 def mentions_precision(text: str) -> bool:
-    """Whether the text mentions precision at all (`MENTIONS.search`)."""
-    if text.isascii():
-        return _MENTIONS_LOWERED.search(text.lower()) is not None
-    return MENTIONS.search(text) is not None
+    """Whether the text mentions precision at all (`MENTIONS.search`; the folded text gives the
+    same answer, several times faster: `folding`)."""
+    return _MENTIONS_LOWERED.search(folded(text)) is not None
 
 
 def _tokens(text: str) -> list[str]:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from service.core.models import PullRequest, Risk, RiskKind, Severity
 from service.core.risks.base import Context, Line, RuleSet, iter_added, line_evidence, make_risk
+from service.core.risks.folding import folded
 
 KEEP = 4
 MASK = "****"
@@ -62,11 +63,9 @@ def _is_placeholder(rule: str, secret: str) -> bool:
 
 
 def may_hold_secrets(text: str) -> bool:
-    """Whether `text` has a hint of a secret (`_HINT.search`). On ASCII text, ignoring case is
-    only A-Z against a-z, so the lowered text gives the same answer, several times faster."""
-    if text.isascii():
-        return _HINT_LOWERED.search(text.lower()) is not None
-    return _HINT.search(text) is not None
+    """Whether `text` has a hint of a secret (`_HINT.search`): the folded text gives the same
+    answer, several times faster (`folding`)."""
+    return _HINT_LOWERED.search(folded(text)) is not None
 
 
 def find_secrets(text: str) -> list[tuple[str, str]]:

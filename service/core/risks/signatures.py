@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from service.core.models import EvidenceSide, FileChange, FileStatus, PullRequest
-from service.core.risks.base import Context, Line
+from service.core.risks.base import Context, Line, line_of
 
 CODE_SUFFIX = ".py"
 MAX_SIGNATURE_LINES = 40
@@ -81,8 +81,12 @@ class SignatureChange:
     new: tuple[str, Line]
 
 
+_REMOVED, _ADDED, _CONTEXT = EvidenceSide.REMOVED, EvidenceSide.ADDED, EvidenceSide.CONTEXT
+
+
 def _sides(patch: str) -> Iterator[tuple[Side, Side]]:
-    """(old side, new side) of each hunk of a patch."""
+    """(old side, new side) of each hunk of a patch (its Lines made as `parse_patch` makes
+    them: all fields in order, not through the NamedTuple's keyword defaults)."""
     old: list[Line] = []
     new: list[Line] = []
     old_changed: set[int] = set()
@@ -102,14 +106,14 @@ def _sides(patch: str) -> Iterator[tuple[Side, Side]]:
         sign, text = raw[:1], raw[1:]
         if sign == "-":
             old_changed.add(len(old))
-            old.append(Line(old_no, text, side=EvidenceSide.REMOVED))
+            old.append(line_of((old_no, text, None, "", _REMOVED, False, 0, None)))
             old_no += 1
         elif sign == "+":
             new_changed.add(len(new))
-            new.append(Line(new_no, text, side=EvidenceSide.ADDED))
+            new.append(line_of((new_no, text, None, "", _ADDED, False, 0, None)))
             new_no += 1
         elif sign in (" ", ""):  # context: cited by its new-file number, as the parser does
-            line = Line(new_no, text, side=EvidenceSide.CONTEXT)
+            line = line_of((new_no, text, None, "", _CONTEXT, False, 0, None))
             old.append(line)
             new.append(line)
             old_no += 1
