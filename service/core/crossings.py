@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from service.core.models import Crossing, FileStatus, PullRequest, Relation, RelationKind
 from service.core.scope import pr_key, short_name
-from service.core.titles import parse_title
+from service.core.titles import MOVE_WORDS, parse_title
 
 # a repository named without a PR: all its PRs of the period when they are at most this many
 FEW_PRS = 3
@@ -29,9 +29,6 @@ FEW_PRS = 3
 MOVED_FILES = 3
 PATH_TAIL = 2
 MIN_NAME = 4
-_MOVE_WORDS = re.compile(
-    r"\b(mov(e|es|ed|ing)|migrat\w*|split\w*\s+(out|into)|relocat\w*|transfer\w*)\b", re.I
-)
 _NAME_TOKEN = re.compile(r"[A-Za-z][\w.+-]*[\w+]")
 
 
@@ -102,7 +99,7 @@ def _tails(pr: PullRequest, *, removed: bool) -> set[str]:
 
 def _moves_out(pr: PullRequest) -> bool:
     removed = sum(1 for f in pr.files if f.status == FileStatus.REMOVED)
-    return bool(_MOVE_WORDS.search(_text(pr))) and removed >= MOVED_FILES
+    return bool(MOVE_WORDS.search(_text(pr))) and removed >= MOVED_FILES
 
 
 def _received(pool: _Pool, mover: PullRequest, source: int, target: int) -> list[tuple[int, str]]:

@@ -37,7 +37,7 @@ from service.core.models import (
 from service.core.names_list import split_names
 from service.core.net_results import net_results
 from service.core.relations import description
-from service.core.titles import parse_title
+from service.core.titles import MOVE_WORDS, parse_title
 from service.core.weeks import label_before
 
 Params = dict[str, str | int | float | list[int] | list[str]]
@@ -378,16 +378,12 @@ def _story_sentence(
     return Statement(key=key("summary", "story", kind + "_with"), params=params, prs=prs)
 
 
-# a title that says code went elsewhere (a PR that only deletes may still move it out)
-_MOVE_WORDS = re.compile(r"\b(?:mov(?:e[sd]?|ing)|migrat\w*|relocat\w*)\b|迁移|移动|移至", re.I)
-
-
 def _moved_or_removed(kind: str, leads: list[ScoredPR]) -> str:
     """A migration whose lead PRs only delete code their titles do not say went elsewhere is
     a removal: there is no new location to send users to (`migration_removal`: one of each)."""
     if kind != "migration":
         return kind
-    removed = [p.additions == 0 and not _MOVE_WORDS.search(p.title) for p in leads]
+    removed = [p.additions == 0 and not MOVE_WORDS.search(p.title) for p in leads]
     if all(removed):
         return "removal"
     return "migration_removal" if any(removed) else kind

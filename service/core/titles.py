@@ -7,6 +7,11 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# words that say code went elsewhere (a PR that only deletes may still have moved it out)
+MOVE_WORDS = re.compile(
+    r"\b(mov(e|es|ed|ing)|migrat\w*|split\w*\s+(out|into)|relocat\w*|transfer\w*)\b", re.I
+)
+
 _BRACKET = re.compile(r"^\s*\[([^\]]*)\]\s*")
 _PART = re.compile(r"^\s*\[?\s*(\d+)\s*/\s*(\d+|n)\s*\]?\s*$", re.IGNORECASE)
 _TYPED = re.compile(r"^\s*([A-Za-z]+)\s*(?:\(([^)]*)\))?\s*(!)?\s*:\s*(.*)$", re.DOTALL)

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from service.core.mentions import TOP_TABLE_ROWS
 from service.core.models import Digest, ScoredPR, TrendBucket
 from service.core.ranking import ranked_prs
-from service.core.scope import short_name, split_key
+from service.core.scope import pr_ref
 from service.errors import InputError
 from service.render import escape
 from service.render.environment import (
@@ -129,9 +129,7 @@ def _example_pr(digest: Digest) -> str:
     family's other repository (its key is no number a user knows)."""
     if not digest.prs:
         return "1"
-    top = digest.prs[0]
-    index, number = split_key(top.number)
-    return f"{short_name(top.repo)}#{number}" if index and top.repo else str(top.number)
+    return pr_ref(digest.prs[0].number, digest.prs[0].repo).removeprefix("#")
 
 
 def render_markdown(digest: Digest, lang: str | None = None) -> str:
