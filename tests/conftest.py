@@ -16,6 +16,7 @@ from service.core.models import CollectedPeriod
 from service.core.profile import RepoProfile, load_profile
 from service.pipeline.recorded import load_recorded
 from service.settings import Settings
+from tests.trace_race import retry_thread_trace
 
 DATA = Path(__file__).parent / "data"
 WEEKS = DATA / "weeks"
@@ -23,6 +24,7 @@ NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 SETTING_NAMES = [name.upper() for name in Settings.model_fields]
 PROCESS_MARKER = "process"
 _running: dict[str, bool] = {"may_start_processes": True}
+retry_thread_trace()  # coverage's thread hook races on CPython 3.11 (tests/trace_race.py)
 
 
 def _is_service_child(args: tuple[Any, ...]) -> bool:
