@@ -2,7 +2,7 @@
 figures measured, rules alone and with the recorded verifier answers replayed through the real
 verification pass; benchmarks/model_corpus.py prints the full figures.
 
-Parts `tune`, `tune2` and `seen` to `seen8` are tuned on: their misses were read, and a fix that
+Parts `tune`, `tune2` and `seen` to `seen9` are tuned on: their misses were read, and a fix that
 moves a figure up raises its floor. The `heldout` parts are never read sentence by sentence: their
 requests were captured from weeks and languages no tuned part holds, answered and labelled by
 independent request-only models, and its floors were set once, from its first measurement, to
@@ -18,8 +18,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.8, 10),  # 32/40
-    ("heldout", "answers"): (0.95, 1),  # 116/122 (3 wrong kept before the family's contributors
+    ("seen9", "adversarial"): (0.8, 10),  # 32/40
+    ("seen9", "answers"): (0.95, 1),  # 116/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
     ("seen7", "adversarial"): (0.85, 15),  # 34/40
     ("seen7", "answers"): (0.94, 1),  # 50/53
@@ -49,8 +49,8 @@ FLOORS = {
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("heldout", "adversarial"): (0.82, 4),  # 33/40
-    ("heldout", "answers"): (0.95, 3),  # 117/122
+    ("seen9", "adversarial"): (0.82, 4),  # 33/40
+    ("seen9", "answers"): (0.95, 3),  # 117/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
     ("seen7", "answers"): (0.92, 1),  # 49/53
     ("seen8", "adversarial"): (0.7, 0),  # 21/30
@@ -94,8 +94,8 @@ LABELLED = {
     ("seen7", "adversarial"): (40, 40),
     ("seen8", "answers"): (26, 2),
     ("seen8", "adversarial"): (30, 30),
-    ("heldout", "answers"): (122, 6),
-    ("heldout", "adversarial"): (40, 40),
+    ("seen9", "answers"): (122, 6),
+    ("seen9", "adversarial"): (40, 40),
     ("tune3", "answers"): (117, 11),
     ("tune3", "adversarial"): (40, 40),
 }
