@@ -13,6 +13,7 @@ import json
 
 from service.core.analyst.facts import PeriodFacts, facts_json
 from service.core.analyst.schema import LIMITS, PROMPT_VERSION, answer_schema
+from service.core.periods.kinds import rules_for_label
 from service.core.scope import short_name
 from service.render.environment import environment
 
@@ -49,6 +50,9 @@ def prompt_messages(facts: PeriodFacts, data: str | None = None) -> list[Message
         "repos": list(facts.repos),
         "short_names": [short_name(r) for r in facts.repos],
         "week": facts.period,
+        # what the period is (week, month, range, release): the wording of all but a week
+        # says "this period", not "this week"
+        "span": _span(facts.period),
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "limits": LIMITS,
@@ -59,6 +63,11 @@ def prompt_messages(facts: PeriodFacts, data: str | None = None) -> list[Message
     }
     system, user = (env.get_template(t.format(lang=lang)).render(**context) for t in TEMPLATES)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _span(label: str) -> str:
+    rules = rules_for_label(label)
+    return rules.name if rules is not None else "week"
 
 
 def prompt_chars(messages: list[Message]) -> int:
