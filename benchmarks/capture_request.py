@@ -12,6 +12,13 @@ never). Not a test.
 
 A family digest: name each further repository's week file with `--member`; the request is the
 one `digest --repo A --repo B ...` sends, and the files are named `<week>.family.<lang>.*`.
+A period of several weeks: name the other weeks of the same repository with `--also` and the
+period with `--period` (the request `digest --period 2025-11-17..2025-11-30` sends); the files
+are named after `--key` (a name without dots, e.g. `2025-W47-W48`):
+
+    .venv/bin/python benchmarks/capture_request.py tests/data/weeks/2025-W47.json \
+        --also tests/data/weeks/2025-W48.json --period 2025-11-17..2025-11-30 \
+        --key 2025-W47-W48 --lang zh --out /tmp/requests
 """
 
 from __future__ import annotations
@@ -37,8 +44,10 @@ TOKEN = "ghp_captureToken0123456789abcdef0"  # noqa: S105 - the fake GitHub's
 
 
 def _digest(env: dict[str, str], week: str, lang: str, *extra: str, fmt: str = "json") -> str:
-    """`verl-week digest` of `week` in `lang` (to /dev/null unless `extra` names an output)."""
-    command = [str(ROOT / ".venv" / "bin" / "verl-week"), "digest", "--week", week]
+    """`verl-week digest` of `week` (an ISO week, or any period label) in `lang` (to
+    /dev/null unless `extra` names an output)."""
+    which = "--week" if "-W" in week else "--period"
+    command = [str(ROOT / ".venv" / "bin" / "verl-week"), "digest", which, week]
     command += ["--lang", lang, "--format", fmt]
     command += [*extra] if "--output" in extra else ["--output", os.devnull, *extra]
     done = subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
@@ -47,15 +56,23 @@ def _digest(env: dict[str, str], week: str, lang: str, *extra: str, fmt: str = "
 
 @contextlib.contextmanager
 def serving(
-    week_file: Path, previous: Path | None, lang: str, answer: str, members: tuple[Path, ...] = ()
+    week_file: Path,
+    previous: Path | None,
+    lang: str,
+    answer: str,
+    members: tuple[Path, ...] = (),
+    also: tuple[Path, ...] = (),
 ) -> Iterator[tuple[dict[str, str], list[str], FakeModel]]:
     """The environment `verl-week digest` needs to build the week of `week_file` (and the
-    repositories of `members`) from the fake GitHub, with a fake model answering `answer`; the
-    week before is built first, without the model, when `previous` is given. Yields the
-    environment, the digest's repositories and the model."""
+    repositories of `members`, and the further weeks `also` of the same repository) from the
+    fake GitHub, with a fake model answering `answer`; the week before is built first, without
+    the model, when `previous` is given. Yields the environment, the digest's repositories and
+    the model."""
     data = json.loads(week_file.read_text("utf-8"))
     github = FakeGitHub(data["repo"], token=TOKEN)
     github.serve_week(data)
+    for further in also:
+        github.serve_week(json.loads(further.read_text("utf-8")))
     repos = [data["repo"]]
     for member in members:
         member_data = json.loads(member.read_text("utf-8"))
@@ -85,13 +102,19 @@ def serving(
 
 
 def capture(
-    week_file: Path, previous: Path | None, lang: str, members: tuple[Path, ...] = ()
+    week_file: Path,
+    previous: Path | None,
+    lang: str,
+    members: tuple[Path, ...] = (),
+    also: tuple[Path, ...] = (),
+    period: str | None = None,
 ) -> dict[str, Any]:
     """The request body `verl-week digest` sends for the week of `week_file` in `lang` (with
-    the repositories of `members` in the same digest, when given)."""
-    week = json.loads(week_file.read_text("utf-8"))["week"]
+    the repositories of `members` in the same digest, when given; of `period`, served the
+    further weeks `also`, when given)."""
+    week = period or json.loads(week_file.read_text("utf-8"))["week"]
     # "{}" is not an answer: the digest goes out without a narrative
-    with serving(week_file, previous, lang, "{}", members) as (env, repos, model):
+    with serving(week_file, previous, lang, "{}", members, also) as (env, repos, model):
         scope = [arg for repo in repos for arg in ("--repo", repo)] if members else []
         _digest(env, week, lang, *scope)
         return model.last_request()
@@ -102,11 +125,17 @@ def main() -> None:
     parser.add_argument("week_file", type=Path)
     parser.add_argument("--previous", type=Path, default=None)
     parser.add_argument("--member", type=Path, action="append", default=[])
+    parser.add_argument("--also", type=Path, action="append", default=[])
+    parser.add_argument("--period", default=None)
+    parser.add_argument("--key", default=None)
     parser.add_argument("--lang", choices=("zh", "en"), required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    body = capture(args.week_file, args.previous, args.lang, tuple(args.member))
-    week = json.loads(args.week_file.read_text("utf-8"))["week"]
+    if bool(args.period) != bool(args.also) or bool(args.period) != bool(args.key):
+        parser.error("--period, --also and --key go together")
+    members, also = tuple(args.member), tuple(args.also)
+    body = capture(args.week_file, args.previous, args.lang, members, also, args.period)
+    week = args.key or json.loads(args.week_file.read_text("utf-8"))["week"]
     args.out.mkdir(parents=True, exist_ok=True)
     family = ".family" if args.member else ""
     stem = f"{args.out / week}{family}.{args.lang}"

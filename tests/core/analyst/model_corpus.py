@@ -8,8 +8,9 @@ the answer a capable model wrote to that request alone (`.answer.json`), every s
 true / false / misleading against the raw PR data by a reader who wrote none of them
 (`.labels.json`), and an adversarial batch of subtle mistakes and true sentences
 (`.adversarial.answer.json`, `.adversarial.labels.json`); `weeks.json` names each week's
-repository and the recorded week before it. `verdicts` replays each answer through the checker
-on the facts the service built for that request."""
+repository and the recorded week before it (a period of several weeks: its label and the weeks
+it spans, under a name without dots such as `2025-W47-W48`). `verdicts` replays each answer
+through the checker on the facts the service built for that request."""
 
 from __future__ import annotations
 
@@ -55,13 +56,20 @@ def week_file(week: str, repo: str | None = None) -> Path:
 
 @functools.lru_cache(maxsize=16)
 def _facts(
-    repo: str, week: str, previous: str | None, lang: str, members: tuple[str, ...] = ()
+    repo: str,
+    week: str,
+    previous: str | None,
+    lang: str,
+    members: tuple[str, ...] = (),
+    period: tuple[str, tuple[str, ...]] | None = None,
 ) -> Any:
     """The week's facts exactly as the narrator builds them for the request: the real pipeline
     collects the week (and the week before, when recorded) from the fake GitHub serving the
     recorded files, as benchmarks/capture_request.py did, and the facts come from the stored
     digest and PR snapshots; with `members`, the family digest of `repo` and them (the one
-    `digest --repo A --repo B ...` builds, each PR under its family key)."""
+    `digest --repo A --repo B ...` builds, each PR under its family key); with `period` (a
+    period's label and the recorded weeks it spans), the digest of that period (the one
+    `digest --period A..B` builds; `week` is then the part's name for it)."""
     from service import wiring
     from service.core.analyst.facts import build_facts
     from service.core.family import keyed_prs
@@ -71,9 +79,11 @@ def _facts(
     from service.settings import Settings
     from tests.fakes.github import FakeGitHub
 
-    data = json.loads(week_file(week, repo).read_text("utf-8"))
+    label, spanned = period or (week, (week,))
+    data = json.loads(week_file(spanned[0], repo).read_text("utf-8"))
     github = FakeGitHub(repo, token=TOKEN)
-    github.serve_week(data)
+    for each in spanned:
+        github.serve_week(json.loads(week_file(each, repo).read_text("utf-8")))
     for member in members:
         github.add_repo(member).serve_week(json.loads(week_file(week, member).read_text("utf-8")))
     if previous:
@@ -93,11 +103,13 @@ def _facts(
         if previous:
             build_week(pipeline, repo, period_of_label(previous, timezone))
         scope = resolve_scope([repo, *members], {})
-        digest = build_scope(pipeline, scope, period_of_label(week, timezone))
+        window = period_of_label(label, timezone)
+        digest = build_scope(pipeline, scope, window)
         prs = [
             pr
             for i, name in enumerate(scope.repos)
-            for pr in keyed_prs(pipeline.store.load_prs(name, week), i)
+            for each in spanned
+            for pr in keyed_prs(pipeline.store.load_prs(name, each), i)
         ]
         return build_facts(digest, prs, lang)
 
@@ -106,7 +118,8 @@ def facts_for(meta: dict[str, Any], lang: str) -> Any:
     """The facts of `meta`'s week (`week`, `repo`, `previous`, `members` for a family) in
     `lang`, built once."""
     members = tuple(meta.get("members") or ())
-    return _facts(meta["repo"], meta["week"], meta.get("previous"), lang, members)
+    period = (meta["period"], tuple(meta["weeks"])) if meta.get("period") else None
+    return _facts(meta["repo"], meta["week"], meta.get("previous"), lang, members, period)
 
 
 def _drafts(answer: str, facts: Any) -> list[Any]:
