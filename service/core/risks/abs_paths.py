@@ -32,7 +32,9 @@ from service.core.risks.base import (
 _START = r"(?:^|(?<=[\s\"'=:(,\[`]))"
 _SEGMENT = r"[A-Za-z0-9_.\-]+"
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "ld_preload": re.compile(r"\bLD_PRELOAD\s*=\s*[\"']?(/[^\s\"':]+)"),
+    # the path ends at a `:` (a list of libraries) or a `$` (`…so.2${LD_PRELOAD:+:$LD_PRELOAD}`
+    # appends what was preloaded before)
+    "ld_preload": re.compile(r"\bLD_PRELOAD\s*=\s*[\"']?(/[^\s\"':$]+)"),
     "home_dir": re.compile(_START + rf"(/home/({_SEGMENT})/[^\s\"'`)]*)"),
     "mac_home": re.compile(_START + rf"(/Users/({_SEGMENT})/[^\s\"'`)]*)"),
     "mnt_volume": re.compile(_START + rf"(/mnt/({_SEGMENT})/{_SEGMENT}[^\s\"'`)]*)"),

@@ -28,6 +28,11 @@ def doc(line: str, path: str = "docs/ascend_tutorial/quick_start.rst") -> FileCh
             "ld_preload",
             "/usr/local/lib/libjemalloc.so.2",
         ),
+        (  # verl #6285: the library, then what was preloaded before it
+            'export LD_PRELOAD="/usr/lib/aarch64-linux-gnu/libjemalloc.so.2${LD_PRELOAD:+:$L}"',
+            "ld_preload",
+            "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+        ),
         ("MODEL=/home/zhangsan/models/Qwen3-8B", "home_dir", "/home/zhangsan/models/Qwen3-8B"),
         ("python x.py --ckpt /Users/alice/ckpt", "mac_home", "/Users/alice/ckpt"),
         (
