@@ -52,7 +52,7 @@ def prompt_messages(facts: PeriodFacts, data: str | None = None) -> list[Message
         "week": facts.period,
         # what the period is (week, month, range, release): the wording of all but a week
         # says "this period", not "this week"
-        "span": _span(facts.period),
+        "span": span_of(facts.period),
         "first_day": facts.first_day,
         "last_day": facts.last_day,
         "limits": LIMITS,
@@ -65,7 +65,8 @@ def prompt_messages(facts: PeriodFacts, data: str | None = None) -> list[Message
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _span(label: str) -> str:
+def span_of(label: str) -> str:
+    """What the period `label` names: week, month, range or release."""
     rules = rules_for_label(label)
     return rules.name if rules is not None else "week"
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from service.core.analyst.verdicts import CLOSE, OPEN, VERIFY_VERSION, verdict_schema
 from service.core.scope import short_name
 from service.render.environment import environment
+from service.render.prompt import span_of
 
 TEMPLATES = ("prompts/{lang}/verify_system.txt.j2", "prompts/{lang}/verify_user.txt.j2")
 VERSION_HASH_CHARS = 8
@@ -43,6 +44,7 @@ def verify_messages(
         "repos": list(repos),
         "short_names": [short_name(r) for r in repos],
         "week": period,  # the prompts' name (their text is hashed into VERIFY_VERSION)
+        "span": span_of(period),
         "schema": json.dumps(verdict_schema(), ensure_ascii=False),
         "data": data,
         "open": OPEN,

@@ -1,7 +1,7 @@
-"""The analyst's prompt for a period that is not a week (a month, a range of days) says so and
-asks for the period's words ("本月", "本期", "this period"), as the report and cards use them; a
-week's prompt is unchanged. The checker reads those words as the week's: "本期合入 22 个 PR" is a
-count of the period's PRs."""
+"""The analyst's and the verifier's prompts for a period that is not a week (a month, a range
+of days) say so, and the analyst's asks for the period's words ("本月", "本期", "this period"),
+as the report and cards use them; a week's prompts are unchanged. The checker reads those words
+as the week's: "本期合入 22 个 PR" is a count of the period's PRs."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from service.core.analyst.checker import Checker, check_text
 from service.render.prompt import prompt_messages
+from service.render.verify_prompt import verify_messages
 from tests.core.analyst.helpers import week_facts
 
 PERIODS = {
@@ -80,3 +81,13 @@ def test_the_period_words_scope_a_count_to_the_period(text: str, kept: bool) -> 
 def test_no_x_this_period_must_hold_of_every_pr_of_the_period(text: str, lang: str) -> None:
     reasons = check_text(text, [], "summary", Checker(week_facts("2026-W04", lang)))
     assert [r.split(":")[0] for r in reasons] == ["absence"]  # #4280 reworks the vLLM rollout
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_verifier_is_told_the_period_too(lang: str) -> None:
+    week = verify_messages("volcengine/verl", "2026-W04", lang, "{}")[0]["content"]
+    month = verify_messages("volcengine/verl", "2026-01", lang, "{}")[0]["content"]
+    assert ("周报中的句子" in week) if lang == "zh" else ("weekly report" in week)
+    assert "一个月，不是一周" in month if lang == "zh" else "covers a month, not one week" in month
+    assert "周报" not in month.splitlines()[0]
+    assert "weekly" not in month.splitlines()[0]
