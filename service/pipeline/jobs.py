@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote_plus
 
 from service import __version__
 from service import core as core_package
@@ -121,11 +122,15 @@ def _save_snapshots(p: Pipeline, repo: str, window: Period, prs: list[PullReques
         p.store.save_prs(repo, week, group)
 
 
-def discussion_url(github_web_url: str, repo: str) -> str:
-    """The repository's merged PRs on its own GitHub host (empty when the host is unknown)."""
+def discussion_url(github_web_url: str, repo: str, window: Period) -> str:
+    """The repository's PRs merged in `window` on its own GitHub host, as GitHub's search
+    writes the window (its first and last second, with the window's UTC offset); empty when
+    the host is unknown."""
     if not github_web_url:
         return ""
-    return f"{github_web_url.rstrip('/')}/{repo}/pulls?q=is%3Apr+is%3Amerged"
+    last = window.end - timedelta(seconds=1)
+    merged = f"merged:{window.start.isoformat()}..{last.isoformat()}"
+    return f"{github_web_url.rstrip('/')}/{repo}/pulls?q={quote_plus(f'is:pr is:merged {merged}')}"
 
 
 @functools.cache
@@ -185,7 +190,7 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     repo = collected.repo  # its name now, when GitHub answered for a repository that moved
     clock.lap("collect")
     profile = p.profile_for(repo)
-    discussion = discussion_url(p.github_web_url, repo)
+    discussion = discussion_url(p.github_web_url, repo, window)
     before = p.store.period_stamp(repo, previous_period(window), p.language)
     narration = p.narrator.settings_key if p.narrator is not None else ""
     inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
@@ -278,7 +283,7 @@ def build_family(
             previous, prs_before = _previous(p, week.repo, window)
             earlier.append({before.label: prs_before})
             previous_parts.append(previous)
-            discussion = discussion_url(p.github_web_url, week.repo)
+            discussion = discussion_url(p.github_web_url, week.repo, window)
             parts.append(
                 build_digest(
                     week,

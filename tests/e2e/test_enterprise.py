@@ -83,4 +83,6 @@ def test_no_output_links_to_github_com(
     pr_link = f"{WEB}/{REPO}/pull/{number}"
     for name in ("markdown", "html", "slack", "feishu", "pr", "slack card"):
         assert pr_link in outputs[name], name
-    assert f"{WEB}/{REPO}/pulls?q=is%3Apr+is%3Amerged" in outputs["markdown"]
+    # the week's merged PRs: GitHub's search of its first to last second, in the week's offset
+    merged = "merged%3A2026-01-19T00%3A00%3A00%2B08%3A00..2026-01-25T23%3A59%3A59%2B08%3A00"
+    assert f"{WEB}/{REPO}/pulls?q=is%3Apr+is%3Amerged+{merged}" in outputs["markdown"]
