@@ -63,6 +63,7 @@ def precision_recall(rows: list[Verdict]) -> str:
 KINDS = (
     ("misleading (true facts, false whole)", r"misleading"),
     ("a PR of one repository told as another's", r"one repository told as another"),
+    ("order in time reversed", r"order in time"),
     ("default told as the other value", r"\bdefault"),
     ("old told as new / direction flipped", r"\bold\b|\bremoved\b|direction|flipped"),
     ("relation or PR number", r"relation|pr number|swapped pr|earlier pr"),

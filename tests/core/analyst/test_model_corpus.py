@@ -18,6 +18,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
+    ("heldout", "adversarial"): (0.85, 16),  # 34/40
+    ("heldout", "answers"): (0.94, 6),  # 115/122
     ("seen9", "adversarial"): (0.8, 10),  # 32/40
     ("seen9", "answers"): (0.95, 1),  # 116/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
@@ -45,10 +47,12 @@ FLOORS = {
     ("tune3", "answers"): (0.98, 4),  # 115/117
 }
 # the same with the verification pass (recorded verifier answers: v7 for tune2, seen3 to
-# seen8 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
+# seen9 and the held-out part, v5 for seen2, v4 else; a verifier is a model: runs on near-identical
 # requests differed by up to seven kept wrong sentences of the seen answers, so these floors
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
+    ("heldout", "adversarial"): (0.95, 4),  # 38/40
+    ("heldout", "answers"): (0.95, 5),  # 117/122
     ("seen9", "adversarial"): (0.82, 4),  # 33/40
     ("seen9", "answers"): (0.95, 3),  # 117/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
@@ -97,6 +101,8 @@ LABELLED = {
     ("seen9", "answers"): (122, 6),
     ("seen9", "adversarial"): (40, 40),
     ("tune3", "answers"): (117, 11),
+    ("heldout", "answers"): (122, 6),
+    ("heldout", "adversarial"): (40, 40),
     ("tune3", "adversarial"): (40, 40),
 }
 
