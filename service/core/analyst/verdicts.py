@@ -32,7 +32,9 @@ from service.core.models import Analysis, AnalysisItem, DroppedSentence
 # files' lines; sentences the rules could not confirm (deferral.py); a merged value or name
 # judged on the changed lines only, a restore on an earlier state the data holds;
 # 7: each quote with `found`, where the service found it in its PR's whole data (or "no")
-VERIFY_VERSION = "7"
+# 8: the sentence judged as a whole too: true parts joined into a false whole (a reverted
+# change told as in effect, one PR's effect credited to another, a wider scope, a figure moved)
+VERIFY_VERSION = "8"
 SCHEMA_NAME = "sentence_verdicts"
 ENTAILED = "entailed"
 VERDICTS = (ENTAILED, "contradicted", "not_enough_information")
