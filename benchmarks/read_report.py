@@ -2,7 +2,8 @@
 corpus (tests/data/llm/model_corpus): the real `verl-week digest` builds the week from the fake
 GitHub serving the recorded files, and a fake model answers with the part's recorded answer, so
 the report holds the sentences the checker kept (rules alone: the verification pass is off);
-a family part's week is the family digest of its members.
+a family part's week is the family digest of its members, a period part's the digest of its
+period (`digest --period A..B`).
 For reading reports beside ../shared/reference/example-report.zh.txt; not a test. Never on a
 held-out part: reading it is tuning to it.
 
@@ -30,13 +31,21 @@ def report(part: str, week: str, lang: str, fmt: str) -> str:
     previous = week_file(meta["previous"], meta["repo"]) if meta.get("previous") else None
     answer = (CORPUS / part / f"{week}.{lang}.answer.json").read_text("utf-8")
     members = tuple(week_file(week, repo) for repo in meta.get("members") or ())
+    # a period of several weeks: its first week's file, the others served beside it
+    first, *others = meta.get("weeks") or [week]
+    also = tuple(week_file(other, meta["repo"]) for other in others)
     with (
-        serving(week_file(week, meta["repo"]), previous, lang, answer, members) as (env, repos, _),
+        serving(week_file(first, meta["repo"]), previous, lang, answer, members, also) as (
+            env,
+            repos,
+            _,
+        ),
         tempfile.TemporaryDirectory() as folder,
     ):
         out = Path(folder) / f"report.{fmt}"
         scope = [arg for repo in repos for arg in ("--repo", repo)] if members else []
-        _digest(env, week, lang, *scope, "--output", str(out), fmt=fmt)
+        label = meta.get("period") or week
+        _digest(env, label, lang, *scope, "--output", str(out), fmt=fmt)
         return out.read_text("utf-8")
 
 
