@@ -1,5 +1,5 @@
-"""The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune` and
-`tune2`, parts the checker may be tuned on; `seen` to `seen9`, held-out parts whose misses
+"""The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune` to
+`tune4`, parts the checker may be tuned on; `seen` to `seen9`, held-out parts whose misses
 were read (after stops 24, 36, 37, 38, 40, 41 and 42) and are tuned on since; `heldout`, never
 tuned on nor read)
 the exact request the service sent for a recorded week (`<week>.<lang>.request.json`, captured
