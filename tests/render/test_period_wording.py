@@ -83,7 +83,10 @@ def test_labels_of_months_and_ranges() -> None:
     assert period_label("2026-01", "zh") == "2026 年 1 月"
     assert period_label("2026-01", "en") == "Jan 2026"
     assert period_label("2026-01-12..2026-01-25", "zh") == "2026 年 1 月 12 日 至 1 月 25 日"
+    assert period_label("2026-01-12..2026-01-25", "en") == "Jan 12 – Jan 25, 2026"
     assert period_label("2025-12-29..2026-01-11", "en") == "Dec 29, 2025 – Jan 11, 2026"
+    across = "2025 年 12 月 29 日 至 2026 年 1 月 11 日"
+    assert period_label("2025-12-29..2026-01-11", "zh") == across
     assert period_label("2026-W04", "en") == "Week 4, 2026"  # a week is titled by its kind too
 
 

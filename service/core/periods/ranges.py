@@ -66,10 +66,13 @@ class RangeRules(PeriodRules):
         return range_period(last - timedelta(days=days - 1), last, period.timezone)
 
     def title(self, period: Period, words: Words) -> str:
+        """`Jan 12 – Jan 25, 2026` / `2026 年 1 月 12 日 至 1 月 25 日`: within a year, the year
+        once, on the day the language gives it to (`format.range_year_on`); across years, on
+        both days."""
         first, last = period.first_day, period.last_day
-        style = "short" if first.year == last.year else "long"
+        on = words.t("format.range_year_on") if first.year == last.year else "both"
         return words.t(
             "format.period_range",
-            first=date_words(first, words),
-            last=date_words(last, words, style),
+            first=date_words(first, words, "long" if on in ("first", "both") else "short"),
+            last=date_words(last, words, "long" if on in ("last", "both") else "short"),
         )
