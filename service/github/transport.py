@@ -175,7 +175,7 @@ class Transport:
                 preload_content=False,
                 decode_content=True,
             )
-        except Exception as exc:  # each urllib3 failure is named in _failure
+        except (errors.HTTPError, OSError) as exc:  # urllib3's failures and the socket's
             raise _failure(exc) from None
         return Answer(resp.status, resp.headers, _body(resp), _final_url(url, resp))
 
@@ -267,8 +267,6 @@ def _final_url(url: str, resp: urllib3.BaseHTTPResponse) -> str:
 
 def _failure(exc: Exception) -> TransportError:
     """`exc` named as requests' HTTPAdapter.send names it; retryable as the client decides."""
-    if isinstance(exc, TransportError):
-        return exc
     if isinstance(exc, errors.MaxRetryError):
         return _failure_of_retries(exc.reason)
     if isinstance(exc, errors.LocationValueError):
