@@ -139,6 +139,7 @@ def cli_run(week: str, output: str) -> None:
     (service/cli/digest.py), step by step with a clock around each."""
     started = time.perf_counter()
     from service import wiring
+    from service.cli import leave_to_exit
     from service.cli.common import configure_logging
     from service.core.weeks import parse_week
     from service.pipeline.jobs import build_week
@@ -165,6 +166,7 @@ def cli_run(week: str, output: str) -> None:
         "run_s": done - imported,
     }
     print(json.dumps({"code": 0, **{k: round(v, 2) for k, v in laps.items()}}), flush=True)
+    leave_to_exit()  # as the `verl-week` process ends (cli.console)
 
 
 def run_cli(

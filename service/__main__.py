@@ -1,5 +1,5 @@
 """`python -m service` runs the command line."""
 
-from service.cli import main
+from service.cli import console
 
-raise SystemExit(main())
+raise SystemExit(console())

@@ -28,11 +28,12 @@ from service.core.models import (
 )
 from service.core.narrative import build_narrative
 from service.core.periods import previous_period
-from service.core.points import Parse, comment_only, pr_facts
+from service.core.points import comment_only, pr_facts
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
-from service.core.risks import ranked, risk_context, risks_by_pr
+from service.core.risks import config_changes, ranked, risk_context, risks_by_pr
+from service.core.risks.base import Context
 from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
@@ -64,8 +65,12 @@ class _Read:
     comment_only: bool
 
 
-def _read(pr: PullRequest, c: Classification, profile: RepoProfile, parsed: Parse) -> _Read:
-    return _Read(pr_facts(pr, profile, c.change_type, c.modules, parsed), comment_only(pr, parsed))
+def _read(pr: PullRequest, c: Classification, profile: RepoProfile, context: Context) -> _Read:
+    """The PR's points and whether it changes comments only, on the patches (and setting
+    changes) its detectors worked out."""
+    parsed, settings = context.parsed, config_changes.of_pr(pr, context)
+    facts = pr_facts(pr, profile, c.change_type, c.modules, parsed, settings)
+    return _Read(facts, comment_only(pr, parsed))
 
 
 def _scored(
@@ -184,7 +189,7 @@ def build_digest(
     read: list[_Read] = []
     for pr, risks_of_pr in risks_by_pr(prs, context):
         found += risks_of_pr
-        read.append(_read(pr, classes[pr.number], profile, context.parsed))
+        read.append(_read(pr, classes[pr.number], profile, context))
     del context
     risks = ranked(found)
     per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from service.core.models import FileChange, FileStatus, PullRequest, Statement
 from service.core.profile import RepoProfile
 from service.core.risks.base import Line, ParsedPatch, parse_patch
-from service.core.risks.config_changes import config_changes, read_configs
+from service.core.risks.config_changes import SettingChange, config_changes, read_configs
 
 KEY = "narrative.point"
 CODE_SUFFIX = ".py"
@@ -109,9 +109,8 @@ def parse_file(change: FileChange) -> ParsedPatch:
     return parse_patch(change.patch)
 
 
-def _settings(pr: PullRequest, profile: RepoProfile, parsed: Parse) -> list[Statement]:
+def _settings(changes: list[SettingChange]) -> list[Statement]:
     """Config keys re-defaulted (`name: old → new`), renamed or moved; then those removed."""
-    changes = config_changes(read_configs(pr, profile, parsed))
     changed = [c.label for c in changes if c.new is not None]
     removed = [c.label for c in changes if c.new is None]
     out = [_settings_statement("settings", changed)] if changed else []
@@ -170,10 +169,12 @@ def pr_facts(
     change_type: str,
     modules: list[str],
     parsed: Parse = parse_file,
+    settings: list[SettingChange] | None = None,
 ) -> list[Statement]:
     """The PR's point as statements: kind of change on which modules, then what it adds,
     removes or re-defaults, then (when nothing more precise) where it changes, then why.
-    `parsed`: how a file's patch is parsed (a build passes the patches its risks parsed)."""
+    `parsed`: how a file's patch is parsed (a build passes the patches its risks parsed);
+    `settings`: the PR's setting changes when the build has them already (else read here)."""
     kind = change_type if change_type in KINDS else "other"
     head = Statement(
         key=f"{KEY}.kind.{kind}" + ("" if modules else "_bare"),
@@ -186,7 +187,9 @@ def pr_facts(
     reverted = _REVERTS.search(pr.body or "") if kind == "revert" else None
     if reverted is not None:  # a revert's point is what it takes back
         facts.append(Statement(key=f"{KEY}.reverts", params={"reverted": int(reverted.group(1))}))
-    facts += _settings(pr, profile, parsed)
+    if settings is None:
+        settings = config_changes(read_configs(pr, profile, parsed))
+    facts += _settings(settings)
     if new:
         facts.append(_names("added", new))
     if gone:

@@ -1,7 +1,8 @@
-"""HTTP to GitHub (REST and GraphQL) over one requests.Session: auth, timeouts, bounded retries
-with full-jitter backoff, Retry-After and x-ratelimit-* handling, ETag caching, request counts.
+"""HTTP to GitHub (REST and GraphQL) over one Transport (urllib3's pools, set up as requests
+would): auth, timeouts, bounded retries with full-jitter backoff, Retry-After and x-ratelimit-*
+handling, ETag caching, request counts.
 
-Every requests exception and every error status stops here and leaves as a ServiceError.
+Every transport failure and every error status stops here and leaves as a ServiceError.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
-import requests
-
 from service import operator_text
 from service.errors import (
     AuthRefusedError,
@@ -29,13 +28,14 @@ from service.errors import (
     UpstreamError,
 )
 from service.github.credentials import Credentials, StaticToken
-from service.github.session import EnvOnceSession
+from service.github.transport import Answer, Transport, TransportError
 
 logger = logging.getLogger(__name__)
 
 # X-GitHub-Api-Version: supported until March 2028 (platform-facts §1.2)
 API_VERSION = "2022-11-28"
 NOT_MODIFIED = 304
+BAD_REQUEST = 400
 UNAUTHORIZED = 401
 FORBIDDEN = 403
 NOT_FOUND = 404
@@ -47,8 +47,6 @@ MIN_SECONDARY_WAIT = 60.0
 # a second of slack after x-ratelimit-reset, whose resolution is one second
 RESET_SLACK = 1.0
 MESSAGE_CHARS = 200
-# transport failures worth another try; anything else (bad URL, ...) fails at once
-RETRYABLE = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 # connections kept open to one host: a family's collections share this client, each with up to
 # GITHUB_PATCH_CONCURRENCY (<= 32) file fetches beside its code search and older lookups; with
 # requests' default of 10 every fetch beyond that opened a connection (and on GitHub a TLS
@@ -125,29 +123,9 @@ def _page_of(envelope: str, *, cached: bool) -> RestPage:
     return RestPage(parsed["data"], parsed.get("next"), cached=cached)
 
 
-# where `_json` keeps a response's decoded JSON (or the error decoding it raised)
-_DECODED = "_verl_week_json"
-
-
-def _json(resp: requests.Response) -> Any:
-    """The answer's JSON, decoded once however often it is looked at (a GraphQL page is read
-    for rate-limit errors, then for its data); ValueError as `resp.json` raises it."""
-    found: tuple[Any, ValueError | None] | None = resp.__dict__.get(_DECODED)
-    if found is None:
-        try:
-            found = (resp.json(), None)
-        except ValueError as exc:
-            found = (None, exc)
-        resp.__dict__[_DECODED] = found
-    value, error = found
-    if error is not None:
-        raise error
-    return value
-
-
-def _message(resp: requests.Response) -> str:
+def _message(resp: Answer) -> str:
     try:
-        payload = _json(resp)
+        payload = resp.json()
     except ValueError:
         return resp.text[:MESSAGE_CHARS]
     if isinstance(payload, dict):
@@ -155,9 +133,9 @@ def _message(resp: requests.Response) -> str:
     return ""
 
 
-def _graphql_errors(resp: requests.Response) -> list[dict[str, Any]]:
+def _graphql_errors(resp: Answer) -> list[dict[str, Any]]:
     try:
-        payload = _json(resp)
+        payload = resp.json()
     except ValueError:
         return []
     errors = payload.get("errors") if isinstance(payload, dict) else None
@@ -176,12 +154,12 @@ Check = Callable[[Any], object]
 OPERATION = re.compile(r"\b(?:query|mutation)\s+(\w+)")
 
 
-def _body_json(resp: requests.Response) -> Any:
+def _body_json(resp: Answer) -> Any:
     """The answer's JSON; a body that is empty, truncated or HTML is malformed."""
     if not resp.content.strip():
         raise MalformedAnswerError("an empty body")
     try:
-        return _json(resp)
+        return resp.json()
     except ValueError:
         kind = resp.headers.get("content-type", "").partition(";")[0].strip() or "unknown type"
         raise MalformedAnswerError(f"a body that is not JSON ({kind})") from None
@@ -223,7 +201,7 @@ def describe(method: str, url: str, body: dict[str, Any] | None = None) -> str:
     return f"{method} {path} ({found.group(1)})" if found else f"{method} {path}"
 
 
-def _reset_at(resp: requests.Response) -> datetime | None:
+def _reset_at(resp: Answer) -> datetime | None:
     value = resp.headers.get("x-ratelimit-reset")
     if value and value.isdigit():
         return datetime.fromtimestamp(int(value), tz=UTC)
@@ -275,20 +253,17 @@ class GitHubHttp:
         self._lowest_lock = threading.Lock()
         self._sleep = sleep
         self._random = random.SystemRandom()
-        self._session = EnvOnceSession()
-        adapter = requests.adapters.HTTPAdapter(pool_maxsize=POOL_SIZE)
-        self._session.mount("https://", adapter)
-        self._session.mount("http://", adapter)
-        self._session.headers.update(
+        self._transport = Transport(
             {
+                "User-Agent": user_agent,
                 "Accept": "application/vnd.github+json",
                 "X-GitHub-Api-Version": API_VERSION,
-                "User-Agent": user_agent,
-            }
+            },
+            pool_size=POOL_SIZE,
         )
 
     def close(self) -> None:
-        self._session.close()
+        self._transport.close()
         close_credentials = getattr(self.credentials, "close", None)
         if close_credentials is not None:
             close_credentials()
@@ -371,7 +346,7 @@ class GitHubHttp:
         headers: dict[str, str] | None = None,
         body: dict[str, Any] | None = None,
         check: Check | None = None,
-    ) -> tuple[requests.Response, Any]:
+    ) -> tuple[Answer, Any]:
         """The final answer and, for a 2xx one, its JSON as `check` accepted it."""
         host = urlsplit(url).netloc
         renewed = False  # credentials refused once (an expired App token) get one new try
@@ -381,19 +356,13 @@ class GitHubHttp:
                 self.stats.add(retries=1)
             sent = self._with_auth(headers)
             try:
-                resp = self._session.request(
-                    method,
-                    url,
-                    headers=sent,
-                    json=body,
-                    timeout=self.timeout,
-                    auth=self._session.auth_for(url),
+                resp = self._transport.send(
+                    method, url, headers=sent, body=body, timeout=self.timeout
                 )
-            except requests.RequestException as exc:
-                if attempt == self.max_retries or not isinstance(exc, RETRYABLE):
+            except TransportError as exc:
+                if attempt == self.max_retries or not exc.retryable:
                     raise UnreachableError(
-                        f"cannot reach GitHub at {host} ({type(exc).__name__}) "
-                        f"after {attempt + 1} attempts"
+                        f"cannot reach GitHub at {host} ({exc.kind}) after {attempt + 1} attempts"
                     ) from None
                 self._pause(self._backoff(attempt))
                 attempt += 1
@@ -430,7 +399,7 @@ class GitHubHttp:
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     @staticmethod
-    def _accepted(resp: requests.Response, check: Check | None) -> Any:
+    def _accepted(resp: Answer, check: Check | None) -> Any:
         """The JSON of a 2xx answer that `check` accepts (None for other answers)."""
         if check is None or not resp.ok or resp.status_code == NOT_MODIFIED:
             return None
@@ -451,13 +420,13 @@ class GitHubHttp:
             return dict(headers or {})
         return {**(headers or {}), "Authorization": self.credentials.authorization()}
 
-    def _renewed(self, resp: requests.Response, sent: dict[str, str]) -> bool:
+    def _renewed(self, resp: Answer, sent: dict[str, str]) -> bool:
         """A 401 to credentials that can be renewed (an App token that expired): renewed."""
         if resp.status_code != UNAUTHORIZED or self.credentials is None:
             return False
         return self.credentials.refused(sent.get("Authorization", ""))
 
-    def _record(self, resp: requests.Response, *, graphql: bool) -> None:
+    def _record(self, resp: Answer, *, graphql: bool) -> None:
         kind = "graphql_requests" if graphql else "rest_requests"
         self.stats.add(requests=1, bytes_downloaded=len(resp.content), **{kind: 1})
         if self._observe is not None:
@@ -490,7 +459,7 @@ class GitHubHttp:
         if seconds > 0:
             self._sleep(seconds)
 
-    def _retry_delay(self, resp: requests.Response, attempt: int, *, graphql: bool) -> float | None:
+    def _retry_delay(self, resp: Answer, attempt: int, *, graphql: bool) -> float | None:
         """Seconds to wait before retrying, None when the answer is final (good or bad)."""
         if resp.status_code >= SERVER_ERROR:
             return self._backoff(attempt)
@@ -513,7 +482,7 @@ class GitHubHttp:
             raise RateLimitError(limit_message(reset_at), reset_at)
         return wait
 
-    def _limit_wait(self, resp: requests.Response, attempt: int) -> float | None:
+    def _limit_wait(self, resp: Answer, attempt: int) -> float | None:
         """Seconds a rate-limited answer asks us to wait (platform-facts §1.5), else None."""
         retry_after = resp.headers.get("retry-after", "")
         if retry_after.isdigit():
@@ -527,16 +496,16 @@ class GitHubHttp:
             return max(MIN_SECONDARY_WAIT, self._backoff(attempt))
         return None
 
-    def _exhausted(self, resp: requests.Response, host: str, attempts: int) -> Exception:
+    def _exhausted(self, resp: Answer, host: str, attempts: int) -> Exception:
         if resp.status_code >= SERVER_ERROR:
             return UnreachableError(
                 f"GitHub at {host} kept answering {resp.status_code} after {attempts} attempts"
             )
         return RateLimitError(limit_message(_reset_at(resp)), _reset_at(resp))
 
-    def _raise_for_status(self, resp: requests.Response) -> None:
+    def _raise_for_status(self, resp: Answer) -> None:
         status = resp.status_code
-        if status < requests.codes.bad_request:
+        if status < BAD_REQUEST:
             return
         path = urlsplit(resp.url).path
         if status == UNAUTHORIZED:

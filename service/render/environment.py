@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import json
 import os
@@ -190,6 +191,7 @@ def build_environment(cache_dir: Path | None) -> jinja2.Environment:
         family_members=_family_members,
         moves=_moves,
     )
+    env.context_class = NotedContext
     env.globals["STEP_KEY"] = STEP_KEY  # the summary's upgrade steps (core/narrative.py)
     return env
 
@@ -273,6 +275,45 @@ def translator(lang: str, kind: str = WEEK) -> Translator:
 def kind_told(period: Period | None) -> str:
     """The kind of `period`, as its words are chosen (`week` for none: the week's sentences)."""
     return period.kind if period is not None else WEEK
+
+
+# the contexts made while `render_released` renders (its template's, its imports'), or None
+_made: contextvars.ContextVar[list[jinja2.runtime.Context] | None] = contextvars.ContextVar(
+    "verl_week_render_contexts", default=None
+)
+
+
+class NotedContext(jinja2.runtime.Context):
+    """jinja's render context, noted while `render_released` renders (the Environment's
+    `context_class`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        made = _made.get()
+        if made is not None:
+            made.append(self)
+
+
+def render_released(template: jinja2.Template, context: dict[str, Any]) -> str:
+    """`template.render(**context)`, with what the context names let go once it is rendered.
+
+    A template with macros leaves its render context in a reference cycle (a macro's closure
+    holds the context, whose variables hold the macro), and so does each module it imports
+    `with context`: what the context names (a week's digest: millions of objects for a
+    2,046-PR week) lived on until a full collection walked it, at a CLI's exit ~0.3 s
+    (benchmarks/README.md, "Stop 43"). The contexts that hold the caller's variables are
+    emptied (a module jinja keeps for later renders holds none of them): the cycles left are
+    a few small objects, and the digest is freed when its last user drops it."""
+    made: list[jinja2.runtime.Context] = []
+    token = _made.set(made)
+    try:
+        return template.render(**context)
+    finally:
+        _made.reset(token)
+        for ctx in made:
+            if any(ctx.parent.get(name) is value for name, value in context.items()):
+                ctx.parent.clear()
+                ctx.vars.clear()
 
 
 def render(template: str, lang: str, **context: Any) -> str:

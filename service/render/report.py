@@ -18,6 +18,7 @@ from service.render.environment import (
     format_date,
     html_sentences,
     period_label,
+    render_released,
     translator,
 )
 from service.render.speaker import HTML, MARKDOWN, Speaker, Target, repo_web_url
@@ -135,13 +136,13 @@ def _example_pr(digest: Digest) -> str:
 def render_markdown(digest: Digest, lang: str | None = None) -> str:
     """The full Markdown report (sections as in the hand-written verl weekly report)."""
     context = _context(digest, lang or digest.language, MARKDOWN)
-    return environment().get_template(TEMPLATES["markdown"]).render(**context)
+    return render_released(environment().get_template(TEMPLATES["markdown"]), context)
 
 
 def render_html(digest: Digest, lang: str | None = None) -> str:
     """One self-contained HTML page: inline CSS, an inline-SVG module chart, every PR linked."""
     context = _context(digest, lang or digest.language, HTML)
-    return environment().get_template(TEMPLATES["html"]).render(**context)
+    return render_released(environment().get_template(TEMPLATES["html"]), context)
 
 
 def render_json(digest: Digest) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
@@ -200,25 +199,3 @@ def test_parallel_fetches_reuse_their_connections(
         answers = list(pool.map(lambda _: http.get(f"/repos/{REPO}/pulls/{PULL}"), range(48)))
     assert all(a.data["number"] == PULL for a in answers)
     assert "Connection pool is full" not in caplog.text
-
-
-def test_a_graphql_answer_is_decoded_once(
-    github: FakeGitHub, make_http: Callable[..., GitHubHttp], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Looked at for rate-limit errors, then for its data: one decoding of the JSON."""
-    import requests
-
-    decoded: list[int] = []
-    real = requests.Response.json
-
-    def counted(self: requests.Response, **kwargs: Any) -> Any:
-        decoded.append(self.status_code)
-        return real(self, **kwargs)
-
-    monkeypatch.setattr(requests.Response, "json", counted)
-    from service.github import graphql
-
-    node = graphql.pull_request_node(make_http(), REPO, PULL)
-    assert node is not None
-    assert node["number"] == PULL
-    assert decoded == [200]

@@ -4,8 +4,11 @@ escaping of hostile PR text, and the HTML's structure."""
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
+import sys
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -677,3 +680,22 @@ def test_people_are_logins_with_their_name_beside() -> None:
     html = render_html(real_digest("2025-W48", "en"))
     assert "@yyDing1 (Yuyang Ding): " in html
     assert "ℍ𝕠𝕝𝕝𝕠𝕨 𝕄𝕒𝕟: " in html  # no login in git history: the name, without an @
+
+
+@pytest.mark.parametrize("render", [render_markdown, render_html])
+def test_a_rendered_report_keeps_no_hold_on_its_digest(render: Callable[[Digest], str]) -> None:
+    """The render's jinja contexts (its own, its imports' `with context`) sit in reference
+    cycles with their macros: emptied after the render, none of them keeps the digest alive
+    until a full collection (gc disabled meanwhile, so no collection frees it here), and a
+    second render in the same process reads the same."""
+    digest = real_digest("2026-W04", "en")
+    first = render(digest)
+    gc.collect()
+    gc.disable()
+    try:
+        held = sys.getrefcount(digest)
+        again = render(digest)
+        assert sys.getrefcount(digest) == held
+    finally:
+        gc.enable()
+    assert again == first

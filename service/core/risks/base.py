@@ -17,7 +17,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from service.core.models import (
     Evidence,
@@ -31,6 +31,9 @@ from service.core.models import (
 )
 from service.core.profile import RepoProfile
 from service.core.ranking import SEVERITY_RANK
+
+if TYPE_CHECKING:
+    from service.core.risks.config_changes import SettingChange
 
 SNIPPET_MAX = 200
 MAX_EVIDENCE = 5
@@ -101,6 +104,10 @@ class Context:
     carried_texts: dict[int, frozenset[str]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # the PR's setting changes (config_changes.of_pr): breaking's and the points' alike
+    settings: dict[int, list[SettingChange]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def parsed(self, change: FileChange) -> ParsedPatch:
         """The change's patch parsed: the first time it is asked for, then from `patches`."""
@@ -119,6 +126,7 @@ class Context:
         self.patches.clear()
         self.texts.clear()
         self.carried_texts.clear()
+        self.settings.clear()
 
     def changed(self, change: FileChange) -> ChangedTexts:
         """The text of the change's removed and added lines, without parsing the patch (for

@@ -209,12 +209,11 @@ def _config_items(pr: PullRequest, context: Context) -> dict[str, list[Removal]]
     configs = [c for c in pr.files if context.profile.is_config_definition(c.path)]
     if not configs:
         return {}
-    files = config_changes.read_configs(pr, context.profile, context.parsed)
     # the keys of a directory the PR empties go with it: the migration risk tells that, and
     # "drop these 90 keys from your configs" is no step for a recipe that is gone
     emptied = tuple(folder + "/" for folder in removed_directories(pr))
     found: dict[str, list[Removal]] = {}
-    for change in config_changes.config_changes(files):
+    for change in config_changes.of_pr(pr, context):
         if change.rule == "removed" and change.old.path.startswith(emptied or ("\0",)):
             continue
         rule = CONFIG_RULES[change.rule]

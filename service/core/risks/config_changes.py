@@ -31,7 +31,7 @@ from itertools import pairwise
 
 from service.core.models import EvidenceSide, FileChange, FileStatus, PullRequest
 from service.core.profile import RepoProfile
-from service.core.risks.base import Line, ParsedPatch
+from service.core.risks.base import Context, Line, ParsedPatch
 
 YAML_SUFFIXES = (".yaml", ".yml")
 CODE_SUFFIX = ".py"
@@ -356,6 +356,16 @@ def _changed_elsewhere(setting: Setting, files: ConfigFiles) -> bool:
         return True
     word = re.compile(rf"^[-+].*\b{re.escape(setting.name)}\b", re.MULTILINE)
     return any(word.search(patch) for patch in files.patches)
+
+
+def of_pr(pr: PullRequest, context: Context) -> list[SettingChange]:
+    """`config_changes(read_configs(...))` of `pr` on the build's parsed patches, worked out
+    once for its turn: the breaking risk and the PR's points both tell them."""
+    found = context.settings.get(pr.number)
+    if found is None:
+        files = read_configs(pr, context.profile, context.parsed)
+        found = context.settings[pr.number] = config_changes(files)
+    return found
 
 
 def read_configs(

@@ -6,8 +6,16 @@ scoring reads before they are let go."""
 from __future__ import annotations
 
 from service.core.models import FileChange
+from service.core.points import parse_file, pr_facts
 from service.core.profile import RepoProfile
-from service.core.risks import detect_risks, detectors, ranked, risk_context, risks_by_pr
+from service.core.risks import (
+    config_changes,
+    detect_risks,
+    detectors,
+    ranked,
+    risk_context,
+    risks_by_pr,
+)
 from service.core.risks.base import changed_texts
 from tests.conftest import load_week
 
@@ -59,3 +67,36 @@ def test_risks_by_pr_finds_what_the_detectors_find_one_after_another(
     context = risk_context(prs, verl_profile, earlier=earlier)
     whole = [risk for detector in detectors() for risk in detector.detect(prs, context)]
     assert detect_risks(prs, verl_profile, earlier=earlier) == ranked(whole)
+
+
+def test_a_prs_setting_changes_are_worked_out_once_for_its_turn(
+    verl_profile: RepoProfile,
+) -> None:
+    """The breaking risk and the PR's points read the same setting changes: one reading a
+    turn, the same as read anew, let go with the turn's patches."""
+    weeks = {label: load_week(label) for label in ("2025-W47", "2025-W48")}
+    prs, earlier = weeks["2025-W48"].prs, weeks["2025-W47"].prs
+    context = risk_context(prs, verl_profile, earlier=earlier)
+    told = 0
+    for pr, _ in risks_by_pr(prs, context):
+        changes = config_changes.of_pr(pr, context)
+        assert config_changes.of_pr(pr, context) is changes
+        anew = config_changes.config_changes(
+            config_changes.read_configs(pr, verl_profile, parse_file)
+        )
+        assert changes == anew
+        assert list(context.settings) == [pr.number]
+        told += bool(changes)
+    assert told  # the week re-defaults and removes keys
+    assert not context.settings
+
+
+def test_points_told_from_the_builds_setting_changes_read_as_points_read_alone(
+    verl_profile: RepoProfile,
+) -> None:
+    prs = load_week("2025-W48").prs
+    context = risk_context(prs, verl_profile)
+    for pr, _ in risks_by_pr(prs, context):
+        shared = config_changes.of_pr(pr, context)
+        given = pr_facts(pr, verl_profile, "feat", [], context.parsed, shared)
+        assert given == pr_facts(pr, verl_profile, "feat", [])
