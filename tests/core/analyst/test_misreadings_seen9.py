@@ -1,0 +1,54 @@
+"""Misreadings of the seen9 answers (the verl-project family digests of 2026-W19 zh, W20 en, W21
+zh and W34 en), read sentence by sentence after stop 42: each test replays a real corpus
+sentence, keyed as the narrator keys it, with its evidence, on the week's real facts, and a
+wrong variant of it is still dropped."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+from service.core.analyst.checker import check_answer
+from service.core.analyst.facts import PeriodFacts
+from service.core.analyst.family_refs import keyed_drafts, keyed_text
+from service.core.analyst.schema import parse_answer
+from tests.core.analyst.model_corpus import CORPUS, facts_for
+
+PART = "seen9"
+
+
+@functools.cache
+def _facts(week: str, language: str) -> PeriodFacts:
+    meta = json.loads((CORPUS / PART / "weeks.json").read_text("utf-8"))[week]
+    facts: PeriodFacts = facts_for({"week": week, **meta}, language)
+    return facts
+
+
+def _reasons(stem: str, starts: str, text: str | None = None) -> list[str]:
+    """The reasons the checker drops the draft of answer `stem` starting with `starts` for
+    (empty: kept); with `text`, the same draft (PRs, evidence) saying `text` instead."""
+    week, language = stem.split(".")[:2]
+    facts = _facts(week, language)
+    answer = (CORPUS / PART / f"{stem}.answer.json").read_text("utf-8")
+    drafts = keyed_drafts(parse_answer(answer, facts.repos), facts.repos)
+    (draft,) = [d for d in drafts if d.text.startswith(starts)]
+    if text is not None:
+        draft = dataclasses.replace(draft, text=keyed_text(text, facts.repos))
+    checked = check_answer([draft], facts, model="m", prompt_version="p")
+    return [r for d in checked.dropped for r in d.reasons]
+
+
+def _rules(reasons: list[str]) -> set[str]:
+    return {r.split(":")[0].split(" ")[0] for r in reasons}
+
+
+# --- figures the data holds -------------------------------------------------------------------
+
+
+def test_the_count_of_files_a_pr_removes_is_its_own_figure() -> None:
+    # #6302 deletes 14 files (`files_removed` of its facts), which the quotes need not copy
+    starts = "#6302 移除了 `gsm8k_tool`"
+    assert _reasons("2026-W19.zh.adversarial", starts) == []
+    told = "#6302 移除了 `gsm8k_tool`、`search_tool` 等 5 个工具实现，删除 1768 行并移除 15 个文件。"
+    assert "figure" in _rules(_reasons("2026-W19.zh.adversarial", starts, told))
