@@ -213,8 +213,9 @@ def _keys(text: str) -> Iterator[tuple[str, int, int]]:
         if name in seen:
             continue
         seen.add(name)
-        # a whole name: `collate_fn` is not the end of `get_collate_fn`
-        whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])"
+        # a whole name: `collate_fn` is not the end of `get_collate_fn`, nor `x` the head of
+        # the dotted `x.enabled`
+        whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_]|\.[A-Za-z_])"
         for found in re.finditer(whole, text):
             if not text[: found.start()].endswith("${"):  # `${X:-50}` reads X, sets nothing
                 yield name, found.start(), found.end()

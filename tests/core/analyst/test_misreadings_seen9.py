@@ -52,3 +52,17 @@ def test_the_count_of_files_a_pr_removes_is_its_own_figure() -> None:
     assert _reasons("2026-W19.zh.adversarial", starts) == []
     told = "#6302 移除了 `gsm8k_tool`、`search_tool` 等 5 个工具实现，删除 1768 行并移除 15 个文件。"
     assert "figure" in _rules(_reasons("2026-W19.zh.adversarial", starts, told))
+
+
+# --- values bound to the key that holds them --------------------------------------------------
+
+
+def test_a_key_is_not_the_head_of_a_dotted_key_after_it() -> None:
+    # `disaggregation` is a config block (field(default_factory=…)); False is given to
+    # `disaggregation.enabled`, which rollout.yaml adds as `enabled: False`
+    starts = "#6117 新增 `disaggregation` 配置块"
+    assert _reasons("2026-W19.zh", starts) == []
+    told = "#6117 新增 `disaggregation` 配置块，`disaggregation.enabled` 默认为 True。"
+    assert "value" in _rules(_reasons("2026-W19.zh", starts, told))
+    block = "#6117 新增 `disaggregation` 配置块，默认为 False。"
+    assert "value" in _rules(_reasons("2026-W19.zh", starts, block))
