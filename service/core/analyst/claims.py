@@ -26,7 +26,12 @@ _NUMBER = re.compile(
     r"(?P<unit>\s*(?:%|％|percent\b|x\b|×|倍|times\b|k\b|K\b|千|万|M\b))?"
 )
 # a figure followed by this counts pull requests ("5 个 PR", "12 PRs")
-_PR_COUNT = re.compile(r"\s*(?:个|項|项)?\s*(?:PRs?\b|pull requests?\b|合并请求)", re.IGNORECASE)
+# "12 项 PR 风险", "12 PR risk findings": what the PRs hold is counted, not the PRs
+_PR_COUNT = re.compile(
+    r"\s*(?:个|項|项)?\s*(?:PRs?\b|pull requests?\b|合并请求)"
+    r"(?!\s*(?:的\s*)?(?:风险|评审|评论|risks?\b|findings?\b|reviews?\b|comments?\b))",
+    re.IGNORECASE,
+)
 _MULTIPLIER_UNITS = frozenset({"x", "×", "倍", "times"})
 _PERCENT_UNITS = frozenset({"%", "％", "percent"})
 _SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
