@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 
 from service.core.analyst import (
     attested,
+    bucket_names,
     claims,
     counts,
     figure_rule,
@@ -371,8 +372,13 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     evidence = checker.evidence
     reasons = []
     cited = list(claim.prs)
+    counted = bucket_names.counted_keys(claim.text, checker.facts.trends)
     for segment in grounding.segments(claim.text, cited, evidence):
-        reasons += grounding.entity_reasons(segment, words, checker.week_text)
+        reasons += [
+            r
+            for r in grounding.entity_reasons(segment, words, checker.week_text)
+            if r.removeprefix("entity: ").lower() not in counted
+        ]
         reasons += grounding.action_reasons(segment, words, evidence)
         reasons += grounding.default_reasons(segment, words)
         reasons += grounding.failure_reasons(segment, evidence)

@@ -66,3 +66,31 @@ def test_a_key_is_not_the_head_of_a_dotted_key_after_it() -> None:
     assert "value" in _rules(_reasons("2026-W19.zh", starts, told))
     block = "#6117 新增 `disaggregation` 配置块，默认为 False。"
     assert "value" in _rules(_reasons("2026-W19.zh", starts, block))
+
+
+def test_a_count_of_what_prs_hold_is_no_count_of_prs() -> None:
+    # "12 项 PR 风险": the week's risk findings (totals.risk_findings), not 12 PRs
+    starts = "本周检测出 5 组风险"
+    assert _reasons("2026-W21.zh", starts) == []
+    told = "本周检测出 5 组风险，共含 13 项 PR 风险。"
+    assert "figure" in _rules(_reasons("2026-W21.zh", starts, told))
+
+
+# --- words that name no failure, no thing of the PRs --------------------------------------------
+
+
+def test_a_feature_named_for_the_failures_it_handles_tells_no_failure() -> None:
+    starts = "删除了 `fault_recover/agent_loop/fault_recover_agent_loop.py`"
+    assert _reasons("2026-W21.zh", starts) == []
+    told = "删除了 `fault_recover/agent_loop/fault_recover_agent_loop.py` 等代码，导致故障。"
+    assert "failure" in _rules(_reasons("2026-W21.zh", starts, told))
+
+
+def test_a_bucket_counted_by_its_key_names_the_bucket() -> None:
+    # megatron, fsdp and veomni are module keys with their counts, not what the doc PRs work on
+    starts = "按模块看，doc 以 7 个 PR 居首"
+    assert _reasons("2026-W21.zh", starts) == []
+    count = "按模块看，doc 以 7 个 PR 居首，megatron 有 5 个。"
+    assert "count" in _rules(_reasons("2026-W21.zh", starts, count))
+    named = "按模块看，doc 以 7 个 PR 居首，它们改进了 megatron 支持。"
+    assert "entity" in _rules(_reasons("2026-W21.zh", starts, named))
