@@ -513,7 +513,9 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         own = rule(claim, checker)
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
-    reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.author_count_reasons(
+        claim.text, claim.prs, checker.evidence, checker.facts.repos
+    )
     reasons += counts.level_sum_reasons(claim.text)
     reasons += risk_claims.count_reasons(claim.text, claim.facts)
     reasons += risk_claims.line_reasons(claim.text, claim.facts)

@@ -50,7 +50,7 @@ def test_the_count_of_files_a_pr_removes_is_its_own_figure() -> None:
     # #6302 deletes 14 files (`files_removed` of its facts), which the quotes need not copy
     starts = "#6302 移除了 `gsm8k_tool`"
     assert _reasons("2026-W19.zh.adversarial", starts) == []
-    told = "#6302 移除了 `gsm8k_tool`、`search_tool` 等 5 个工具实现，删除 1768 行并移除 15 个文件。"
+    told = "#6302 移除了 `gsm8k_tool` 等 5 个工具实现，删除 1768 行并移除 15 个文件。"
     assert "figure" in _rules(_reasons("2026-W19.zh.adversarial", starts, told))
 
 
@@ -94,3 +94,31 @@ def test_a_bucket_counted_by_its_key_names_the_bucket() -> None:
     assert "count" in _rules(_reasons("2026-W21.zh", starts, count))
     named = "按模块看，doc 以 7 个 PR 居首，它们改进了 megatron 支持。"
     assert "entity" in _rules(_reasons("2026-W21.zh", starts, named))
+
+
+# --- a family's counts per repository ----------------------------------------------------------
+
+
+def test_a_count_beside_a_repository_counts_its_prs() -> None:
+    # verl merged 34 PRs of the family's 43 in 2026-W19, verl-omni 8, verl-recipe 1
+    starts = "本周三个仓库共合入 43 个 PR"
+    assert _reasons("2026-W19.zh.adversarial", starts) == []
+    told = "本周三个仓库共合入 43 个 PR（verl 33 个、verl-omni 9 个、verl-recipe 1 个）。"
+    assert _reasons("2026-W19.zh.adversarial", starts, told) == ["figure: 33", "figure: 9"]
+    starts = "The family merged 61 PRs this week"
+    assert _reasons("2026-W20.en.adversarial", starts) == []
+    told = "The family merged 61 PRs this week, 42 in verl, 18 in verl-omni and 1 in verl-recipe."
+    assert _reasons("2026-W20.en.adversarial", starts, told) == ["figure: 42", "figure: 18"]
+
+
+def test_an_authors_part_of_a_repository_is_counted_in_it() -> None:
+    # Cheung-Ka-Wai wrote 6 of verl-omni's 8 PRs in 2026-W19 (7 of the family's), and 6 of its
+    # 17 in 2026-W20
+    starts = "verl-omni 本周 8 个 PR 中有 6 个由 Cheung Ka Wai 提交"
+    assert _reasons("2026-W19.zh.adversarial", starts) == []
+    told = "verl-omni 本周 8 个 PR 中有 5 个由 Cheung Ka Wai 提交。"
+    assert "count" in _rules(_reasons("2026-W19.zh.adversarial", starts, told))
+    starts = "Cheung-Ka-Wai authored five of the 17 verl-omni PRs"
+    assert "count" in _rules(_reasons("2026-W20.en.adversarial", starts))
+    told = "Cheung-Ka-Wai authored six of the 17 verl-omni PRs, spanning the profiler migration."
+    assert _reasons("2026-W20.en.adversarial", starts, told) == []
