@@ -99,6 +99,11 @@ _END = r"(?![A-Za-z0-9_/]|\.[A-Za-z0-9_])"
 _SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+" + _END)
 _CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*" + _END)
 _ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*" + _END)
+# a model's name with its size: `Qwen3.5-122B-A10B`, `Llama-3.1-8B`, `Qwen3-30B-A3B`
+_MODEL = re.compile(
+    r"(?<![A-Za-z0-9_./\-])[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-[A-Za-z]?\d+(?:\.\d+)?[BM]"
+    r"(?:-[A-Za-z0-9.]*[A-Za-z0-9])*(?![A-Za-z0-9_\-])"
+)
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 MIN_SEGMENT = 2
 MIN_PATH_SLASHES = 2
@@ -273,6 +278,9 @@ def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
         if _is_path(token, roots):
             found.append(token)
             rest = rest.replace(match.group(0), " ", 1)
+    for match in _MODEL.finditer(rest):
+        found.append(match.group(0))
+        rest = rest.replace(match.group(0), " ", 1)
     for pattern in (_DOTTED, _SNAKE, _CAMEL, _ALNUM):
         for match in pattern.finditer(rest):
             token = match.group(0)
