@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import json
 
-from service.core.analyst.checker import check_answer
+from service.core.analyst.checker import Checker, check_answer, check_text
 from service.core.analyst.facts import PeriodFacts
 from service.core.analyst.family_refs import keyed_drafts, keyed_text
 from service.core.analyst.schema import parse_answer
@@ -37,6 +37,12 @@ def _reasons(stem: str, starts: str, text: str | None = None) -> list[str]:
         draft = dataclasses.replace(draft, text=keyed_text(text, facts.repos))
     checked = check_answer([draft], facts, model="m", prompt_version="p")
     return [r for d in checked.dropped for r in d.reasons]
+
+
+def _said(stem: str, text: str, prs: list[int]) -> list[str]:
+    """The reasons the checker drops `text` for, said of `prs` (keys) with no evidence."""
+    week, language = stem.split(".")[:2]
+    return check_text(text, prs, "trends", Checker(_facts(week, language)))
 
 
 def _rules(reasons: list[str]) -> set[str]:
@@ -134,3 +140,15 @@ def test_a_model_named_with_its_size_is_a_name_the_data_must_hold() -> None:
     assert reasons and all("Qwen3.5-122B-A22B" in r for r in reasons)
     told = "#6264 新增 Qwen3.5-122B-A10B 的 GRPO 训练演示，基于 VeOmniEngine 并开启专家并行。"
     assert _reasons("2026-W19.zh.adversarial", starts, told) == []
+
+
+# --- relations, values and changes the data must tell -------------------------------------------
+
+
+def test_a_fix_of_what_another_pr_added_is_a_relation_to_it() -> None:
+    # "#A 修复了 #B 新增的脚本" tells #A fixes #B: #6429 fixes scripts #4530's check broke, and
+    # the digest finds no relation to #6318
+    starts = "#6429 修复了 #6318 新增的"
+    assert "relation" in _rules(_reasons("2026-W21.zh.adversarial", starts))
+    # #6265 fixes #6226 (its body says so): the same words of a relation found stand
+    assert _said("2026-W19.zh", "#6265 修复了 #6226 新增的奖励模型配置。", [6265, 6226]) == []
