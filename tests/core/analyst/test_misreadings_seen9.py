@@ -152,3 +152,14 @@ def test_a_fix_of_what_another_pr_added_is_a_relation_to_it() -> None:
     assert "relation" in _rules(_reasons("2026-W21.zh.adversarial", starts))
     # #6265 fixes #6226 (its body says so): the same words of a relation found stand
     assert _said("2026-W19.zh", "#6265 修复了 #6226 新增的奖励模型配置。", [6265, 6226]) == []
+
+
+def test_a_switch_said_on_or_off_by_default_is_its_default_value() -> None:
+    # #7373: `adaptive_switch_threshold: bool = True`; "off by default" says false
+    starts = "#7373 adds HybridRolloutSwitchConfig"
+    reasons = _reasons("2026-W34.en.adversarial", starts)
+    assert [r.split(":")[0] for r in reasons] == ["value of adaptive_switch_threshold"]
+    told = "#7373 adds HybridRolloutSwitchConfig with adaptive_switch_threshold on by default."
+    assert _reasons("2026-W34.en.adversarial", starts, told) == []
+    zh = "#7373 新增 adaptive_switch_threshold，默认关闭。"
+    assert "value" in _rules(_said("2026-W34.en", zh, [7373]))  # and "language: not en"
