@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from service.core.analyst import (
     attested,
     bucket_names,
+    change_pairs,
     claims,
     counts,
     figure_rule,
@@ -521,6 +522,7 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += risk_claims.line_reasons(claim.text, claim.facts)
     reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons += change_pairs.change_reasons(claim.text, cited_prs)
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += file_values.added_to_reasons(claim.text, cited_prs)
     reasons += file_values.untouched_file_reasons(claim.text, cited_prs)

@@ -163,3 +163,12 @@ def test_a_switch_said_on_or_off_by_default_is_its_default_value() -> None:
     assert _reasons("2026-W34.en.adversarial", starts, told) == []
     zh = "#7373 新增 adaptive_switch_threshold，默认关闭。"
     assert "value" in _rules(_said("2026-W34.en", zh, [7373]))  # and "language: not en"
+
+
+def test_two_figures_a_pr_compares_are_no_change_from_one_to_the_other() -> None:
+    # #7347's body: "model-transfer PCIe utilization of 10.9%, substantially lower than the 34.6%
+    # utilization of the optimizer-state transfer"; its change is 1.489 s to 379.444 ms
+    starts = "#7347 raised model-transfer PCIe utilization"
+    assert "change" in _rules(_reasons("2026-W34.en.adversarial", starts))
+    told = "#7347 cut the model H2D transfer from 1.489 seconds to 379.444 milliseconds."
+    assert _said("2026-W34.en", told, [7347]) == []
