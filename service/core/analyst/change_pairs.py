@@ -59,7 +59,6 @@ def change_reasons(text: str, cited: Sequence[PREvidence]) -> list[str]:
         ]
         if stating and not any(_told_as_change(a, b, e.text) for e in stating):
             numbers = ", ".join(f"#{e.number}" for e in stating)
-            reasons.append(
-                f"change: {found.group(0)} ({numbers} states {a} and {b}, not one becoming the other)"
-            )
+            why = f"{numbers} states {a} and {b}, not one becoming the other"
+            reasons.append(f"change: {found.group(0)} ({why})")
     return reasons

@@ -137,7 +137,8 @@ def test_a_model_named_with_its_size_is_a_name_the_data_must_hold() -> None:
     # #6264's demo is Qwen3.5-122B-A10B (title, body, script); no PR names an A22B
     starts = "#6264 新增 Qwen3.5-122B-A22B"
     reasons = _reasons("2026-W19.zh.adversarial", starts)
-    assert reasons and all("Qwen3.5-122B-A22B" in r for r in reasons)
+    assert reasons
+    assert all("Qwen3.5-122B-A22B" in r for r in reasons)
     told = "#6264 新增 Qwen3.5-122B-A10B 的 GRPO 训练演示，基于 VeOmniEngine 并开启专家并行。"
     assert _reasons("2026-W19.zh.adversarial", starts, told) == []
 
