@@ -39,6 +39,7 @@ from service.core.analyst import (
     figure_rule,
     file_values,
     grounding,
+    issue_refs,
     merged_names,
     quote_places,
     quoted,
@@ -296,9 +297,11 @@ def _earlier_related(claim: Claim, checker: Checker) -> set[int]:
 def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     week = checker.facts.by_number
     earlier = _earlier_related(claim, checker)
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    closed = issue_refs.closed_by(cited)  # "…, fixing #6278": the PR says "Fixes #6278"
     reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week and n not in earlier]
     for number in claims.pr_refs(claim.text):
-        if number in earlier:
+        if number in earlier or (number in closed and number not in week):
             continue
         if number not in week:
             reasons.append(f"pr_not_in_week: #{number}")
@@ -365,7 +368,8 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
 def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     """Every claim of the sentence grounded in the evidence (see grounding.py)."""
     earlier = _earlier_related(claim, checker)
-    named = set(claims.pr_refs(claim.text)) - earlier
+    cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    named = set(claims.pr_refs(claim.text)) - earlier - issue_refs.closed_by(cited_prs)
     outside = [n for n in claim.prs if n not in checker.facts.by_number and n not in earlier]
     if outside or named - set(claim.prs):
         return []  # the PR rule drops it already

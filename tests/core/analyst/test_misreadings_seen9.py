@@ -173,3 +173,17 @@ def test_two_figures_a_pr_compares_are_no_change_from_one_to_the_other() -> None
     assert "change" in _rules(_reasons("2026-W34.en.adversarial", starts))
     told = "#7347 cut the model H2D transfer from 1.489 seconds to 379.444 milliseconds."
     assert _said("2026-W34.en", told, [7347]) == []
+
+
+# --- numbers and buckets a sentence may name ------------------------------------------------------
+
+
+def test_a_number_the_pr_says_it_fixes_may_be_named() -> None:
+    # #6345's body: "Fixes #6278" (an issue: no PR of the week has the number)
+    starts = "#6345 builds the attention mask"
+    assert _reasons("2026-W20.en.adversarial", starts) == []
+    other = "#6345 builds the attention mask for the no-padding path, fixing #6279."
+    assert "pr_not_in_week" in _rules(_reasons("2026-W20.en.adversarial", starts, other))
+    # named, it is still no PR the cited one reverts
+    assert "relation" in _rules(_said("2026-W20.en", "#6345 reverts #6278.", [6345]))
+
