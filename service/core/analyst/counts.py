@@ -191,8 +191,13 @@ def bucket_count_reasons(
     return reasons
 
 
-# the word right after a count: "13 feat", "8 个 feat 类"
-_WORD_AFTER = re.compile(r"\s*(?:个\s*)?([\w-]+)")
+# the word right after a count: "13 feat", "8 个 feat 类"; or the bucket its PRs are said to
+# be in, with its kind: "20 PRs in the doc module"
+_WORD_AFTER = re.compile(
+    r"\s*(?:PRs?\s+(?:in|from|under)\s+(?:the\s+)?([\w-]+)\s+(?:module|category|type)\b"
+    r"|(?:个\s*)?([\w-]+))",
+    re.IGNORECASE,
+)
 
 
 def _named_after(
@@ -200,7 +205,7 @@ def _named_after(
 ) -> dict[str, set[int]]:
     """The bucket the word right after a count names ("against 13 feat"): what it counts."""
     word = _WORD_AFTER.match(rest)
-    return bucket_counts(word.group(1), trends, previous) if word else {}
+    return bucket_counts(word.group(1) or word.group(2), trends, previous) if word else {}
 
 
 # "fix-type PRs outnumbered feat-type PRs", "fix 类 PR 多于 feat 类": this week's counts compared

@@ -187,3 +187,10 @@ def test_a_number_the_pr_says_it_fixes_may_be_named() -> None:
     # named, it is still no PR the cited one reverts
     assert "relation" in _rules(_said("2026-W20.en", "#6345 reverts #6278.", [6345]))
 
+
+def test_a_count_of_prs_in_a_named_module_is_that_modules() -> None:
+    # the doc module counts 20 PRs in 2026-W20, the docs category 9
+    starts = "Documentation dominated the week"
+    assert _reasons("2026-W20.en.adversarial", starts) == []
+    told = "Documentation dominated the week with 9 PRs in the doc module."
+    assert "count" in _rules(_reasons("2026-W20.en.adversarial", starts, told))
