@@ -194,3 +194,12 @@ def test_a_count_of_prs_in_a_named_module_is_that_modules() -> None:
     assert _reasons("2026-W20.en.adversarial", starts) == []
     told = "Documentation dominated the week with 9 PRs in the doc module."
     assert "count" in _rules(_reasons("2026-W20.en.adversarial", starts, told))
+
+
+def test_a_deprecation_warning_is_a_thing_the_diff_adds() -> None:
+    # #6384 adds `@deprecated("main_ppo.py is deprecated, …")` to main_ppo.py and ray_trainer.py
+    starts = "迁移类有 3 个 PR"
+    assert _reasons("2026-W21.zh", starts) == []
+    # #6354 deprecates nothing
+    told = "#6354 为 main_ppo_sync.py 加入弃用警告。"
+    assert "entity" in _rules(_said("2026-W21.zh", told, [6354]))
