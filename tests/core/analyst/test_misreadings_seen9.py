@@ -203,3 +203,12 @@ def test_a_deprecation_warning_is_a_thing_the_diff_adds() -> None:
     # #6354 deprecates nothing
     told = "#6354 为 main_ppo_sync.py 加入弃用警告。"
     assert "entity" in _rules(_said("2026-W21.zh", told, [6354]))
+
+
+def test_a_change_joined_after_a_default_has_values_of_its_own() -> None:
+    # "Make TransferQueue a default dependency of verl", "Bump TransferQueue version to v0.1.7":
+    # 0.1.6 and 0.1.7 are the upgrade's values, not a default's
+    starts = "#6354 让 TransferQueue 成为默认依赖"
+    assert _reasons("2026-W21.zh", starts) == []
+    told = "#6354 把 TransferQueue 的默认版本从 0.1.6 升到 0.1.8。"
+    assert "default" in _rules(_said("2026-W21.zh", told, [6354]))
