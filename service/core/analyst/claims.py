@@ -229,9 +229,15 @@ def _zh_number(text: str) -> int:
     return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(ones, 0)
 
 
+# a version glued to the name it versions on the facts side ("mcore0.12.1 + torch2.9.0"): the
+# version a PR states, though a sentence's `fp16` or `Qwen2.5` states no figure
+_GLUED_VERSION = re.compile(r"(?<=[A-Za-z])\d+\.\d+(?:\.\d+)+(?![\d.])")
+
+
 def numbers_in(text: str) -> set[str]:
     """The normalised values of every figure in `text` (the facts side)."""
-    return {value for figure in figures(text) for value in figure.values}
+    glued = {value for found in _GLUED_VERSION.findall(text) for value in normalised(found)}
+    return {value for figure in figures(text) for value in figure.values} | glued
 
 
 def values_of_kind(text: str, kind: str) -> set[str]:

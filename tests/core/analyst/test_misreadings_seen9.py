@@ -212,3 +212,11 @@ def test_a_change_joined_after_a_default_has_values_of_its_own() -> None:
     assert _reasons("2026-W21.zh", starts) == []
     told = "#6354 把 TransferQueue 的默认版本从 0.1.6 升到 0.1.8。"
     assert "default" in _rules(_said("2026-W21.zh", told, [6354]))
+
+
+def test_a_version_glued_to_its_name_is_a_figure_the_pr_states() -> None:
+    # #6322's title: "fix bug with mcore0.12.1 + torch2.9.0"
+    told = "#6322 fixes a bug with mcore 0.12.1 and torch 2.9.0."
+    assert "figure" not in _rules(_said("2026-W20.en", told, [6322]))
+    other = "#6322 fixes a bug with mcore 0.12.2 and torch 2.9.0."
+    assert "figure" in _rules(_said("2026-W20.en", other, [6322]))
