@@ -19,7 +19,7 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
     ("seen9", "adversarial"): (0.95, 5),  # 38/40
-    ("seen9", "answers"): (0.98, 1),  # 120/122 (3 wrong kept before the family's contributors
+    ("seen9", "answers"): (1.0, 1),  # 122/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
     ("seen7", "adversarial"): (0.85, 15),  # 34/40
     ("seen7", "answers"): (0.94, 1),  # 50/53
