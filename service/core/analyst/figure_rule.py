@@ -110,6 +110,13 @@ def _by_repo(figure: claims.Figure, text: str, checker: Checker) -> bool:
     return repo_counts.repo_count(figure, text, checker.facts.repos, checker.evidence)
 
 
+def _unfound(figure: claims.Figure, text: str, checker: Checker) -> str:
+    """The reason against a figure no fact holds: a count of contributors other than the
+    checker's contradicts the week; any other figure was not found."""
+    denied = counted_figures.denied_total(figure, text, checker.facts.totals)
+    return denied or f"figure: {figure.text}"
+
+
 def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
     week_ints, named_counts = _figure_scope(claim, checker)
     ints = list(week_ints)
@@ -152,5 +159,5 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
                 or _by_repo(figure, claim.text, checker)
             )
         if not ok:
-            reasons.append(f"figure: {figure.text}")
+            reasons.append(_unfound(figure, claim.text, checker))
     return reasons

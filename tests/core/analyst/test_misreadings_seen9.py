@@ -220,3 +220,11 @@ def test_a_version_glued_to_its_name_is_a_figure_the_pr_states() -> None:
     assert "figure" not in _rules(_said("2026-W20.en", told, [6322]))
     other = "#6322 fixes a bug with mcore 0.12.2 and torch 2.9.0."
     assert "figure" in _rules(_said("2026-W20.en", other, [6322]))
+
+
+def test_a_count_of_contributors_other_than_the_checkers_contradicts_the_week() -> None:
+    # the family's 2026-W21 PRs have 37 authors; the request's total said 35, and a verifier
+    # reading the request would confirm it: the reason is a contradiction, not "not found"
+    told = "本周家族共合入 43 个 PR，共有 35 位贡献者。"
+    assert _said("2026-W21.zh", told, []) == ["count 35: the week's contributors number 37"]
+    assert _said("2026-W21.zh", "本周家族共合入 43 个 PR，共有 37 位贡献者。", []) == []

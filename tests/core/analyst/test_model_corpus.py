@@ -50,7 +50,7 @@ FLOORS = {
 # hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("seen9", "adversarial"): (0.87, 4),  # 35/40
-    ("seen9", "answers"): (0.96, 3),  # 118/122
+    ("seen9", "answers"): (0.96, 1),  # 118/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
     ("seen7", "answers"): (0.92, 1),  # 49/53
     ("seen8", "adversarial"): (0.7, 0),  # 21/30
@@ -60,11 +60,11 @@ VERIFIED_FLOORS = {
     ("seen6", "adversarial"): (0.75, 1),  # 9/12
     ("seen6", "answers"): (1.0, 1),  # 17/17
     ("seen", "adversarial"): (0.91, 0),  # 42/46
-    ("seen", "answers"): (0.99, 8),  # 137/138
+    ("seen", "answers"): (0.99, 7),  # 137/138
     ("seen2", "adversarial"): (0.85, 0),  # 42/49
     ("seen2", "answers"): (0.97, 9),  # 108/111
     ("seen3", "adversarial"): (0.92, 1),  # 47/51
-    ("seen3", "answers"): (0.98, 2),  # 120/122
+    ("seen3", "answers"): (0.98, 1),  # 120/122
     ("seen4", "adversarial"): (0.74, 1),  # 52/70
     ("seen4", "answers"): (1.0, 5),  # 116/116
     ("tune", "adversarial"): (0.93, 0),  # 44/47
