@@ -32,11 +32,14 @@ from dataclasses import dataclass, field, replace
 
 from service.core.analyst import (
     attested,
+    bucket_names,
+    change_pairs,
     claims,
     counts,
     figure_rule,
     file_values,
     grounding,
+    issue_refs,
     merged_names,
     quote_places,
     quoted,
@@ -294,9 +297,11 @@ def _earlier_related(claim: Claim, checker: Checker) -> set[int]:
 def _pr_rule(claim: Claim, checker: Checker) -> list[str]:
     week = checker.facts.by_number
     earlier = _earlier_related(claim, checker)
+    cited = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    closed = issue_refs.closed_by(cited)  # "…, fixing #6278": the PR says "Fixes #6278"
     reasons = [f"pr_not_in_week: #{n}" for n in claim.prs if n not in week and n not in earlier]
     for number in claims.pr_refs(claim.text):
-        if number in earlier:
+        if number in earlier or (number in closed and number not in week):
             continue
         if number not in week:
             reasons.append(f"pr_not_in_week: #{number}")
@@ -363,7 +368,8 @@ def _exclusive_rule(claim: Claim, _checker: Checker) -> list[str]:
 def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     """Every claim of the sentence grounded in the evidence (see grounding.py)."""
     earlier = _earlier_related(claim, checker)
-    named = set(claims.pr_refs(claim.text)) - earlier
+    cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    named = set(claims.pr_refs(claim.text)) - earlier - issue_refs.closed_by(cited_prs)
     outside = [n for n in claim.prs if n not in checker.facts.by_number and n not in earlier]
     if outside or named - set(claim.prs):
         return []  # the PR rule drops it already
@@ -371,8 +377,13 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
     evidence = checker.evidence
     reasons = []
     cited = list(claim.prs)
+    counted = bucket_names.counted_keys(claim.text, checker.facts.trends)
     for segment in grounding.segments(claim.text, cited, evidence):
-        reasons += grounding.entity_reasons(segment, words, checker.week_text)
+        reasons += [
+            r
+            for r in grounding.entity_reasons(segment, words, checker.week_text)
+            if r.removeprefix("entity: ").lower() not in counted
+        ]
         reasons += grounding.action_reasons(segment, words, evidence)
         reasons += grounding.default_reasons(segment, words)
         reasons += grounding.failure_reasons(segment, evidence)
@@ -507,12 +518,15 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
         own = rule(claim, checker)
         reasons += quoted.settled(own, found, values) if rule in _SETTLED_RULES else own
     reasons += [c.reason for c in values if not c.ok]
-    reasons += counts.author_count_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += counts.author_count_reasons(
+        claim.text, claim.prs, checker.evidence, checker.facts.repos
+    )
     reasons += counts.level_sum_reasons(claim.text)
     reasons += risk_claims.count_reasons(claim.text, claim.facts)
     reasons += risk_claims.line_reasons(claim.text, claim.facts)
     reasons += counts.bucket_order_reasons(claim.text, checker.facts.trends)
     cited_prs = [e for e in (checker.evidence.pr(n) for n in claim.prs) if e is not None]
+    reasons += change_pairs.change_reasons(claim.text, cited_prs)
     reasons += file_values.file_value_reasons(claim.text, cited_prs)
     reasons += file_values.added_to_reasons(claim.text, cited_prs)
     reasons += file_values.untouched_file_reasons(claim.text, cited_prs)

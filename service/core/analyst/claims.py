@@ -26,7 +26,12 @@ _NUMBER = re.compile(
     r"(?P<unit>\s*(?:%|％|percent\b|x\b|×|倍|times\b|k\b|K\b|千|万|M\b))?"
 )
 # a figure followed by this counts pull requests ("5 个 PR", "12 PRs")
-_PR_COUNT = re.compile(r"\s*(?:个|項|项)?\s*(?:PRs?\b|pull requests?\b|合并请求)", re.IGNORECASE)
+# "12 项 PR 风险", "12 PR risk findings": what the PRs hold is counted, not the PRs
+_PR_COUNT = re.compile(
+    r"\s*(?:个|項|项)?\s*(?:PRs?\b|pull requests?\b|合并请求)"
+    r"(?!\s*(?:的\s*)?(?:风险|评审|评论|risks?\b|findings?\b|reviews?\b|comments?\b))",
+    re.IGNORECASE,
+)
 _MULTIPLIER_UNITS = frozenset({"x", "×", "倍", "times"})
 _PERCENT_UNITS = frozenset({"%", "％", "percent"})
 _SCALES = {"k": 1_000, "K": 1_000, "千": 1_000, "万": 10_000, "M": 1_000_000}
@@ -94,6 +99,11 @@ _END = r"(?![A-Za-z0-9_/]|\.[A-Za-z0-9_])"
 _SNAKE = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+" + _END)
 _CAMEL = re.compile(r"(?<![A-Za-z0-9_./])[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*" + _END)
 _ALNUM = re.compile(r"(?<![A-Za-z0-9_./\-])[A-Za-z]+\d+[A-Za-z0-9]*" + _END)
+# a model's name with its size: `Qwen3.5-122B-A10B`, `Llama-3.1-8B`, `Qwen3-30B-A3B`
+_MODEL = re.compile(
+    r"(?<![A-Za-z0-9_./\-])[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-[A-Za-z]?\d+(?:\.\d+)?[BM]"
+    r"(?:-[A-Za-z0-9.]*[A-Za-z0-9])*(?![A-Za-z0-9_\-])"
+)
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 MIN_SEGMENT = 2
 MIN_PATH_SLASHES = 2
@@ -219,9 +229,15 @@ def _zh_number(text: str) -> int:
     return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(ones, 0)
 
 
+# a version glued to the name it versions on the facts side ("mcore0.12.1 + torch2.9.0"): the
+# version a PR states, though a sentence's `fp16` or `Qwen2.5` states no figure
+_GLUED_VERSION = re.compile(r"(?<=[A-Za-z])\d+\.\d+(?:\.\d+)+(?![\d.])")
+
+
 def numbers_in(text: str) -> set[str]:
     """The normalised values of every figure in `text` (the facts side)."""
-    return {value for figure in figures(text) for value in figure.values}
+    glued = {value for found in _GLUED_VERSION.findall(text) for value in normalised(found)}
+    return {value for figure in figures(text) for value in figure.values} | glued
 
 
 def values_of_kind(text: str, kind: str) -> set[str]:
@@ -268,6 +284,9 @@ def identifiers(text: str, roots: frozenset[str] = frozenset()) -> list[str]:
         if _is_path(token, roots):
             found.append(token)
             rest = rest.replace(match.group(0), " ", 1)
+    for match in _MODEL.finditer(rest):
+        found.append(match.group(0))
+        rest = rest.replace(match.group(0), " ", 1)
     for pattern in (_DOTTED, _SNAKE, _CAMEL, _ALNUM):
         for match in pattern.finditer(rest):
             token = match.group(0)

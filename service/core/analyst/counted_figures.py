@@ -46,3 +46,20 @@ def listed_count(figure: claims.Figure, text: str) -> bool:
 def counts_what_it_names(figure: claims.Figure, text: str, repos: Sequence[str]) -> bool:
     """`figure` counts the family's repositories or the PRs listed right after it."""
     return repository_count(figure, text, repos) or listed_count(figure, text)
+
+
+# a figure followed by what the week's totals count of people: "35 位贡献者", "31 contributors"
+_CONTRIBUTORS = re.compile(r"\s*(?:位|名|个)?\s*(?:贡献者|contributors?\b)", re.IGNORECASE)
+
+
+def denied_total(figure: claims.Figure, text: str, totals: dict[str, int]) -> str:
+    """The reason a count of the week's contributors other than the checker's own count is
+    wrong (the request's total may be another: the checker counts the family's authors), or
+    "" when the figure counts no contributors."""
+    end = _after(figure, text)
+    known = totals.get("contributors")
+    if end is None or known is None or not _CONTRIBUTORS.match(text, end):
+        return ""
+    if str(known) in figure.values:
+        return ""
+    return f"count {figure.text}: the week's contributors number {known}"

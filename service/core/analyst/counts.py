@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.core.analyst import claims
+from service.core.analyst import claims, repo_counts
 from service.core.analyst.evidence import PeriodEvidence
 from service.core.analyst.glossary import glossary
 
@@ -31,8 +31,11 @@ def _names(evidence: PeriodEvidence) -> dict[str, str]:
     return out
 
 
-def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
-    """A count of PRs in a sentence that names an author is that author's count."""
+def author_count_reasons(
+    text: str, cited: Sequence[int], evidence: PeriodEvidence, repos: Sequence[str] = ()
+) -> list[str]:
+    """A count of PRs in a sentence that names an author is that author's count (in the week,
+    the cited PRs or a repository of the family the sentence names)."""
     figures = [f for f in claims.figures(text) if f.kind == "prs"]
     if not figures and not _PART_OF.search(text):
         return []
@@ -44,31 +47,36 @@ def author_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEviden
     allowed = {str(week[login]) for login in named}
     if not glossary().word("week_scope").search(text):  # "merged 3 PRs this week": the week's
         allowed |= {str(own[login]) for login in named if own[login]}
+    allowed |= repo_counts.author_counts(text, named, repos, evidence)
     who = ", ".join(sorted(named))
     wrote = ", ".join(sorted({str(week[a]) for a in named}))
     whole = str(len(evidence.scored))
     reasons = [
         f"count {f.text}: {who} wrote {wrote} of the week's PRs"
         for f in figures
-        if not f.values & allowed and not (whole in f.values and _the_whole(text, f.text, evidence))
+        if not f.values & allowed
+        and not (whole in f.values and _the_whole(text, f.text, evidence))
+        and not repo_counts.repo_count(f, text, repos, evidence)  # "verl-omni 本周 8 个 PR 中"
     ]
     # the part of "6 of the 17 PRs" is the author's count ("2 of the week's PRs": the week's)
     for m in _PART_OF.finditer(text):
         part = m.group("part") or m.group("week") or m.group("zh")
         ok = {str(week[login]) for login in named} if m.group("week") else allowed
-        if part not in ok:
+        said = claims.figures(part)
+        if not (said[0].values if said else {part}) & ok:
             reasons.append(f"count {part}: {who} wrote {wrote} of the week's PRs")
     return reasons
 
 
-# "6 of the 17 PRs", "2 of the week's PRs", "17 个 PR 中的 6 个": the week's PRs, of which the
-# author wrote some
+# "6 of the 17 PRs", "five of the 17 verl-omni PRs", "2 of the week's PRs", "17 个 PR 中的 6 个":
+# the week's PRs (or a repository's), of which the author wrote some
 _OF_BEFORE = re.compile(r"\bof(?:\s+(?:the|all|its))?\s*$", re.IGNORECASE)
 _AMONG_AFTER = re.compile(r"^\s*(?:个)?\s*PRs?\s*(?:中|里|当中)")
 _PART_OF = re.compile(
-    r"(?<![\d.#])(?P<part>\d+)\s+of\s+(?:the\s+|all\s+|its\s+)?\d+\s+PRs\b"
+    r"(?<![\w.#])(?P<part>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"\s+of\s+(?:the\s+|all\s+|its\s+)?\d+\s+(?:[\w-]+\s+)?PRs\b"
     r"|(?<![\d.#])(?P<week>\d+)\s+of\s+(?:the|this)\s+week['’]s\s+(?:\d+\s+)?(?:merged\s+)?PRs\b"
-    r"|\d+\s*个\s*PR\s*(?:中|里|当中)的?\s*(?P<zh>\d+)",
+    r"|\d+\s*个\s*PR\s*(?:中|里|当中)(?:的|有)?\s*(?P<zh>\d+)",
     re.IGNORECASE,
 )
 
@@ -183,8 +191,13 @@ def bucket_count_reasons(
     return reasons
 
 
-# the word right after a count: "13 feat", "8 个 feat 类"
-_WORD_AFTER = re.compile(r"\s*(?:个\s*)?([\w-]+)")
+# the word right after a count: "13 feat", "8 个 feat 类"; or the bucket its PRs are said to
+# be in, with its kind: "20 PRs in the doc module"
+_WORD_AFTER = re.compile(
+    r"\s*(?:PRs?\s+(?:in|from|under)\s+(?:the\s+)?([\w-]+)\s+(?:module|category|type)\b"
+    r"|(?:个\s*)?([\w-]+))",
+    re.IGNORECASE,
+)
 
 
 def _named_after(
@@ -192,7 +205,7 @@ def _named_after(
 ) -> dict[str, set[int]]:
     """The bucket the word right after a count names ("against 13 feat"): what it counts."""
     word = _WORD_AFTER.match(rest)
-    return bucket_counts(word.group(1), trends, previous) if word else {}
+    return bucket_counts(word.group(1) or word.group(2), trends, previous) if word else {}
 
 
 # "fix-type PRs outnumbered feat-type PRs", "fix 类 PR 多于 feat 类": this week's counts compared

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from service.core.analyst import claims, counted_figures, sentence_claims
+from service.core.analyst import claims, counted_figures, repo_counts, sentence_claims
 from service.core.analyst.counts import author_parts
 from service.core.analyst.evidence import PREvidence
 from service.core.analyst.glossary import glossary
@@ -105,6 +105,18 @@ def _ratio_ok(figure: claims.Figure, text: str, checker: Checker) -> bool:
     return any(abs(float(v) - r) <= RATIO_TOLERANCE for v in figure.values for r in ratios)
 
 
+def _by_repo(figure: claims.Figure, text: str, checker: Checker) -> bool:
+    """ "verl 34 个", "17 in verl-omni": the count of a family repository's PRs."""
+    return repo_counts.repo_count(figure, text, checker.facts.repos, checker.evidence)
+
+
+def _unfound(figure: claims.Figure, text: str, checker: Checker) -> str:
+    """The reason against a figure no fact holds: a count of contributors other than the
+    checker's contradicts the week; any other figure was not found."""
+    denied = counted_figures.denied_total(figure, text, checker.facts.totals)
+    return denied or f"figure: {figure.text}"
+
+
 def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
     week_ints, named_counts = _figure_scope(claim, checker)
     ints = list(week_ints)
@@ -127,7 +139,7 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
         if figure.text in parts:
             ok = True  # an author's count (author_count_reasons checks it), a file's lines
         elif figure.kind == "prs":
-            ok = bool(figure.values & counts)
+            ok = bool(figure.values & counts) or _by_repo(figure, claim.text, checker)
         elif figure.kind in ("multiplier", "percent"):
             # `2x` or `35%` must be stated as such in those PRs' text, not be any 2 or 35
             stated = {v for pr in claim.facts for v in checker.stated(pr, figure.kind)}
@@ -144,7 +156,8 @@ def figure_reasons(claim: Claim, checker: Checker) -> list[str]:
                 or any(e.states(figure.text, names(), claim.text) for e in cited())
                 or _said_with_unit(figure.text, claim.text, cited())
                 or counted_figures.counts_what_it_names(figure, claim.text, checker.facts.repos)
+                or _by_repo(figure, claim.text, checker)
             )
         if not ok:
-            reasons.append(f"figure: {figure.text}")
+            reasons.append(_unfound(figure, claim.text, checker))
     return reasons

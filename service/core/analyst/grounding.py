@@ -439,7 +439,7 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     if found is None or not segment.prs:
         return []
     lowered = segment.text.lower()
-    window = _clause(lowered, found.start(), found.end())
+    window = _own_change(_clause(lowered, found.start(), found.end()), lowered[found.start() :])
     if _no_default_claim(window, lowered[found.start() : found.end()], words):
         return []
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
@@ -568,6 +568,20 @@ _ATTRIBUTIVE = re.compile(
 )
 # "which used to default to 1e-4": the value a removed line held
 _USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+
+
+# "成为默认依赖并从 0.1.6 升到 0.1.7", "a default dependency and bumps it from 0.1.6 to 0.1.7": a
+# change of its own joined after the default, whose values are not the default's
+_JOINED_CHANGE = re.compile(r"(?:并且?|同时|\band\b)\s*(?:[a-z]+\s+)?(?:it\s+)?(?:从|由|\bfrom\b)")
+
+
+def _own_change(window: str, rest: str) -> str:
+    """`window` up to a change joined after the default word (`rest`: the text from it)."""
+    joined = _JOINED_CHANGE.search(rest)
+    if joined is None:
+        return window
+    at = window.find(rest[: joined.start()])
+    return window[: at + joined.start()] if at >= 0 else window
 
 
 def _no_default_claim(window: str, said: str, words: Glossary) -> bool:

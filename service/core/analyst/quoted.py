@@ -112,6 +112,7 @@ def quoted(quotes: Sequence[Quote]) -> Quoted:
 
 def _own_numbers(prs: Sequence[PRFacts]) -> set[str]:
     ints = [n for pr in prs for n in (pr.additions, pr.deletions, pr.files, pr.number)]
+    ints += [pr.files_removed for pr in prs]
     ints += [pr.additions + pr.deletions for pr in prs] + [len(pr.modules) for pr in prs]
     ints += [pr.approvals for pr in prs if pr.approvals is not None]
     return {str(n) for n in ints} | {f"{pr.score:g}" for pr in prs}

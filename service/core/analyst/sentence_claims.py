@@ -29,6 +29,8 @@ _CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然�
 _JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _CJK_VERB_START = re.compile(r"\s*[\u4e00-\u9fff]")
+# "#A 修复了 #B 新增的脚本": what #B added is the object, so the verb before #B relates the two
+_ADDED_BY = re.compile(r"(?:新增|引入|添加|加入|带来)的")
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
 
 
@@ -60,7 +62,11 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
         joined = _JOINED.fullmatch(core) is not None
         # "#A 的新增行被 #B 改写": after a passive mark the verb follows the second PR
         passive_before = _PASSIVE.search(core) is not None
-        told_after = tail.startswith("的") or (passive_before and _CJK_VERB_START.match(tail))
+        told_after = (
+            tail.startswith("的")
+            or (passive_before and _CJK_VERB_START.match(tail))
+            or _ADDED_BY.match(tail) is not None
+        )
         between = core + (" " + tail if told_after and not joined else "")
         for kind, pattern in words.relations.items():
             found = pattern.search(between)

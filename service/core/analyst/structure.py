@@ -44,6 +44,13 @@ _DEFAULT_TO = re.compile(
 # "`x` at 4096", "x = 2", "x 为 2", or the value right after the key ("num_global_batch 8")
 # the clause after a key's that gives its default: "`x`，默认值为 None", "`x`, defaulting to 3"
 _DEFAULT_NEXT = re.compile(r"\s*(?:默认|\bdefault(?:s|ing)?\b|\bwhich defaults\b)", re.IGNORECASE)
+# a switch said before its default word: "x off by default", "x is on by default", "x 默认关闭"
+_SWITCH_DEFAULT = re.compile(
+    r"^\W{0,3}(?:(?:is|stays|remains)\s+)?(?P<b>on|off|enabled|disabled)\s+by\s+default\b"
+    r"|^\W{0,3}默认(?:为|是)?\s*(?P<zh>关闭|禁用|不启用|开启|启用|打开)",
+    re.IGNORECASE,
+)
+_SWITCH_ON = {"on", "enabled", "开启", "启用", "打开"}
 # "x stays at 4", "x 仍为 4": a value kept is a value said
 _PLAIN_TO = re.compile(
     # "(replica_rank + 1)": a sum, not the key's value
@@ -213,8 +220,9 @@ def _keys(text: str) -> Iterator[tuple[str, int, int]]:
         if name in seen:
             continue
         seen.add(name)
-        # a whole name: `collate_fn` is not the end of `get_collate_fn`
-        whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])"
+        # a whole name: `collate_fn` is not the end of `get_collate_fn`, nor `x` the head of
+        # the dotted `x.enabled`
+        whole = rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_]|\.[A-Za-z_])"
         for found in re.finditer(whole, text):
             if not text[: found.start()].endswith("${"):  # `${X:-50}` reads X, sets nothing
                 yield name, found.start(), found.end()
@@ -261,6 +269,9 @@ def _said(text: str, end: int, known: set[str], *, plain: bool) -> tuple[str | N
     found = _DEFAULT_TO.search(window)
     if found:
         return None, found["b"]
+    switch = _SWITCH_DEFAULT.search(window)
+    if switch:
+        return None, "true" if (switch["b"] or switch["zh"]).lower() in _SWITCH_ON else "false"
     found = _PLAIN_TO.search(window) if plain else None
     if found and _plain_value(found["b"], known):
         return None, found["b"]

@@ -20,12 +20,12 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 FLOORS = {
     ("heldout", "adversarial"): (0.85, 16),  # 34/40
     ("heldout", "answers"): (0.94, 6),  # 115/122
-    ("seen9", "adversarial"): (0.8, 10),  # 32/40
-    ("seen9", "answers"): (0.95, 1),  # 116/122 (3 wrong kept before the family's contributors
+    ("seen9", "adversarial"): (0.95, 5),  # 38/40
+    ("seen9", "answers"): (1.0, 1),  # 122/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
     ("seen7", "adversarial"): (0.85, 15),  # 34/40
     ("seen7", "answers"): (0.94, 1),  # 50/53
-    ("seen8", "adversarial"): (0.8, 15),  # 24/30
+    ("seen8", "adversarial"): (0.8, 14),  # 24/30
     ("seen8", "answers"): (1.0, 2),  # 26/26
     ("seen5", "adversarial"): (0.91, 29),  # 56/61
     ("seen5", "answers"): (0.96, 12),  # 96/100
@@ -39,11 +39,11 @@ FLOORS = {
     ("seen3", "answers"): (0.97, 4),  # 119/122
     ("seen4", "adversarial"): (0.91, 5),  # 64/70
     ("seen4", "answers"): (0.97, 7),  # 113/116
-    ("tune", "adversarial"): (1.0, 2),  # 47/47
+    ("tune", "adversarial"): (1.0, 1),  # 47/47
     ("tune", "answers"): (0.98, 2),  # 119/121
     ("tune2", "adversarial"): (0.88, 6),  # 32/36
     ("tune2", "answers"): (0.98, 7),  # 52/53
-    ("tune3", "adversarial"): (0.92, 6),  # 37/40
+    ("tune3", "adversarial"): (0.92, 5),  # 37/40
     ("tune3", "answers"): (0.98, 4),  # 115/117
     ("tune4", "adversarial"): (0.87, 16),  # 35/40
     ("tune4", "answers"): (0.91, 5),  # 113/123
@@ -55,8 +55,8 @@ FLOORS = {
 VERIFIED_FLOORS = {
     ("heldout", "adversarial"): (0.92, 3),  # 37/40 (verify request 8; 38/40 and 4 with 7)
     ("heldout", "answers"): (0.95, 5),  # 117/122
-    ("seen9", "adversarial"): (0.82, 4),  # 33/40
-    ("seen9", "answers"): (0.95, 3),  # 117/122
+    ("seen9", "adversarial"): (0.87, 4),  # 35/40
+    ("seen9", "answers"): (0.96, 1),  # 118/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
     ("seen7", "answers"): (0.92, 1),  # 49/53
     ("seen8", "adversarial"): (0.7, 0),  # 21/30
@@ -66,11 +66,11 @@ VERIFIED_FLOORS = {
     ("seen6", "adversarial"): (0.75, 1),  # 9/12
     ("seen6", "answers"): (1.0, 1),  # 17/17
     ("seen", "adversarial"): (0.91, 0),  # 42/46
-    ("seen", "answers"): (0.99, 8),  # 137/138
+    ("seen", "answers"): (0.99, 7),  # 137/138
     ("seen2", "adversarial"): (0.85, 0),  # 42/49
     ("seen2", "answers"): (0.97, 9),  # 108/111
     ("seen3", "adversarial"): (0.92, 1),  # 47/51
-    ("seen3", "answers"): (0.98, 2),  # 120/122
+    ("seen3", "answers"): (0.98, 1),  # 120/122
     ("seen4", "adversarial"): (0.74, 1),  # 52/70
     ("seen4", "answers"): (1.0, 5),  # 116/116
     ("tune", "adversarial"): (0.93, 0),  # 44/47
