@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.core.analyst import claims, code_defaults
+from service.core.analyst.default_flips import code_verdict, folded
 from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_settings
@@ -435,23 +436,25 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     """A changed default: the PR says so, or changes the setting the segment names; each value
     it names stands beside that setting or the word "default" in the PR; on/off agrees with
     the setting's flip."""
-    found = words.actions["default"].pattern.search(segment.text)
-    if found is None or not segment.prs:
+    claim = _default_claim(segment, words)
+    if claim is None:
         return []
+    found, window = claim
     lowered = segment.text.lower()
-    window = _clause(lowered, found.start(), found.end())
-    if _no_default_claim(window, lowered[found.start() : found.end()], words):
-        return []
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
     blanked = _CALL_CODE.sub(lambda m: " " * len(m.group(0)), lowered)
-    flips = [m.group(0) for m in _BOOL_WORDS.finditer(_clause(blanked, found.start(), found.end()))]
+    clause = _clause(blanked, found.start(), found.end())
+    flips = [folded(m.group(0), clause[: m.start()]) for m in _BOOL_WORDS.finditer(clause)]
     # the argument may be named in the clause before: "新增 x 参数，默认值为 False"
     reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     named = claims.identifiers(segment.text)
     old = _USED_TO.search(window) is not None
+    by_code = _state_by_code(found.group(0), old, (reach, window), flips, segment.prs)
+    if by_code is not None:
+        return by_code
     in_code = not flips and _code_defaults_said(lowered, found.start(), window, segment.prs)
     for e in segment.prs:
         if (
@@ -568,6 +571,32 @@ _ATTRIBUTIVE = re.compile(
 )
 # "which used to default to 1e-4": the value a removed line held
 _USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+
+
+_OTHER_STATE = "the code of the cited PRs gives the setting the other state"
+
+
+def _state_by_code(
+    said: str, old: bool, texts: tuple[str, str], flips: list[str], prs: Sequence[PREvidence]
+) -> list[str] | None:
+    """ "默认即启用" of a switch the added code gives False: the reasons, or None when the code
+    gives no state to the names said (`texts`: the words near the default word, its clause)."""
+    if old:
+        return None
+    verdict = code_verdict(*texts, flips, prs)
+    return None if verdict is None else [] if verdict else [f"default: {said} ({_OTHER_STATE})"]
+
+
+def _default_claim(segment: Segment, words: Glossary) -> tuple[re.Match[str], str] | None:
+    """The default word of a segment citing PRs and its clause, when it tells a default."""
+    found = words.actions["default"].pattern.search(segment.text)
+    if found is None or not segment.prs:
+        return None
+    lowered = segment.text.lower()
+    window = _clause(lowered, found.start(), found.end())
+    if _no_default_claim(window, lowered[found.start() : found.end()], words):
+        return None
+    return found, window
 
 
 def _no_default_claim(window: str, said: str, words: Glossary) -> bool:
