@@ -29,3 +29,30 @@ def test_a_field_default_is_a_default() -> None:
     assert _reasons("tune4", "2025-W47-W48", "en", text, [3519]) == []
     told = text.replace("None", "True")
     assert "default" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, [3519]))
+
+
+# --- PRs told in order of time merged in that order -----------------------------------------
+
+
+def test_a_pr_told_as_the_later_one_merged_after_the_other() -> None:
+    told = (
+        "#6269 先把 TRT-LLM 的 CI 镜像升级到 1.3.0rc14，#5631 随后在此基础上为 trtllm rollout "
+        "启用了 Async RL。"
+    )
+    assert "order" in _rules(_reasons("tune4", "2026-W19-W20", "zh", told, [6269, 5631]))
+    text = "#5631 先为 trtllm rollout 启用了 Async RL，#6269 随后升级了 TRT-LLM 的 CI 镜像。"
+    assert _reasons("tune4", "2026-W19-W20", "zh", text, [5631, 6269]) == []
+    text = "#4929 把注意力 FLOPS 的系数由 12 改为 6，但这一修正随后被 #4937 撤销。"
+    assert _reasons("tune4", "2026-W03-W04", "zh", text, [4929, 4937]) == []
+
+
+def test_a_rewrite_told_the_wrong_way_round_is_out_of_order() -> None:
+    told = (
+        "#4067's multi-turn and tool call support for recipe/fully_async_policy later rewrote "
+        "the reward_loop code that #4224 had added to the same recipe."
+    )
+    assert "order" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, [4067, 4224]))
+    after = "After #4282, #4251 added a split method to RayResourcePool."
+    assert "order" in _rules(_reasons("tune4", "2025-W47-W48", "en", after, [4282, 4251]))
+    text = "After #4251, #4282 restored colocate workers."
+    assert _reasons("tune4", "2025-W47-W48", "en", text, [4251, 4282]) == []
