@@ -26,6 +26,7 @@ RELATION_REACH = 32
 ADVICE_REACH = 12  # "建议排期跟进", "should follow up": advice, not a relation
 # a relation word before one of these, between two PRs, belongs to the clause before
 _CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然后")
+_TAIL_END = re.compile(r"[，,;；。]")
 _JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _CJK_VERB_START = re.compile(r"\s*[\u4e00-\u9fff]")
@@ -53,7 +54,10 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             if not _related(kind, later, earlier, evidence)
         ]
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
-        tail = text[e2 : e2 + RELATION_TAIL].lstrip()
+        if first == second:
+            continue  # "…被 #4976 改写，…应以 #4976 的实现为准": no PR relates to itself
+        # "被 #4976 改写，依赖该指标的用户": the tail ends with the clause
+        tail = _TAIL_END.split(text[e2 : e2 + RELATION_TAIL], maxsplit=1)[0].lstrip()
         core = text[e1:s2][-RELATION_REACH:]
         # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
         # PRs joined tell a thing of both, no relation between them

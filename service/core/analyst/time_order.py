@@ -34,6 +34,13 @@ _EARLIER_AFTER = re.compile(
 )
 # "after #A, #B …", "following #A"
 _EARLIER_BEFORE = re.compile(r"\b(?:after|following)\s*$", re.IGNORECASE)
+# "#4956 修正了 #4976 中…的笔误", "#A fixes #B's regression": what is fixed merged before
+_FIXED_BEFORE = re.compile(r"(?:修复了?|修正了?|\bfix(?:es|ed)?)\s*$", re.IGNORECASE)
+_FIXED_AFTER = re.compile(
+    r"\s*(?:中|里|所?引入|的(?:笔误|错误|问题|缺陷|回归))"
+    r"|'s\s+(?:bug|regression|typo|error|breakage)|\s+(?:had\s+)?introduced\b",
+    re.IGNORECASE,
+)
 _LISTED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|\band\b|&)\s*", re.IGNORECASE)
 _CLAUSE = re.compile(r"[，,;；。]")
 _LISTED_IN_CLAUSE = re.compile(r"\s*(?:与|和|及|以及|、|\band\b|&)\s*", re.IGNORECASE)
@@ -53,6 +60,8 @@ def _marks(text: str, spans: list[tuple[int, int, int]]) -> Iterator[tuple[int, 
             yield index, False, False
         elif _EARLIER_BEFORE.search(before):
             yield index, False, True
+        elif _FIXED_BEFORE.search(before) and _FIXED_AFTER.match(text, end):
+            yield index, False, False
 
 
 def _between(text: str, one: tuple[int, int, int], other: tuple[int, int, int]) -> str:

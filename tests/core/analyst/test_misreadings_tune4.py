@@ -56,3 +56,22 @@ def test_a_rewrite_told_the_wrong_way_round_is_out_of_order() -> None:
     assert "order" in _rules(_reasons("tune4", "2025-W47-W48", "en", after, [4282, 4251]))
     text = "After #4251, #4282 restored colocate workers."
     assert _reasons("tune4", "2025-W47-W48", "en", text, [4251, 4282]) == []
+
+
+def test_a_fix_of_a_later_pr_is_out_of_order() -> None:
+    told = "#4956 修正了 #4976 中把 final_res.outputs 误写为 final_res.output 的笔误。"
+    assert "order" in _rules(_reasons("tune4", "2026-W03-W04", "zh", told, [4956, 4976]))
+    text = "#4976 修正了 #4956 中把 final_res.outputs 误写为 final_res.output 的笔误。"
+    assert _reasons("tune4", "2026-W03-W04", "zh", text, [4976, 4956]) == []
+
+
+# --- relation words of another clause or of a thing named -----------------------------------
+
+
+def test_users_relying_on_a_metric_tell_no_relation() -> None:
+    text = (
+        "#4956 新增的 num_preempted 指标已被 #4976 改写，依赖该指标的用户应以 #4976 的实现为准。"
+    )
+    assert _reasons("tune4", "2026-W03-W04", "zh", text, [4956, 4976]) == []
+    told = "#4976 依赖 #4956 新增的 num_preempted 指标。"
+    assert "relation" in _rules(_reasons("tune4", "2026-W03-W04", "zh", told, [4976, 4956]))
