@@ -596,7 +596,22 @@ def _default_claim(segment: Segment, words: Glossary) -> tuple[re.Match[str], st
     window = _clause(lowered, found.start(), found.end())
     if _no_default_claim(window, lowered[found.start() : found.end()], words):
         return None
+    if _default_noun_said(lowered, found.end(), segment.prs):
+        return None
     return found, window
+
+
+# "a default dependency": the word names a kind of thing, not a setting's value
+_DEFAULT_NOUN = re.compile(
+    r"\s+(?!(?:to|of|is|was|are|value|values|in|for|on|at|by)\b)([a-z]{3,})\b"
+)
+
+
+def _default_noun_said(lowered: str, end: int, prs: Sequence[PREvidence]) -> bool:
+    """ "makes TransferQueue a default dependency" of a PR whose words say "default
+    dependency": the thing it names, in the PR's own words, tells no setting's value."""
+    noun = _DEFAULT_NOUN.match(lowered, end)
+    return noun is not None and any(f"default {noun[1]}" in e.text for e in prs)
 
 
 def _no_default_claim(window: str, said: str, words: Glossary) -> bool:

@@ -69,9 +69,25 @@ def test_a_fix_of_a_later_pr_is_out_of_order() -> None:
 
 
 def test_users_relying_on_a_metric_tell_no_relation() -> None:
-    text = (
-        "#4956 新增的 num_preempted 指标已被 #4976 改写，依赖该指标的用户应以 #4976 的实现为准。"
-    )
+    text = "#4956 新增的 num_preempted 指标已被 #4976 改写，依赖该指标的用户应以 #4976 的实现为准。"
     assert _reasons("tune4", "2026-W03-W04", "zh", text, [4956, 4976]) == []
     told = "#4976 依赖 #4956 新增的 num_preempted 指标。"
     assert "relation" in _rules(_reasons("tune4", "2026-W03-W04", "zh", told, [4976, 4956]))
+
+
+# --- a default named in the PR's own words, a relative clause's own subject ------------------
+
+
+def test_a_default_dependency_the_pr_names_is_no_value_claim() -> None:
+    text = (
+        "#6354 makes TransferQueue a default dependency pinned at TransferQueue==0.1.7, up from "
+        "0.1.6, and fixes the `BatchMeta.concat` failure that per-rank metrics added by #6270 "
+        "caused."
+    )
+    assert _reasons("tune4", "2026-W20-W21", "en", text, [6354, 6270]) == []
+    told = "#6354 fixes the `BatchMeta.concat` method that was added by #6270."
+    assert "not introduced by #6270" in _rules(
+        _reasons("tune4", "2026-W20-W21", "en", told, [6354, 6270])
+    )
+    told = "#6354 makes TransferQueue default to 0.1.5."
+    assert "default" in _rules(_reasons("tune4", "2026-W20-W21", "en", told, [6354]))
