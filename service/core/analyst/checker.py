@@ -379,6 +379,7 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         reasons += grounding.failure_reasons(segment, evidence)
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons += sentence_claims.relation_reasons(claim.text, cited, evidence)
+    reasons += grounding.befallen_reasons(claim.text, evidence)
     before = checker.facts.earlier
     reasons += sentence_claims.comparison_reasons(
         claim.text, evidence, checker.facts.totals, before.totals if before else None

@@ -221,9 +221,23 @@ def _advised(text: str, start: int, words: Glossary) -> bool:
 _IMPERATIVE = re.compile(r"\s*[A-Z][a-z]+(?<![^s]s)(?<!ed)(?<!ing)\Z")
 
 
+# "Point users to X and resolve the references": a bare verb joined to the opening one
+_JOINED_BARE = re.compile(r"(?:\band|,|;)\s+$")
+_BARE = re.compile(r"[a-z]+(?<![^s]s)(?<!ed)(?<!ing)")
+
+
 def _imperative(text: str, match: re.Match[str]) -> bool:
-    """The action verb `match` is the imperative the sentence opens with."""
-    return _IMPERATIVE.match(text[: match.end()]) is not None
+    """The action verb `match` is the imperative the sentence opens with, or a bare verb
+    joined to it."""
+    if _IMPERATIVE.match(text[: match.end()]) is not None:
+        return True
+    opening = re.match(r"\s*[A-Za-z]+", text)
+    return (
+        opening is not None
+        and _IMPERATIVE.match(opening.group(0)) is not None
+        and _BARE.fullmatch(match.group(0)) is not None
+        and _JOINED_BARE.search(text[: match.start()]) is not None
+    )
 
 
 def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
@@ -311,6 +325,32 @@ def _reverted(number: int, evidence: PeriodEvidence) -> bool:
     return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
 
 
+# "the reverts of #4226, #4251 and #4233": the action named as a noun, said of what it befell
+_NOUN_BEFORE = re.compile(r"\b(?:the|its|their|these|those)\s+$", re.IGNORECASE)
+_OF_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+
+
+_PR_LIST = re.compile(r"\s+of\s+((?:#\d+(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+)?)+)")
+
+
+def _noun_of(text: str, match: re.Match[str]) -> bool:
+    return bool(_NOUN_BEFORE.search(text, 0, match.start()) and _OF_AFTER.match(text, match.end()))
+
+
+def befallen_reasons(text: str, evidence: PeriodEvidence) -> list[str]:
+    """ "the reverts of #A and #B": each PR listed after the revert noun was reverted."""
+    reasons = []
+    for match in glossary().actions["revert"].pattern.finditer(text):
+        listed = _PR_LIST.match(text, match.end()) if _noun_of(text, match) else None
+        numbers = [int(n) for n in re.findall(r"#(\d+)", listed.group(1))] if listed else []
+        reasons += [
+            f"action: {match.group(0)} (no revert of #{n} was found)"
+            for n in numbers
+            if not _reverted(n, evidence)
+        ]
+    return reasons
+
+
 def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) -> list[str]:
     """What the segment says its PRs do must be what their words or diff show."""
     if not segment.prs:
@@ -322,10 +362,14 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
             continue
         for match in action.pattern.finditer(text):
             after = _after(text, match.end())
-            if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
+            if (
+                _SIZE_AFTER.match(after)
+                or _advised(text, match.start(), words)
+                or _imperative(text, match)
+            ):
                 continue
-            if _imperative(text, match):
-                continue
+            if _noun_of(text, match):
+                continue  # "the reverts of #A": befallen_reasons checks the PRs named after
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
                 # "re-applies the fix that was reverted": a revert found, or the PR's own words
                 if name == "revert" and not any(

@@ -91,3 +91,38 @@ def test_a_default_dependency_the_pr_names_is_no_value_claim() -> None:
     )
     told = "#6354 makes TransferQueue default to 0.1.5."
     assert "default" in _rules(_reasons("tune4", "2026-W20-W21", "en", told, [6354]))
+
+
+# --- lists paired in order, actions named as nouns or told to the reader --------------------
+
+
+def test_two_lists_around_a_relation_word_pair_in_order() -> None:
+    text = (
+        "Resource pool and colocation work churned: #4226, #4251 and #4233 were reverted by "
+        "#4260, #4258 and #4259, while #4273 landed a safer split implementation."
+    )
+    cited = [4226, 4251, 4233, 4260, 4258, 4259, 4273]
+    assert _reasons("tune4", "2025-W47-W48", "en", text, cited) == []
+    told = text.replace("#4260, #4258 and #4259", "#4258, #4260 and #4259")
+    assert "relation" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, cited))
+
+
+def test_the_reverts_of_prs_need_those_prs_reverted() -> None:
+    text = (
+        "After the reverts of #4226, #4251 and #4233, confirm that #4273 and #4282 cover the "
+        "colocate replica cases those PRs targeted."
+    )
+    cited = [4226, 4251, 4233, 4273, 4282]
+    assert _reasons("tune4", "2025-W47-W48", "en", text, cited) == []
+    told = "After the reverts of #4273 and #4282, confirm that #4226 covers the replica cases."
+    assert "action" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, [4273, 4282, 4226]))
+
+
+def test_a_bare_verb_joined_to_an_opening_imperative_is_advice() -> None:
+    text = (
+        "Point users of `recipe/retool` and `recipe/langgraph_agent` to verl-recipe and resolve "
+        "the dangling references flagged on #4283, given its high migration risk."
+    )
+    assert _reasons("tune4", "2025-W47-W48", "en", text, [4283]) == []
+    told = "#4283 moves `recipe/retool` to verl-recipe and resolves the dangling references."
+    assert "action" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, [4283]))
