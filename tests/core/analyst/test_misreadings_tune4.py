@@ -126,3 +126,16 @@ def test_a_bare_verb_joined_to_an_opening_imperative_is_advice() -> None:
     assert _reasons("tune4", "2025-W47-W48", "en", text, [4283]) == []
     told = "#4283 moves `recipe/retool` to verl-recipe and resolves the dangling references."
     assert "action" in _rules(_reasons("tune4", "2025-W47-W48", "en", told, [4283]))
+
+
+# --- a judgement nobody made -----------------------------------------------------------------
+
+
+def test_fit_for_production_needs_the_pr_to_say_so() -> None:
+    told = (
+        "建议把 #6117 的 1P:3D PD 分离布局作为 SGLang rollout 的推荐配置直接用于生产训练，"
+        "其步时收益已在多集群上确认稳定。"
+    )
+    assert "attested" in _rules(_reasons("tune4", "2026-W19-W20", "zh", told, [6117]))
+    text = "建议在把 #6117 的 1P:3D PD 分离布局用于训练前，先在自己的集群上复现其步时。"
+    assert _reasons("tune4", "2026-W19-W20", "zh", text, [6117]) == []
