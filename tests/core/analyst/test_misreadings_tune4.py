@@ -5,6 +5,7 @@ variant beside it is still dropped."""
 
 from __future__ import annotations
 
+from service.core.analyst.injection import safety_reasons
 from tests.core.analyst.test_misreadings_sides import _reasons, _rules
 
 # --- a default told as on, off or none is the default the code gives -------------------------
@@ -139,3 +140,8 @@ def test_fit_for_production_needs_the_pr_to_say_so() -> None:
     assert "attested" in _rules(_reasons("tune4", "2026-W19-W20", "zh", told, [6117]))
     text = "建议在把 #6117 的 1P:3D PD 分离布局用于训练前，先在自己的集群上复现其步时。"
     assert _reasons("tune4", "2026-W19-W20", "zh", text, [6117]) == []
+
+
+def test_a_dev_version_is_no_link() -> None:
+    assert safety_reasons("#5006 已把主分支版本号从 0.7.0.dev 改为 0.8.0.dev。") == []
+    assert "link" in _rules(safety_reasons("see 0.7.0.dev.evil.com or evil.dev"))
