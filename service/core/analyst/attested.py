@@ -128,8 +128,29 @@ def no_migration_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     return []
 
 
+# a judgement that a change is fit for production: advice to use it so directly judges it too
+_READY = re.compile(
+    r"\bproduction[- ]ready\b|\bready for production\b|\bdirectly in production\b"
+    r"|(?:直接|即可|可)(?:用于|投入|上)生产|生产就绪",
+    re.IGNORECASE,
+)
+_READY_SAID = re.compile(
+    r"production[- ]ready|ready for production|production (?:use|training|workloads?)",
+    re.IGNORECASE,
+)
+
+
+def ready_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
+    """A change judged fit for production (told, or advised as "直接用于生产训练") needs a
+    cited PR to say so itself."""
+    found = _READY.search(text)
+    if found is None or not prs or any(_READY_SAID.search(e.text) for e in prs):
+        return []
+    return [f"attested: {found.group(0)[:40]} (no cited PR says it is fit for production)"]
+
+
 def attested_reasons(text: str, prs: Sequence[PREvidence]) -> list[str]:
     """Every act `text` tells of the cited PRs `prs` that their own words do not ground."""
-    reasons = verdict_reasons(text, prs)
+    reasons = verdict_reasons(text, prs) + ready_reasons(text, prs)
     reasons += tested_reasons(text, prs)
     return reasons + no_migration_reasons(text, prs)

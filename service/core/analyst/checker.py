@@ -46,6 +46,7 @@ from service.core.analyst import (
     risk_claims,
     sentence_claims,
     structure,
+    time_order,
     transitions,
 )
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, text_actions
@@ -389,6 +390,7 @@ def _grounding_rule(claim: Claim, checker: Checker) -> list[str]:
         reasons += grounding.failure_reasons(segment, evidence)
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None]
     reasons += sentence_claims.relation_reasons(claim.text, cited, evidence)
+    reasons += grounding.befallen_reasons(claim.text, evidence)
     before = checker.facts.earlier
     reasons += sentence_claims.comparison_reasons(
         claim.text, evidence, checker.facts.totals, before.totals if before else None
@@ -430,9 +432,11 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
 
 def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
     """A change told the wrong way round, an old version told as the new one, a pin placed in
-    a file the PR does not pin it in (transitions.py)."""
+    a file the PR does not pin it in (transitions.py), PRs told in the wrong order of time
+    (time_order.py)."""
     reasons = transitions.reversed_reasons(claim.text, claim.prs, checker.evidence)
     reasons += transitions.upgrade_reasons(claim.text, claim.prs, checker.evidence)
+    reasons += time_order.order_reasons(claim.text, checker.evidence)
     return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
 
 

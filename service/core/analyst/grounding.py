@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.core.analyst import claims, code_defaults
+from service.core.analyst.default_flips import code_verdict, folded
 from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_settings
@@ -220,9 +221,23 @@ def _advised(text: str, start: int, words: Glossary) -> bool:
 _IMPERATIVE = re.compile(r"\s*[A-Z][a-z]+(?<![^s]s)(?<!ed)(?<!ing)\Z")
 
 
+# "Point users to X and resolve the references": a bare verb joined to the opening one
+_JOINED_BARE = re.compile(r"(?:\band|,|;)\s+$")
+_BARE = re.compile(r"[a-z]+(?<![^s]s)(?<!ed)(?<!ing)")
+
+
 def _imperative(text: str, match: re.Match[str]) -> bool:
-    """The action verb `match` is the imperative the sentence opens with."""
-    return _IMPERATIVE.match(text[: match.end()]) is not None
+    """The action verb `match` is the imperative the sentence opens with, or a bare verb
+    joined to it."""
+    if _IMPERATIVE.match(text[: match.end()]) is not None:
+        return True
+    opening = re.match(r"\s*[A-Za-z]+", text)
+    return (
+        opening is not None
+        and _IMPERATIVE.match(opening.group(0)) is not None
+        and _BARE.fullmatch(match.group(0)) is not None
+        and _JOINED_BARE.search(text[: match.start()]) is not None
+    )
 
 
 def _flipped(action: str, objects: list[str | re.Pattern[str]], e: PREvidence) -> bool | None:
@@ -310,6 +325,32 @@ def _reverted(number: int, evidence: PeriodEvidence) -> bool:
     return any(r.earlier == number and r.rule == "revert" for r in evidence.relations)
 
 
+# "the reverts of #4226, #4251 and #4233": the action named as a noun, said of what it befell
+_NOUN_BEFORE = re.compile(r"\b(?:the|its|their|these|those)\s+$", re.IGNORECASE)
+_OF_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+
+
+_PR_LIST = re.compile(r"\s+of\s+((?:#\d+(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+)?)+)")
+
+
+def _noun_of(text: str, match: re.Match[str]) -> bool:
+    return bool(_NOUN_BEFORE.search(text, 0, match.start()) and _OF_AFTER.match(text, match.end()))
+
+
+def befallen_reasons(text: str, evidence: PeriodEvidence) -> list[str]:
+    """ "the reverts of #A and #B": each PR listed after the revert noun was reverted."""
+    reasons = []
+    for match in glossary().actions["revert"].pattern.finditer(text):
+        listed = _PR_LIST.match(text, match.end()) if _noun_of(text, match) else None
+        numbers = [int(n) for n in re.findall(r"#(\d+)", listed.group(1))] if listed else []
+        reasons += [
+            f"action: {match.group(0)} (no revert of #{n} was found)"
+            for n in numbers
+            if not _reverted(n, evidence)
+        ]
+    return reasons
+
+
 def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) -> list[str]:
     """What the segment says its PRs do must be what their words or diff show."""
     if not segment.prs:
@@ -321,10 +362,14 @@ def action_reasons(segment: Segment, words: Glossary, evidence: PeriodEvidence) 
             continue
         for match in action.pattern.finditer(text):
             after = _after(text, match.end())
-            if _SIZE_AFTER.match(after) or _advised(text, match.start(), words):
+            if (
+                _SIZE_AFTER.match(after)
+                or _advised(text, match.start(), words)
+                or _imperative(text, match)
+            ):
                 continue
-            if _imperative(text, match):
-                continue
+            if _noun_of(text, match):
+                continue  # "the reverts of #A": befallen_reasons checks the PRs named after
             if _PASSIVE_BEFORE.search(text[max(0, match.start() - MODAL_REACH) : match.start()]):
                 # "re-applies the fix that was reverted": a revert found, or the PR's own words
                 if name == "revert" and not any(
@@ -435,23 +480,25 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     """A changed default: the PR says so, or changes the setting the segment names; each value
     it names stands beside that setting or the word "default" in the PR; on/off agrees with
     the setting's flip."""
-    found = words.actions["default"].pattern.search(segment.text)
-    if found is None or not segment.prs:
+    claim = _default_claim(segment, words)
+    if claim is None:
         return []
+    found, window = claim
     lowered = segment.text.lower()
-    window = _own_change(_clause(lowered, found.start(), found.end()), lowered[found.start() :])
-    if _no_default_claim(window, lowered[found.start() : found.end()], words):
-        return []
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
     # "`model_dump(exclude_unset=True)` 会漏掉默认的 …": a value in code is no on/off claim
     blanked = _CALL_CODE.sub(lambda m: " " * len(m.group(0)), lowered)
-    flips = [m.group(0) for m in _BOOL_WORDS.finditer(_clause(blanked, found.start(), found.end()))]
+    clause = _clause(blanked, found.start(), found.end())
+    flips = [folded(m.group(0), clause[: m.start()]) for m in _BOOL_WORDS.finditer(clause)]
     # the argument may be named in the clause before: "新增 x 参数，默认值为 False"
     reach = lowered[max(0, found.start() - OBJECT_CHARS) : found.end() + OBJECT_CHARS]
     args = [a for a in _ARG_NAME.findall(reach) if len(a) > 2]  # noqa: PLR2004
     named = claims.identifiers(segment.text)
     old = _USED_TO.search(window) is not None
+    by_code = _state_by_code(found.group(0), old, (reach, window), flips, segment.prs)
+    if by_code is not None:
+        return by_code
     in_code = not flips and _code_defaults_said(lowered, found.start(), window, segment.prs)
     for e in segment.prs:
         if (
@@ -582,6 +629,47 @@ def _own_change(window: str, rest: str) -> str:
         return window
     at = window.find(rest[: joined.start()])
     return window[: at + joined.start()] if at >= 0 else window
+
+
+_OTHER_STATE = "the code of the cited PRs gives the setting the other state"
+
+
+def _state_by_code(
+    said: str, old: bool, texts: tuple[str, str], flips: list[str], prs: Sequence[PREvidence]
+) -> list[str] | None:
+    """ "默认即启用" of a switch the added code gives False: the reasons, or None when the code
+    gives no state to the names said (`texts`: the words near the default word, its clause)."""
+    if old:
+        return None
+    verdict = code_verdict(*texts, flips, prs)
+    return None if verdict is None else [] if verdict else [f"default: {said} ({_OTHER_STATE})"]
+
+
+def _default_claim(segment: Segment, words: Glossary) -> tuple[re.Match[str], str] | None:
+    """The default word of a segment citing PRs and its clause, when it tells a default."""
+    found = words.actions["default"].pattern.search(segment.text)
+    if found is None or not segment.prs:
+        return None
+    lowered = segment.text.lower()
+    window = _own_change(_clause(lowered, found.start(), found.end()), lowered[found.start() :])
+    if _no_default_claim(window, lowered[found.start() : found.end()], words):
+        return None
+    if _default_noun_said(lowered, found.end(), segment.prs):
+        return None
+    return found, window
+
+
+# "a default dependency": the word names a kind of thing, not a setting's value
+_DEFAULT_NOUN = re.compile(
+    r"\s+(?!(?:to|of|is|was|are|value|values|in|for|on|at|by)\b)([a-z]{3,})\b"
+)
+
+
+def _default_noun_said(lowered: str, end: int, prs: Sequence[PREvidence]) -> bool:
+    """ "makes TransferQueue a default dependency" of a PR whose words say "default
+    dependency": the thing it names, in the PR's own words, tells no setting's value."""
+    noun = _DEFAULT_NOUN.match(lowered, end)
+    return noun is not None and any(f"default {noun[1]}" in e.text for e in prs)
 
 
 def _no_default_claim(window: str, said: str, words: Glossary) -> bool:

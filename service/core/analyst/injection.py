@@ -133,7 +133,8 @@ _SAFETY: tuple[Rule, ...] = (
     (
         "link",
         re.compile(
-            r"(?<![A-Za-z0-9_/.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+            # "0.8.0.dev": a version, no host has only numbers before its TLD
+            r"(?<![A-Za-z0-9_/.-])(?!(?:\d+\.)+[A-Za-z]+\b(?!\.\w))[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
             r"\.(?:com|cn|net|org|io|ai|dev|app|xyz|top|ru|me|co|info|site|link|ly|gg|sh)\b"
             r"(?!\.\w)",
             re.I,

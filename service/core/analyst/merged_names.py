@@ -378,6 +378,14 @@ _INTRODUCED_BY = re.compile(
 )
 
 
+# "that per-rank metrics": a relative word opening a clause with its own subject ("that was
+# added by" has none: the name before it is what was added)
+_OWN_SUBJECT = re.compile(
+    r"\b(?:that|which)\b(?!\s+(?:was|were|is|are|has|had|have|got|been|first|later)\b)",
+    re.IGNORECASE,
+)
+
+
 def introduced_by_reasons(text: str, evidence: PeriodEvidence) -> list[str]:
     """A name told as introduced by a PR of the week must be on that PR's added side (its
     added lines or new paths)."""
@@ -388,6 +396,10 @@ def introduced_by_reasons(text: str, evidence: PeriodEvidence) -> list[str]:
         if e is None or number not in evidence.collected:
             continue
         start = max(text.rfind(mark, 0, said.start()) for mark in "，,。;；") + 1
+        # "the `X` failure that per-rank metrics added by #6270 caused": the relative
+        # clause's own subject is what was added, not the `X` before it
+        subjects = list(_OWN_SUBJECT.finditer(text, start, said.start()))
+        start = subjects[-1].end() if subjects else start
         names = claims.identifiers(text[start : said.start()])
         missing = [n for n in names if n.lower() not in e.added]
         reasons += [f"not introduced by #{number}: `{n}` is not on its added side" for n in missing]

@@ -26,6 +26,7 @@ RELATION_REACH = 32
 ADVICE_REACH = 12  # "建议排期跟进", "should follow up": advice, not a relation
 # a relation word before one of these, between two PRs, belongs to the clause before
 _CLAUSE_BREAK = re.compile(r"[，,;；。]|以及|\band\b|\bwhile\b|随后|然后")
+_TAIL_END = re.compile(r"[，,;；。]")
 _JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _CJK_VERB_START = re.compile(r"\s*[\u4e00-\u9fff]")
@@ -55,7 +56,10 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             if not _related(kind, later, earlier, evidence)
         ]
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
-        tail = text[e2 : e2 + RELATION_TAIL].lstrip()
+        if first == second:
+            continue  # "…被 #4976 改写，…应以 #4976 的实现为准": no PR relates to itself
+        # "被 #4976 改写，依赖该指标的用户": the tail ends with the clause
+        tail = _TAIL_END.split(text[e2 : e2 + RELATION_TAIL], maxsplit=1)[0].lstrip()
         core = text[e1:s2][-RELATION_REACH:]
         # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
         # PRs joined tell a thing of both, no relation between them
@@ -121,22 +125,57 @@ def _named_after(text: str, end: int, start: int) -> bool:
     return bracketed and _POSSESSIVE_NOUN.match(text, end, start) is not None
 
 
+_BY_AFTER = re.compile(r"\s*(?:\bby\b|被|由)", re.IGNORECASE)
 _RESPECTIVELY = re.compile(r"\brespectively\b|分别", re.IGNORECASE)
 
 
 def _respectively(
     text: str, spans: list[tuple[int, int, int]], words: Glossary
 ) -> tuple[str, str, list[tuple[int, int]]] | None:
-    """ "#A and #B revert #C and #D respectively": (relation, its word, the pairs A-C, B-D)."""
-    if not _RESPECTIVELY.search(text):
-        return None
+    """ "#A and #B revert #C and #D respectively", "#C and #D were reverted by #A and #B":
+    (relation, its word, the pairs A-C, B-D); two lists of two or more PRs around a relation
+    word are paired in order even without "respectively"."""
+    respectively = _RESPECTIVELY.search(text) is not None
     for kind, pattern in words.relations.items():
         for found in pattern.finditer(text):
             before = [n for s, _e, n in spans if s < found.start()]
             after = [n for s, _e, n in spans if s > found.start()]
-            if before and len(before) == len(after):
-                return kind, found.group(0), list(zip(before, after, strict=True))
+            if not respectively:
+                before, after = _lists_around(text, spans, found.start())
+                if before and _TAIL_END.search(text, spans_end(spans, before), found.start()):
+                    continue  # "#A and #B, as the earlier features were reverted by #C and #D"
+            if (respectively or len(before) > 1) and before and len(before) == len(after):
+                pairs = list(zip(before, after, strict=True))
+                if _BY_AFTER.match(text, found.end()):  # "were reverted by"
+                    pairs = [(b, a) for a, b in pairs]
+                return kind, found.group(0), pairs
     return None
+
+
+def spans_end(spans: list[tuple[int, int, int]], numbers: list[int]) -> int:
+    """Where the last of `numbers` is referred to."""
+    return max(e for _s, e, n in spans if n in numbers)
+
+
+def _lists_around(
+    text: str, spans: list[tuple[int, int, int]], at: int
+) -> tuple[list[int], list[int]]:
+    """The PRs listed right before `at` ("#A, #B and #C were …") and right after it."""
+    before = [i for i, s in enumerate(spans) if s[0] < at]
+    after = [i for i, s in enumerate(spans) if s[0] > at]
+
+    def grow(indexes: list[int], step: int) -> list[int]:
+        if not indexes:
+            return []
+        group = [indexes[0]]
+        while 0 <= group[-1] + step < len(spans) and group[-1] + step in indexes:
+            one, other = sorted((spans[group[-1]], spans[group[-1] + step]))
+            if not _JOINED.fullmatch(text[one[1] : other[0]]):
+                break
+            group.append(group[-1] + step)
+        return [spans[i][2] for i in sorted(group)]
+
+    return grow(before[::-1], -1), grow(after, 1)
 
 
 def _related(kind: str, later: int, earlier: int, evidence: PeriodEvidence) -> bool:
