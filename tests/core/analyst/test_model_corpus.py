@@ -18,8 +18,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.85, 16),  # 34/40
-    ("heldout", "answers"): (0.94, 6),  # 115/122
+    ("heldout", "adversarial"): (0.9, 13),  # 36/40 (34/40 and 16 at the first measurement)
+    ("heldout", "answers"): (0.95, 6),  # 116/122 (115/122 at the first measurement)
     ("seen9", "adversarial"): (0.95, 5),  # 38/40
     ("seen9", "answers"): (1.0, 1),  # 122/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
@@ -45,8 +45,8 @@ FLOORS = {
     ("tune2", "answers"): (0.98, 7),  # 52/53
     ("tune3", "adversarial"): (0.92, 5),  # 37/40
     ("tune3", "answers"): (0.98, 4),  # 115/117
-    ("tune4", "adversarial"): (0.87, 16),  # 35/40
-    ("tune4", "answers"): (0.91, 5),  # 113/123
+    ("tune4", "adversarial"): (0.92, 10),  # 37/40
+    ("tune4", "answers"): (0.96, 5),  # 119/123
 }
 # the same with the verification pass (recorded verifier answers: v8 for the held-out part,
 # v7 for tune2 and seen3 to seen9, v5 for seen2, v4 else; a verifier is a model: runs on
