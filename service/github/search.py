@@ -17,13 +17,17 @@ SPLIT_TARGET = SEARCH_CAP * 3 // 4
 ONE_SECOND = timedelta(seconds=1)
 
 
+def merged_qualifier(start: datetime, end: datetime) -> str:
+    """`merged:START..END` for [start, end): END is inclusive in search, so its last second."""
+    return f"merged:{start.isoformat()}..{(end - ONE_SECOND).isoformat()}"
+
+
 def merged_query(
     repo: str, start: datetime, end: datetime, updated_since: datetime | None = None
 ) -> str:
-    """`repo:o/r is:pr is:merged merged:START..END` for [start, end): END is inclusive in search;
-    with `updated_since`, only the PRs that changed since then (`updated:>=T`)."""
-    last = end - ONE_SECOND
-    q = f"repo:{repo} is:pr is:merged merged:{start.isoformat()}..{last.isoformat()}"
+    """`repo:o/r is:pr is:merged merged:START..END` for [start, end); with `updated_since`, only
+    the PRs that changed since then (`updated:>=T`)."""
+    q = f"repo:{repo} is:pr is:merged {merged_qualifier(start, end)}"
     if updated_since is not None:
         q += f" updated:>={updated_since.replace(microsecond=0).isoformat()}"
     return q

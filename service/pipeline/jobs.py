@@ -31,6 +31,7 @@ from service.core.subject import Subject
 from service.core.weeks import window_containing
 from service.delivery.outbox import Outcome, Sender, Target, as_targets, current_name, deliver
 from service.errors import InputError, ServiceError
+from service.github.search import merged_qualifier
 from service.observe.metrics import Metrics
 from service.pipeline.gc_passes import fewer_gc_passes
 from service.pipeline.runs import DEFAULT_LEASE, Heartbeat
@@ -123,13 +124,11 @@ def _save_snapshots(p: Pipeline, repo: str, window: Period, prs: list[PullReques
 
 
 def discussion_url(github_web_url: str, repo: str, window: Period) -> str:
-    """The repository's PRs merged in `window` on its own GitHub host, as GitHub's search
-    writes the window (its first and last second, with the window's UTC offset); empty when
-    the host is unknown."""
+    """The repository's PRs merged in `window` on its own GitHub host, searched as the collector
+    searches them; empty when the host is unknown."""
     if not github_web_url:
         return ""
-    last = window.end - timedelta(seconds=1)
-    merged = f"merged:{window.start.isoformat()}..{last.isoformat()}"
+    merged = merged_qualifier(window.start, window.end)
     return f"{github_web_url.rstrip('/')}/{repo}/pulls?q={quote_plus(f'is:pr is:merged {merged}')}"
 
 
