@@ -14,7 +14,8 @@ A family digest: name each further repository's week file with `--member`; the r
 one `digest --repo A --repo B ...` sends, and the files are named `<week>.family.<lang>.*`.
 A period of several weeks: name the other weeks of the same repository with `--also` and the
 period with `--period` (the request `digest --period 2025-11-17..2025-11-30` sends); the files
-are named after `--key` (a name without dots, e.g. `2025-W47-W48`):
+are named after `--key` (a name without dots, e.g. `2025-W47-W48`). A family's period names
+each member's week files with `--member`, once per recorded week:
 
     .venv/bin/python benchmarks/capture_request.py tests/data/weeks/2025-W47.json \
         --also tests/data/weeks/2025-W48.json --period 2025-11-17..2025-11-30 \
@@ -74,10 +75,13 @@ def serving(
     for further in also:
         github.serve_week(json.loads(further.read_text("utf-8")))
     repos = [data["repo"]]
+    siblings: dict[str, FakeGitHub] = {}
     for member in members:
         member_data = json.loads(member.read_text("utf-8"))
-        github.add_repo(member_data["repo"]).serve_week(member_data)
-        repos.append(member_data["repo"])
+        if member_data["repo"] not in siblings:
+            siblings[member_data["repo"]] = github.add_repo(member_data["repo"])
+            repos.append(member_data["repo"])
+        siblings[member_data["repo"]].serve_week(member_data)
     earlier = json.loads(previous.read_text("utf-8")) if previous else None
     if earlier:
         github.serve_week(earlier)

@@ -2,7 +2,7 @@
 wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle mistakes
-and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen9`: tuned on; `heldout`:
+and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen10`: tuned on; `heldout`:
 never tuned on, its figures also together as `held-out`), batch (answers /
 adversarial) and language, how many true sentences the checker keeps and how many false or
 misleading ones it lets through, its precision (the share of kept sentences that are true) and
@@ -31,7 +31,7 @@ from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E
 # held-out parts (a part holds one answer per week and language: weeks of different
 # repositories that share a label go in parts of their own)
 HELDOUT = ("heldout",)
-TUNED = ("tune", "tune2", "tune3", "tune4", *(f"seen{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)))
+TUNED = ("tune", "tune2", "tune3", "tune4", *(f"seen{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)))
 PARTS = (*TUNED, *HELDOUT)
 
 

@@ -91,3 +91,19 @@ def test_the_verifier_is_told_the_period_too(lang: str) -> None:
     assert "一个月，不是一周" in month if lang == "zh" else "covers a month, not one week" in month
     assert "周报" not in month.splitlines()[0]
     assert "weekly" not in month.splitlines()[0]
+
+
+@pytest.mark.parametrize(("label", "lang"), [("2026-W04", "zh"), ("2026-01", "zh"), ("2026-01", "en")])
+def test_a_family_prompt_calls_a_period_report_a_report(label: str, lang: str) -> None:
+    facts = week_facts("2026-W04", lang)
+    if label != facts.period:
+        first, last = PERIODS[label]
+        facts = dataclasses.replace(facts, period=label, first_day=first, last_day=last)
+    family = dataclasses.replace(facts, repos=("verl-project/verl", "verl-project/verl-omni"))
+    intro = prompt_messages(family)[0]["content"].splitlines()[0]
+    if label == "2026-W04":
+        assert "本周报是整个家族的一份周报" in intro
+    else:
+        assert "周报" not in intro
+        assert "weekly" not in intro
+        assert ("整个家族的一份报告" in intro) if lang == "zh" else ("one report" in intro)

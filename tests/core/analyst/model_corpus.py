@@ -1,6 +1,6 @@
 """The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune` to
-`tune4`, parts the checker may be tuned on; `seen` to `seen9`, held-out parts whose misses
-were read (after stops 24, 36, 37, 38, 40, 41 and 42) and are tuned on since; `heldout`, never
+`tune4`, parts the checker may be tuned on; `seen` to `seen10`, held-out parts whose misses
+were read (after stops 24, 36, 37, 38, 40, 41, 42 and 43) and are tuned on since; `heldout`, never
 tuned on nor read)
 the exact request the service sent for a recorded week (`<week>.<lang>.request.json`, captured
 with benchmarks/capture_request.py),
@@ -54,6 +54,13 @@ def week_file(week: str, repo: str | None = None) -> Path:
     return WEEKS / f"{week}.json"
 
 
+def _member_week(week: str, repo: str) -> Path | None:
+    """A family member's recorded week, or None when the member merged nothing recorded then
+    (a family period spans weeks some members have no file of)."""
+    named = week_file(week, repo)
+    return named if named.parent != WEEKS else None
+
+
 @functools.lru_cache(maxsize=16)
 def _facts(
     repo: str,
@@ -85,7 +92,10 @@ def _facts(
     for each in spanned:
         github.serve_week(json.loads(week_file(each, repo).read_text("utf-8")))
     for member in members:
-        github.add_repo(member).serve_week(json.loads(week_file(week, member).read_text("utf-8")))
+        sibling = github.add_repo(member)
+        for each in spanned:
+            if (recorded := _member_week(each, member)) is not None:
+                sibling.serve_week(json.loads(recorded.read_text("utf-8")))
     if previous:
         github.serve_week(json.loads(week_file(previous, repo).read_text("utf-8")))
     with tempfile.TemporaryDirectory() as folder, github.running():

@@ -2,7 +2,7 @@
 figures measured, rules alone and with the recorded verifier answers replayed through the real
 verification pass; benchmarks/model_corpus.py prints the full figures.
 
-Parts `tune` to `tune4` and `seen` to `seen9` are tuned on: their misses were read, and a fix that
+Parts `tune` to `tune4` and `seen` to `seen10` are tuned on: their misses were read, and a fix that
 moves a figure up raises its floor. The `heldout` parts are never read sentence by sentence: their
 requests were captured from weeks and languages no tuned part holds, answered and labelled by
 independent request-only models, and its floors were set once, from its first measurement, to
@@ -18,8 +18,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.9, 13),  # 36/40 (34/40 and 16 at the first measurement)
-    ("heldout", "answers"): (0.95, 6),  # 116/122 (115/122 at the first measurement)
+    ("seen10", "adversarial"): (0.9, 13),  # 36/40 (34/40 and 16 when held out)
+    ("seen10", "answers"): (0.95, 6),  # 116/122 (115/122 when held out)
     ("seen9", "adversarial"): (0.95, 5),  # 38/40
     ("seen9", "answers"): (1.0, 1),  # 122/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
@@ -48,13 +48,13 @@ FLOORS = {
     ("tune4", "adversarial"): (0.92, 10),  # 37/40
     ("tune4", "answers"): (0.96, 5),  # 119/123
 }
-# the same with the verification pass (recorded verifier answers: v8 for the held-out part,
+# the same with the verification pass (recorded verifier answers: v8 for seen10,
 # v7 for tune2 and seen3 to seen9, v5 for seen2, v4 else; a verifier is a model: runs on
 # near-identical requests differed by up to seven kept wrong sentences of the seen answers, so
 # these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
-    ("heldout", "adversarial"): (0.92, 3),  # 37/40 (verify request 8; 38/40 and 4 with 7)
-    ("heldout", "answers"): (0.95, 5),  # 117/122
+    ("seen10", "adversarial"): (0.92, 3),  # 37/40 (verify request 8; 38/40 and 4 with 7)
+    ("seen10", "answers"): (0.95, 5),  # 117/122
     ("seen9", "adversarial"): (0.87, 4),  # 35/40
     ("seen9", "answers"): (0.96, 1),  # 118/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
@@ -105,8 +105,8 @@ LABELLED = {
     ("tune3", "answers"): (117, 11),
     ("tune4", "answers"): (123, 5),
     ("tune4", "adversarial"): (40, 40),
-    ("heldout", "answers"): (122, 6),
-    ("heldout", "adversarial"): (40, 40),
+    ("seen10", "answers"): (122, 6),
+    ("seen10", "adversarial"): (40, 40),
     ("tune3", "adversarial"): (40, 40),
 }
 
