@@ -18,6 +18,8 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
+    ("heldout", "adversarial"): (0.9, 14),  # 36/40 (family and three-week periods, stop 44)
+    ("heldout", "answers"): (0.85, 6),  # 103/120
     ("seen10", "adversarial"): (0.9, 13),  # 36/40 (34/40 and 16 when held out)
     ("seen10", "answers"): (0.95, 6),  # 116/122 (115/122 when held out)
     ("seen9", "adversarial"): (0.95, 5),  # 38/40
@@ -48,11 +50,13 @@ FLOORS = {
     ("tune4", "adversarial"): (0.92, 10),  # 37/40
     ("tune4", "answers"): (0.96, 5),  # 119/123
 }
-# the same with the verification pass (recorded verifier answers: v8 for seen10,
+# the same with the verification pass (recorded verifier answers: v8 for heldout and seen10,
 # v7 for tune2 and seen3 to seen9, v5 for seen2, v4 else; a verifier is a model: runs on
 # near-identical requests differed by up to seven kept wrong sentences of the seen answers, so
 # these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
+    ("heldout", "adversarial"): (0.9, 0),  # 36/40 (verify request 8)
+    ("heldout", "answers"): (0.9, 4),  # 109/120
     ("seen10", "adversarial"): (0.92, 3),  # 37/40 (verify request 8; 38/40 and 4 with 7)
     ("seen10", "answers"): (0.95, 5),  # 117/122
     ("seen9", "adversarial"): (0.87, 4),  # 35/40
@@ -108,6 +112,8 @@ LABELLED = {
     ("seen10", "answers"): (122, 6),
     ("seen10", "adversarial"): (40, 40),
     ("tune3", "adversarial"): (40, 40),
+    ("heldout", "answers"): (120, 8),
+    ("heldout", "adversarial"): (40, 43),
 }
 
 
