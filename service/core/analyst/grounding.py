@@ -63,6 +63,8 @@ _NEW_VALUE = re.compile(
     r"(?:\bto\b|改为|改成|改回|切换为|切换到|设为|设置为|换成)\s*`?(?!(?:true|false|on|off)\b)"
     # "falls back to the upstream default", "used to default to": words, not values
     r"(?!(?:the|a|an|its|their|this|that|default|be)\b)"
+    # "adds `mtp` settings to hf_model.yaml": a file the change goes to, not a value
+    r"(?![\w\-]+\.(?:ya?ml|py|json|sh|md|toml|txt|cfg|ini)\b)"
     r"([A-Za-z_][A-Za-z0-9_.\-]*)"
     # "改为 verl 的默认依赖": a possessive; "to take a key": a verb, not a value
     r"(?!\s*(?:的|默认)|[\w.\-]|\s+(?:a|an|the)\b)",

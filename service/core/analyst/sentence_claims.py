@@ -71,6 +71,8 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             or (passive_before and _CJK_VERB_START.match(tail))
             or _ADDED_BY.match(tail) is not None
         )
+        if passive_before and _MODIFIES_NEXT.match(text, e2) is not None:
+            continue  # "#A 恢复了被 #B 撤销的 #C": #B's relation is to #C, not to #A
         between = core + (" " + tail if told_after and not joined else "")
         for kind, pattern in words.relations.items():
             found = pattern.search(between)
@@ -78,7 +80,11 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
                 continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
             if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
                 continue  # "#4282, as the earlier features were reverted by #4258": not #4282
-            passive = passive_before or _named_after(text, e1, s2)
+            passive = (
+                passive_before
+                or _named_after(text, e1, s2)
+                or _agent_after(core, found.start(), found.end())
+            )
             later, earlier = (second, first) if passive else (first, second)
             if not _related(kind, later, earlier, evidence):
                 reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
@@ -110,6 +116,21 @@ _OWN_SUBJECT = re.compile(
     r"[^，,;；]*$",
     re.IGNORECASE,
 )
+
+
+# "被 #B 撤销的 #C": a passive relative clause whose head is the PR right after it
+_MODIFIES_NEXT = re.compile(r"\s*[\u4e00-\u9fff]{1,6}的\s*#\d+")
+# "…，并确认与随后改写这些脚本的 #B": in a clause of its own, a relation verb with its object
+# and 的 before #B is #B's ("#B, which rewrote these scripts"); "#A 撤销的 #B" stays #A's
+_OBJECT_THEN_OF = re.compile(r"\S[^，,;；。]*的\s*$")
+
+
+def _agent_after(core: str, start: int, end: int) -> bool:
+    """The relation word at `core[start:end]` (the words between two PRs) opens a relative
+    clause naming the second PR as the one that did it."""
+    if start > len(core) or _CLAUSE_BREAK.search(core[:start]) is None:
+        return False
+    return _OBJECT_THEN_OF.match(core, end) is not None
 
 
 def _new_subject(before: str) -> bool:

@@ -259,10 +259,18 @@ def _plain_value(raw: str, known: set[str]) -> bool:
     return said in known or said in ("true", "false", "null") or said[:1].isdigit()
 
 
+# "defaults to an empty dict", "默认为空字典": the value a config spells `{}` or `[]`
+_EMPTY = re.compile(
+    r"\b(?:an\s+)?empty\s+(?:(?P<list>list|array)|dict(?:ionary)?|map|mapping)\b"
+    r"|空(?:(?P<zh_list>列表|数组)|字典|映射)",
+    re.IGNORECASE,
+)
+
+
 def _said(text: str, end: int, known: set[str], *, plain: bool) -> tuple[str | None, str] | None:
     """(old, new) the sentence gives the key ending at `end`, or None; a value said plainly
     ("x = 2", "x at 2") only when `plain` (the key is a parsed config change)."""
-    window = _window(text, end)
+    window = _EMPTY.sub(lambda m: "[]" if m["list"] or m["zh_list"] else "{}", _window(text, end))
     found = _FROM_TO.search(window) or _ARROW.search(window)
     if found:
         return found["a"], found["b"]
