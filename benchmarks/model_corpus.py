@@ -31,7 +31,8 @@ from tests.core.analyst.model_corpus import CORPUS, Verdict, verdicts  # noqa: E
 # held-out parts (a part holds one answer per week and language: weeks of different
 # repositories that share a label go in parts of their own)
 HELDOUT = ("heldout",)
-TUNED = ("tune", "tune2", "tune3", "tune4", *(f"seen{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)))
+TUNES = ("tune", "tune2", "tune3", "tune4", "tune5")
+TUNED = (*TUNES, *(f"seen{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)))
 PARTS = (*TUNED, *HELDOUT)
 
 

@@ -93,7 +93,9 @@ def test_the_verifier_is_told_the_period_too(lang: str) -> None:
     assert "weekly" not in month.splitlines()[0]
 
 
-@pytest.mark.parametrize(("label", "lang"), [("2026-W04", "zh"), ("2026-01", "zh"), ("2026-01", "en")])
+@pytest.mark.parametrize(
+    ("label", "lang"), [("2026-W04", "zh"), ("2026-01", "zh"), ("2026-01", "en")]
+)
 def test_a_family_prompt_calls_a_period_report_a_report(label: str, lang: str) -> None:
     facts = week_facts("2026-W04", lang)
     if label != facts.period:

@@ -30,6 +30,7 @@ from service.core.analyst.evidence import FALSE_WORDS as _FALSE
 from service.core.analyst.evidence import TRUE_WORDS as _TRUE
 from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_settings
 from service.core.analyst.glossary import Glossary, glossary
+from service.core.analyst.structure import line_setting
 from service.core.analyst.structure import value as compared
 
 # a clause ends here: what follows is not the object of the verb before
@@ -509,7 +510,7 @@ def default_reasons(segment: Segment, words: Glossary) -> list[str]:
             or _option_default(args, window, values, e)
         ):
             return []
-        if old and values and _old_defaults(args, values, e):
+        if old and _old_told(args, values, window, e):
             return []
         keys = [k for k in e.settings if len(k) > 3 and _names(k, lowered)]  # noqa: PLR2004
         if not values and not flips and e.settings and _files_named(named, e):
@@ -616,7 +617,21 @@ _ATTRIBUTIVE = re.compile(
     r"\bfall(?:s|ing)? back to\s+(?:the\s+|its\s+)?(?:[\w-]+\s+)?default\s+(?!value)[a-z]"
 )
 # "which used to default to 1e-4": the value a removed line held
-_USED_TO = re.compile(r"\bused to\b|\bpreviously\b|\bformerly\b|原先|原来|此前|之前")
+# "被删除的 chat_model.py 中 tool_parser 默认为 hermes": the default of what was removed is old
+_USED_TO = re.compile(
+    r"\bused to\b|\bpreviously\b|\bformerly\b|\b(?:removed|deleted)\b|原先|原来|此前|之前"
+    r"|(?:删除|删去|移除)的"
+)
+
+
+# "默认为 hermes", "defaults to hermes": a word as the value (no figure)
+_DEFAULT_IS = re.compile(
+    r"(?:默认(?:值)?(?:为|是)|\bdefault(?:s|ed)? (?:to|is|was)\b)\s*`?([A-Za-z_][\w.\-]*)", re.I
+)
+
+
+def _default_words(window: str) -> list[frozenset[str]]:
+    return [frozenset({v.lower()}) for v in _DEFAULT_IS.findall(window)]
 
 
 # "成为默认依赖并从 0.1.6 升到 0.1.7", "a default dependency and bumps it from 0.1.6 to 0.1.7": a
@@ -692,6 +707,24 @@ def _files_named(names: list[str], e: PREvidence) -> bool:
         if changed_settings(old, new)
     }
     return all(n.lower() in stems for n in names)
+
+
+def _old_told(args: list[str], values: list[frozenset[str]], window: str, e: PREvidence) -> bool:
+    """A default told as the old one stands on the removed lines: each figure beside an
+    argument, or each word the value a removed line sets ("被删除的 chat_model.py 中
+    tool_parser 默认为 hermes")."""
+    if values:
+        return _old_defaults(args, values, e)
+    return _old_settings(args, _default_words(window), e)
+
+
+def _old_settings(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:
+    """Each value is what a removed line sets an argument of the clause to
+    (`tool_parser: str = "hermes"`)."""
+    sets = {found for line in e.changed[0] if (found := line_setting(line))}
+    return bool(values) and all(
+        any((a.lower(), compared(v)) in sets for a in args for v in value) for value in values
+    )
 
 
 def _old_defaults(args: list[str], values: list[frozenset[str]], e: PREvidence) -> bool:
@@ -780,7 +813,8 @@ def _argument_defaults(
         return all(
             any(
                 _in_signature(sig + rf"{re.escape(v)}(?![\w.])", e.added)
-                for sig in signatures
+                or _yaml_default(arg, v, e.added)
+                for arg, sig in zip(args, signatures, strict=True)
                 for v in value
             )
             for value in said
@@ -791,6 +825,13 @@ def _argument_defaults(
         or (arg in named and _in_signature(sig, e.added))
         for arg, sig in zip(args, signatures, strict=True)
     )
+
+
+def _yaml_default(key: str, said: str, added: str) -> bool:
+    """ "lora 配置中 alpha 默认 32": an added line of a config gives the key that value
+    (`alpha: 32`), the value a new key starts with."""
+    line = rf"^\s*{re.escape(key)}:\s*['\"]?{re.escape(said)}['\"]?\s*(?:#.*)?$"
+    return re.search(line, added, re.MULTILINE | re.IGNORECASE) is not None
 
 
 def _in_signature(pattern: str, added: str) -> bool:

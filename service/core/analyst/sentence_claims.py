@@ -30,6 +30,7 @@ _TAIL_END = re.compile(r"[，,;；。]")
 _JOINED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|and|&)\s*", re.IGNORECASE)
 _PASSIVE = re.compile(r"(?:\bby\b|被|由)\s*$", re.IGNORECASE)
 _CJK_VERB_START = re.compile(r"\s*[\u4e00-\u9fff]")
+_ZH_PASSIVE = re.compile(r"(?:被|由)\s*$")
 # "#A 修复了 #B 新增的脚本": what #B added is the object, so the verb before #B relates the two
 _ADDED_BY = re.compile(r"(?:新增|引入|添加|加入|带来)的")
 _WEEK_BUCKETS = ("modules", "categories", "types", "labels")
@@ -56,43 +57,59 @@ def relation_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
             if not _related(kind, later, earlier, evidence)
         ]
     for (_s1, e1, first), (s2, e2, second) in itertools.pairwise(spans):
-        if first == second:
-            continue  # "…被 #4976 改写，…应以 #4976 的实现为准": no PR relates to itself
-        # "被 #4976 改写，依赖该指标的用户": the tail ends with the clause
-        tail = _TAIL_END.split(text[e2 : e2 + RELATION_TAIL], maxsplit=1)[0].lstrip()
-        core = text[e1:s2][-RELATION_REACH:]
-        # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
-        # PRs joined tell a thing of both, no relation between them
-        joined = _JOINED.fullmatch(core) is not None
-        # "#A 的新增行被 #B 改写": after a passive mark the verb follows the second PR
-        passive_before = _PASSIVE.search(core) is not None
-        told_after = (
-            tail.startswith("的")
-            or (passive_before and _CJK_VERB_START.match(tail))
-            or _ADDED_BY.match(tail) is not None
-        )
-        if passive_before and _MODIFIES_NEXT.match(text, e2) is not None:
-            continue  # "#A 恢复了被 #B 撤销的 #C": #B's relation is to #C, not to #A
-        between = core + (" " + tail if told_after and not joined else "")
-        for kind, pattern in words.relations.items():
-            found = pattern.search(between)
-            if found is None or _CLAUSE_BREAK.search(core, found.end()):
-                continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
-            if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
-                continue  # "#4282, as the earlier features were reverted by #4258": not #4282
-            passive = (
-                passive_before
-                or _named_after(text, e1, s2)
-                or _agent_after(core, found.start(), found.end())
-            )
-            later, earlier = (second, first) if passive else (first, second)
-            if not _related(kind, later, earlier, evidence):
-                reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
-            elif kind == "rewrites":
-                reasons += _rewrote_other_lines(text[e1:s2], later, earlier, evidence)
+        if first != second:  # "…被 #4976 改写，…应以 #4976 的实现为准": no PR relates to itself
+            reasons += _pair_reasons(text, (e1, first), (s2, e2, second), evidence, words)
     if len(spans) == 1:
         reasons += _single_relation(text, spans[0], evidence)
     return reasons + _unnamed_earlier(text, cited, evidence)
+
+
+def _pair_reasons(
+    text: str,
+    before: tuple[int, int],
+    after: tuple[int, int, int],
+    evidence: PeriodEvidence,
+    words: Glossary,
+) -> list[str]:
+    """The relations a sentence tells between two PRs it names one after the other (`before`:
+    the first's end and number; `after`: the second's span and number)."""
+    (e1, first), (s2, e2, second) = before, after
+    # "被 #4976 改写，依赖该指标的用户": the tail ends with the clause
+    tail = _TAIL_END.split(text[e2 : e2 + RELATION_TAIL], maxsplit=1)[0].lstrip()
+    core = text[e1:s2][-RELATION_REACH:]
+    # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
+    # PRs joined tell a thing of both, no relation between them
+    joined = _JOINED.fullmatch(core) is not None
+    # "#A 的新增行被 #B 改写": after a passive mark the verb follows the second PR
+    passive_before = _PASSIVE.search(core) is not None
+    if passive_before and _MODIFIES_NEXT.match(text, e2) is not None:
+        return []  # "#A 恢复了被 #B 撤销的 #C": #B's relation is to #C, not to #A
+    told_after = (
+        tail.startswith("的")
+        or (passive_before and _CJK_VERB_START.match(tail))
+        or _ADDED_BY.match(tail) is not None
+    )
+    between = core + (" " + tail if told_after and not joined else "")
+    reasons = []
+    for kind, pattern in words.relations.items():
+        found = pattern.search(between)
+        if found is None or _CLAUSE_BREAK.search(core, found.end()):
+            continue  # "#A 被 #B 撤销，随后 #C …": the word is said of the PRs before
+        if _ZH_PASSIVE.search(core) and found.end() <= len(core):
+            continue  # "被 #B 撤销后由 #C 修复": 撤销 is #B's; #C's verb follows it
+        if _new_subject(text[e1 : s2 - len(core) + min(found.start(), len(core))]):
+            continue  # "#4282, as the earlier features were reverted by #4258": not #4282
+        passive = (
+            passive_before
+            or _named_after(text, e1, s2)
+            or _agent_after(core, found.start(), found.end())
+        )
+        later, earlier = (second, first) if passive else (first, second)
+        if not _related(kind, later, earlier, evidence):
+            reasons.append(f"relation: #{later} {found.group(0)} #{earlier}")
+        elif kind == "rewrites":
+            reasons += _rewrote_other_lines(text[e1:s2], later, earlier, evidence)
+    return reasons
 
 
 def _unnamed_earlier(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
@@ -502,6 +519,7 @@ def absence_reasons(
         and not _quoted_universal(plain, universal, prs_text)
         and not _listed_universal(plain, universal, prs)
         and not _counted_universal(plain, universal, prs)
+        and not _failure_universal(plain, universal, prs_text)
     ):
         reasons.append(f"universal: {universal.group(0)}")
     return reasons
@@ -533,7 +551,22 @@ def _quoted_universal(text: str, universal: re.Match[str], prs_text: str) -> boo
     for phrase in (" ".join(p.lower().split()) for p in phrases):
         if len(phrase.split()) >= QUOTED_WORDS and phrase in said:
             return True
-    return False
+    return _quoted_pair(after.lower(), before.group(0).strip().lower() if before else "", said)
+
+
+PAIR_REACH = 60  # "log-probs at those positions every step": the word before, this close
+
+
+def _quoted_pair(after: str, before: str, said: str) -> bool:
+    """ "biased log-probs every step": the universal and its noun ("every step") are the PR's
+    own, with the word the sentence says before them shortly before them there too."""
+    phrase = " ".join(after.split()[:2])
+    if len(phrase.split()) < 2 or len(before) < 4:  # noqa: PLR2004
+        return False
+    return any(
+        before in said[max(0, m.start() - PAIR_REACH) : m.start()]
+        for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", said)
+    )
 
 
 # "#3465, #4146, #4189 and #4210 all modified": a universal over the PRs listed before it
@@ -558,6 +591,22 @@ def _listed_universal(text: str, universal: re.Match[str], prs: Sequence[PREvide
 def _touches(pr: PREvidence, name: str) -> bool:
     """`pr` changes a file called `name` (or at the path `name`)."""
     return re.search(rf"(?<![\w.-]){re.escape(name)}$", pr.paths, re.MULTILINE) is not None
+
+
+# "解决……导致一轮内生成全部工具调用的问题": the universal tells the failure a PR fixes
+_CAUSED = re.compile(
+    r"(?:导致|造成|引起|致使|\bcaus(?:es|ed|ing)\b|\bleads? to\b)[^，,;；。]*$", re.IGNORECASE
+)
+_FAILURE_AFTER = re.compile(r"[^，,;；。]*?(?:的?问题|的?错误|\bbug\b|\bissue\b|\berror\b)", re.I)
+_ALL_SAID = re.compile(r"\b(?:all|every)\b")
+
+
+def _failure_universal(text: str, universal: re.Match[str], prs_text: str) -> bool:
+    """A universal in the clause that tells what a failure did ("导致……生成全部工具调用的问题",
+    "causing all requests to hang"), which the cited PRs' own words tell with "all" too."""
+    caused = _CAUSED.search(text[: universal.start()]) is not None
+    failure = _FAILURE_AFTER.match(text, universal.end()) is not None
+    return caused and failure and _ALL_SAID.search(prs_text) is not None
 
 
 def _counted_universal(text: str, universal: re.Match[str], prs: Sequence[PREvidence]) -> bool:

@@ -59,7 +59,10 @@ def test_a_relation_verb_with_its_object_before_a_pr_is_that_prs() -> None:
     # "与随后改写这些脚本的 #6429": #6429 rewrote the scripts #6285 added
     starts = "建议复核 #6285 重构的 NPU 脚本"
     assert _reasons("2026-W20-W21.zh", starts) == []
-    told = "建议复核 #6429 改写的 NPU 脚本中的绝对路径风险，并确认与随后改写这些脚本的 #6285 保持一致。"
+    told = (
+        "建议复核 #6429 改写的 NPU 脚本中的绝对路径风险，"
+        "并确认与随后改写这些脚本的 #6285 保持一致。"
+    )
     assert "relation" in _rules(_reasons("2026-W20-W21.zh", starts, told))
 
 
@@ -77,10 +80,85 @@ def test_an_empty_dict_is_the_value_braces_spell() -> None:
     assert "value" in _rules(_reasons("2026-W19-W20.en.adversarial", starts, told))
 
 
-
 def test_a_file_a_setting_goes_to_is_no_value() -> None:
     # "adding `mtp` settings to hf_model.yaml": the file is where the settings go, not the value
     # they take (the on/off of a block's settings is not read yet: the sentence stays dropped)
     reasons = _reasons("2026-W03-W04.en", "#4936 brings MTP")
     assert reasons
     assert not any("hf_model.yaml" in r for r in reasons)
+
+
+def test_a_universal_telling_the_failure_a_pr_fixes_is_its_words() -> None:
+    # #6406's body: Gemma4 does not stop and hallucinates all the tool calls in one turn
+    starts = "#6406 为 `ToolParser` 基类新增"
+    assert _reasons("2026-W20-W21.zh", starts) == []
+    told = "#6406 为 `ToolParser` 基类新增 `stop_token_ids` 属性，修复了全部工具解析器的 EOS 问题。"
+    assert "universal" in _rules(_reasons("2026-W20-W21.zh", starts, told))
+
+
+def test_a_new_config_keys_first_value_is_its_default() -> None:
+    # megatron_critic.yaml adds `lora:` with `alpha: 32` and `dropout: 0.0`
+    starts = "#4063 集成 Megatron-Bridge"
+    assert _reasons("2025-W47-W48.zh.adversarial", starts) == []
+    told = (
+        "#4063 集成 Megatron-Bridge 为 megatron 后端加入 LoRA/PEFT 支持，megatron_critic.yaml "
+        "新增的 lora 配置中 alpha 默认 16、dropout 默认 0.0。"
+    )
+    assert "default" in _rules(_reasons("2025-W47-W48.zh.adversarial", starts, told))
+
+
+def test_the_default_of_a_removed_file_is_on_its_removed_lines() -> None:
+    # #4283 deletes recipe/langgraph_agent/chat_model.py, whose `tool_parser: str = "hermes"`
+    starts = "#4283 把 recipe/retool"
+    assert _reasons("2025-W47-W48.zh.adversarial", starts) == []
+    told = (
+        "#4283 把 recipe/retool 和 recipe/langgraph_agent 迁到新仓库 verl-recipe，被删除的 "
+        "chat_model.py 中 tool_parser 默认为 qwen。"
+    )
+    assert "default" in _rules(_reasons("2025-W47-W48.zh.adversarial", starts, told))
+
+
+# --- tune5: the same periods in the other language ----------------------------------------------
+
+
+def _tune5(stem: str, starts: str, text: str | None = None) -> list[str]:
+    week, language = stem.split(".")[:2]
+    meta = json.loads((CORPUS / "tune5" / "weeks.json").read_text("utf-8"))[week]
+    facts = facts_for({"week": week, **meta}, language)
+    answer = (CORPUS / "tune5" / f"{stem}.answer.json").read_text("utf-8")
+    (draft,) = [d for d in parse_answer(answer, facts.repos) if d.text.startswith(starts)]
+    if text is not None:
+        draft = dataclasses.replace(draft, text=text)
+    checked = check_answer([draft], facts, model="m", prompt_version="p")
+    return [r for d in checked.dropped for r in d.reasons]
+
+
+def test_a_zh_passive_verb_before_the_next_agent_is_not_its() -> None:
+    # "#6226 … 被 #6258 撤销后由 #6265 修复": #6258 reverts #6226, #6265 fixes it after
+    starts = "#6226 的 rollout world size 修正"
+    assert _tune5("2026-W19-W20.zh", starts) == []
+    told = (
+        "#6226 的 rollout world size 修正被 #6265 撤销后由 #6258 修复，"
+        "建议为奖励模型配置这条路径补充回归测试。"
+    )
+    assert "relation" in _rules(_tune5("2026-W19-W20.zh", starts, told))
+
+
+def test_the_revert_category_is_named_in_zh_too() -> None:
+    starts = "按类别看，修复类 25 个"
+    assert _tune5("2026-W19-W20.zh", starts) == []
+    told = (
+        "按类别看，修复类 25 个、功能类 19 个、文档类 15 个、基础设施类 13 个，另有 3 个撤销类 PR。"
+    )
+    assert "figure" in _rules(_tune5("2026-W19-W20.zh", starts, told))
+
+
+def test_a_universal_and_its_noun_near_the_word_before_are_the_prs_words() -> None:
+    # #6268's body: "This biases the importance-sampling log-probs at those positions every step"
+    starts = "#6268 fixes silently wrong labels"
+    assert _tune5("2026-W20-W21.en", starts) == []
+    told = (
+        "#6268 fixes silently wrong labels when `use_fused_kernels=True` is combined with "
+        "`ulysses_sequence_parallel_size > 1`, a bug that biased every model."
+    )
+    assert "universal" in _rules(_tune5("2026-W20-W21.en", starts, told))
