@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.capture_request import _digest, serving  # noqa: E402
-from tests.core.analyst.model_corpus import CORPUS, week_file  # noqa: E402
+from tests.core.analyst.model_corpus import CORPUS, member_week, week_file  # noqa: E402
 
 
 def report(part: str, week: str, lang: str, fmt: str) -> str:
@@ -30,9 +30,15 @@ def report(part: str, week: str, lang: str, fmt: str) -> str:
     meta = json.loads((CORPUS / part / "weeks.json").read_text("utf-8"))[week]
     previous = week_file(meta["previous"], meta["repo"]) if meta.get("previous") else None
     answer = (CORPUS / part / f"{week}.{lang}.answer.json").read_text("utf-8")
-    members = tuple(week_file(week, repo) for repo in meta.get("members") or ())
-    # a period of several weeks: its first week's file, the others served beside it
+    # a period of several weeks: its first week's file, the others served beside it (and a
+    # family's members' weeks of the period, those they merged anything in)
     first, *others = meta.get("weeks") or [week]
+    members = tuple(
+        recorded
+        for repo in meta.get("members") or ()
+        for each in meta.get("weeks") or [week]
+        if (recorded := member_week(each, repo)) is not None
+    )
     also = tuple(week_file(other, meta["repo"]) for other in others)
     with (
         serving(week_file(first, meta["repo"]), previous, lang, answer, members, also) as (

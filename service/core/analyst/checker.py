@@ -43,6 +43,7 @@ from service.core.analyst import (
     merged_names,
     quote_places,
     quoted,
+    reverted,
     risk_claims,
     sentence_claims,
     structure,
@@ -433,10 +434,12 @@ def _merged_rule(claim: Claim, checker: Checker) -> list[str]:
 def _transition_rule(claim: Claim, checker: Checker) -> list[str]:
     """A change told the wrong way round, an old version told as the new one, a pin placed in
     a file the PR does not pin it in (transitions.py), PRs told in the wrong order of time
-    (time_order.py)."""
+    (time_order.py), a change told without its revert or a revert without its re-landing
+    (reverted.py)."""
     reasons = transitions.reversed_reasons(claim.text, claim.prs, checker.evidence)
     reasons += transitions.upgrade_reasons(claim.text, claim.prs, checker.evidence)
     reasons += time_order.order_reasons(claim.text, checker.evidence)
+    reasons += reverted.reverted_reasons(claim.text, claim.prs, checker.evidence)
     return reasons + transitions.pin_file_reasons(claim.text, claim.prs, checker.evidence)
 
 

@@ -157,7 +157,8 @@ def bucket_count_reasons(
     """A count said in a clause that names a module, category or type ("tool 模块本周有 6 个
     PR", "megatron rose to 4 PRs") is that bucket's count this week or the week before."""
     reasons = []
-    plain = claims.without_code(text)
+    # "`tool` 模块本期共有 8 个 PR": a bucket's key in code spelling still names it
+    plain = claims.without_code(_QUOTED_WORD.sub(r"\1", text))
     # a sentence about PRs counts PRs ("5 个 PR"); one about the week's trends counts them when
     # it speaks of buckets or of the week before
     any_count = not claims.pr_refs(text) and bool(
@@ -171,10 +172,12 @@ def bucket_count_reasons(
         if not bucket_counts(clause, trends, previous):
             continue
         for figure in claims.figures(clause):
-            counted = figure.kind == "prs" or (any_count and figure.kind == "plain")
+            at = clause.find(figure.text)
+            counted = figure.kind == "prs" or (
+                figure.kind == "plain" and (any_count or _COUNT_VERB.search(clause[:at]))
+            )
             if not counted or not figure.text[:1].isdigit() or "." in figure.text:
                 continue
-            at = clause.find(figure.text)
             # the bucket named right after the figure ("13 feat") or, else, those named before
             # it ("22 PRs across rollout": the week's count)
             named = _named_after(clause[at + len(figure.text) :], trends, previous)
@@ -189,6 +192,11 @@ def bucket_count_reasons(
             )
             reasons.append(f"count {figure.text}: the digest counts {shown} (this week/before)")
     return reasons
+
+
+_QUOTED_WORD = re.compile(r"`([\w-]+)`")
+# "fully_async counts 6", "ci accounts for 10": a bucket's count told by its verb
+_COUNT_VERB = re.compile(r"\b(?:counts?|accounts? for|totals?)\s*$", re.IGNORECASE)
 
 
 # the word right after a count: "13 feat", "8 个 feat 类"; or the bucket its PRs are said to

@@ -89,6 +89,9 @@ _PARTIAL_NAME = re.compile(r"^[A-Za-z0-9_.\-]+")
 _PASSIVE_BEFORE = re.compile(r"\b(?:was|were|been|being|is|are|got)\s+$|被\s*$|已被\s*$", re.I)
 
 
+_UNDOING = frozenset({"revert", "fix_same_code", "fix_reference"})
+
+
 @dataclass(frozen=True)
 class Segment:
     text: str
@@ -111,12 +114,13 @@ def segments(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[
         if len(listed) > 1:  # "#7477、#7488 与 #7492 围绕…": said of every PR of the list
             parts.append(Segment(text[end:stop], listed))
             continue
-        # "#A reverts #B, removing …": what follows #B may be said of #A, which reverts it
+        # "#A reverts #B, removing …", "#A fixes #B, …, and makes X a default": what follows
+        # #B may be said of #A, which reverts or fixes it
         reverting = [
             e
             for e in every
             if any(
-                r.rule == "revert" and (r.later, r.earlier) == (e.number, number)
+                r.rule in _UNDOING and (r.later, r.earlier) == (e.number, number)
                 for r in evidence.relations
             )
         ]
@@ -164,7 +168,7 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
     named = words.concepts_in(text)
     for name, said in named.items():
         concept = words.concepts[name]
-        if segment.prs:
+        if segment.prs and not _counted_bucket(text, said, concept, week_text):
             ok = any(
                 found_in(concept, e.about) or _in_code(concept, e.added + "\n" + e.removed)
                 for e in segment.prs
@@ -176,6 +180,19 @@ def entity_reasons(segment: Segment, words: Glossary, week_text: str) -> list[st
         elif segment.prs and _swapped(name, set(named), segment.prs, words):
             reasons.append(f"entity: {said} (the PR is about another of its kind)")
     return reasons
+
+
+# "megatron for 9", "megatron 9 个", "megatron 模块有 9 个": a count said of what the name names
+_BUCKET_COUNT = re.compile(r"\s*(?:模块|module)?\s*(?:for|with|has|had|有|共)?\s*\d+\b", re.I)
+
+
+def _counted_bucket(text: str, said: str, concept: str | re.Pattern[str], week_text: str) -> bool:
+    """ "Trainer and ci account for 10 PRs each, megatron for 9": a name with its count is one
+    of the week's buckets, not a matter of the PRs the sentence lists."""
+    at = text.find(said)
+    if at < 0 or _BUCKET_COUNT.match(text, at + len(said)) is None:
+        return False
+    return any(found_in(concept, line) for line in week_text.splitlines() if " " not in line)
 
 
 def _in_code(concept: str | re.Pattern[str], lines: str) -> bool:
@@ -482,11 +499,17 @@ def _action_missing(
 def default_reasons(segment: Segment, words: Glossary) -> list[str]:
     """A changed default: the PR says so, or changes the setting the segment names; each value
     it names stands beside that setting or the word "default" in the PR; on/off agrees with
-    the setting's flip."""
-    claim = _default_claim(segment, words)
-    if claim is None:
-        return []
-    found, window = claim
+    the setting's flip. Each clause telling a default is judged ("默认 x 为 0.2，并默认开启 y")."""
+    for found, window in _default_claims(segment, words):
+        if reasons := _default_reasons_at(segment, found, window, words):
+            return reasons
+    return []
+
+
+def _default_reasons_at(
+    segment: Segment, found: re.Match[str], window: str, words: Glossary
+) -> list[str]:
+    """The reasons the default told by the word `found` (its clause `window`) is not true."""
     lowered = segment.text.lower()
     values = [f.values for f in claims.figures(window) if f.kind == "plain"]
     values += [frozenset({v.lower()}) for v in _NEW_VALUE.findall(window)]
@@ -662,18 +685,23 @@ def _state_by_code(
     return None if verdict is None else [] if verdict else [f"default: {said} ({_OTHER_STATE})"]
 
 
-def _default_claim(segment: Segment, words: Glossary) -> tuple[re.Match[str], str] | None:
-    """The default word of a segment citing PRs and its clause, when it tells a default."""
-    found = words.actions["default"].pattern.search(segment.text)
-    if found is None or not segment.prs:
-        return None
+def _default_claims(segment: Segment, words: Glossary) -> list[tuple[re.Match[str], str]]:
+    """Each default word of a segment citing PRs with its clause, when it tells a default (one
+    word a clause)."""
+    if not segment.prs:
+        return []
     lowered = segment.text.lower()
-    window = _own_change(_clause(lowered, found.start(), found.end()), lowered[found.start() :])
-    if _no_default_claim(window, lowered[found.start() : found.end()], words):
-        return None
-    if _default_noun_said(lowered, found.end(), segment.prs):
-        return None
-    return found, window
+    claims_told: list[tuple[re.Match[str], str]] = []
+    for found in words.actions["default"].pattern.finditer(segment.text):
+        clause = _clause(lowered, found.start(), found.end())
+        if claims_told and _clause(lowered, *claims_told[-1][0].span()) == clause:
+            continue
+        window = _own_change(clause, lowered[found.start() :])
+        if _no_default_claim(window, lowered[found.start() : found.end()], words):
+            continue
+        if not _default_noun_said(lowered, found.end(), segment.prs):
+            claims_told.append((found, window))
+    return claims_told
 
 
 # "a default dependency": the word names a kind of thing, not a setting's value

@@ -316,6 +316,9 @@ def named_totals(text: str, totals: dict[str, int]) -> set[str]:
     return out
 
 
+_OTHER_STATE = "gives the setting the other state"
+
+
 def settled(
     reasons: Sequence[str], q: Quoted | None, value_claims: Sequence[ValueClaim]
 ) -> list[str]:
@@ -327,8 +330,8 @@ def settled(
         rule, _, detail = reason.partition(": ")
         if rule == "action":
             detail = detail.split(" (", 1)[0]  # the word, not the fact it lacks
-        if rule == "default" and matched:
-            continue
+        if rule == "default" and matched and _OTHER_STATE not in detail:
+            continue  # the code's other state for an on/off is no word a value settles
         if rule == "action" and (matched or (q is not None and _action_settled(detail, q))):
             continue
         if rule in ("figure", "identifier") and value(detail) in claimed:

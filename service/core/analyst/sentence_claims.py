@@ -139,13 +139,16 @@ _OWN_SUBJECT = re.compile(
 _MODIFIES_NEXT = re.compile(r"\s*[\u4e00-\u9fff]{1,6}的\s*#\d+")
 # "…，并确认与随后改写这些脚本的 #B": in a clause of its own, a relation verb with its object
 # and 的 before #B is #B's ("#B, which rewrote these scripts"); "#A 撤销的 #B" stays #A's
+# "#A 修复 #B 及撤销它的 #C": a relative clause joined after the PR before
+_JOINED_BEFORE = re.compile(r"(?:及|以及|和|与|并)\s*$")
 _OBJECT_THEN_OF = re.compile(r"\S[^，,;；。]*的\s*$")
 
 
 def _agent_after(core: str, start: int, end: int) -> bool:
     """The relation word at `core[start:end]` (the words between two PRs) opens a relative
     clause naming the second PR as the one that did it."""
-    if start > len(core) or _CLAUSE_BREAK.search(core[:start]) is None:
+    opened = _CLAUSE_BREAK.search(core[:start]) or _JOINED_BEFORE.search(core[:start])
+    if start > len(core) or not opened:
         return False
     return _OBJECT_THEN_OF.match(core, end) is not None
 

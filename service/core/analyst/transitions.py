@@ -111,12 +111,27 @@ _UPGRADE_TO = re.compile(
 )
 
 
+# "pins CI to veomni==0.1.9a1", "依赖固定为 TransferQueue==0.1.6": the version a pin now holds
+_PINNED_TO = re.compile(
+    r"(?:\bpin(?:s|ned)?\b[^,，。;；]{0,40}?\bto\b|固定为|固定到|锁定为|锁定到|钉在)\s*`?"
+    r"(?:[A-Za-z][\w.\-]*\s*==\s*)?v?(?P<version>\d+(?:\.\d+)+[\w.\-]*\w|\d+[\w.\-]*\d)",
+    re.IGNORECASE,
+)
+
+
+# "where it was pinned to 0.1.6", "原先固定为 0.1.6": the pin before the change
+_PAST = re.compile(
+    r"(?:\b(?:was|were|had(?: been)?|previously|formerly)|原先|原来|此前|之前|曾)\s*$", re.I
+)
+
+
 def upgrade_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
-    """A version told as what a PR upgrades to must be on its added side: one found only on
-    removed lines is the version it upgrades from."""
+    """A version told as what a PR upgrades or pins to must be on its added side: one found only
+    on removed lines is the version it upgrades from."""
     prs = [e for e in (evidence.pr(n) for n in cited) if e is not None and e.changed[1]]
     reasons = []
-    for said in _UPGRADE_TO.finditer(text):
+    pinned = [m for m in _PINNED_TO.finditer(text) if not _PAST.search(text, 0, m.start())]
+    for said in [*_UPGRADE_TO.finditer(text), *pinned]:
         version = said["version"].lower()
         pattern = re.compile(rf"(?<![\w.]){re.escape(version)}(?![\w])")
         old = [e for e in prs if pattern.search(e.removed)]

@@ -54,7 +54,7 @@ def week_file(week: str, repo: str | None = None) -> Path:
     return WEEKS / f"{week}.json"
 
 
-def _member_week(week: str, repo: str) -> Path | None:
+def member_week(week: str, repo: str) -> Path | None:
     """A family member's recorded week, or None when the member merged nothing recorded then
     (a family period spans weeks some members have no file of)."""
     named = week_file(week, repo)
@@ -94,7 +94,7 @@ def _facts(
     for member in members:
         sibling = github.add_repo(member)
         for each in spanned:
-            if (recorded := _member_week(each, member)) is not None:
+            if (recorded := member_week(each, member)) is not None:
                 sibling.serve_week(json.loads(recorded.read_text("utf-8")))
     if previous:
         github.serve_week(json.loads(week_file(previous, repo).read_text("utf-8")))

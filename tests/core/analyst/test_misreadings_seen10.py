@@ -162,3 +162,102 @@ def test_a_universal_and_its_noun_near_the_word_before_are_the_prs_words() -> No
         "`ulysses_sequence_parallel_size > 1`, a bug that biased every model."
     )
     assert "universal" in _rules(_tune5("2026-W20-W21.en", starts, told))
+
+
+def test_a_modules_count_is_its_count_in_code_spelling_and_after_counts() -> None:
+    # the digest counts tool 7 and fully_async 5 over the three weeks
+    stem = "2026-W19-W21-family.zh.adversarial"
+    starts = "`tool` 模块本期共有"
+    assert "count" in _rules(_tune5(stem, starts))
+    told = "`tool` 模块本期共有 7 个 PR，包括 #6189、#6216、#6248、#6300、#6302、#6313 与 #6406。"
+    assert "count" not in _rules(_tune5(stem, starts, told))
+    stem, starts = "2026-W19-W21.en.adversarial", "The tool module counts 7 PRs"
+    assert "count" in _rules(_tune5(stem, starts))
+    told = (
+        "The tool module counts 7 PRs, from #6189 and #6300 to the Gemma4 parser in #6406, and "
+        "fully_async counts 5, including #6056, #6076 and #6438."
+    )
+    assert "count" not in _rules(_tune5(stem, starts, told))
+
+
+def test_a_bucket_named_with_its_count_is_the_weeks_not_the_cited_prs() -> None:
+    stem, starts = "2026-W19-W21.en.adversarial", "Trainer and ci each account for 10 PRs"
+    assert _tune5(stem, starts) == []
+    told = (
+        "Trainer and ci each account for 10 PRs this period, megatron for 9, and sglang for 5: "
+        "#5275, #6184, #6264, #6323 and #6453."
+    )
+    assert _tune5(stem, starts, told) != []
+
+
+def test_what_follows_a_fixed_pr_may_be_said_of_its_fix() -> None:
+    # #6354 fixes #6270 and makes TransferQueue a default dependency ("default dependency")
+    stem, starts = "2026-W19-W21.en.adversarial", "#6354 fixes #6270"
+    assert _tune5(stem, starts) == []
+    stem, starts = "2026-W19-W21-family.zh", "#6354 修复 #6270"
+    assert _tune5(stem, starts) == []
+
+
+def test_a_joined_relative_clause_names_the_pr_after_it_as_the_agent() -> None:
+    # "#6265 修复 #6226 及撤销它的 #6258": #6258 reverted #6226
+    stem, starts = "2026-W19-W20.zh.adversarial", "#6265 修复 #6226 及撤销它的 #6258"
+    assert _tune5(stem, starts) == []
+    told = (
+        "#6265 修复 #6258 及撤销它的 #6226，"
+        "把 reward_manager 的 _target_ 改为 reward.RewardManagerConfig。"
+    )
+    assert "relation" in _rules(_tune5(stem, starts, told))
+
+
+def test_each_clause_telling_a_default_is_judged() -> None:
+    # verl-recipe#59's actor config: `ppo_clip_range: float = 0.2`, `freeze_non_attn_ffn: bool =
+    # False`; the first clause's values hold, the second's "默认开启" does not
+    stem, starts = "2026-W19-W21-family.zh.adversarial", "DanceGRPO 配方的"
+    assert "default" in _rules(_tune5(stem, starts))
+    told = (
+        "DanceGRPO 配方的 `DiffusionFSDPActorConfig` 默认 `ppo_clip_range` 为 0.2、"
+        "`sampling_steps` 为 10.0，并默认关闭 `freeze_non_attn_ffn`。"
+    )
+    assert _tune5(stem, starts, told) == []
+
+
+def test_a_pin_told_as_new_is_on_the_added_side() -> None:
+    # #6184 moves the CI's `veomni==0.1.9a1` to `veomni==0.1.9a4`
+    stem, starts = "2026-W19-W21.en.adversarial", "#6184 routes VeOmniEngine"
+    assert "old" in _rules(_tune5(stem, starts))
+    told = (
+        "#6184 routes VeOmniEngine log_probs through VeOmni's native return_log_probs path, "
+        "adds *_implementation fields defaulting to eager, and pins CI to veomni==0.1.9a4."
+    )
+    assert "old" not in _rules(_tune5(stem, starts, told))
+    # #6354 pins TransferQueue==0.1.7 where setup.py had 0.1.6
+    told = "#6354 将 TransferQueue 依赖固定为 TransferQueue==0.1.6，并把它改为 verl 的默认依赖。"
+    assert "old" in _rules(_reasons("2026-W20-W21.zh.adversarial", "#6354 将 TransferQueue", told))
+
+
+# --- what became of a change within the period ---------------------------------------------------
+
+
+def test_a_change_a_later_pr_reverts_is_not_told_as_in_effect() -> None:
+    # #6360 reverts #6350 the next day; nothing brings it back in 2026-05-04..17
+    starts = "With #6350, `FSDPEngineWithLMHead.prepare_model_outputs`"
+    assert "reverted" in _rules(_reasons("2026-W19-W20.en.adversarial", starts))
+    told = (
+        "#6350 made `FSDPEngineWithLMHead.prepare_model_outputs` emit distillation top-k "
+        "outputs in the `use_remove_padding=False` branch, which #6360 reverted a day later."
+    )
+    assert "reverted" not in _rules(_reasons("2026-W19-W20.en.adversarial", starts, told))
+
+
+def test_a_revert_told_as_the_end_of_a_change_a_later_pr_brings_back() -> None:
+    # #4273 supports the resource pool split again the day after #4258 reverted #4251
+    starts = "#4251 为 RayResourcePool 新增的 split 方法"
+    assert "relanded" in _rules(_reasons("2025-W47-W48.zh.adversarial", starts))
+    told = (
+        "#4251 为 RayResourcePool 新增的 split 方法在合入当天即被 #4258 撤销，"
+        "次日由 #4273 以更安全的实现重新合入。"
+    )
+    assert "relanded" not in _rules(_reasons("2025-W47-W48.zh.adversarial", starts, told))
+    # #6386 applies #6350's fix again after #6360 reverted it
+    stem, starts = "2026-W19-W21.en.adversarial", "Distillation on the no-rmpad path"
+    assert "relanded" in _rules(_tune5(stem, starts))
