@@ -155,9 +155,11 @@ def merge_family(
     previous: Digest | None = None,
     crossings: Sequence[Crossing] = (),
     cross_relations: Sequence[Relation] = (),
+    discussion_url: str = "",
 ) -> Digest:
     """The family's digest from each repository's own (`parts`, built from its `prs`, in the
-    order of `repos`); `previous` is the family's digest of the period before."""
+    order of `repos`); `previous` is the family's digest of the period before; its discussion
+    link searches every repository (the primary's own, when none is given)."""
     keyed = [keyed_digest(part, i, repos[i]) for i, part in enumerate(parts)]
     every = [p for i, week in enumerate(prs) for p in keyed_prs(week, i)]
     scored = sorted((p for d in keyed for p in d.prs), key=pr_rank)
@@ -187,7 +189,7 @@ def merge_family(
             complete=all(d.completeness.complete for d in keyed),
             missing=[m for d in keyed for m in d.completeness.missing],
         ),
-        discussion_url=primary.discussion_url,
+        discussion_url=discussion_url or primary.discussion_url,
         unknown=list(dict.fromkeys(u for d in keyed for u in d.unknown)),
         moved_from=[m for d in keyed for m in d.moved_from],
         repos=[_part(d, repos, i) for i, d in enumerate(keyed)],

@@ -132,6 +132,16 @@ def discussion_url(github_web_url: str, repo: str, window: Period) -> str:
     return f"{github_web_url.rstrip('/')}/{repo}/pulls?q={quote_plus(f'is:pr is:merged {merged}')}"
 
 
+def family_discussion_url(github_web_url: str, repos: Sequence[str], window: Period) -> str:
+    """Every repository's PRs of a family merged in `window`, in one search of the host (its
+    `repo:` qualifiers are ORed); empty when the host is unknown."""
+    if not github_web_url:
+        return ""
+    named = " ".join(f"repo:{repo}" for repo in repos)
+    query = f"is:pr is:merged {named} {merged_qualifier(window.start, window.end)}"
+    return f"{github_web_url.rstrip('/')}/pulls?q={quote_plus(query)}"
+
+
 @functools.cache
 def analysis_version() -> str:
     """What the analysing code is: editing any core module makes every stored digest stale."""
@@ -304,6 +314,7 @@ def build_family(
             previous=_family_previous(p, scope.key, repos, before, previous_parts, earlier),
             crossings=crossings,
             cross_relations=ties,
+            discussion_url=family_discussion_url(p.github_web_url, repos, window),
         )
     p.stage("narrating")  # the model is given each PR under its family key (core/scope.py)
     every = [pr for i, week in enumerate(weeks) for pr in keyed_prs(week.prs, i)]

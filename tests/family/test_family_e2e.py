@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_plus
 
 import pytest
 import requests
@@ -56,6 +57,9 @@ def test_the_cli_builds_the_family_in_every_format(
         for fmt in ("markdown", "html", "json", "slack", "feishu")
     }
     assert f"[verl-omni#398]({OMNI_398})" in out["markdown"]
+    # the discussion link searches every repository of the family, not the primary's alone
+    repos = "+".join(f"repo%3A{quote_plus(repo)}" for repo in FAMILY)
+    assert f"/pulls?q=is%3Apr+is%3Amerged+{repos}+merged%3A2026-08-17" in out["markdown"]
     assert f'href="{OMNI_398}"' in out["html"]
     assert f"<{OMNI_398}|verl-omni#398>" in out["slack"]
     assert f"[verl-omni#398]({OMNI_398})" in out["feishu"]
