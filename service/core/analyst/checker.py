@@ -528,6 +528,13 @@ def _claim_reasons(claim: Claim, checker: Checker) -> list[str]:
     reasons += counts.author_count_reasons(
         claim.text, claim.prs, checker.evidence, checker.facts.repos
     )
+    # a count of files the figure rule already drops is not told twice
+    figured = {r.removeprefix("figure: ") for r in reasons if r.startswith("figure: ")}
+    reasons += [
+        r
+        for r in counts.file_count_reasons(claim.text, claim.prs, checker.evidence)
+        if r.split(":", 1)[0].removeprefix("count ") not in figured
+    ]
     reasons += counts.level_sum_reasons(claim.text)
     reasons += risk_claims.count_reasons(claim.text, claim.facts)
     reasons += risk_claims.line_reasons(claim.text, claim.facts)

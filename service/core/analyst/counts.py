@@ -312,3 +312,26 @@ def level_sum_reasons(text: str) -> list[str]:
                 f"levels exceed the whole: {shown} = {sum(parts)} > {whole['whole']} risks"
             )
     return reasons
+
+
+# "新增 52 个文件", "adds 52 new files": a count of one PR's files, right before the word
+_FILES = re.compile(r"(\d[\d,]*)\s*(?:个\s*)?(?:新\s*)?文件|(\d[\d,]*)\s+(?:new\s+)?files\b", re.I)
+
+
+def file_count_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:
+    """A count of files said of the one PR a sentence cites is one its diff holds: all its
+    files, or those it adds, deletes, changes or renames (a body's "52 files" of a PR whose
+    diff adds 61 is the author's plan or estimate, not the change)."""
+    if len(cited) != 1 or (pr := evidence.collected.get(cited[0])) is None or not pr.files:
+        return []
+    by_status = Counter(str(f.status) for f in pr.files)
+    held = {len(pr.files), pr.changed_files, *by_status.values()}
+    reasons = []
+    for found in _FILES.finditer(claims.without_code(text)):
+        said = int((found[1] or found[2]).replace(",", ""))
+        if said not in held:
+            shown = ", ".join(f"{n} {status}" for status, n in sorted(by_status.items()))
+            reasons.append(
+                f"count {said}: the diff of #{cited[0]} holds {len(pr.files)} files ({shown})"
+            )
+    return reasons

@@ -838,10 +838,11 @@ def _argument_defaults(
         rf"(?<![\w.]){re.escape(arg)}\s*(?::[^=,()\n]{{1,40}})?=\s*['\"]?" for arg in args
     ]
     if said:
+        code = _code_added(e)  # a test's `rollout_n=1` sets no default
         return all(
             any(
-                _in_signature(sig + rf"{re.escape(v)}(?![\w.])", e.added)
-                or _yaml_default(arg, v, e.added)
+                _in_signature(sig + rf"{re.escape(v)}(?![\w.])", code)
+                or _yaml_default(arg, v, code)
                 for arg, sig in zip(args, signatures, strict=True)
                 for v in value
             )
@@ -853,6 +854,18 @@ def _argument_defaults(
         or (arg in named and _in_signature(sig, e.added))
         for arg, sig in zip(args, signatures, strict=True)
     )
+
+
+_TEST_FILE = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.py$")
+
+
+def _code_added(e: PREvidence) -> str:
+    """The PR's added lines outside its tests (all of them when it has no file list)."""
+    if not e.files:
+        return e.added
+    return "\n".join(
+        line for path, _old, added in e.files if not _TEST_FILE.search(path) for line in added
+    ).lower()
 
 
 def _yaml_default(key: str, said: str, added: str) -> bool:

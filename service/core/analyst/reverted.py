@@ -47,9 +47,24 @@ def reverted_reasons(text: str, cited: Sequence[int], evidence: PeriodEvidence) 
         if later in named or revert_said:
             if back is not None and back not in named and _END_TOLD.search(text):
                 reasons.append(f"relanded: #{back} brings #{earlier} back after #{later}")
-        elif back is None and named[0] == earlier and len(named) <= MAX_NAMED:
+        elif (
+            back is None and named[0] == earlier and len(named) <= MAX_NAMED and _tells_change(text)
+        ):
             reasons.append(f"reverted: #{later} reverts #{earlier} later in the period")
     return reasons
+
+
+# a PR's size alone ("#4221 新增 120 行、删除 8 行，涉及 3 个文件"): its figures, not its effect
+_SIZE_WORDS = re.compile(
+    r"#\d+|[\d,.]+|新增|删除|涉及|改动|个文件|文件|行|\b(?:adds?|deletes?|changes?|touches|"
+    r"across|lines?|files?|and|in|of|with)\b|[\s,，、.。;；:：()（）]",
+    re.IGNORECASE,
+)
+
+
+def _tells_change(text: str) -> bool:
+    """The sentence tells what a change does, not only how large it is."""
+    return bool(_SIZE_WORDS.sub("", text).strip())
 
 
 def _brought_back(earlier: int, revert: int, evidence: PeriodEvidence) -> int | None:

@@ -76,7 +76,9 @@ def _pair_reasons(
     (e1, first), (s2, e2, second) = before, after
     # "被 #4976 改写，依赖该指标的用户": the tail ends with the clause
     tail = _TAIL_END.split(text[e2 : e2 + RELATION_TAIL], maxsplit=1)[0].lstrip()
-    core = text[e1:s2][-RELATION_REACH:]
+    core = text[e1:s2]
+    if not _leads_with_relation(core, words):
+        core = core[-RELATION_REACH:]
     # "#A 是对 #B 的后续修复": the tail tells what #A is to #B; "#A 与 #B 的破坏性重构": two
     # PRs joined tell a thing of both, no relation between them
     joined = _JOINED.fullmatch(core) is not None
@@ -110,6 +112,20 @@ def _pair_reasons(
         elif kind == "rewrites":
             reasons += _rewrote_other_lines(text[e1:s2], later, earlier, evidence)
     return reasons
+
+
+LEAD_REACH = 12  # "#A reworks the metrics first added in #B": the verb right after #A
+
+
+def _leads_with_relation(between: str, words: Glossary) -> bool:
+    """The words between two PRs open with a relation verb of the first and hold no clause
+    break: the verb relates them however far apart they stand."""
+    if _CLAUSE_BREAK.search(between):
+        return False
+    return any(
+        (found := pattern.search(between)) is not None and found.start() <= LEAD_REACH
+        for pattern in words.relations.values()
+    )
 
 
 def _unnamed_earlier(text: str, cited: Sequence[int], evidence: PeriodEvidence) -> list[str]:

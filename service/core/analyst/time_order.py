@@ -41,6 +41,8 @@ _FIXED_AFTER = re.compile(
     r"|'s\s+(?:bug|regression|typo|error|breakage)|\s+(?:had\s+)?introduced\b",
     re.IGNORECASE,
 )
+# "after #A had moved it", "在 #A 已经…之后": the earlier event told as done before the other
+_HAD_DONE = re.compile(r"\s+(?:had|already had)\b|\s*(?:已经?|早已)", re.IGNORECASE)
 _LISTED = re.compile(r"\s*(?:与|和|及|以及|、|,|，|\band\b|&)\s*", re.IGNORECASE)
 _CLAUSE = re.compile(r"[，,;；。]")
 _LISTED_IN_CLAUSE = re.compile(r"\s*(?:与|和|及|以及|、|\band\b|&)\s*", re.IGNORECASE)
@@ -59,7 +61,11 @@ def _marks(text: str, spans: list[tuple[int, int, int]]) -> Iterator[tuple[int, 
         elif _EARLIER_AFTER.match(text, end):
             yield index, False, False
         elif _EARLIER_BEFORE.search(before):
-            yield index, False, True
+            # "#B slimmed the CI after #A had moved it": compared with the PR before it in its
+            # clause; "after #A, #B …" and "X still holds after #A": with those of the other
+            # clauses (or none)
+            prior = index > 0 and not _CLAUSE.search(text[spans[index - 1][1] : start])
+            yield index, False, not (prior and _HAD_DONE.match(text, end))
         elif _FIXED_BEFORE.search(before) and _FIXED_AFTER.match(text, end):
             yield index, False, False
 

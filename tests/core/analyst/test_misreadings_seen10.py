@@ -9,8 +9,9 @@ import dataclasses
 import functools
 import json
 
-from service.core.analyst.checker import check_answer
+from service.core.analyst.checker import Checker, check_answer, check_text
 from service.core.analyst.facts import PeriodFacts
+from service.core.analyst.family_refs import keyed_text
 from service.core.analyst.schema import parse_answer
 from tests.core.analyst.model_corpus import CORPUS, facts_for
 
@@ -261,3 +262,43 @@ def test_a_revert_told_as_the_end_of_a_change_a_later_pr_brings_back() -> None:
     # #6386 applies #6350's fix again after #6360 reverted it
     stem, starts = "2026-W19-W21.en.adversarial", "Distillation on the no-rmpad path"
     assert "relanded" in _rules(_tune5(stem, starts))
+
+
+def test_a_count_of_one_prs_files_is_one_its_diff_holds() -> None:
+    # verl-recipe#93's body says "52 files, ~13k LOC"; its diff adds 61 files
+    week, language = "2026-W19-W21-family", "zh"
+    meta = json.loads((CORPUS / "tune5" / "weeks.json").read_text("utf-8"))[week]
+    facts = facts_for({"week": week, **meta}, language)
+    checker = Checker(facts)
+    told = "verl-recipe#93 在 `recipe/async_flow/` 下新增 {} 个文件，针对同步流水线的资源空闲问题。"
+    key = keyed_text("verl-recipe#93", facts.repos)
+    number = int(key.lstrip("#"))
+    said = keyed_text(told.format(52), facts.repos)
+    assert "count" in _rules(check_text(said, [number], "pr_points", checker))
+    said = keyed_text(told.format(61), facts.repos)
+    assert "count" not in _rules(check_text(said, [number], "pr_points", checker))
+
+
+def test_a_relation_verb_right_after_a_pr_relates_it_to_the_pr_ending_its_clause() -> None:
+    # #4976 (01-19) reworks the num_preempted metrics #4956 (01-17) added, not the reverse
+    stem, starts = "2026-W03-W04.en.adversarial", "#4956 reworks the num_preempted"
+    assert "relation" in _rules(_reasons(stem, starts))
+    told = (
+        "#4976 reworks the num_preempted rollout metrics first added in #4956, keeping -1 as "
+        "the marker for a count that is not available."
+    )
+    assert "relation" not in _rules(_reasons(stem, starts, told))
+    assert "relation" in _rules(_reasons(stem, "#4938 follows up on the HCCL"))
+
+
+def test_after_a_pr_in_the_clause_of_another_orders_the_two() -> None:
+    # #6275 (05-08) slimmed the TRT-LLM CI before #6269 (05-12) bumped its image
+    stem, starts = "2026-W19-W20.en.adversarial", "Re-run the TRT-LLM workflows"
+    assert "order" in _rules(_reasons(stem, starts))
+    told = (
+        "Re-run the TRT-LLM workflows, since #6269 moved them to the 1.3.0rc14 image after "
+        "#6275 had slimmed down the TRT-LLM CI."
+    )
+    assert "order" not in _rules(_reasons(stem, starts, told))
+    # "still holds after #4280" tells no order: #4280 merged after #4915 and #5018
+    assert _reasons("2026-W03-W04.en", "Verify that the intent of #4915") == []
