@@ -2,7 +2,7 @@
 wrote to the exact request the service sends for a recorded week (captured with
 benchmarks/capture_request.py), every sentence labelled true / false / misleading against the
 raw PR data by a reader who did not write it, and an adversarial batch per week (subtle mistakes
-and true sentences). Prints, per part (`tune`, `tune2`, `seen` to `seen10`: tuned on; `heldout`:
+and true sentences). Prints, per part (`tune` to `tune5`, `seen` to `seen10`: tuned on; `heldout`:
 never tuned on, its figures also together as `held-out`), batch (answers /
 adversarial) and language, how many true sentences the checker keeps and how many false or
 misleading ones it lets through, its precision (the share of kept sentences that are true) and

@@ -1,5 +1,5 @@
 """The corpus of model-written answers (tests/data/llm/model_corpus): in each part (`tune` to
-`tune4`, parts the checker may be tuned on; `seen` to `seen10`, held-out parts whose misses
+`tune5`, parts the checker may be tuned on; `seen` to `seen10`, held-out parts whose misses
 were read (after stops 24, 36, 37, 38, 40, 41, 42 and 43) and are tuned on since; `heldout`, never
 tuned on nor read)
 the exact request the service sent for a recorded week (`<week>.<lang>.request.json`, captured

@@ -2,7 +2,7 @@
 figures measured, rules alone and with the recorded verifier answers replayed through the real
 verification pass; benchmarks/model_corpus.py prints the full figures.
 
-Parts `tune` to `tune4` and `seen` to `seen10` are tuned on: their misses were read, and a fix that
+Parts `tune` to `tune5` and `seen` to `seen10` are tuned on: their misses were read, and a fix that
 moves a figure up raises its floor. The `heldout` parts are never read sentence by sentence: their
 requests were captured from weeks and languages no tuned part holds, answered and labelled by
 independent request-only models, and its floors were set once, from its first measurement, to
@@ -18,18 +18,18 @@ from tests.core.analyst.model_corpus import Verdict, verdicts
 
 # (part, batch) → (least share of true sentences kept, most false or misleading ones kept)
 FLOORS = {
-    ("heldout", "adversarial"): (0.9, 14),  # 36/40 (family and three-week periods, stop 44)
-    ("heldout", "answers"): (0.85, 6),  # 103/120
-    ("seen10", "adversarial"): (0.9, 13),  # 36/40 (34/40 and 16 when held out)
-    ("seen10", "answers"): (0.95, 6),  # 116/122 (115/122 when held out)
-    ("seen9", "adversarial"): (0.95, 5),  # 38/40
+    ("heldout", "adversarial"): (0.9, 12),  # 36/40 (14 kept at the first measurement)
+    ("heldout", "answers"): (0.87, 5),  # 105/120 (103/120 and 6 at the first measurement)
+    ("seen10", "adversarial"): (0.97, 6),  # 39/40 (34/40 and 16 when held out)
+    ("seen10", "answers"): (0.97, 5),  # 119/122 (115/122 and 6 when held out)
+    ("seen9", "adversarial"): (0.95, 4),  # 38/40
     ("seen9", "answers"): (1.0, 1),  # 122/122 (3 wrong kept before the family's contributors
     # were counted right: two answers copied the request's wrong total)
-    ("seen7", "adversarial"): (0.85, 15),  # 34/40
+    ("seen7", "adversarial"): (0.85, 13),  # 34/40
     ("seen7", "answers"): (0.94, 1),  # 50/53
     ("seen8", "adversarial"): (0.8, 14),  # 24/30
     ("seen8", "answers"): (1.0, 2),  # 26/26
-    ("seen5", "adversarial"): (0.91, 29),  # 56/61
+    ("seen5", "adversarial"): (0.91, 28),  # 56/61
     ("seen5", "answers"): (0.96, 12),  # 96/100
     ("seen6", "adversarial"): (0.75, 3),  # 9/12
     ("seen6", "answers"): (1.0, 3),  # 17/17
@@ -37,7 +37,7 @@ FLOORS = {
     ("seen", "answers"): (0.98, 7),  # 136/138
     ("seen2", "adversarial"): (0.95, 8),  # 47/49
     ("seen2", "answers"): (0.95, 12),  # 106/111
-    ("seen3", "adversarial"): (0.9, 12),  # 46/51
+    ("seen3", "adversarial"): (0.9, 10),  # 46/51
     ("seen3", "answers"): (0.97, 4),  # 119/122
     ("seen4", "adversarial"): (0.91, 5),  # 64/70
     ("seen4", "answers"): (0.97, 7),  # 113/116
@@ -47,8 +47,10 @@ FLOORS = {
     ("tune2", "answers"): (0.98, 7),  # 52/53
     ("tune3", "adversarial"): (0.92, 5),  # 37/40
     ("tune3", "answers"): (0.98, 4),  # 115/117
-    ("tune4", "adversarial"): (0.92, 10),  # 37/40
+    ("tune4", "adversarial"): (0.92, 9),  # 37/40
     ("tune4", "answers"): (0.96, 5),  # 119/123
+    ("tune5", "adversarial"): (0.97, 11),  # 39/40 (36/40 and 16 at the first measurement)
+    ("tune5", "answers"): (0.98, 5),  # 119/121 (114/121 and 6)
 }
 # the same with the verification pass (recorded verifier answers: v8 for heldout and seen10,
 # v7 for tune2 and seen3 to seen9, v5 for seen2, v4 else; a verifier is a model: runs on
@@ -56,9 +58,9 @@ FLOORS = {
 # these floors hold one run, not the verifier's best)
 VERIFIED_FLOORS = {
     ("heldout", "adversarial"): (0.9, 0),  # 36/40 (verify request 8)
-    ("heldout", "answers"): (0.9, 4),  # 109/120
-    ("seen10", "adversarial"): (0.92, 3),  # 37/40 (verify request 8; 38/40 and 4 with 7)
-    ("seen10", "answers"): (0.95, 5),  # 117/122
+    ("heldout", "answers"): (0.91, 4),  # 110/120 (109/120 at the first measurement)
+    ("seen10", "adversarial"): (0.95, 2),  # 38/40 (verify request 8; 37/40 and 3 when held out)
+    ("seen10", "answers"): (0.98, 4),  # 120/122 (117/122 and 5 when held out)
     ("seen9", "adversarial"): (0.87, 4),  # 35/40
     ("seen9", "answers"): (0.96, 1),  # 118/122
     ("seen7", "adversarial"): (0.77, 0),  # 31/40
@@ -112,6 +114,8 @@ LABELLED = {
     ("seen10", "answers"): (122, 6),
     ("seen10", "adversarial"): (40, 40),
     ("tune3", "adversarial"): (40, 40),
+    ("tune5", "answers"): (121, 7),
+    ("tune5", "adversarial"): (40, 43),
     ("heldout", "answers"): (120, 8),
     ("heldout", "adversarial"): (40, 43),
 }
