@@ -72,21 +72,25 @@ def _brought_back(earlier: int, revert: int, evidence: PeriodEvidence) -> int | 
     first, undo = evidence.collected.get(earlier), evidence.collected.get(revert)
     if first is None or undo is None:
         return None
-    reverts = {r.later for r in evidence.relations if r.rule == "revert"}
+    # a revert of the revert brings it back; other reverts bring nothing back
+    reverts = {r.later for r in evidence.relations if r.rule == "revert" and r.earlier != revert}
     referring = {
         r.later
         for r in evidence.relations
         if r.earlier in (earlier, revert) and r.later not in (earlier, revert)
     } - reverts
     lines = _added_lines(earlier, evidence)
+    paths = {f.path for f in first.files}
     for number, pr in sorted(evidence.collected.items(), key=lambda item: item[1].merged_at):
         if pr.merged_at <= undo.merged_at or number in (earlier, revert) or number in reverts:
             continue
         if number in referring or _same_title(first.title, pr.title):
             return number
-        again = _added_lines(number, evidence)
-        if lines and len(lines & again) >= SHARED_LINES * len(lines):
-            return number
+        # the lines are compared only for a PR changing a file the reverted one changed
+        if lines and paths & {f.path for f in pr.files}:
+            again = _added_lines(number, evidence)
+            if len(lines & again) >= SHARED_LINES * len(lines):
+                return number
     return None
 
 
