@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ class Ahead:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.profile: RepoProfile | None = None  # the profile the work was done with
+        self.cpu_s = 0.0  # the thread's CPU time, once it ended
 
     def add(self, pr: PullRequest) -> None:
         """Work `pr` out when its turn comes (called from the collector's fetch threads)."""
@@ -56,6 +58,12 @@ class Ahead:
         self._queue.put(None)
 
     def _run(self) -> None:
+        try:
+            self._work_each()
+        finally:
+            self.cpu_s = time.thread_time()
+
+    def _work_each(self) -> None:
         from service.core.ahead import work_of
         from service.core.risks import risk_context
 

@@ -247,6 +247,8 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     clock.lap("store")
     p.stage("done")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
+    if ahead is not None:  # the thread's CPU, spent during the collection
+        extra["ahead_cpu_s"] = round(ahead.cpu_s, 3)
     logger.debug("week built", extra={**extra, **clock.laps})
     return digest
 
