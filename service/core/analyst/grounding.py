@@ -32,6 +32,7 @@ from service.core.analyst.evidence import PeriodEvidence, PREvidence, changed_se
 from service.core.analyst.glossary import Glossary, glossary
 from service.core.analyst.structure import line_setting
 from service.core.analyst.structure import value as compared
+from service.core.analyst.telling_lines import TEST_PATH
 
 # a clause ends here: what follows is not the object of the verb before
 _CLAUSE_END = re.compile(
@@ -856,15 +857,13 @@ def _argument_defaults(
     )
 
 
-_TEST_FILE = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.py$")
-
-
 def _code_added(e: PREvidence) -> str:
-    """The PR's added lines outside its tests (all of them when it has no file list)."""
+    """The PR's added lines outside its tests and generated copies (all of them when it has
+    no file list)."""
     if not e.files:
         return e.added
     return "\n".join(
-        line for path, _old, added in e.files if not _TEST_FILE.search(path) for line in added
+        line for path, _old, added in e.files if not TEST_PATH.search(path) for line in added
     ).lower()
 
 

@@ -20,7 +20,7 @@ from service.core.models import FileChange, PullRequest
 LINES_KEPT = 6
 LINE_CHARS = 140
 MIN_LINE_CHARS = 6
-_TEST_PATH = re.compile(
+TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|testing)/|(?:^|/)test_[^/]*$|_test\.py$|(?:^|/)conftest\.py$"
     r"|(?:^|/)_generated_[^/]*$|\.(?:lock|svg|png|jpg|ipynb)$|(?:^|/)(?:uv|poetry)\.lock$"
 )
@@ -85,7 +85,7 @@ def _clean(line: str) -> str | None:
 
 
 def _candidates(change: FileChange, start: int) -> Iterator[_Candidate]:
-    if not change.patch or _TEST_PATH.search(change.path.lower()):
+    if not change.patch or TEST_PATH.search(change.path.lower()):
         return
     for offset, raw in enumerate(change.patch.splitlines()):
         sign, line = raw[:1], raw[1:]
