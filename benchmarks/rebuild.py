@@ -191,8 +191,7 @@ def run_cli(
     if os.waitstatus_to_exitcode(status) != 0 or result["code"] != 0:
         raise SystemExit(f"verl-week digest failed: {log.strip()[-2000:]}")
     built = next((json.loads(line) for line in log.splitlines() if '"week built"' in line), {})
-    names = ("collect_s", "collect_cpu_s", "ahead_cpu_s", "ahead_wait_s", "analyse_s")
-    names += ("analyse_cpu_s", "store_s")
+    names = ("collect_s", "analyse_s", "analyse_cpu_s", "store_s")
     phases = {k: round(built.get(k, 0.0), 2) for k in names}
     return {
         "wall_s": round(wall, 2),
@@ -322,9 +321,9 @@ def _verdicts(rows: list[dict[str, Any]]) -> list[str]:
 
 
 COLUMNS = ["scenario", "phase", "requests", "by_kind", "not_modified", "wall_s", "floor_s",
-           "ratio", "import_s", "setup_s", "run_s", "collect_s", "collect_cpu_s", "ahead_cpu_s",
-           "ahead_wait_s", "analyse_s", "analyse_cpu_s", "store_s", "render_s", "reused", "cpu_s",
-           "peak_rss_mb", "fake_cpu_s", "report_kb"]  # fmt: skip
+           "ratio", "import_s", "setup_s", "run_s", "collect_s", "analyse_s", "analyse_cpu_s",
+           "store_s", "render_s", "reused", "cpu_s", "peak_rss_mb", "fake_cpu_s",
+           "report_kb"]  # fmt: skip
 
 
 def main() -> None:

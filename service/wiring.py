@@ -18,7 +18,7 @@ from service.delivery.outbox import Sender
 from service.delivery.routing import Routes
 from service.errors import ConfigError, InputError, ServiceError
 from service.observe.metrics import Metrics
-from service.pipeline.jobs import Collector, Fetched, Pipeline, Retention, RunResult
+from service.pipeline.jobs import Pipeline, Retention, RunResult
 from service.pipeline.recorded import SAMPLE_REPO, load_sample, within
 from service.platforms.base import InboundDeps
 from service.platforms.base import secret as secret
@@ -70,12 +70,10 @@ def build_pipeline(
     store = store or build_store(settings)
     metrics = metrics or Metrics(repo_label=metrics_repo_label(settings, store))
     fetch: Callable[[str, int], PullRequest] | None = None
-    collect_each: Collector | None = None
     if sample:
         collect = sample_collector(utc_now)
     else:
-        collect_each, fetch = github_collector(settings, store, progress, metrics)
-        collect = collect_each
+        collect, fetch = github_collector(settings, store, progress, metrics)
     profile_for = profile_loader(settings)
     # made here for the senders' cards, else on first use (pipeline_links)
     links = report_links(settings, store) if with_senders else None
@@ -89,7 +87,6 @@ def build_pipeline(
     return Pipeline(
         store=store,
         collect=collect,
-        collect_each=collect_each,
         profile_for=profile_for,
         repos=list(settings.digest_repos),
         language=settings.digest_language,
@@ -153,12 +150,12 @@ def sample_collector(now: Callable[[], datetime]) -> Callable[[str, Period], Col
 
 def github_collector(
     settings: Settings, store: Store, progress: Progress | None, metrics: Metrics | None = None
-) -> tuple[Collector, Callable[[str, int], PullRequest]]:
+) -> tuple[Callable[[str, Period], CollectedPeriod], Callable[[str, int], PullRequest]]:
     from service.github.collect import collect_week, fetch_pr
 
     http = build_github(settings, store, metrics)
 
-    def collect(repo: str, window: Period, fetched: Fetched | None = None) -> CollectedPeriod:
+    def collect(repo: str, window: Period) -> CollectedPeriod:
         return collect_week(
             http,
             repo,
@@ -167,7 +164,6 @@ def github_collector(
             patch_concurrency=settings.github_patch_concurrency,
             progress=progress,
             stored=store.pulls,
-            fetched=fetched,
         )
 
     def fetch(repo: str, number: int) -> PullRequest:

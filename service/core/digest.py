@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from service.core.ahead import PrWork, Reading, read_pr
 from service.core.classify import Classification, classify_pr
 from service.core.discussion import discussion
 from service.core.gists import files_gist, gist_of
@@ -23,14 +23,17 @@ from service.core.models import (
     RiskKind,
     ScoredPR,
     Severity,
+    Statement,
     Stats,
 )
 from service.core.narrative import build_narrative
 from service.core.periods import previous_period
+from service.core.points import comment_only, pr_facts
 from service.core.profile import RepoProfile
 from service.core.ranking import pr_rank
 from service.core.relations import find_relations
-from service.core.risks import ranked, risk_context, risks_by_pr
+from service.core.risks import config_changes, ranked, risk_context, risks_by_pr
+from service.core.risks.base import Context
 from service.core.score import score_pr
 from service.core.stories import build_stories
 from service.core.trends import authors, build_contributors, build_trends
@@ -54,6 +57,22 @@ def _reverted_numbers(prs: list[PullRequest], classes: dict[int, Classification]
     return out
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What the scoring takes from a PR's parsed patches, read while the detectors hold them."""
+
+    facts: list[Statement]
+    comment_only: bool
+
+
+def _read(pr: PullRequest, c: Classification, profile: RepoProfile, context: Context) -> _Read:
+    """The PR's points and whether it changes comments only, on the patches (and setting
+    changes) its detectors worked out."""
+    parsed, settings = context.parsed, config_changes.of_pr(pr, context)
+    facts = pr_facts(pr, profile, c.change_type, c.modules, parsed, settings)
+    return _Read(facts, comment_only(pr, parsed))
+
+
 def _scored(
     pr: PullRequest,
     c: Classification,
@@ -61,11 +80,9 @@ def _scored(
     *,
     reverted: bool,
     risks: int,
-    read: Reading,
-    work: PrWork | None,
+    read: _Read,
 ) -> ScoredPR:
     score, factors = score_pr(pr, c, profile, revert_involved=reverted or c.is_revert)
-    gists = (work.gist, work.files_gist) if work is not None else (gist_of(pr), files_gist(pr))
     return ScoredPR(
         number=pr.number,
         title=pr.title,
@@ -77,8 +94,8 @@ def _scored(
         change_type=c.change_type,
         breaking=c.breaking,
         category=c.category,
-        gist=gists[0],
-        files_gist=gists[1],
+        gist=gist_of(pr),
+        files_gist=files_gist(pr),
         facts=read.facts,
         comment_only=read.comment_only,
         additions=pr.additions,
@@ -89,13 +106,8 @@ def _scored(
         score=score,
         factors=factors,
         risk_count=risks,
-        discussion=work.discussion if work is not None else discussion(pr),
+        discussion=discussion(pr),
     )
-
-
-def _own_work(prs: Sequence[PullRequest], ahead: Mapping[int, PrWork]) -> dict[int, PrWork]:
-    """The work of `ahead` made from the week's own PR objects (not an earlier copy)."""
-    return {pr.number: w for pr in prs if (w := ahead.get(pr.number)) is not None and w.pr is pr}
 
 
 def changed_paths(prs: list[PullRequest]) -> int:
@@ -163,34 +175,21 @@ def build_digest(
     earlier: list[PullRequest] | None = None,
     discussion_url: str = "",
     earlier_weeks: Mapping[str, Sequence[PullRequest]] | None = None,
-    ahead: Mapping[int, PrWork] | None = None,
 ) -> Digest:
     """The digest of `week`: scored PRs (most important first), risks, trends, relations and
     stories, and narrative. `earlier` are the previous week's PRs (for follow-up risks and
-    relations); `earlier_weeks` (week label → PRs) may hold more stored weeks for relations.
-    `ahead`: the work of PRs done while the week downloaded (core.ahead), by number; a PR
-    without work of its own object is worked out here."""
+    relations); `earlier_weeks` (week label → PRs) may hold more stored weeks for relations."""
     prs = week.prs
-    works = _own_work(prs, ahead or {})
-    classes = {
-        pr.number: w.classification if (w := works.get(pr.number)) else classify_pr(pr, profile)
-        for pr in prs
-    }
+    classes = {pr.number: classify_pr(pr, profile) for pr in prs}
     references = week.remaining_references if week.references_checked else None
     # PR by PR, the detectors then the scoring's reading of the same parsed patches, which
     # are let go before the next PR's are parsed: a big week's are never all held at once
     context = risk_context(prs, profile, earlier=earlier or [], references=references)
     found: list[Risk] = []
-    read: list[Reading] = []
-
-    def known(pr: PullRequest) -> tuple[list[Risk], ...] | None:
-        work = works.get(pr.number)
-        return work.risks if work is not None else None
-
-    for pr, risks_of_pr in risks_by_pr(prs, context, known):
+    read: list[_Read] = []
+    for pr, risks_of_pr in risks_by_pr(prs, context):
         found += risks_of_pr
-        work = works.get(pr.number)
-        read.append(work.reading if work else read_pr(pr, classes[pr.number], profile, context))
+        read.append(_read(pr, classes[pr.number], profile, context))
     del context
     risks = ranked(found)
     per_pr = Counter(n for risk in leaf_risks(risks) for n in set(risk.prs))
@@ -203,7 +202,6 @@ def build_digest(
             reverted=pr.number in reverted,
             risks=per_pr[pr.number],
             read=read_of_pr,
-            work=works.get(pr.number),
         )
         for pr, read_of_pr in zip(prs, read, strict=True)
     ]

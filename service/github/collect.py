@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     from service.github.http import GitHubHttp
 
 Progress = Callable[[int, int], None]
-# told each PR whose files this collection fetched, final, as soon as they are in (from the
-# fetch threads): a build works out what the PR alone decides while the rest downloads
-Fetched = Callable[[PullRequest], None]
 T = TypeVar("T")
 # errors that end the whole run: every further request would meet them too
 FATAL = (RateLimitError, AuthRefusedError)
@@ -471,7 +468,6 @@ def _collect_graphql(
     concurrency: int,
     progress: Progress | None,
     search: _References | None = None,
-    fetched: Fetched | None = None,
 ) -> list[PullRequest]:
     nodes, standing = _search(run, window, concurrency)
     prs = [run.graphql_pr(node) for node in nodes]
@@ -493,14 +489,10 @@ def _collect_graphql(
             final = {**patched, **{pr.number: pr for pr in done}}
             search.start([final.get(pr.number, pr) for pr in prs])
 
-    def fetch(pr: PullRequest) -> PullRequest:
-        final = run.patched(pr)
-        if fetched is not None:
-            fetched(final)
-        return final
-
     lead = (len(first), searching)
-    patched.update((pr.number, pr) for pr in _run_each(ask, fetch, concurrency, progress, lead))
+    patched.update(
+        (pr.number, pr) for pr in _run_each(ask, run.patched, concurrency, progress, lead)
+    )
     return [patched.get(pr.number, pr) for pr in prs]
 
 
@@ -523,7 +515,6 @@ def collect_week(
     check_references: bool = True,
     progress: Progress | None = None,
     stored: StoredPulls | None = None,
-    fetched: Fetched | None = None,
 ) -> CollectedPeriod:
     """Every PR merged in `window` (start inclusive, end exclusive), oldest merge first.
 
@@ -533,7 +524,6 @@ def collect_week(
     A PR that `stored` holds with its patches under the same merge commit keeps those files
     without asking GitHub for them again (everything else about it is asked afresh).
     `progress(done, total)` follows the per-PR fetches (patches, or pulls/N without a token).
-    `fetched(pr)` is told each PR whose files were fetched with a token, final, as they come.
     """
     identity = _check_repo(http, repo)
     repo = identity.name  # a moved repository is searched and read under its new name
@@ -544,7 +534,7 @@ def collect_week(
     search = _References(http, repo) if checked else None
     try:
         if http.has_token:
-            prs = _collect_graphql(run, window, patch_concurrency, progress, search, fetched)
+            prs = _collect_graphql(run, window, patch_concurrency, progress, search)
         else:
             prs = _collect_rest(run, window, patch_concurrency, progress)
         prs.sort(key=lambda p: (p.merged_at, p.number))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 from urllib.parse import quote_plus
 
 from service import __version__
@@ -33,7 +33,6 @@ from service.delivery.outbox import Outcome, Sender, Target, as_targets, current
 from service.errors import InputError, ServiceError
 from service.github.search import merged_qualifier
 from service.observe.metrics import Metrics
-from service.pipeline.ahead import Ahead
 from service.pipeline.gc_passes import fewer_gc_passes
 from service.pipeline.runs import DEFAULT_LEASE, Heartbeat
 from service.store.repository import PROCESS_OWNER, Store
@@ -51,18 +50,6 @@ class Retention:
 
     events: timedelta
     http_cache: timedelta
-
-
-# told each PR whose files a collection fetched, final, as they come (github.collect)
-Fetched = Callable[[PullRequest], None]
-
-
-class Collector(Protocol):
-    """A collection that tells `fetched` each PR whose files it fetched, as they come."""
-
-    def __call__(
-        self, repo: str, window: Period, fetched: Fetched | None = None
-    ) -> CollectedPeriod: ...
 
 
 @dataclass
@@ -86,9 +73,6 @@ class Pipeline:
     routed_scopes: Callable[[str], Sequence[str]] = lambda _cadence: []
     fetch_pr: Callable[[str, int], PullRequest] | None = None
     metrics: Metrics = field(default_factory=Metrics)
-    # `collect` telling each PR as its files arrive: build_week then works out what a PR alone
-    # decides while the rest downloads (core.ahead); None: the analysis starts after the last
-    collect_each: Collector | None = None
     # the optional language model's narrative (None: deterministic only, e.g. `--no-llm`)
     narrator: Narrator | None = None
     github_web_url: str = ""  # GITHUB_WEB_URL; empty: the report derives it from PR URLs
@@ -211,43 +195,34 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     asks the model only for a language whose narrative it does not hold yet."""
     clock = _Stopwatch()
     p.stage("collecting")
-    ahead = Ahead(lambda: p.profile_for(repo)) if p.collect_each is not None else None
-    try:
-        collected = identified(p, repo, _collect(p, repo, window, ahead))
-        repo = collected.repo  # its name now, when GitHub answered for a repository that moved
-        clock.lap("collect")
-        profile = p.profile_for(repo)
-        discussion = discussion_url(p.github_web_url, repo, window)
-        before = p.store.period_stamp(repo, previous_period(window), p.language)
-        narration = p.narrator.settings_key if p.narrator is not None else ""
-        inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
-        digest = p.store.digest_built_from(repo, window, p.language, inputs)
-        reused = digest is not None
-        if digest is None:
-            # imported here: a reused digest needs none of the analysis (~0.1 s of imports)
-            from service.core.digest import build_digest
+    collected = identified(p, repo, p.collect(repo, window))
+    repo = collected.repo  # its name now, when GitHub answered for a repository that moved
+    clock.lap("collect")
+    profile = p.profile_for(repo)
+    discussion = discussion_url(p.github_web_url, repo, window)
+    before = p.store.period_stamp(repo, previous_period(window), p.language)
+    narration = p.narrator.settings_key if p.narrator is not None else ""
+    inputs = inputs_key(collected, profile, p.language, discussion, before, narration)
+    digest = p.store.digest_built_from(repo, window, p.language, inputs)
+    reused = digest is not None
+    if digest is None:
+        # imported here: a reused digest needs none of the analysis (~0.1 s of imports)
+        from service.core.digest import build_digest
 
-            p.stage("analysing")
-            _save_snapshots(p, repo, window, collected.prs)
-            previous, earlier = _previous(p, repo, window)
-            clock.lap("store")
-            work = ahead.finish(profile) if ahead is not None else {}
-            clock.lap("ahead_wait")
-            digest = build_digest(
-                collected,
-                profile,
-                language=p.language,
-                now=p.clock(),
-                previous=previous,
-                earlier=earlier,
-                discussion_url=discussion,
-                ahead=work,
-            )
-            del work
-            clock.lap("analyse")
-    finally:
-        if ahead is not None:
-            ahead.cancel()
+        p.stage("analysing")
+        _save_snapshots(p, repo, window, collected.prs)
+        previous, earlier = _previous(p, repo, window)
+        clock.lap("store")
+        digest = build_digest(
+            collected,
+            profile,
+            language=p.language,
+            now=p.clock(),
+            previous=previous,
+            earlier=earlier,
+            discussion_url=discussion,
+        )
+        clock.lap("analyse")
     p.stage("narrating")
     narrated = _narrate(p, digest, collected.prs, [p.language, *languages])
     clock.lap("narrate")
@@ -257,17 +232,8 @@ def build_week(p: Pipeline, repo: str, window: Period, languages: Sequence[str] 
     clock.lap("store")
     p.stage("done")
     extra = {"repo": repo, "week": window.label, "prs": len(collected.prs), "reused": reused}
-    if ahead is not None:  # the thread's CPU, spent during the collection
-        extra["ahead_cpu_s"] = round(ahead.cpu_s, 3)
     logger.debug("week built", extra={**extra, **clock.laps})
     return digest
-
-
-def _collect(p: Pipeline, repo: str, window: Period, ahead: Ahead | None) -> CollectedPeriod:
-    """The collected week; with `ahead`, each PR whose files arrive is handed over to it."""
-    if ahead is None or p.collect_each is None:
-        return p.collect(repo, window)
-    return p.collect_each(repo, window, ahead.add)
 
 
 def build_scope(p: Pipeline, scope: Scope, window: Period, languages: Sequence[str] = ()) -> Digest:

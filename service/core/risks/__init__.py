@@ -9,7 +9,7 @@ than three PRs comes back as one roll-up risk (`rollup`). Wording lives in the c
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from service.core.models import PullRequest, Risk
@@ -20,8 +20,6 @@ from service.core.risks.base import Context, Detector, sort_risks
 __all__ = [
     "DETECTORS",
     "Detector",
-    "alone_detectors",
-    "alone_risks",
     "detect_risks",
     "detectors",
     "message_keys",
@@ -65,24 +63,6 @@ def detectors() -> tuple[Detector, ...]:
     )
 
 
-@functools.cache
-def alone_detectors() -> frozenset[int]:
-    """The positions in `detectors()` of the detectors that read a PR alone: no other PR of
-    the week or the week before, nor the code search's answers (which come with the last
-    files). Follow-ups and dangling files read the week, migrations the code search."""
-    from service.core.risks import dangling, followups, migration
-
-    week_level = (followups.DETECTOR, dangling.DETECTOR, migration.DETECTOR)
-    return frozenset(i for i, d in enumerate(detectors()) if not any(d is w for w in week_level))
-
-
-def alone_risks(pr: PullRequest, context: Context) -> tuple[list[Risk], ...]:
-    """What each detector of `alone_detectors` finds on `pr`, in their order: what
-    `risks_by_pr` would find on it, worked out before the week is whole."""
-    every = detectors()
-    return tuple(every[i].checker((pr,), context)(pr) for i in sorted(alone_detectors()))
-
-
 def __getattr__(name: str) -> Any:
     # DETECTORS and removal_targets as before, their modules imported when first asked for
     if name == "DETECTORS":
@@ -113,32 +93,16 @@ def detect_risks(
 
 
 def risks_by_pr(
-    prs: Sequence[PullRequest],
-    context: Context,
-    known: Callable[[PullRequest], Sequence[list[Risk]] | None] = lambda _pr: None,
+    prs: Sequence[PullRequest], context: Context
 ) -> Iterator[tuple[PullRequest, list[Risk]]]:
     """Each PR of `prs` with the risks every detector finds on it, PR after PR. While the caller
     holds a PR, the patches parsed for it stay in `context` (its `parsed` hands them over
     again); they are released when the next PR is asked for, so a big week's parsed patches
-    are never all held at once. `known(pr)`: the risks of `alone_detectors` already found on
-    the PR (`alone_risks`), or None; those detectors then skip it."""
+    are never all held at once."""
     checks = [detector.checker(prs, context) for detector in detectors()]
-    alone = alone_detectors()
     context.release()
     for pr in prs:
-        found = known(pr)
-        if found is None:
-            yield pr, [risk for check in checks for risk in check(pr)]
-        else:
-            given = iter(found)
-            yield (
-                pr,
-                [
-                    risk
-                    for i, check in enumerate(checks)
-                    for risk in (next(given) if i in alone else check(pr))
-                ],
-            )
+        yield pr, [risk for check in checks for risk in check(pr)]
         context.release()
 
 

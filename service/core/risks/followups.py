@@ -102,11 +102,6 @@ class History:
                     index.setdefault((path, code), []).append(position)
         return index
 
-    @functools.cached_property
-    def added_paths(self) -> frozenset[str]:
-        """The paths of `added_code`: a fix's patch of another path reworks none of its lines."""
-        return frozenset(path for path, _ in self.added_code)
-
     def _added(self, change: FileChange, wanted: set[str]) -> set[str]:
         """The lines of code among `wanted` that the change adds."""
         if not wanted or not _adds_any(change.patch or "", wanted):
@@ -204,8 +199,6 @@ def reworked_lines(pr: PullRequest, history: History) -> dict[int, list[tuple[st
     prose, not code."""
     found: dict[int, list[tuple[str, Line]]] = {}
     for change in pr.files:
-        if change.path not in history.added_paths:
-            continue  # no line of it to find: not parsed
         for line in history.context.parsed(change).removed:
             code = _meaningful(line)
             for position in history.added_code.get((change.path, code), ()) if code else ():
