@@ -17,7 +17,8 @@ from service.core.analyst import claims
 from service.core.analyst.evidence import PeriodEvidence
 from service.core.analyst.glossary import glossary
 
-_UNDONE = re.compile(r"\bundo(?:ne|es)?\b|\bundid\b|\bbacked out\b", re.IGNORECASE)
+# "was undone by": the glossary's revert words hold "undoes", "undid", "backed out" already
+_UNDONE = re.compile(r"\bundo(?:ne)?\b", re.IGNORECASE)
 # what a revert left, or what to do about it: "因此未能保留", "moved backwards", "建议重新提交"
 _END_TOLD = re.compile(
     r"因此|未能|没能|不再|至今|期末|最终|告终|重新提交|重新合入|仍需|尚未|建议"
